@@ -1,0 +1,121 @@
+"""gatewaykit: a Jupyter-first toolkit for the Multi-modal Generation Gateway.
+
+One key and one prepaid USD balance give chat, image, video and music models::
+
+    import gatewaykit as gk
+    client = gk.Client()            # SVC_API_KEY / SVC_BASE_URL, or the offline gateway
+    client.chat.ask("Explain SSE in two sentences")
+
+Importing this package loads only the client core (httpx and pydantic). The
+notebook layer, pandas, Pillow and the offline gateway load when first used.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gatewaykit._version import __version__
+from gatewaykit.client import AsyncChatStream, AsyncClient, ChatStream, Client
+from gatewaykit.costs import CostRecord, Ledger, ledger
+from gatewaykit.errors import (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    BudgetExceededError,
+    ConfigurationError,
+    GatewayError,
+    InsufficientQuotaError,
+    JobFailedError,
+    JobTimeoutError,
+    ModelNotFoundError,
+    NotFoundError,
+    PermissionDeniedError,
+    PromptTooLongError,
+    RateLimitError,
+    RequestTooLargeError,
+    ServerError,
+    StreamInterruptedError,
+)
+from gatewaykit.types import (
+    ChatCompletion,
+    ChatCompletionChunk,
+    ChatMessage,
+    Cost,
+    ImageData,
+    ImageResult,
+    Message,
+    Model,
+    ModelList,
+    MusicJob,
+    Tool,
+    ToolCall,
+    Usage,
+    VideoJob,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gatewaykit import emulator as emulator
+
+__all__ = [
+    "APIConnectionError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AsyncChatStream",
+    "AsyncClient",
+    "AuthenticationError",
+    "BadRequestError",
+    "BudgetExceededError",
+    "ChatCompletion",
+    "ChatCompletionChunk",
+    "ChatMessage",
+    "ChatStream",
+    "Client",
+    "ConfigurationError",
+    "Cost",
+    "CostRecord",
+    "GatewayError",
+    "ImageData",
+    "ImageResult",
+    "InsufficientQuotaError",
+    "JobFailedError",
+    "JobTimeoutError",
+    "Ledger",
+    "Message",
+    "Model",
+    "ModelList",
+    "ModelNotFoundError",
+    "MusicJob",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "PromptTooLongError",
+    "RateLimitError",
+    "RequestTooLargeError",
+    "ServerError",
+    "StreamInterruptedError",
+    "Tool",
+    "ToolCall",
+    "Usage",
+    "VideoJob",
+    "__version__",
+    "emulator",
+    "ledger",
+    "load_ipython_extension",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # The offline gateway is imported only when asked for (it pulls in the server stack).
+    if name == "emulator":
+        import importlib
+
+        return importlib.import_module("gatewaykit.emulator")
+    raise AttributeError(f"module 'gatewaykit' has no attribute {name!r}")
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext gatewaykit``: registers the ``%%chat`` and ``%%image`` cell magics."""
+    from gatewaykit.notebook.magics import load_ipython_extension as _load
+
+    _load(ipython)

@@ -1,0 +1,70 @@
+"""What the client hands to a ledger: one plain record per request or job.
+
+The hand-over protocol between the client core and a ledger (any object with
+these three methods can be passed as ``Client(ledger=...)``):
+
+``check_budget(kind, model, request)``
+    Called before every billable request is sent (chat, image generate/edit,
+    video and music create). Raises :class:`gatewaykit.BudgetExceededError` to
+    stop it; then nothing is sent.
+
+``record(record)``
+    Called exactly once per billable request, when its outcome is known:
+    ``status="ok"`` with ``usage`` (tokens and ``cost``) for chats and images,
+    ``status="error"`` for an HTTP error answer (``http_status``,
+    ``error_code``; never charged), ``status="interrupted"`` for a stream that
+    broke off before its usage arrived, and for jobs the create answer's status
+    (``queued`` / ``in_progress``) with the job id.
+
+``update_job(job_id, status=, seconds=, error_message=)``
+    Called whenever the client sees a job in a terminal state (``completed``,
+    ``failed``, ``cancelled``). Must be idempotent: the client may report the
+    same transition more than once (every ``refresh()`` does).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional, Protocol
+
+__all__ = ["KINDS", "CostRecord", "LedgerSink"]
+
+KINDS = ("chat", "chat.stream", "image.generate", "image.edit", "video", "music")
+
+
+@dataclass
+class CostRecord:
+    """One billable request or job, as the client saw it. Plain data, no API key."""
+
+    kind: str
+    model: Optional[str]
+    status: str
+    id: Optional[str] = None
+    time: float = field(default_factory=time.time)
+    usage: Optional[dict[str, Any]] = None
+    images: Optional[int] = None
+    seconds: Optional[float] = None
+    latency: Optional[float] = None
+    attempts: int = 1
+    http_status: Optional[int] = None
+    error_code: Optional[str] = None
+    error_type: Optional[str] = None
+    error_message: Optional[str] = None
+    offline: bool = False
+    request: Optional[dict[str, Any]] = None
+
+
+class LedgerSink(Protocol):
+    def check_budget(self, kind: str, model: Optional[str], request: dict[str, Any]) -> None: ...
+
+    def record(self, record: CostRecord) -> None: ...
+
+    def update_job(
+        self,
+        job_id: str,
+        *,
+        status: str,
+        seconds: Optional[float] = None,
+        error_message: Optional[str] = None,
+    ) -> None: ...

@@ -1,0 +1,344 @@
+"""Exceptions raised by gatewaykit.
+
+Every error derives from :class:`GatewayError` and carries the fields of the
+gateway's error envelope (``status``, ``code``, ``type``, ``param``,
+``message``)::
+
+    GatewayError
+    ├── APIStatusError                  an HTTP error answer from the gateway
+    │   ├── BadRequestError             400
+    │   │   ├── PromptTooLongError      400 PROMPT_TOO_LONG
+    │   │   └── ModelNotFoundError      400/403 model_not_found
+    │   ├── AuthenticationError         401
+    │   ├── InsufficientQuotaError      402
+    │   ├── PermissionDeniedError       403
+    │   ├── NotFoundError               404, video_not_found, audio_not_found
+    │   ├── RequestTooLargeError        413
+    │   ├── RateLimitError              429
+    │   └── ServerError                 5xx
+    ├── APIConnectionError              the request did not get an answer
+    │   └── APITimeoutError             ... because it timed out
+    ├── StreamInterruptedError          a stream ended before its last event
+    ├── JobFailedError                  a video or music job ended ``failed``
+    ├── JobTimeoutError                 ``job.wait(timeout=)`` ran out; the job goes on
+    ├── BudgetExceededError             the ledger's budget would be passed; nothing sent
+    └── ConfigurationError              no usable key / base URL combination
+
+HTTP answers are mapped to classes in one place, :func:`error_from_response`.
+Messages never contain the API key: :func:`redact` scrubs anything that looks
+like one before it is stored on an exception.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+__all__ = [
+    "APIConnectionError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "BadRequestError",
+    "BudgetExceededError",
+    "ConfigurationError",
+    "GatewayError",
+    "InsufficientQuotaError",
+    "JobFailedError",
+    "JobTimeoutError",
+    "ModelNotFoundError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "PromptTooLongError",
+    "RateLimitError",
+    "RequestTooLargeError",
+    "ServerError",
+    "StreamInterruptedError",
+    "error_from_response",
+    "redact",
+]
+
+_KEY_PATTERN = re.compile(r"sk-[A-Za-z0-9_\-]{4,}")
+
+
+def redact(text: str) -> str:
+    """Replace anything shaped like an API key (``sk-...``) with ``sk-***``."""
+    return _KEY_PATTERN.sub("sk-***", text)
+
+
+class GatewayError(Exception):
+    """Root of every gatewaykit error."""
+
+    status: int | None = None
+    code: str | None = None
+    type: str | None = None
+    param: str | None = None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        type: str | None = None,
+        param: str | None = None,
+        body: Any = None,
+        request_id: str | None = None,
+    ) -> None:
+        self.message = redact(str(message))
+        if status is not None:
+            self.status = status
+        if code is not None:
+            self.code = code
+        if type is not None:
+            self.type = type
+        if param is not None:
+            self.param = param
+        self.body = body
+        self.request_id = request_id
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        parts = []
+        if self.status is not None:
+            parts.append(str(self.status))
+        if self.code:
+            parts.append(self.code)
+        head = " ".join(parts)
+        tail = f" (param: {self.param})" if self.param else ""
+        return f"{head}: {self.message}{tail}" if head else f"{self.message}{tail}"
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            f"{name}={getattr(self, name)!r}"
+            for name in ("status", "code", "type", "param")
+            if getattr(self, name) is not None
+        )
+        sep = ", " if fields else ""
+        return f"{type(self).__name__}({self.message!r}{sep}{fields})"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        try:
+            from gatewaykit.notebook.html import render_error_html
+        except Exception:  # noqa: BLE001 - display must never break a cell
+            return {"text/plain": repr(self)}
+        try:
+            return {"text/plain": str(self), "text/html": render_error_html(self)}
+        except Exception:  # noqa: BLE001
+            return {"text/plain": str(self)}
+
+
+class APIStatusError(GatewayError):
+    """The gateway answered with an HTTP error status and the error envelope."""
+
+
+class BadRequestError(APIStatusError):
+    """400: the request is malformed or asks for something the model does not offer."""
+
+    status = 400
+    type = "invalid_request_error"
+
+
+class PromptTooLongError(BadRequestError):
+    """400 ``PROMPT_TOO_LONG``: the prompt exceeds the model's ``prompt_max_length``."""
+
+    code = "PROMPT_TOO_LONG"
+
+
+class ModelNotFoundError(BadRequestError):
+    """``model_not_found``: the model id is not in the catalog (400) or not allowed for the key (403)."""
+
+    code = "model_not_found"
+
+
+class AuthenticationError(APIStatusError):
+    """401 ``invalid_api_key``: the key is missing, malformed or unknown."""
+
+    status = 401
+    code = "invalid_api_key"
+    type = "invalid_request_error"
+
+
+class InsufficientQuotaError(APIStatusError):
+    """402 ``insufficient_quota``: the prepaid balance cannot pay for the request."""
+
+    status = 402
+    code = "insufficient_quota"
+    type = "insufficient_quota"
+
+
+class PermissionDeniedError(APIStatusError):
+    """403: the key is revoked or inactive, or may not use the model."""
+
+    status = 403
+
+
+class NotFoundError(APIStatusError):
+    """404 / ``video_not_found`` / ``audio_not_found``: no such job (for this key), or no content yet."""
+
+    status = 404
+
+
+class RequestTooLargeError(APIStatusError):
+    """413: the request body or an uploaded part is larger than the gateway accepts."""
+
+    status = 413
+
+
+class RateLimitError(APIStatusError):
+    """429 ``rate_limit_exceeded``: the account's rate limit is spent; never charged."""
+
+    status = 429
+    code = "rate_limit_exceeded"
+    type = "rate_limit_error"
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
+class ServerError(APIStatusError):
+    """5xx: a temporary server error; retried with backoff before it is raised."""
+
+    type = "api_error"
+
+
+class APIConnectionError(GatewayError):
+    """The request got no answer: connection refused, reset or dropped."""
+
+
+class APITimeoutError(APIConnectionError):
+    """The request timed out."""
+
+
+class StreamInterruptedError(APIConnectionError):
+    """A stream broke off before its final event; ``partial`` holds what arrived."""
+
+    def __init__(self, message: str, *, partial: Any = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.partial = partial
+
+
+class JobFailedError(GatewayError):
+    """A video or music job ended ``failed``; ``message`` is the gateway's ``error.message``.
+
+    ``job`` is the failed job. A failed job is never charged; a retry needs a new job.
+    """
+
+    def __init__(self, message: str, *, job: Any = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.job = job
+
+
+class JobTimeoutError(GatewayError, TimeoutError):
+    """``job.wait(timeout=)`` ran out. The job goes on: resume with ``retrieve(id).wait()``."""
+
+    def __init__(self, message: str, *, job: Any = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.job = job
+
+
+class BudgetExceededError(GatewayError):
+    """The ledger's budget would be passed by this request; nothing was sent."""
+
+    def __init__(
+        self, message: str, *, budget: float | None = None, spent: float | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(message, **kwargs)
+        self.budget = budget
+        self.spent = spent
+
+
+class ConfigurationError(GatewayError, ValueError):
+    """The client cannot be set up as asked (for example a key with no base URL)."""
+
+
+_BY_CODE: dict[str, type[APIStatusError]] = {
+    "PROMPT_TOO_LONG": PromptTooLongError,
+    "model_not_found": ModelNotFoundError,
+    "invalid_api_key": AuthenticationError,
+    "insufficient_quota": InsufficientQuotaError,
+    "rate_limit_exceeded": RateLimitError,
+    "video_not_found": NotFoundError,
+    "audio_not_found": NotFoundError,
+}
+
+_BY_STATUS: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    402: InsufficientQuotaError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    413: RequestTooLargeError,
+    422: BadRequestError,
+    429: RateLimitError,
+}
+
+
+def _class_for(status: int, code: str | None) -> type[APIStatusError]:
+    if code == "model_not_found" and status == 403:
+        # Not permitted to use the model: both a permission error and a model error.
+        return _ForbiddenModelError
+    if code in _BY_CODE and not (code in ("video_not_found", "audio_not_found") and status >= 500):
+        return _BY_CODE[code]
+    if status >= 500:
+        return ServerError
+    return _BY_STATUS.get(status, APIStatusError)
+
+
+class _ForbiddenModelError(ModelNotFoundError, PermissionDeniedError):
+    """403 ``model_not_found``: the key may not use this model."""
+
+    status = 403
+
+
+def error_from_response(
+    status: int,
+    body: Any,
+    *,
+    headers: Mapping[str, str] | None = None,
+    request_id: str | None = None,
+) -> APIStatusError:
+    """Build the typed exception for an HTTP error answer.
+
+    ``body`` is the decoded JSON (ideally the spec's envelope
+    ``{"error": {"message", "type", "code", "param"}}``) or raw text. Anything
+    else still gives a useful message naming the status.
+    """
+    envelope = body.get("error") if isinstance(body, Mapping) else None
+    if isinstance(envelope, Mapping):
+        message = str(envelope.get("message") or f"HTTP {status}")
+        code = envelope.get("code")
+        err_type = envelope.get("type")
+        param = envelope.get("param")
+    else:
+        text = body if isinstance(body, str) else ""
+        message = f"HTTP {status}" + (f": {text[:500]}" if text else " with no error envelope")
+        code = err_type = param = None
+    code = str(code) if code is not None else None
+    cls = _class_for(status, code)
+    kwargs: dict[str, Any] = dict(
+        status=status,
+        code=code,
+        type=str(err_type) if err_type is not None else None,
+        param=str(param) if param is not None else None,
+        body=body,
+        request_id=request_id,
+    )
+    if issubclass(cls, RateLimitError):
+        kwargs["retry_after"] = parse_retry_after(headers)
+    return cls(message, **kwargs)
+
+
+def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds from a ``Retry-After`` header (delta-seconds form), or None."""
+    if not headers:
+        return None
+    value = headers.get("retry-after") or headers.get("Retry-After")
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 else None

@@ -1,0 +1,73 @@
+"""Pydantic models for every resource of the gateway API (spec v1).
+
+Shared by the client core, which parses answers into them, and the offline
+gateway, which builds its answers from them. Every model keeps unknown fields
+(``extra="allow"``): the gateway adds fields over time and nothing is lost.
+"""
+
+from gatewaykit.types.catalog import EditSupport, Model, ModelList, ParameterSpec
+from gatewaykit.types.chat import (
+    Annotation,
+    ChatCompletion,
+    ChatCompletionChunk,
+    ChatMessage,
+    Choice,
+    ChoiceLogprobs,
+    ChunkChoice,
+    ContentPart,
+    Delta,
+    FunctionCall,
+    FunctionDefinition,
+    ImageURL,
+    Message,
+    ReasoningDetail,
+    Tool,
+    ToolCall,
+)
+from gatewaykit.types.common import (
+    CompletionTokensDetails,
+    Cost,
+    ErrorBody,
+    ErrorEnvelope,
+    GatewayModel,
+    PromptTokensDetails,
+    Usage,
+)
+from gatewaykit.types.images import ImageData, ImageResult
+from gatewaykit.types.jobs import JobError, MediaLink, MusicJob, VideoJob
+
+__all__ = [
+    "Annotation",
+    "ChatCompletion",
+    "ChatCompletionChunk",
+    "ChatMessage",
+    "Choice",
+    "ChoiceLogprobs",
+    "ChunkChoice",
+    "CompletionTokensDetails",
+    "ContentPart",
+    "Cost",
+    "Delta",
+    "EditSupport",
+    "ErrorBody",
+    "ErrorEnvelope",
+    "FunctionCall",
+    "FunctionDefinition",
+    "GatewayModel",
+    "ImageData",
+    "ImageResult",
+    "ImageURL",
+    "JobError",
+    "MediaLink",
+    "Message",
+    "Model",
+    "ModelList",
+    "MusicJob",
+    "ParameterSpec",
+    "PromptTokensDetails",
+    "ReasoningDetail",
+    "Tool",
+    "ToolCall",
+    "Usage",
+    "VideoJob",
+]

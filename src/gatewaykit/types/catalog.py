@@ -1,0 +1,80 @@
+"""The model catalog: ``GET /v1/models``."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, List, Literal, Optional
+
+from pydantic import Field
+
+from gatewaykit.types.common import GatewayModel
+
+
+class ParameterSpec(GatewayModel):
+    """One entry of a model's ``parameters`` map: ``{type, values, default}``.
+
+    ``type`` is e.g. ``enum``; ranges may carry ``min``/``max`` as extra fields.
+    """
+
+    type: str = "enum"
+    values: Optional[List[Any]] = None
+    default: Any = None
+
+
+class EditSupport(GatewayModel):
+    """Image entries' ``edit`` block."""
+
+    supported: bool = False
+    max_reference_images: int = 0
+
+
+class Model(GatewayModel):
+    """One catalog entry; ``id`` is the value to pass as ``model``."""
+
+    id: str
+    object: Literal["model"] = "model"
+    owned_by: Optional[str] = None
+    input_modalities: List[str] = Field(default_factory=list)
+    output_modalities: List[str] = Field(default_factory=list)
+    parameters: Optional[dict[str, ParameterSpec]] = None
+    edit: Optional[EditSupport] = None
+    prompt_max_length: Optional[int] = None
+
+    @property
+    def kind(self) -> str:
+        """``chat``, ``image``, ``video`` or ``music``, from the output modalities."""
+        outputs = set(self.output_modalities)
+        if "video" in outputs:
+            return "video"
+        if "audio" in outputs or "music" in outputs:
+            return "music"
+        if "image" in outputs:
+            return "image"
+        return "chat"
+
+
+class ModelList(GatewayModel):
+    """The list envelope ``{object: "list", data: [...]}``; iterable and indexable by id."""
+
+    object: Literal["list"] = "list"
+    data: List[Model] = Field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Model]:  # type: ignore[override]
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __getitem__(self, key: int | str) -> Model:
+        if isinstance(key, str):
+            for model in self.data:
+                if model.id == key:
+                    return model
+            raise KeyError(key)
+        return self.data[key]
+
+    def __contains__(self, model_id: object) -> bool:
+        return any(model.id == model_id for model in self.data)
+
+    @property
+    def ids(self) -> list[str]:
+        return [model.id for model in self.data]

@@ -1,0 +1,89 @@
+"""Types shared by every endpoint: the base model, usage and cost, the error envelope."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict
+
+
+class GatewayModel(BaseModel):
+    """Base of every gateway type: unknown fields are kept, never dropped."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+
+    def to_dict(self) -> dict:
+        """The JSON-ready dict, without fields that were never set."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """Rich display in Jupyter; the notebook layer is imported only when a frontend asks."""
+        try:
+            from gatewaykit.notebook.rendering import mimebundle
+        except ImportError:
+            return {"text/plain": repr(self)}
+        try:
+            return mimebundle(self)
+        except Exception:  # noqa: BLE001 - a display bug must never break the user's cell
+            return {"text/plain": repr(self)}
+
+
+class Cost(GatewayModel):
+    """``usage.cost``: ``total_cost`` is the exact USD deducted for the request."""
+
+    total_cost: float = 0.0
+    input_tokens_cost: Optional[float] = None
+    output_tokens_cost: Optional[float] = None
+    reasoning_tokens_cost: Optional[float] = None
+    citation_tokens_cost: Optional[float] = None
+    search_queries_cost: Optional[float] = None
+    request_cost: Optional[float] = None
+
+
+class PromptTokensDetails(GatewayModel):
+    cached_tokens: Optional[int] = None
+    cached_read_tokens: Optional[int] = None
+    cached_write_tokens: Optional[int] = None
+    image_tokens: Optional[int] = None
+    text_tokens: Optional[int] = None
+    audio_tokens: Optional[int] = None
+
+
+class CompletionTokensDetails(GatewayModel):
+    reasoning_tokens: Optional[int] = None
+    image_tokens: Optional[int] = None
+    text_tokens: Optional[int] = None
+    accepted_prediction_tokens: Optional[int] = None
+    rejected_prediction_tokens: Optional[int] = None
+    audio_tokens: Optional[int] = None
+    citation_tokens: Optional[int] = None
+    num_search_queries: Optional[int] = None
+
+
+class Usage(GatewayModel):
+    """Token counts and the cost of one request."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    prompt_tokens_details: Optional[PromptTokensDetails] = None
+    completion_tokens_details: Optional[CompletionTokensDetails] = None
+    cost: Optional[Cost] = None
+
+    @property
+    def total_cost(self) -> Optional[float]:
+        """``cost.total_cost``, or None when the answer carried no cost."""
+        return self.cost.total_cost if self.cost is not None else None
+
+
+class ErrorBody(GatewayModel):
+    message: str
+    type: str
+    code: Optional[str] = None
+    param: Optional[str] = None
+
+
+class ErrorEnvelope(GatewayModel):
+    """``{"error": {"message", "type", "code", "param"}}``."""
+
+    error: ErrorBody
