@@ -1,0 +1,158 @@
+"""Frame painters for synthetic video: an animated prompt scene and a Ken Burns move.
+
+Both painters do their expensive work once (background, caption, sprites, the
+resized reference) and then produce each frame as an ``(height, width, 3)`` uint8
+array with a handful of vectorised numpy operations on small patches, so
+encoding, not drawing, dominates the cost of a clip.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageOps
+
+from .caption import caption_font, draw_caption
+from .decoding import open_image, to_rgb
+from .palette import RGB, derive_seed, palette_for
+from .scenery import paint_scene
+
+KEN_BURNS_ZOOM = 1.18  # the reference is shown between 1.0x and this zoom
+
+
+def disc_sprite(radius: float, colour: RGB, glow: float = 2.2) -> tuple[np.ndarray, np.ndarray]:
+    """A soft-edged disc with a halo: ``(rgb float32 (s, s, 3), alpha float32 (s, s))``."""
+    half = int(np.ceil(radius * glow))
+    axis = np.arange(-half, half + 1, dtype=np.float32)
+    distance = np.hypot(axis[None, :], axis[:, None])
+    core = np.clip(radius + 0.5 - distance, 0.0, 1.0)
+    halo = 0.45 * np.exp(-((distance / radius) ** 2) / 1.2) * (distance > radius)
+    alpha = np.maximum(core, halo).astype(np.float32)
+    rgb = np.broadcast_to(np.array(colour, np.float32), alpha.shape + (3,))
+    return np.ascontiguousarray(rgb), alpha
+
+
+def blend_patch(frame: np.ndarray, rgb: np.ndarray, alpha: np.ndarray, x: int, y: int,
+                cover: np.ndarray | None = None) -> None:
+    """Alpha-blend a sprite into ``frame`` with its top-left at ``(x, y)``, clipped to the frame.
+
+    ``cover`` (float32, frame-sized, 1 = hidden) masks the sprite behind foreground.
+    """
+    height, width = frame.shape[:2]
+    x0, y0 = max(0, x), max(0, y)
+    x1, y1 = min(width, x + alpha.shape[1]), min(height, y + alpha.shape[0])
+    if x0 >= x1 or y0 >= y1:
+        return
+    a = alpha[y0 - y:y1 - y, x0 - x:x1 - x]
+    if cover is not None:
+        a = a * (1.0 - cover[y0:y1, x0:x1])
+    region = frame[y0:y1, x0:x1].astype(np.float32)
+    region += (rgb[y0 - y:y1 - y, x0 - x:x1 - x] - region) * a[..., None]
+    frame[y0:y1, x0:x1] = region.astype(np.uint8)
+
+
+class _Overlay:
+    """Progress bar and per-second timecode drawn on top of every frame."""
+
+    def __init__(self, width: int, height: int, frames: int, fps: int, colour: RGB) -> None:
+        self.width, self.frames, self.fps, self.colour = width, frames, fps, colour
+        self.bar = max(2, height // 120)
+        size = max(8, height // 28)
+        font = caption_font(size)
+        total = frames / fps
+        self.labels: list[np.ndarray] = []
+        for second in range(int(total) + 1):
+            text = f"{second // 60:02d}:{second % 60:02d} / {int(total) // 60:02d}:{round(total) % 60:02d}"
+            label = Image.new("L", (int(font.getlength(text)) + size, round(size * 1.6)), 0)
+            ImageDraw.Draw(label).text((size // 2, size // 4), text, font=font, fill=255)
+            self.labels.append(np.asarray(label, dtype=np.float32) / 255.0)
+        self.margin = size // 2
+
+    def draw(self, frame: np.ndarray, index: int) -> None:
+        done = round(self.width * (index + 1) / self.frames)
+        frame[-self.bar:, :done] = self.colour
+        frame[-self.bar:, done:] //= 3
+        label = self.labels[min(len(self.labels) - 1, int(index / self.fps))]
+        shade = np.zeros(label.shape + (3,), np.float32)
+        blend_patch(frame, shade, np.full(label.shape, 0.45, np.float32), self.margin, self.margin)
+        white = np.full(label.shape + (3,), 250.0, np.float32)
+        blend_patch(frame, white, label, self.margin, self.margin)
+
+
+class PromptAnimation:
+    """A prompt scene with a sun crossing the sky and drifting orbs, over a static caption."""
+
+    def __init__(self, prompt: str, *, seed: int, width: int, height: int, frames: int, fps: int) -> None:
+        palette = palette_for(prompt, seed)
+        scenery = paint_scene(prompt, palette, width, height, seed=seed, detail=1, draw_sun=False)
+        band_top = draw_caption(scenery.image, prompt, ink=palette.ink, shade=palette.shade)
+        self.background = np.asarray(scenery.image, dtype=np.uint8).copy()
+        self.cover = np.asarray(scenery.foreground, dtype=np.float32) / 255.0
+        self.frames = max(1, frames)
+        self.sun = disc_sprite(scenery.sun_radius, palette.sun)
+        rng = np.random.default_rng(derive_seed(prompt, seed, "animation"))
+        self.sun_y = (scenery.sun_centre[1] * height, min(band_top - scenery.sun_radius, height * 0.45))
+        self.sun_x = (width * rng.uniform(0.05, 0.3), width * rng.uniform(0.7, 0.95))
+        if rng.random() < 0.5:
+            self.sun_x = self.sun_x[::-1]
+        short = min(width, height)
+        self.orbs = []
+        for index in range(3):
+            radius = short * rng.uniform(0.02, 0.05)
+            colour = palette.accents[index % len(palette.accents)]
+            start = (rng.uniform(0, width), rng.uniform(radius, max(radius + 1, band_top - 3 * radius)))
+            speed = rng.uniform(0.1, 0.35) * width * (1 if rng.random() < 0.5 else -1)
+            self.orbs.append((disc_sprite(radius, colour, glow=1.4), start, speed, rng.uniform(0, 6.3)))
+        self.fps = fps
+        self.overlay = _Overlay(width, height, self.frames, fps, palette.sun)
+
+    def frame(self, index: int) -> np.ndarray:
+        """The ``index``-th frame as an ``(height, width, 3)`` uint8 array."""
+        progress = index / max(1, self.frames - 1)
+        frame = self.background.copy()
+        height, width = frame.shape[:2]
+        rgb, alpha = self.sun
+        x = self.sun_x[0] + (self.sun_x[1] - self.sun_x[0]) * progress
+        y = self.sun_y[0] + (self.sun_y[1] - self.sun_y[0]) * (1 - np.sin(np.pi * progress)) * 0.6
+        blend_patch(frame, rgb, alpha, round(x) - alpha.shape[1] // 2, round(y) - alpha.shape[0] // 2, self.cover)
+        seconds = index / self.fps
+        for (orb_rgb, orb_alpha), (x0, y0), speed, phase in self.orbs:
+            size = orb_alpha.shape[0]
+            ox = (x0 + speed * seconds) % (width + size) - size
+            oy = y0 + np.sin(phase + seconds * 1.5) * size * 0.3
+            blend_patch(frame, orb_rgb, orb_alpha, round(ox), round(oy) - size // 2, self.cover)
+        self.overlay.draw(frame, index)
+        return frame
+
+
+class KenBurnsAnimation:
+    """Image-to-video: a slow zoom and pan across a reference image."""
+
+    def __init__(self, reference: bytes, *, seed: int, width: int, height: int, frames: int, fps: int) -> None:
+        picture = to_rgb(open_image(reference))
+        self.source = ImageOps.fit(picture, (round(width * KEN_BURNS_ZOOM), round(height * KEN_BURNS_ZOOM)),
+                                   Image.Resampling.BICUBIC)
+        rng = np.random.default_rng(derive_seed(seed, "ken-burns", width, height))
+        self.zoom_in = bool(rng.random() < 0.5)
+        self.start = (rng.uniform(0.3, 0.7), rng.uniform(0.3, 0.7))
+        self.end = (rng.uniform(0.3, 0.7), rng.uniform(0.3, 0.7))
+        self.size = (width, height)
+        self.frames = max(1, frames)
+        colour = tuple(int(c) for c in np.asarray(picture.resize((1, 1), Image.Resampling.BOX))[0, 0])
+        self.overlay = _Overlay(width, height, self.frames, fps, colour)
+
+    def frame(self, index: int) -> np.ndarray:
+        """The ``index``-th frame as an ``(height, width, 3)`` uint8 array."""
+        progress = index / max(1, self.frames - 1)
+        eased = progress * progress * (3 - 2 * progress)
+        zoom_progress = eased if self.zoom_in else 1 - eased
+        zoom = 1.0 + (KEN_BURNS_ZOOM - 1.0) * zoom_progress
+        source_w, source_h = self.source.size
+        box_w, box_h = source_w / zoom, source_h / zoom
+        cx = self.start[0] + (self.end[0] - self.start[0]) * eased
+        cy = self.start[1] + (self.end[1] - self.start[1]) * eased
+        left = (source_w - box_w) * cx
+        top = (source_h - box_h) * cy
+        view = self.source.resize(self.size, Image.Resampling.BILINEAR, box=(left, top, left + box_w, top + box_h))
+        frame = np.asarray(view, dtype=np.uint8).copy()
+        self.overlay.draw(frame, index)
+        return frame
