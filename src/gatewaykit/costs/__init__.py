@@ -1,0 +1,27 @@
+"""The cost ledger: what every request cost, as plain rows and pandas DataFrames.
+
+``gatewaykit.ledger`` is the process-wide :class:`Ledger` every client records
+into unless given ``Client(ledger=...)``. Nothing here imports pandas or
+matplotlib until a DataFrame or a chart is asked for.
+"""
+
+from gatewaykit.costs.journal import LedgerWarning
+from gatewaykit.costs.ledger import BudgetWarning, Ledger
+from gatewaykit.costs.pricing import PriceTable
+from gatewaykit.costs.records import KINDS, CostRecord, LedgerSink
+from gatewaykit.costs.rows import COLUMNS
+
+ledger = Ledger()
+"""The process-wide ledger (in memory, no budget): ``gk.ledger.budget = 2.0`` sets one."""
+
+__all__ = [
+    "COLUMNS",
+    "KINDS",
+    "BudgetWarning",
+    "CostRecord",
+    "Ledger",
+    "LedgerSink",
+    "LedgerWarning",
+    "PriceTable",
+    "ledger",
+]

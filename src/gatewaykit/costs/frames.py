@@ -1,0 +1,76 @@
+"""pandas views of the ledger, built on demand (pandas is imported only here)."""
+
+from __future__ import annotations
+
+from typing import Sequence, Union
+
+from gatewaykit.costs.rows import COLUMNS
+from gatewaykit.costs.summaries import aggregate, normalise_keys
+
+__all__ = ["rows_to_frame", "summary_frame"]
+
+_INTEGER_COLUMNS = (
+    "prompt_tokens",
+    "completion_tokens",
+    "reasoning_tokens",
+    "cached_tokens",
+    "total_tokens",
+    "images",
+    "attempts",
+    "http_status",
+)
+_FLOAT_COLUMNS = (
+    "seconds",
+    "total_cost",
+    "input_tokens_cost",
+    "output_tokens_cost",
+    "reasoning_tokens_cost",
+    "citation_tokens_cost",
+    "search_queries_cost",
+    "request_cost",
+    "latency",
+)
+
+
+def _utc(pd, values):
+    import numpy as np
+
+    seconds = np.array([float("nan") if v is None else v for v in values], dtype="float64")
+    return pd.to_datetime(seconds, unit="s", utc=True)
+
+
+def rows_to_frame(columns: dict[str, tuple]):
+    """A DataFrame with one row per request or job, columns in ``COLUMNS`` order."""
+    import numpy as np
+    import pandas as pd
+
+    data = {}
+    for name in COLUMNS:
+        values = columns[name]
+        if name in ("time", "finished_time"):
+            data[name] = _utc(pd, values)
+        elif name in _INTEGER_COLUMNS:
+            data[name] = pd.array(values, dtype="Int64")
+        elif name in _FLOAT_COLUMNS:
+            data[name] = np.array([np.nan if v is None else v for v in values], dtype="float64")
+        elif name in ("charged", "offline"):
+            data[name] = np.array(values, dtype=bool)
+        elif name == "tags":
+            data[name] = pd.Series(values, dtype=object)
+        else:
+            data[name] = pd.array(values, dtype="string")
+    return pd.DataFrame(data, columns=list(COLUMNS))
+
+
+def summary_frame(columns: dict[str, tuple], by: Union[str, Sequence[str]]):
+    """``aggregate`` as a DataFrame (one row per group)."""
+    import pandas as pd
+
+    keys = normalise_keys(by)
+    groups = aggregate(columns, keys)
+    frame = pd.DataFrame(groups)
+    if frame.empty:
+        frame = pd.DataFrame(
+            columns=[*keys, "requests", "charged", "not_charged", "not_reported", "total_cost"]
+        )
+    return frame

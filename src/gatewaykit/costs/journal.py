@@ -1,0 +1,110 @@
+"""The ledger's file: JSON Lines, appended durably, safe with several writers.
+
+Every line is one event, written with a single ``os.write`` on a descriptor
+opened with ``O_APPEND`` while holding an exclusive ``flock`` on the file, then
+``fsync``-ed (unless ``fsync=False``)::
+
+    {"event": "row", "time": ..., "kind": "video", "id": "video_1", "status": "queued", ...}
+    {"event": "update", "id": "video_1", "status": "completed", "seconds": 4.0, "time": ...}
+
+Rows are never rewritten: a job's later state is a separate ``update`` line,
+and loading replays the events in file order through the same code the live
+ledger uses. Two kernels appending to the same file interleave whole lines.
+
+A crash can leave a torn last line. Loading skips any line that is not valid
+JSON with a :class:`LedgerWarning` (never an error), and the next append first
+ends the torn line, so it cannot swallow the new one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+from typing import Any, Iterator, Union
+
+try:  # POSIX; on Windows appends rely on O_APPEND alone.
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["Journal", "LedgerWarning"]
+
+
+class LedgerWarning(UserWarning):
+    """Something in the ledger's file was skipped (a torn or unreadable line)."""
+
+
+class Journal:
+    """Appends events to, and reads them back from, one JSONL file."""
+
+    def __init__(self, path: Union[str, os.PathLike], *, fsync: bool = True) -> None:
+        self.path = Path(path)
+        self.fsync = fsync
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def append(self, events: list[dict[str, Any]]) -> None:
+        """Write events as whole lines, atomically with respect to other writers."""
+        data = "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in events)
+        payload = data.encode("utf-8")
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    payload = b"\n" + payload  # end a line torn by an earlier crash
+                view = memoryview(payload)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+                if self.fsync:
+                    os.fsync(fd)
+            finally:
+                if fcntl is not None:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    def read(self) -> Iterator[dict[str, Any]]:
+        """Every readable event in file order; torn or foreign lines are skipped with a warning."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return
+        lines = raw.split(b"\n")
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                event = json.loads(line)
+            except (ValueError, UnicodeDecodeError):
+                last = number == len(lines)
+                what = "torn last line (an interrupted write)" if last else "unreadable line"
+                warnings.warn(
+                    f"ledger file {self.path}: skipped {what} {number}",
+                    LedgerWarning,
+                    stacklevel=3,
+                )
+                continue
+            if isinstance(event, dict) and event.get("event") in ("row", "update"):
+                yield event
+            else:
+                warnings.warn(
+                    f"ledger file {self.path}: skipped line {number} (not a ledger event)",
+                    LedgerWarning,
+                    stacklevel=3,
+                )
+
+    def truncate(self) -> None:
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            os.ftruncate(fd, 0)
+            if self.fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)  # closing releases the lock

@@ -1,0 +1,185 @@
+"""One ledger row per request or job, built from a :class:`CostRecord`.
+
+Rows are slotted dataclasses (about a third of the memory of a dict), built
+without pandas; :mod:`gatewaykit.costs.frames` turns them into a DataFrame on
+demand. ``COLUMNS`` is the DataFrame's column order.
+
+``cost_source`` says where ``total_cost`` came from:
+
+``reported``      the gateway's ``usage.cost`` (the exact USD deducted);
+``not reported``  charged by the gateway, no amount in the answer (a completed
+                  video or music job, or a chat answer without usage);
+``estimated``     as ``not reported``, priced from the user's price table;
+``none``          not charged: HTTP errors (400s, 429s, ...), streams that broke
+                  off before their usage, failed and cancelled jobs, and jobs
+                  still pending (billed only on completion).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, fields
+from typing import Any, Optional
+
+from gatewaykit.costs.records import CostRecord
+
+__all__ = [
+    "CHARGED_SOURCES",
+    "COLUMNS",
+    "COST_FIELDS",
+    "JOB_KINDS",
+    "TERMINAL_STATES",
+    "LedgerRow",
+    "row_from_record",
+]
+
+REPORTED = "reported"
+NOT_REPORTED = "not reported"
+ESTIMATED = "estimated"
+NONE = "none"
+CHARGED_SOURCES = frozenset({REPORTED, NOT_REPORTED, ESTIMATED})
+
+JOB_KINDS = frozenset({"video", "music"})
+TERMINAL_STATES = frozenset({"completed", "failed", "cancelled"})
+COST_FIELDS = (
+    "input_tokens_cost",
+    "output_tokens_cost",
+    "reasoning_tokens_cost",
+    "citation_tokens_cost",
+    "search_queries_cost",
+    "request_cost",
+)
+# Request fields kept (privately, never as columns) so a job can be priced when it completes.
+PRICING_FIELDS = ("n", "duration", "seconds", "generate_audio", "resolution", "quality", "size")
+
+
+@dataclass(slots=True)
+class LedgerRow:
+    """One request or job. ``pricing`` is private: the request fields a price table needs."""
+
+    time: float
+    kind: str
+    model: Optional[str]
+    status: str
+    id: Optional[str] = None
+    prompt_tokens: Optional[int] = None
+    completion_tokens: Optional[int] = None
+    reasoning_tokens: Optional[int] = None
+    cached_tokens: Optional[int] = None
+    total_tokens: Optional[int] = None
+    images: Optional[int] = None
+    seconds: Optional[float] = None
+    total_cost: Optional[float] = None
+    input_tokens_cost: Optional[float] = None
+    output_tokens_cost: Optional[float] = None
+    reasoning_tokens_cost: Optional[float] = None
+    citation_tokens_cost: Optional[float] = None
+    search_queries_cost: Optional[float] = None
+    request_cost: Optional[float] = None
+    cost_source: str = NONE
+    charged: bool = False
+    latency: Optional[float] = None
+    attempts: int = 1
+    http_status: Optional[int] = None
+    error_code: Optional[str] = None
+    error_type: Optional[str] = None
+    error_message: Optional[str] = None
+    tags: tuple = ()
+    offline: bool = False
+    finished_time: Optional[float] = None
+    note: Optional[str] = None
+    pricing: Optional[dict] = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The public columns as a fresh dict (``tags`` as a tuple)."""
+        return {name: getattr(self, name) for name in COLUMNS}
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything, JSON-ready (for the persisted file)."""
+        out = {name: getattr(self, name) for name in _ALL_FIELDS}
+        out["tags"] = list(self.tags)
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "LedgerRow":
+        known = {k: v for k, v in data.items() if k in _ALL_FIELD_SET}
+        known["tags"] = tuple(known.get("tags") or ())
+        return cls(**known)
+
+
+_ALL_FIELDS = tuple(f.name for f in fields(LedgerRow))
+_ALL_FIELD_SET = frozenset(_ALL_FIELDS)
+COLUMNS = tuple(name for name in _ALL_FIELDS if name != "pricing")
+
+
+def _intern(value: Optional[str]) -> Optional[str]:
+    # Model, kind and status repeat on every row: share one string object each.
+    return sys.intern(value) if isinstance(value, str) else value
+
+
+def _number(value: Any) -> Optional[float]:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _integer(value: Any) -> Optional[int]:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _pricing_fields(request: Optional[dict[str, Any]]) -> Optional[dict]:
+    if not request:
+        return None
+    kept = {k: request[k] for k in PRICING_FIELDS if request.get(k) is not None}
+    return kept or None
+
+
+def row_from_record(record: CostRecord, tags: tuple = ()) -> LedgerRow:
+    """Flatten a record into a row; the ledger settles ``cost_source`` from its status."""
+    row = LedgerRow(
+        time=float(record.time),
+        kind=_intern(record.kind),
+        model=_intern(record.model),
+        status=_intern(record.status),
+        id=record.id,
+        images=record.images,
+        seconds=_number(record.seconds),
+        latency=record.latency,
+        attempts=record.attempts,
+        http_status=record.http_status,
+        error_code=record.error_code,
+        error_type=record.error_type,
+        error_message=record.error_message,
+        tags=tags,
+        offline=bool(record.offline),
+    )
+    usage = record.usage
+    if usage:
+        row.prompt_tokens = _integer(usage.get("prompt_tokens"))
+        row.completion_tokens = _integer(usage.get("completion_tokens"))
+        row.total_tokens = _integer(usage.get("total_tokens"))
+        completion_details = usage.get("completion_tokens_details") or {}
+        row.reasoning_tokens = _integer(completion_details.get("reasoning_tokens"))
+        prompt_details = usage.get("prompt_tokens_details") or {}
+        cached = prompt_details.get("cached_tokens")
+        row.cached_tokens = _integer(cached if cached is not None else prompt_details.get("cached_read_tokens"))
+        cost = usage.get("cost")
+        if cost:
+            row.total_cost = _number(cost.get("total_cost"))
+            if row.total_cost is not None:
+                row.cost_source = REPORTED
+            for name in COST_FIELDS:
+                setattr(row, name, _number(cost.get(name)))
+    if record.kind in JOB_KINDS:
+        row.pricing = _pricing_fields(record.request)
+    elif record.kind.startswith("image") and row.images is None and record.request:
+        row.pricing = _pricing_fields(record.request)
+    return row
