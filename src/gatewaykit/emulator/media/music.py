@@ -170,6 +170,7 @@ def encode_mp3(stereo: np.ndarray, sample_rate: int, bitrate: int) -> bytes:
     encoder = lameenc.Encoder()
     encoder.set_bit_rate(bitrate // 1000)
     encoder.set_in_sample_rate(sample_rate)
+    encoder.set_out_sample_rate(sample_rate)  # otherwise LAME resamples low bit rates
     encoder.set_channels(2)
     encoder.set_quality(7)
     return bytes(encoder.encode(pcm.tobytes()) + encoder.flush())

@@ -160,12 +160,12 @@ def probe_media(data: bytes) -> MediaFacts:
             facts["duration"] = float(duration)
             if container.streams.video:
                 stream = container.streams.video[0]
-                facts.update(video_codec=stream.codec_context.name, width=stream.codec_context.width,
+                facts.update(video_codec=stream.codec_context.codec.canonical_name, width=stream.codec_context.width,
                              height=stream.codec_context.height,
                              fps=float(stream.average_rate) if stream.average_rate else None)
             if container.streams.audio:
                 stream = container.streams.audio[0]
-                facts.update(audio_codec=stream.codec_context.name, sample_rate=stream.codec_context.sample_rate,
+                facts.update(audio_codec=stream.codec_context.codec.canonical_name, sample_rate=stream.codec_context.sample_rate,
                              channels=stream.codec_context.channels)
     except av.FFmpegError as exc:
         raise MediaError(f"data is not a readable media file ({exc})") from None
