@@ -36,6 +36,13 @@ class LedgerWarning(UserWarning):
     """Something in the ledger's file was skipped (a torn or unreadable line)."""
 
 
+def _last_byte(fd: int, size: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(fd, 1, size - 1)
+    os.lseek(fd, size - 1, os.SEEK_SET)  # pragma: no cover - Windows
+    return os.read(fd, 1)  # pragma: no cover
+
+
 class Journal:
     """Appends events to, and reads them back from, one JSONL file."""
 
@@ -48,13 +55,13 @@ class Journal:
         """Write events as whole lines, atomically with respect to other writers."""
         data = "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in events)
         payload = data.encode("utf-8")
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             try:
                 size = os.fstat(fd).st_size
-                if size and os.pread(fd, 1, size - 1) != b"\n":
+                if size and _last_byte(fd, size) != b"\n":
                     payload = b"\n" + payload  # end a line torn by an earlier crash
                 view = memoryview(payload)
                 while view:
