@@ -19,21 +19,19 @@ from .scenery import paint_scene
 KEN_BURNS_ZOOM = 1.18  # the reference is shown between 1.0x and this zoom
 
 
-def disc_sprite(radius: float, colour: RGB, glow: float = 2.2) -> tuple[np.ndarray, np.ndarray]:
-    """A soft-edged disc with a halo: ``(rgb float32 (s, s, 3), alpha float32 (s, s))``."""
+def disc_sprite(radius: float, glow: float = 2.0) -> np.ndarray:
+    """Alpha (float32, square) of a soft-edged disc of ``radius`` with a fading halo."""
     half = int(np.ceil(radius * glow))
     axis = np.arange(-half, half + 1, dtype=np.float32)
     distance = np.hypot(axis[None, :], axis[:, None])
     core = np.clip(radius + 0.5 - distance, 0.0, 1.0)
     halo = 0.45 * np.exp(-((distance / radius) ** 2) / 1.2) * (distance > radius)
-    alpha = np.maximum(core, halo).astype(np.float32)
-    rgb = np.broadcast_to(np.array(colour, np.float32), alpha.shape + (3,))
-    return np.ascontiguousarray(rgb), alpha
+    return np.maximum(core, halo).astype(np.float32)
 
 
-def blend_patch(frame: np.ndarray, rgb: np.ndarray, alpha: np.ndarray, x: int, y: int,
+def blend_patch(frame: np.ndarray, colour: RGB, alpha: np.ndarray, x: int, y: int,
                 cover: np.ndarray | None = None) -> None:
-    """Alpha-blend a sprite into ``frame`` with its top-left at ``(x, y)``, clipped to the frame.
+    """Blend ``colour`` into ``frame`` through ``alpha`` with its top-left at ``(x, y)``, clipped.
 
     ``cover`` (float32, frame-sized, 1 = hidden) masks the sprite behind foreground.
     """
@@ -46,8 +44,8 @@ def blend_patch(frame: np.ndarray, rgb: np.ndarray, alpha: np.ndarray, x: int, y
     if cover is not None:
         a = a * (1.0 - cover[y0:y1, x0:x1])
     region = frame[y0:y1, x0:x1].astype(np.float32)
-    region += (rgb[y0 - y:y1 - y, x0 - x:x1 - x] - region) * a[..., None]
-    frame[y0:y1, x0:x1] = region.astype(np.uint8)
+    region += (np.asarray(colour, np.float32) - region) * a[..., None]
+    frame[y0:y1, x0:x1] = region
 
 
 class _Overlay:
@@ -72,10 +70,8 @@ class _Overlay:
         frame[-self.bar:, :done] = self.colour
         frame[-self.bar:, done:] //= 3
         label = self.labels[min(len(self.labels) - 1, int(index / self.fps))]
-        shade = np.zeros(label.shape + (3,), np.float32)
-        blend_patch(frame, shade, np.full(label.shape, 0.45, np.float32), self.margin, self.margin)
-        white = np.full(label.shape + (3,), 250.0, np.float32)
-        blend_patch(frame, white, label, self.margin, self.margin)
+        blend_patch(frame, (0, 0, 0), np.full(label.shape, 0.45, np.float32), self.margin, self.margin)
+        blend_patch(frame, (250, 250, 250), label, self.margin, self.margin)
 
 
 class PromptAnimation:
@@ -88,7 +84,8 @@ class PromptAnimation:
         self.background = np.asarray(scenery.image, dtype=np.uint8).copy()
         self.cover = np.asarray(scenery.foreground, dtype=np.float32) / 255.0
         self.frames = max(1, frames)
-        self.sun = disc_sprite(scenery.sun_radius, palette.sun)
+        self.sun_colour = palette.sun
+        self.sun = disc_sprite(scenery.sun_radius)
         rng = np.random.default_rng(derive_seed(prompt, seed, "animation"))
         self.sun_y = (scenery.sun_centre[1] * height, min(band_top - scenery.sun_radius, height * 0.45))
         self.sun_x = (width * rng.uniform(0.05, 0.3), width * rng.uniform(0.7, 0.95))
@@ -101,7 +98,7 @@ class PromptAnimation:
             colour = palette.accents[index % len(palette.accents)]
             start = (rng.uniform(0, width), rng.uniform(radius, max(radius + 1, band_top - 3 * radius)))
             speed = rng.uniform(0.1, 0.35) * width * (1 if rng.random() < 0.5 else -1)
-            self.orbs.append((disc_sprite(radius, colour, glow=1.4), start, speed, rng.uniform(0, 6.3)))
+            self.orbs.append((colour, disc_sprite(radius, glow=1.4), start, speed, rng.uniform(0, 6.3)))
         self.fps = fps
         self.overlay = _Overlay(width, height, self.frames, fps, palette.sun)
 
@@ -110,16 +107,16 @@ class PromptAnimation:
         progress = index / max(1, self.frames - 1)
         frame = self.background.copy()
         height, width = frame.shape[:2]
-        rgb, alpha = self.sun
+        alpha = self.sun
         x = self.sun_x[0] + (self.sun_x[1] - self.sun_x[0]) * progress
         y = self.sun_y[0] + (self.sun_y[1] - self.sun_y[0]) * (1 - np.sin(np.pi * progress)) * 0.6
-        blend_patch(frame, rgb, alpha, round(x) - alpha.shape[1] // 2, round(y) - alpha.shape[0] // 2, self.cover)
+        blend_patch(frame, self.sun_colour, alpha, round(x) - alpha.shape[1] // 2, round(y) - alpha.shape[0] // 2, self.cover)
         seconds = index / self.fps
-        for (orb_rgb, orb_alpha), (x0, y0), speed, phase in self.orbs:
+        for orb_colour, orb_alpha, (x0, y0), speed, phase in self.orbs:
             size = orb_alpha.shape[0]
             ox = (x0 + speed * seconds) % (width + size) - size
             oy = y0 + np.sin(phase + seconds * 1.5) * size * 0.3
-            blend_patch(frame, orb_rgb, orb_alpha, round(ox), round(oy) - size // 2, self.cover)
+            blend_patch(frame, orb_colour, orb_alpha, round(ox), round(oy) - size // 2, self.cover)
         self.overlay.draw(frame, index)
         return frame
 

@@ -27,6 +27,8 @@ from .scenery import paint_scene
 IMAGE_FORMATS = ("png", "jpeg", "webp")
 #: Smallest and largest accepted output side in pixels.
 MIN_SIDE, MAX_SIDE = 1, 8192
+#: Largest accepted output area (4096 x 4096); a wide 8192 x 2048 banner is fine.
+MAX_PIXELS = 4096 * 4096
 _DETAIL = {"low": 0, "high": 2, "hd": 2}
 _JPEG_QUALITY = {0: 70, 1: 85, 2: 92}
 _WEBP_QUALITY = {0: 65, 1: 80, 2: 90}
@@ -55,6 +57,8 @@ def _check_request(fmt: str, width: int, height: int) -> str:
     for name, side in (("width", width), ("height", height)):
         if not isinstance(side, int) or not MIN_SIDE <= side <= MAX_SIDE:
             raise MediaError(f"{name} must be an integer from {MIN_SIDE} to {MAX_SIDE}, got {side!r}")
+    if width * height > MAX_PIXELS:
+        raise MediaError(f"{width}x{height} exceeds the {MAX_PIXELS:,} pixel limit for generated images")
     return fmt
 
 

@@ -109,7 +109,7 @@ def render_video(
                 sound = container.add_stream("aac", rate=AUDIO_SAMPLE_RATE, layout="stereo")
             audio_sent = 0
             for index in range(frames):
-                frame = av.VideoFrame.from_ndarray(painter.frame(index), format="rgb24")
+                frame = av.VideoFrame.from_numpy_buffer(painter.frame(index), format="rgb24")
                 frame.pts = index
                 container.mux(video.encode(frame))
                 if sound is not None:
