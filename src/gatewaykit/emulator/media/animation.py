@@ -13,6 +13,7 @@ from PIL import Image, ImageDraw, ImageOps
 
 from .caption import caption_font, draw_caption
 from .decoding import open_image, to_rgb
+from .errors import MediaError
 from .palette import RGB, derive_seed, palette_for
 from .scenery import paint_scene
 
@@ -125,7 +126,10 @@ class KenBurnsAnimation:
     """Image-to-video: a slow zoom and pan across a reference image."""
 
     def __init__(self, reference: bytes, *, seed: int, width: int, height: int, frames: int, fps: int) -> None:
-        picture = to_rgb(open_image(reference))
+        try:
+            picture = to_rgb(open_image(reference))
+        except MediaError as exc:
+            raise MediaError(f"reference image: {exc}") from None
         self.source = ImageOps.fit(picture, (round(width * KEN_BURNS_ZOOM), round(height * KEN_BURNS_ZOOM)),
                                    Image.Resampling.BICUBIC)
         rng = np.random.default_rng(derive_seed(seed, "ken-burns", width, height))
