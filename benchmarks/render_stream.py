@@ -1,0 +1,124 @@
+"""Benchmark: a 10,000-token chat stream through the live notebook renderer.
+
+Feeds pre-built ``ChatCompletionChunk`` objects (parsing them is the client's
+cost, not the renderer's) into :class:`gatewaykit.notebook.live.LiveChatRenderer`
+with a recording display sink and a simulated clock: token ``i`` arrives at
+``i / rate`` seconds of stream time, so the figures do not depend on the
+machine's speed or on sleeping. Reports:
+
+* front-end messages per second of stream time (target <= 20/s, plus the
+  first display and the final static answer);
+* CPU time per token (target <= 20 us), including every Markdown render.
+
+Run: ``.venv/bin/python benchmarks/render_stream.py [--tokens 10000] [--rate 200]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from gatewaykit.notebook.live import LiveChatRenderer
+from gatewaykit.notebook.sinks import RecordingSink
+from gatewaykit.types import ChatCompletionChunk
+
+_WORDS = "the gateway streams tokens to a notebook where markdown renders live and safely".split()
+
+
+def markdown_tokens(count: int) -> list[str]:
+    """``count`` tokens of varied Markdown: headings, paragraphs, lists, code, tables."""
+    tokens: list[str] = []
+    block = 0
+    while len(tokens) < count:
+        kind = block % 5
+        if kind == 0:
+            tokens += ["## ", "Section ", f"{block}", "\n\n"]
+        elif kind == 1:
+            tokens += [f"{_WORDS[(block + i) % len(_WORDS)]} " for i in range(60)] + ["**bold** ", "`code` ", "\n\n"]
+        elif kind == 2:
+            for item in range(5):
+                tokens += ["- ", "item ", f"{item} ", "with ", "*emphasis*", "\n"]
+            tokens.append("\n")
+        elif kind == 3:
+            tokens += ["```python\n"] + [f"x_{i} = {i} * 2  # <script>\n" for i in range(8)] + ["```\n\n"]
+        else:
+            tokens += ["| a | b |\n", "|---|---:|\n"] + [f"| {i} | {i * i} |\n" for i in range(6)] + ["\n"]
+        block += 1
+    return tokens[:count]
+
+
+def build_chunks(tokens: list[str]) -> list[ChatCompletionChunk]:
+    chunks = [
+        ChatCompletionChunk.model_validate(
+            {"id": "bench", "model": "chat-mini", "choices": [{"index": 0, "delta": {"content": token}}]}
+        )
+        for token in tokens
+    ]
+    chunks.append(
+        ChatCompletionChunk.model_validate(
+            {
+                "id": "bench",
+                "model": "chat-mini",
+                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 12, "completion_tokens": len(tokens), "total_tokens": 12 + len(tokens),
+                          "cost": {"total_cost": 0.0123}},
+            }
+        )
+    )
+    return chunks
+
+
+class SimulatedClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def run(tokens: int, rate: float) -> dict[str, float]:
+    chunks = build_chunks(markdown_tokens(tokens))
+    sink = RecordingSink()
+    clock = SimulatedClock()
+    renderer = LiveChatRenderer(sink, clock=clock)
+    step = 1.0 / rate
+    started = time.process_time()
+    renderer.start()
+    for index, chunk in enumerate(chunks):
+        clock.now = index * step
+        renderer.feed(chunk)
+    renderer.finish(renderer.partial())
+    cpu = time.process_time() - started
+    stream_seconds = tokens * step
+    live_updates = len(sink.messages) - 2  # minus the first display and the final answer
+    return {
+        "tokens": tokens,
+        "stream_seconds": stream_seconds,
+        "messages": len(sink.messages),
+        "live_updates": live_updates,
+        "updates_per_second": live_updates / stream_seconds,
+        "cpu_seconds": cpu,
+        "cpu_us_per_token": cpu / tokens * 1e6,
+        "final_html_kb": len(sink.last["text/html"]) / 1024,
+        "sent_mb": sum(len(b.get("text/html", "")) + len(b.get("text/plain", "")) for _, b in sink.messages) / 1e6,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=int, default=10_000)
+    parser.add_argument("--rate", type=float, nargs="*", default=[50.0, 200.0, 1000.0],
+                        help="simulated tokens per second of stream time")
+    args = parser.parse_args()
+    print(f"{'tok/s':>7} {'stream s':>9} {'msgs':>6} {'upd/s':>6} {'CPU s':>7} {'us/token':>9} {'final KB':>9} {'sent MB':>8}")
+    worst = 0.0
+    for rate in args.rate:
+        r = run(args.tokens, rate)
+        worst = max(worst, r["cpu_us_per_token"])
+        print(f"{rate:7.0f} {r['stream_seconds']:9.1f} {r['messages']:6d} {r['updates_per_second']:6.1f} "
+              f"{r['cpu_seconds']:7.3f} {r['cpu_us_per_token']:9.1f} {r['final_html_kb']:9.1f} {r['sent_mb']:8.1f}")
+    print("targets: <= 20 updates per second of stream time (+ first and final); <= 20 us CPU per token")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""Keeps a streamed answer from showing twice in its own cell.
+
+``client.chat.ask(...)`` as the last expression of a cell would display the
+returned ``ChatCompletion`` under the live view that already shows it. When
+the live renderer finishes it marks the completion; an IPython display
+formatter for ``ChatCompletion`` then skips the *first* display of that object
+in the *same* cell execution. Displayed again later (``answer`` in another
+cell, or a second ``display``), it shows normally. Without IPython nothing of
+this is installed.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from gatewaykit.notebook.kernel import shell
+
+__all__ = ["install_display_formatters", "mark_shown_live"]
+
+_shown_live: dict[int, tuple["weakref.ref[Any]", Any]] = {}
+_installed: "weakref.WeakSet[Any]" = weakref.WeakSet()
+
+
+def mark_shown_live(obj: Any) -> None:
+    """Record that ``obj`` is already on screen in the running cell."""
+    ip = shell()
+    if ip is None:
+        return
+    install_display_formatters(ip)
+    key = id(obj)
+    ref = weakref.ref(obj, lambda _ref: _shown_live.pop(key, None))
+    _shown_live[key] = (ref, getattr(ip, "execution_count", None))
+
+
+def _display_chat(obj: Any) -> None:
+    entry = _shown_live.pop(id(obj), None)
+    ip = shell()
+    if entry is not None and entry[0]() is obj and ip is not None and entry[1] == getattr(ip, "execution_count", None):
+        return
+    from IPython.display import display
+
+    from gatewaykit.notebook.rendering import mimebundle
+
+    display(mimebundle(obj), raw=True)
+
+
+def install_display_formatters(ip: Any) -> None:
+    """Register the ``ChatCompletion`` display formatter on ``ip`` (once)."""
+    if ip in _installed:
+        return
+    from gatewaykit.types import ChatCompletion
+
+    formatter = getattr(getattr(ip, "display_formatter", None), "ipython_display_formatter", None)
+    if formatter is None:
+        return
+    formatter.for_type(ChatCompletion, _display_chat)
+    _installed.add(ip)

@@ -1,0 +1,229 @@
+"""Pure HTML renderers for every gateway object: data in, a string out.
+
+No IPython, no I/O, no clocks, no random ids: the same object always gives
+the same HTML, so nbval can compare saved outputs. Everything that came from
+a model or the gateway is escaped, or rendered through the sanitising
+Markdown renderer. Importing this module is cheap (markdown-it-py and nh3 load
+on first use). Media renderers live in :mod:`gatewaykit.notebook.media_html`
+and are re-exported here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Optional
+
+from gatewaykit.notebook import style
+from gatewaykit.notebook.media_html import (
+    render_audio_player_html,
+    render_edit_html,
+    render_image_grid_html,
+    render_job_html,
+    render_jobs_dashboard_html,
+    render_video_player_html,
+)
+from gatewaykit.notebook.style import esc
+
+__all__ = [
+    "render_audio_player_html",
+    "render_chat_html",
+    "render_edit_html",
+    "render_error_html",
+    "render_image_grid_html",
+    "render_job_html",
+    "render_jobs_dashboard_html",
+    "render_live_chat_html",
+    "render_model_html",
+    "render_models_table_html",
+    "render_offline_banner_html",
+    "render_reasoning_html",
+    "render_tool_calls_html",
+    "render_usage_html",
+    "render_video_player_html",
+]
+
+
+def _markdown(text: str) -> str:
+    from gatewaykit.notebook.markdown import render_markdown
+
+    return render_markdown(text)
+
+
+def render_reasoning_html(reasoning: Optional[str], *, open: bool = False) -> str:
+    """The reasoning trace as a collapsible block (collapsed unless ``open``)."""
+    if not reasoning:
+        return ""
+    words = len(reasoning.split())
+    flag = " open" if open else ""
+    return (
+        f'<details class="gk-reasoning"{flag} style="margin-bottom:0.5em">'
+        f'<summary style="cursor:pointer;{style.MUTED}">Reasoning ({words:,} words)</summary>'
+        f'<div style="{style.MUTED};font-size:0.9em;white-space:pre-wrap;padding-left:1em;'
+        f'border-left:2px solid rgba(128,128,128,0.4)">{esc(reasoning)}</div></details>'
+    )
+
+
+def _pretty_arguments(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments), indent=2, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return arguments
+
+
+def render_tool_calls_html(tool_calls: Optional[Iterable[Any]]) -> str:
+    """Tool calls as a numbered list: function name and pretty-printed JSON arguments."""
+    calls = list(tool_calls or [])
+    if not calls:
+        return ""
+    items = []
+    for call in calls:
+        function = call.function
+        items.append(
+            f'<li><code style="{style.CODE}">{esc(function.name or "?")}</code>'
+            f'<pre style="{style.CODE};margin:2px 0 6px 0;white-space:pre-wrap">'
+            f"{esc(_pretty_arguments(function.arguments))}</pre></li>"
+        )
+    return (
+        f'<div class="gk-tool-calls"><div style="{style.MUTED}">Tool calls</div>'
+        f'<ol style="margin-top:2px">{"".join(items)}</ol></div>'
+    )
+
+
+def _chat_footer(completion: Any, finish_reason: Optional[str], note: str = "") -> str:
+    parts = [esc(completion.model)] + style.usage_parts(completion.usage)
+    if finish_reason and finish_reason != "stop":
+        parts.append(f"finish: {esc(finish_reason)}")
+    if note:
+        parts.append(esc(note))
+    return style.footer(parts)
+
+
+def render_chat_html(completion: Any, *, note: str = "") -> str:
+    """A chat completion: Markdown answer, collapsible reasoning, tool calls, quiet footer."""
+    choices = list(completion.choices or [])
+    blocks = []
+    for choice in choices:
+        message = choice.message
+        head = ""
+        if len(choices) > 1:
+            head = f'<div style="{style.MUTED};font-size:0.85em">choice {choice.index}</div>'
+        body = _markdown(message.content or "")
+        if message.refusal:
+            body += f'<p style="{style.MUTED}"><em>Refused:</em> {esc(message.refusal)}</p>'
+        if not body and not message.tool_calls:
+            body = f'<p style="{style.MUTED}"><em>(no content)</em></p>'
+        blocks.append(
+            head
+            + render_reasoning_html(message.reasoning)
+            + f'<div class="gk-answer">{body}</div>'
+            + render_tool_calls_html(message.tool_calls)
+        )
+    finish = choices[0].finish_reason if choices else None
+    return (
+        f'<div class="gk-chat" style="{style.BOX}">'
+        + "".join(blocks)
+        + _chat_footer(completion, finish, note)
+        + "</div>"
+    )
+
+
+def render_live_chat_html(
+    answer_html: str, *, reasoning: str = "", model: Optional[str] = None, note: str = ""
+) -> str:
+    """The live view of a streaming answer: already-sanitised answer HTML and a status line."""
+    # Called up to ~15 times a second with a growing answer: one join, no intermediate copies.
+    return "".join(
+        (
+            f'<div class="gk-chat gk-live" style="{style.BOX}">',
+            render_reasoning_html(reasoning, open=not answer_html),
+            '<div class="gk-answer">',
+            answer_html,
+            "</div>",
+            style.footer([esc(model), esc(note)]),
+            "</div>",
+        )
+    )
+
+
+def render_usage_html(usage: Any) -> str:
+    """A usage object as one quiet line."""
+    return f'<div class="gk-usage">{" · ".join(style.usage_parts(usage))}</div>'
+
+
+def render_error_html(err: Any) -> str:
+    """A readable error: class, status and code, the gateway's message, and the param."""
+    name = type(err).__name__
+    head = " ".join(str(part) for part in (getattr(err, "status", None), getattr(err, "code", None)) if part)
+    message = getattr(err, "message", None) or str(err)
+    param = getattr(err, "param", None)
+    extra = f'<div style="{style.MUTED}">param: <code>{esc(param)}</code></div>' if param else ""
+    return (
+        f'<div class="gk-error" style="{style.BOX};{style.ERROR_BOX}">'
+        f"<strong>{esc(name)}</strong>"
+        + (f' <span style="{style.MUTED}">{esc(head)}</span>' if head else "")
+        + f'<div style="white-space:pre-wrap">{esc(message)}</div>{extra}</div>'
+    )
+
+
+def _parameter_summary(model: Any) -> str:
+    params = model.parameters or {}
+    return ", ".join(sorted(params))
+
+
+def render_models_table_html(models: Iterable[Any]) -> str:
+    """The catalog as a table: id, kind, modalities, parameters, edit support, prompt limit."""
+    rows = []
+    for model in models:
+        edit = model.edit
+        edit_text = f"up to {edit.max_reference_images} images" if edit is not None and edit.supported else ""
+        cells = [
+            f'<code style="{style.CODE}">{esc(model.id)}</code>',
+            esc(model.kind),
+            esc(", ".join(model.input_modalities)) + " → " + esc(", ".join(model.output_modalities)),
+            esc(_parameter_summary(model)),
+            esc(edit_text),
+            esc(f"{model.prompt_max_length:,}" if model.prompt_max_length else ""),
+        ]
+        rows.append("<tr>" + "".join(f'<td style="{style.CELL}">{cell}</td>' for cell in cells) + "</tr>")
+    header = "".join(
+        f'<th style="{style.CELL}">{name}</th>'
+        for name in ("model", "kind", "modalities", "parameters", "edit", "prompt max")
+    )
+    return (
+        f'<table class="gk-models" style="{style.TABLE}"><thead><tr>{header}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def render_model_html(model: Any) -> str:
+    """One catalog entry: the summary row plus each parameter's allowed values and default."""
+    rows = []
+    for name, spec in sorted((model.parameters or {}).items()):
+        values = spec.values
+        if values is None:
+            bounds = [getattr(spec, key, None) for key in ("min", "max")]
+            values_text = "{} to {}".format(*bounds) if any(b is not None for b in bounds) else ""
+        else:
+            values_text = ", ".join(str(value) for value in values)
+        rows.append(
+            f'<tr><td style="{style.CELL}"><code style="{style.CODE}">{esc(name)}</code></td>'
+            f'<td style="{style.CELL}">{esc(spec.type)}</td><td style="{style.CELL}">{esc(values_text)}</td>'
+            f'<td style="{style.CELL}">{esc(spec.default)}</td></tr>'
+        )
+    table = ""
+    if rows:
+        header = "".join(f'<th style="{style.CELL}">{h}</th>' for h in ("parameter", "type", "values", "default"))
+        table = f'<table style="{style.TABLE};margin-top:4px"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return f'<div class="gk-model" style="{style.BOX}">{render_models_table_html([model])}{table}</div>'
+
+
+def render_offline_banner_html(base_url: str) -> str:
+    """The banner shown when the client fell back to the offline gateway."""
+    return (
+        f'<div class="gk-offline-banner" style="{style.BOX};{style.BANNER_BOX}">'
+        "<strong>Offline gateway</strong>: synthetic results from the offline gateway "
+        f'at <code style="{style.CODE}">{esc(base_url)}</code>. Answers, images, media and '
+        "costs are generated locally and are not real model output. Set "
+        f'<code style="{style.CODE}">SVC_API_KEY</code> and <code style="{style.CODE}">SVC_BASE_URL</code> '
+        "to use the real gateway.</div>"
+    )

@@ -1,0 +1,77 @@
+"""Where display output goes: the kernel, the cell that started a thread, or nowhere.
+
+IPython is imported lazily and only if it is already loaded, so calling
+:func:`shell` from a plain script costs nothing and never starts IPython.
+
+Background threads (job progress) must publish with the parent header of the
+cell that started them: on ipykernel 7.0.x, output from a thread without one
+raises ``LookupError``, and elsewhere it would land in whatever cell runs at
+the time. :func:`start_thread` captures ``get_parent()`` in the caller and
+calls ``set_thread_parent`` (or ``set_parent``) in the worker, which also
+runs in a copy of the caller's context. On ipykernel < 7 the parent is process
+global, so it is left alone there (setting it would misroute the main
+thread's output); updates by ``display_id`` find their output regardless.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import sys
+import threading
+from typing import Any, Callable, Optional
+
+__all__ = ["in_kernel", "shell", "start_thread"]
+
+
+def shell() -> Optional[Any]:
+    """The running IPython shell, or None (never imports IPython itself)."""
+    if "IPython" not in sys.modules:
+        return None
+    try:
+        from IPython import get_ipython
+    except Exception:  # noqa: BLE001
+        return None
+    return get_ipython()
+
+
+def in_kernel() -> bool:
+    """True inside a Jupyter kernel (a front end that can show rich output)."""
+    ip = shell()
+    return ip is not None and getattr(ip, "kernel", None) is not None
+
+
+def _parent_is_context_local() -> bool:
+    kernel_module = sys.modules.get("ipykernel")
+    version = getattr(kernel_module, "version_info", None) or (0,)
+    return tuple(version)[:1] >= (7,)
+
+
+def _capture_parent(ip: Any) -> Optional[dict]:
+    get_parent = getattr(ip, "get_parent", None)
+    if get_parent is None:
+        return None
+    try:
+        return get_parent()
+    except Exception:  # noqa: BLE001 - LookupError on ipykernel 7.0.x outside a cell
+        return None
+
+
+def start_thread(target: Callable[[], None], *, name: str, ip: Any = None) -> threading.Thread:
+    """Run ``target`` in a daemon thread whose output goes to the calling cell."""
+    ip = ip if ip is not None else shell()
+    parent = _capture_parent(ip) if ip is not None else None
+    context = contextvars.copy_context()
+
+    def run() -> None:
+        if parent is not None and _parent_is_context_local():
+            # ipykernel >= 7.1 has a thread-only setter; 7.0.x only set_parent (a contextvar there).
+            setter = getattr(ip, "set_thread_parent", None) or ip.set_parent
+            try:
+                setter(parent)
+            except Exception:  # noqa: BLE001 - output then falls back to the kernel's default
+                pass
+        target()
+
+    thread = threading.Thread(target=context.run, args=(run,), name=name, daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,199 @@
+"""Live Markdown view of a streamed chat, throttled, ending as static output.
+
+``render_stream(stream)`` is what ``client.chat.ask()`` uses in a kernel:
+
+* one output is shown at once, then replaced in place (``display_id``
+  updates) at most every :data:`UPDATE_INTERVAL` seconds while tokens arrive
+  (about 15 per second; Jupyter's server drops messages past 1000/s over 3 s,
+  and the dropped one can be the final state), then one final update;
+* each update resends the whole answer, so long answers update less often
+  (at most :data:`FRONTEND_BYTES_PER_SECOND` of HTML per second): the
+  browser re-lays out every update and a 100 KB answer at 15/s would be 1.5 MB/s;
+* per token the renderer only appends to a list and reads the clock; Markdown
+  is rendered at flush time, incrementally (finished blocks once);
+* the final update is the complete answer as static HTML, the same bundle
+  the returned ``ChatCompletion`` displays, so a saved notebook, nbconvert
+  and GitHub show it without a kernel or widget state;
+* all model text goes through the sanitising renderer, live and final.
+
+Interruptions: on ``KeyboardInterrupt`` (kernel interrupt) the stream is
+closed, what arrived stays as static output marked "interrupted", and the
+``KeyboardInterrupt`` is re-raised, so a loop over prompts stops too; the
+partial answer is on the exception as ``partial``. On
+``StreamInterruptedError`` the partial text stays visible with an error note
+and the error is re-raised. Any other error replaces the live view with the
+error and is re-raised.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Iterable, Optional
+
+from gatewaykit.notebook import html as views
+from gatewaykit.notebook.markdown import IncrementalMarkdown
+from gatewaykit.notebook.rendering import chat_text, mimebundle
+from gatewaykit.notebook.sinks import DisplaySink, default_sink
+from gatewaykit.types import ChatCompletion, ChatCompletionChunk
+
+__all__ = ["UPDATE_INTERVAL", "LiveChatRenderer", "render_stream"]
+
+UPDATE_INTERVAL = 1 / 15  # seconds between live updates (at most ~15 per second)
+FRONTEND_BYTES_PER_SECOND = 400_000  # long answers update less often: each update resends it all
+
+
+class LiveChatRenderer:
+    """Feeds chunks into a sink: ``start()``, ``feed(chunk)`` per chunk, ``finish(completion)``."""
+
+    def __init__(
+        self,
+        sink: DisplaySink,
+        *,
+        model: Optional[str] = None,
+        interval: float = UPDATE_INTERVAL,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        from gatewaykit.client.assembly import ChatAssembler
+
+        self.sink = sink
+        self.model = model
+        self.interval = interval
+        self._clock = clock
+        self._content: list[str] = []
+        self._reasoning: list[str] = []
+        self._tools = False
+        self._dirty = False
+        self._last = 0.0
+        self._wait = interval
+        self._markdown = IncrementalMarkdown()
+        self._assembler = ChatAssembler()
+        self.updates = 0
+
+    def start(self) -> None:
+        self._last = self._clock()
+        self.sink.show(self._bundle(note="waiting for the first token…"))
+
+    def feed(self, chunk: ChatCompletionChunk) -> None:
+        self._assembler.add(chunk)
+        choices = chunk.choices
+        if choices:
+            delta = choices[0].delta
+            if delta.content:
+                self._content.append(delta.content)
+                self._dirty = True
+            if delta.reasoning:
+                self._reasoning.append(delta.reasoning)
+                self._dirty = True
+            if delta.tool_calls:
+                self._tools = self._dirty = True
+        if self._dirty:
+            now = self._clock()
+            if now - self._last >= self._wait:
+                self._last = now
+                self.flush()
+
+    def flush(self) -> None:
+        """Send the current state now (normally called by :meth:`feed` when due)."""
+        self._dirty = False
+        self.updates += 1
+        note = "calling a tool…" if self._tools and not self._content else "streaming…"
+        bundle = self._bundle(note=note)
+        self._wait = max(self.interval, len(bundle["text/html"]) / FRONTEND_BYTES_PER_SECOND)
+        self.sink.update(bundle)
+
+    def _bundle(self, note: str) -> dict[str, Any]:
+        text = "".join(self._content)
+        answer = self._markdown.render(text) if text else ""
+        model = self.model or self._assembler.model
+        return {
+            "text/plain": text + ("" if text else f"({note})"),
+            "text/html": views.render_live_chat_html(
+                answer, reasoning="".join(self._reasoning), model=model, note=note
+            ),
+        }
+
+    def partial(self) -> ChatCompletion:
+        """What arrived so far, assembled into a completion."""
+        completion = self._assembler.result()
+        if completion.model is None and self.model is not None:
+            completion.model = self.model
+        return completion
+
+    def finish(self, completion: ChatCompletion, note: str = "") -> None:
+        """Replace the live view with the complete, static answer."""
+        if note:
+            bundle = {"text/plain": chat_text(completion, note), "text/html": views.render_chat_html(completion, note=note)}
+        else:
+            bundle = mimebundle(completion)
+        self.sink.update(bundle)
+
+    def fail(self, error: BaseException) -> None:
+        """Replace the live view with an error (keeping any text that arrived)."""
+        if self._content or self._reasoning or self._tools:
+            self.finish(self.partial(), note=f"stopped: {error}")
+            return
+        self.sink.update({"text/plain": str(error), "text/html": views.render_error_html(error)})
+
+
+def _close(stream: Any) -> None:
+    close = getattr(stream, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:  # noqa: BLE001 - closing is best effort once the user interrupted
+            pass
+
+
+def _final(stream: Any, renderer: LiveChatRenderer) -> ChatCompletion:
+    final = getattr(stream, "final", None)
+    if callable(final):
+        try:
+            result = final()
+        except Exception:  # noqa: BLE001 - fall back to what the renderer assembled
+            result = None
+        if isinstance(result, ChatCompletion):
+            return result
+    return renderer.partial()
+
+
+def render_stream(
+    stream: Iterable[ChatCompletionChunk],
+    *,
+    sink: Optional[DisplaySink] = None,
+    model: Optional[str] = None,
+    interval: float = UPDATE_INTERVAL,
+    clock: Callable[[], float] = time.monotonic,
+) -> ChatCompletion:
+    """Consume ``stream`` while showing it live; return the assembled ``ChatCompletion``.
+
+    ``stream`` is a ``ChatStream`` (or any iterable of chunks; ``.final()``
+    and ``.close()`` are used when present). Without ``sink``, output goes to
+    the current cell in a kernel and nowhere otherwise.
+    """
+    from gatewaykit.errors import StreamInterruptedError
+
+    renderer = LiveChatRenderer(
+        sink if sink is not None else default_sink(), model=model, interval=interval, clock=clock
+    )
+    renderer.start()
+    try:
+        for chunk in stream:
+            renderer.feed(chunk)
+    except KeyboardInterrupt as interrupt:
+        _close(stream)
+        partial = renderer.partial()
+        renderer.finish(partial, note="interrupted: partial answer")
+        interrupt.partial = partial  # type: ignore[attr-defined]
+        raise
+    except StreamInterruptedError as error:
+        renderer.finish(renderer.partial(), note=f"stream interrupted: {error.message}")
+        raise
+    except Exception as error:
+        renderer.fail(error)
+        raise
+    completion = _final(stream, renderer)
+    renderer.finish(completion)
+    from gatewaykit.notebook.display import mark_shown_live
+
+    mark_shown_live(completion)
+    return completion

@@ -1,0 +1,95 @@
+"""Shared look of the HTML renderers: inline styles, escaping and number formats.
+
+Styles are inline attributes, not ``<style>`` blocks: sanitisers (JupyterLab
+for untrusted notebooks, GitHub, Colab) treat ``<style>`` very differently,
+while simple inline styles survive or degrade to plain, readable HTML.
+Colours use opacity rather than fixed greys so that dark themes stay legible.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Iterable, Optional
+
+BOX = "font-family:var(--jp-content-font-family,inherit);line-height:1.45;max-width:100%"
+FOOTER = "margin-top:0.5em;font-size:0.85em;opacity:0.65"
+MUTED = "opacity:0.65"
+TABLE = "border-collapse:collapse;font-size:0.9em"
+CELL = "padding:2px 10px;text-align:left;vertical-align:top;border-bottom:1px solid rgba(128,128,128,0.3)"
+CODE = "font-family:var(--jp-code-font-family,monospace);font-size:0.9em"
+ERROR_BOX = "border-left:4px solid #d9534f;padding:6px 10px;background:rgba(217,83,79,0.08)"
+BANNER_BOX = "border:1px solid #e0a800;border-left-width:6px;padding:6px 10px;background:rgba(224,168,0,0.12)"
+
+STATUS_COLOURS = {
+    "queued": "#6c757d",
+    "in_progress": "#0d6efd",
+    "completed": "#198754",
+    "failed": "#d9534f",
+    "cancelled": "#6c757d",
+    "deleted": "#6c757d",
+}
+
+
+def esc(value: Any) -> str:
+    """HTML-escape anything (quotes included), ``None`` as empty."""
+    return "" if value is None else html.escape(str(value), quote=True)
+
+
+def format_cost(usd: Optional[float]) -> str:
+    """``$0.0421`` / ``$0.000150``: enough digits for per-request amounts."""
+    if usd is None:
+        return ""
+    if usd == 0:
+        return "$0"
+    if abs(usd) >= 0.01:
+        return f"${usd:,.4f}"
+    return f"${usd:.6f}"
+
+
+def format_seconds(seconds: Optional[float]) -> str:
+    """``4.2s`` / ``1m05s``."""
+    if seconds is None:
+        return ""
+    seconds = max(0.0, float(seconds))
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+def footer(parts: Iterable[str]) -> str:
+    """A quiet line of already-escaped parts joined by middots."""
+    items = [part for part in parts if part]
+    if not items:
+        return ""
+    return f'<div class="gk-footer" style="{FOOTER}">{" · ".join(items)}</div>'
+
+
+def status_badge(status: Optional[str]) -> str:
+    colour = STATUS_COLOURS.get(status or "", "#6c757d")
+    label = esc((status or "unknown").replace("_", " "))
+    return (
+        f'<span class="gk-status" data-status="{esc(status)}" style="display:inline-block;'
+        f"padding:0 8px;border-radius:8px;color:#fff;background:{colour};"
+        f'font-size:0.85em">{label}</span>'
+    )
+
+
+def usage_parts(usage: Any) -> list[str]:
+    """Escaped footer parts for a ``Usage``: tokens, reasoning tokens, cost."""
+    if usage is None:
+        return []
+    parts = [f"{usage.prompt_tokens:,} in + {usage.completion_tokens:,} out tokens"]
+    details = getattr(usage, "completion_tokens_details", None)
+    reasoning = getattr(details, "reasoning_tokens", None) if details is not None else None
+    if reasoning:
+        parts.append(f"{reasoning:,} reasoning")
+    cost = usage.total_cost
+    if cost is not None:
+        parts.append(esc(format_cost(cost)))
+    return parts
+
+
+def usage_text(usage: Any) -> str:
+    """The same facts as :func:`usage_parts`, as plain text."""
+    return " · ".join(html.unescape(part) for part in usage_parts(usage))

@@ -1,0 +1,142 @@
+"""The throttled live renderer: update count, final static answer, interruptions."""
+
+import pytest
+from factories import HOSTILE, chunks
+
+from gatewaykit.errors import ServerError, StreamInterruptedError
+from gatewaykit.notebook.live import LiveChatRenderer, render_stream
+from gatewaykit.notebook.rendering import mimebundle
+from gatewaykit.notebook.sinks import RecordingSink
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+class PacedStream:
+    """Chunks that advance a fake clock by ``step`` seconds each; records close()."""
+
+    def __init__(self, items, clock, step, fail_at=None, error=None):
+        self.items, self.clock, self.step = items, clock, step
+        self.fail_at, self.error, self.closed = fail_at, error, False
+
+    def __iter__(self):
+        for index, item in enumerate(self.items):
+            if index == self.fail_at:
+                raise self.error
+            self.clock.now += self.step
+            yield item
+
+    def close(self):
+        self.closed = True
+
+
+def run(pieces, step=0.001, **kwargs):
+    clock, sink = Clock(), RecordingSink()
+    stream = PacedStream(chunks(pieces), clock, step, **kwargs)
+    return stream, sink, render_stream(stream, sink=sink, clock=clock)
+
+
+def test_updates_are_throttled_to_about_15_per_second():
+    """2,000 tokens over 2 s of stream time give at most ~15 updates per second plus first and final."""
+    _, sink, _ = run(["tok "] * 2000)
+    live = len(sink.messages) - 2
+    assert 10 <= live <= 2 * 15 + 1
+
+
+def test_first_message_is_show_and_the_rest_updates():
+    """The view is displayed once, then only updated in place."""
+    _, sink, _ = run(["a"] * 50)
+    kinds = [kind for kind, _ in sink.messages]
+    assert kinds[0] == "show" and set(kinds[1:]) == {"update"}
+
+
+def test_live_text_grows():
+    """Successive live updates carry a growing answer."""
+    _, sink, _ = run([f"w{i} " for i in range(1000)])
+    lengths = [len(bundle["text/plain"]) for _, bundle in sink.messages[1:-1]]
+    assert lengths == sorted(lengths) and lengths[0] < lengths[-1]
+
+
+def test_final_message_is_the_static_completion_display():
+    """The last message equals the returned completion's own display bundle."""
+    _, sink, completion = run(["Hello ", "**world**"])
+    assert sink.last == mimebundle(completion)
+    assert "gk-live" not in sink.last["text/html"]
+    assert completion.content == "Hello **world**"
+
+
+def test_live_updates_are_sanitised():
+    """Hostile text is escaped in live updates as well as in the final answer."""
+    _, sink, _ = run(list(HOSTILE), step=0.1)
+    for _, bundle in sink.messages:
+        assert "<script" not in bundle["text/html"] and "<img" not in bundle["text/html"]
+        assert 'href="javascript' not in bundle["text/html"]
+
+
+def test_uses_stream_final_when_available():
+    """The stream's own final() completion is returned and shown."""
+
+    class WithFinal(PacedStream):
+        def final(self):
+            from factories import chat
+
+            return chat("from final()")
+
+    clock, sink = Clock(), RecordingSink()
+    completion = render_stream(WithFinal(chunks(["x"]), clock, 0.01), sink=sink, clock=clock)
+    assert completion.content == "from final()"
+    assert "from final()" in sink.last["text/plain"]
+
+
+def test_keyboard_interrupt_keeps_partial_static_and_reraises():
+    """An interrupt closes the stream, leaves the partial answer marked, and re-raises."""
+    clock, sink = Clock(), RecordingSink()
+    stream = PacedStream(chunks(["par", "tial", "never"]), clock, 0.01, fail_at=2, error=KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt) as info:
+        render_stream(stream, sink=sink, clock=clock)
+    assert stream.closed
+    assert info.value.partial.content == "partial"
+    assert "interrupted: partial answer" in sink.last["text/html"]
+    assert "gk-live" not in sink.last["text/html"]
+
+
+def test_stream_interrupted_keeps_partial_with_note():
+    """A broken stream keeps the text that arrived with an error note, and re-raises."""
+    error = StreamInterruptedError("connection dropped")
+    with pytest.raises(StreamInterruptedError):
+        run(["kept ", "text", "lost"], fail_at=2, error=error)
+
+
+def test_stream_interrupted_message_is_visible():
+    """The error note names the interruption."""
+    clock, sink = Clock(), RecordingSink()
+    stream = PacedStream(chunks(["kept"]), clock, 0.01, fail_at=1, error=StreamInterruptedError("dropped"))
+    with pytest.raises(StreamInterruptedError):
+        render_stream(stream, sink=sink, clock=clock)
+    assert "kept" in sink.last["text/plain"] and "stream interrupted: dropped" in sink.last["text/plain"]
+
+
+def test_error_before_first_token_shows_error():
+    """An error before any token replaces the placeholder with the error display."""
+    clock, sink = Clock(), RecordingSink()
+    stream = PacedStream(chunks(["x"]), clock, 0.01, fail_at=0, error=ServerError("boom", status=500))
+    with pytest.raises(ServerError):
+        render_stream(stream, sink=sink, clock=clock)
+    assert "gk-error" in sink.last["text/html"]
+
+
+def test_reasoning_streams_into_open_details_before_the_answer():
+    """While only reasoning has arrived, it shows in an open <details>."""
+    from gatewaykit.types import ChatCompletionChunk
+
+    clock, sink = Clock(), RecordingSink()
+    renderer = LiveChatRenderer(sink, clock=clock)
+    renderer.start()
+    clock.now = 1
+    renderer.feed(ChatCompletionChunk.model_validate({"model": "chat-reasoner", "choices": [{"delta": {"reasoning": "think"}}]}))
+    assert "<details class=\"gk-reasoning\" open" in sink.last["text/html"]

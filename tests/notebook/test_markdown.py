@@ -1,0 +1,98 @@
+"""The sanitising Markdown renderer and its incremental twin."""
+
+import pytest
+from factories import HOSTILE
+
+from gatewaykit.notebook.markdown import IncrementalMarkdown, is_safe_url, render_markdown
+
+
+def test_script_tag_is_escaped_as_text():
+    """A <script> in model text comes out as visible text, not an element."""
+    out = render_markdown("a <script>alert(1)</script> b")
+    assert "<script" not in out
+    assert "&lt;script&gt;" in out
+
+
+def test_img_onerror_is_escaped():
+    """Raw <img onerror> never becomes an element with an event handler."""
+    out = render_markdown('<img src=x onerror="alert(1)">')
+    assert "<img" not in out
+    assert "&lt;img" in out
+
+
+def test_javascript_link_is_not_a_link():
+    """A javascript: link is left as text, with no href."""
+    out = render_markdown("[click](javascript:alert(1))")
+    assert "href" not in out
+
+
+@pytest.mark.parametrize("url", ["javascript:x", "JAVASCRIPT:x", "java\tscript:x", " javascript:x", "data:text/html,x", "vbscript:x", "//evil.example/x"])
+def test_unsafe_urls_are_rejected(url):
+    """Unsafe or obfuscated schemes and protocol-relative URLs are refused."""
+    assert not is_safe_url(url)
+
+
+@pytest.mark.parametrize("url", ["https://a.b/c", "http://a.b", "mailto:x@y.z", "#anchor", "relative/path"])
+def test_safe_urls_are_kept(url):
+    """http(s), mailto and relative URLs are allowed."""
+    assert is_safe_url(url)
+
+
+def test_https_link_gets_rel_noopener():
+    """Allowed links are kept and marked rel=noopener noreferrer nofollow."""
+    out = render_markdown("[ok](https://example.org/a)")
+    assert 'href="https://example.org/a"' in out
+    assert "noopener" in out
+
+
+def test_images_render_as_links_not_loads():
+    """Markdown images become links, so model output cannot make the browser fetch a URL."""
+    out = render_markdown("![alt](https://evil.example/track.png)")
+    assert "<img" not in out
+    assert 'href="https://evil.example/track.png"' in out
+
+
+def test_tables_code_headings_and_lists_render():
+    """The Markdown people expect from a chat answer renders to the usual tags."""
+    text = "# H\n\n- a\n- b\n\n```python\nx = 1 < 2\n```\n\n| a | b |\n|---|--:|\n| 1 | 2 |\n"
+    out = render_markdown(text)
+    for tag in ("<h1>", "<ul>", "<pre><code", "<table>", 'style="text-align:right"'):
+        assert tag in out
+    assert "x = 1 &lt; 2" in out
+
+
+def test_hostile_payload_has_no_active_content():
+    """The combined hostile payload renders with no script, handler or javascript: URL."""
+    out = render_markdown(HOSTILE)
+    assert "<script" not in out and "<img" not in out and "javascript:" not in out.split("[click](")[0]
+    assert 'href="javascript' not in out
+
+
+def test_incremental_matches_whole_render_at_block_boundaries():
+    """Rendering a growing text incrementally ends with the same HTML as rendering it whole."""
+    text = "# Title\n\nFirst para.\n\n```\ncode\n\nstill code\n```\n\n1. one\n2. two\n\nLast *para*.\n"
+    md = IncrementalMarkdown()
+    for end in range(1, len(text) + 1):
+        md.render(text[:end])
+    assert md.render(text) == render_markdown(text)
+
+
+def test_incremental_does_not_split_inside_a_code_fence():
+    """A blank line inside a fenced code block is not a block boundary."""
+    md = IncrementalMarkdown()
+    out = md.render("```\na\n\nb\n")
+    assert out.count("<pre>") == 1
+
+
+def test_incremental_renders_finished_blocks_once():
+    """Finished blocks are rendered once; later calls only render the open tail."""
+    calls = []
+
+    def counting(text):
+        calls.append(text)
+        return render_markdown(text)
+
+    md = IncrementalMarkdown(counting)
+    md.render("para one\n\npara")
+    md.render("para one\n\npara two")
+    assert calls.count("para one\n\n") == 1
