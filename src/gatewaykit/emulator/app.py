@@ -1,0 +1,112 @@
+"""The app factory: ``create_app(settings) -> Starlette``.
+
+Every answer, including 404/405 for unknown routes, malformed bodies and bugs,
+is in the spec's error envelope; every answer carries ``X-Gateway-Offline: 1``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gatewaykit.emulator.errors import ApiError, error_envelope
+from gatewaykit.emulator.faults import DropConnection
+from gatewaykit.emulator.gateway import Gateway
+from gatewaykit.emulator.routes.responses import JSONResponse
+from gatewaykit.emulator.settings import Settings
+
+log = logging.getLogger("gatewaykit.emulator")
+_HTTP_CODES = {404: "unknown_url", 405: "method_not_allowed", 413: "request_too_large"}
+
+
+class OfflineHeaderAndDrops:
+    """Pure ASGI middleware: adds ``X-Gateway-Offline: 1``; turns :class:`DropConnection` into a dropped socket."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def send_marked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"x-gateway-offline", b"1")]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_marked)
+        except BaseException as exc:  # noqa: BLE001 - DropConnection may arrive wrapped in a group
+            if not _is_drop(exc):
+                raise
+            if not started:
+                # Start an answer and never finish it: the server then closes the socket.
+                await send({"type": "http.response.start", "status": 200,
+                            "headers": [(b"content-type", b"application/json"), (b"content-length", b"64")]})
+
+
+def _is_drop(exc: BaseException) -> bool:
+    if isinstance(exc, DropConnection):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_is_drop(inner) for inner in exc.exceptions)
+    return False
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return JSONResponse(exc.envelope(), status_code=exc.status, headers=exc.headers)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        message = f"No such endpoint: {request.method} {request.url.path}. See /openapi.json."
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}."
+    else:
+        message = str(exc.detail)
+    headers = dict(exc.headers or {})
+    return JSONResponse(error_envelope(message, "invalid_request_error", _HTTP_CODES.get(exc.status_code)),
+                        status_code=exc.status_code, headers=headers)
+
+
+async def _bug(request: Request, exc: Exception) -> Response:
+    log.exception("offline gateway bug on %s %s", request.method, request.url.path, exc_info=exc)
+    return JSONResponse(error_envelope("The offline gateway hit an internal error. This is a bug.",
+                                       "api_error"), status_code=500)
+
+
+def _routes() -> list[Route]:
+    from gatewaykit.emulator.openapi import openapi_document
+    from gatewaykit.emulator.routes import admin, chat, models
+
+    return [
+        Route("/v1/models", models.list_models, methods=["GET"]),
+        Route("/v1/chat/completions", chat.chat_completions, methods=["POST"]),
+        Route("/_emulator/accounts", admin.list_accounts, methods=["GET"]),
+        Route("/openapi.json", openapi_document, methods=["GET"]),
+    ]
+
+
+def create_app(settings: Settings | None = None) -> Starlette:
+    """A Starlette app serving the whole gateway API for ``settings``."""
+    settings = settings or Settings()
+    gateway = Gateway(settings)
+    handlers: dict[Any, Any] = {ApiError: _api_error, HTTPException: _http_error, Exception: _bug}
+    app = Starlette(routes=_routes(), exception_handlers=handlers)
+    app.state.gateway = gateway
+    app.add_middleware(OfflineHeaderAndDrops)
+    return app

@@ -1,0 +1,1 @@
+"""The synthetic chat models: request checks, answer writing, tokens, streaming."""

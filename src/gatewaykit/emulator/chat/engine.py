@@ -1,0 +1,222 @@
+"""The synthetic chat models: a :class:`ChatRequest` in, finished choices and usage out.
+
+Deterministic: the RNG of each choice is seeded from the request's ``seed`` (or,
+when omitted, from the request content), the model and the messages, so the same
+request always gives the same answer. Everything is computed up front; streaming
+only slices the finished tokens into deltas.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gatewaykit.emulator.chat.request import ChatRequest
+from gatewaykit.emulator.chat.schema_values import instance_of
+from gatewaykit.emulator.chat.tokens import count_tokens, tokenize
+from gatewaykit.emulator.chat.vision import ImageNote
+from gatewaykit.emulator.chat.writing import answer, keywords, reasoning_trace, topic_of
+
+
+@dataclass
+class ChoiceResult:
+    index: int
+    content_tokens: list[str]
+    reasoning_tokens: list[str]
+    tool_calls: list[dict[str, Any]]
+    finish_reason: str
+    logprobs: list[dict[str, Any]] | None = None
+
+    @property
+    def content(self) -> str | None:
+        if self.tool_calls and not self.content_tokens:
+            return None
+        return "".join(self.content_tokens)
+
+    @property
+    def reasoning(self) -> str | None:
+        return "".join(self.reasoning_tokens) if self.reasoning_tokens else None
+
+    def tool_call_tokens(self) -> int:
+        return sum(count_tokens(c["function"]["name"]) + count_tokens(c["function"]["arguments"]) + 3
+                   for c in self.tool_calls)
+
+
+@dataclass
+class ChatResult:
+    choices: list[ChoiceResult]
+    prompt_tokens: int
+    image_tokens: int
+    reasoning_tokens: int = 0
+    text_tokens: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def completion_tokens(self) -> int:
+        return self.reasoning_tokens + self.text_tokens
+
+
+def text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(p.get("text") or "" for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return ""
+
+
+def prompt_token_count(request: ChatRequest, notes: list[ImageNote]) -> tuple[int, int]:
+    """(total prompt tokens, image tokens): 4 per message, its text, tool schemas, 3 priming."""
+    text = sum(4 + count_tokens(text_of(m.get("content"))) + count_tokens(str(m.get("name") or ""))
+               + sum(count_tokens(json.dumps(c, sort_keys=True)) for c in (m.get("tool_calls") or []))
+               for m in request.messages)
+    if request.tools:
+        text += count_tokens(json.dumps(request.tools, sort_keys=True))
+    images = sum(note.tokens for note in notes)
+    return text + images + 3, images
+
+
+def _rng_for(request: ChatRequest, index: int) -> random.Random:
+    basis = json.dumps([request.seed, request.model, request.messages, index], sort_keys=True, default=str)
+    return random.Random(int.from_bytes(hashlib.sha256(basis.encode()).digest()[:8], "big"))
+
+
+def _last_user_text(messages: list[dict[str, Any]]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return text_of(message.get("content"))
+    return text_of(messages[-1].get("content"))
+
+
+def _tools_to_call(request: ChatRequest, prompt: str) -> list[dict[str, Any]]:
+    if not request.tools or request.tool_choice == "none" or request.messages[-1].get("role") == "tool":
+        return []
+    if isinstance(request.tool_choice, dict):
+        wanted = request.tool_choice["function"]["name"]
+        return [t for t in request.tools if t["function"]["name"] == wanted][:1]
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", prompt)}
+    scored = []
+    for tool in request.tools:
+        function = tool["function"]
+        vocabulary = set(re.findall(r"[a-z]{3,}", (function["name"].replace("_", " ") + " "
+                                                  + str(function.get("description") or "")).lower()))
+        scored.append((len(words & vocabulary), tool))
+    matching = [tool for score, tool in sorted(scored, key=lambda s: -s[0]) if score > 0]
+    if request.tool_choice == "required" and not matching:
+        matching = [request.tools[0]]
+    return matching if request.parallel_tool_calls else matching[:1]
+
+
+def _tool_reply(request: ChatRequest, rng: random.Random) -> str:
+    results = []
+    for message in reversed(request.messages):
+        if message.get("role") != "tool":
+            break
+        results.append(message)
+    results.reverse()
+    names = {}
+    for message in request.messages:
+        for call in message.get("tool_calls") or []:
+            if isinstance(call, dict) and isinstance(call.get("function"), dict):
+                names[call.get("id")] = call["function"].get("name")
+    lines = [f"Here is what the tool{'s' if len(results) > 1 else ''} returned:", ""]
+    for message in results:
+        content = text_of(message.get("content"))
+        name = names.get(message.get("tool_call_id")) or "tool"
+        try:
+            data = json.loads(content)
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and data:
+            lines.append(f"**{name}**:")
+            lines += [f"- **{key}**: {json.dumps(value) if not isinstance(value, str) else value}"
+                      for key, value in list(data.items())[:12]]
+        else:
+            lines.append(f"**{name}**: {content[:500]}")
+    question = _last_user_text(request.messages)
+    lines += ["", f"In short, for “{topic_of(question)}”, the result above is the answer."
+              if question else "That is the result."]
+    return "\n".join(lines)
+
+
+def _json_content(request: ChatRequest, prompt: str, rng: random.Random) -> str:
+    fmt = request.response_format or {}
+    if fmt.get("type") == "json_schema":
+        schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+        value = instance_of(schema, rng, prompt, all_properties=True)
+    else:
+        points = keywords(prompt, 3) or ["answer"]
+        value = {"topic": topic_of(prompt), "summary": answer(prompt + " in one sentence", rng),
+                 "key_points": [p.lower() for p in points], "confidence": round(rng.uniform(0.6, 0.95), 2)}
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def _logprobs(tokens: list[str], top: int, rng: random.Random) -> list[dict[str, Any]]:
+    entries = []
+    for token in tokens:
+        logprob = -round(rng.random() ** 3 * 2.5, 6)
+        alternatives = [{"token": token, "logprob": logprob, "bytes": list(token.encode())}]
+        for k in range(1, top):
+            alt = token.strip()[:-1] or "the"
+            alt = (" " if token.startswith(" ") else "") + alt + "s" * k
+            alternatives.append({"token": alt, "logprob": round(logprob - 1.5 * k - rng.random(), 6),
+                                 "bytes": list(alt.encode())})
+        entries.append({"token": token, "logprob": logprob, "bytes": list(token.encode()),
+                        "top_logprobs": alternatives[:top]})
+    return entries
+
+
+def _apply_stop(text: str, stops: list[str]) -> tuple[str, bool]:
+    cut = min((i for i in (text.find(s) for s in stops) if i >= 0), default=-1)
+    return (text[:cut], True) if cut >= 0 else (text, False)
+
+
+def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_model: bool) -> ChoiceResult:
+    rng = _rng_for(request, index)
+    prompt = _last_user_text(request.messages)
+    effort = request.reasoning_effort or "medium"
+    trace = reasoning_trace(prompt, rng, effort) if reasoning_model and effort != "none" else ""
+    calls = []
+    for tool in _tools_to_call(request, prompt):
+        arguments = instance_of(tool["function"].get("parameters") or {"type": "object"}, rng, prompt,
+                                all_properties=bool(tool["function"].get("strict")))
+        calls.append({"id": f"call_{rng.getrandbits(96):024x}", "type": "function",
+                      "function": {"name": tool["function"]["name"],
+                                   "arguments": json.dumps(arguments, ensure_ascii=False)}})
+    if calls:
+        content = ""
+    elif request.messages[-1].get("role") == "tool":
+        content = _tool_reply(request, rng)
+    elif request.response_format:
+        content = _json_content(request, prompt, rng)
+    else:
+        content = answer(prompt, rng)
+        if notes:
+            content = "\n\n".join(note.text for note in notes) + "\n\n" + content
+    content, stopped = _apply_stop(content, request.stop)
+    reasoning_tokens, content_tokens = tokenize(trace), tokenize(content)
+    finish = "tool_calls" if calls else "stop"
+    result = ChoiceResult(index, content_tokens, reasoning_tokens, calls, finish)
+    budget = request.max_tokens
+    if budget is not None and len(reasoning_tokens) + len(content_tokens) + result.tool_call_tokens() > budget:
+        result.reasoning_tokens = reasoning_tokens[:budget]
+        result.content_tokens = content_tokens[: max(0, budget - len(reasoning_tokens))]
+        result.tool_calls = []
+        result.finish_reason = "length"
+    elif stopped:
+        result.finish_reason = "stop"
+    if request.logprobs:
+        result.logprobs = _logprobs(result.content_tokens, request.top_logprobs, rng)
+    return result
+
+
+def complete(request: ChatRequest, notes: list[ImageNote], *, reasoning_model: bool) -> ChatResult:
+    prompt_tokens, image_tokens = prompt_token_count(request, notes)
+    result = ChatResult([_choice(request, i, notes, reasoning_model) for i in range(request.n)],
+                        prompt_tokens, image_tokens)
+    result.reasoning_tokens = sum(len(c.reasoning_tokens) for c in result.choices)
+    result.text_tokens = sum(len(c.content_tokens) + c.tool_call_tokens() for c in result.choices)
+    return result

@@ -1,0 +1,92 @@
+"""What the vision model can truthfully say about ``image_url`` parts.
+
+``data:`` URIs are decoded and inspected (size, format, dominant colours).
+``http(s)`` URLs cannot be fetched offline: the answer says so politely instead
+of failing, so notebooks written for the real gateway still run.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from gatewaykit.emulator.errors import bad_request
+
+_DATA_URI = re.compile(r"data:(?P<mime>[\w/+.\-]*)(?P<params>(;[\w\-]+=[^;,]*)*)(?P<b64>;base64)?,(?P<data>.*)",
+                       re.S)
+
+
+@dataclass(frozen=True)
+class ImageNote:
+    """One image part: its description sentence and how many prompt tokens it costs."""
+
+    text: str
+    tokens: int
+
+
+def decode_data_uri(url: str, param: str) -> bytes:
+    match = _DATA_URI.fullmatch(url.strip())
+    if not match or not match.group("b64"):
+        raise bad_request(f"{param} must be a base64 data: URI (data:image/png;base64,...) or an http(s) URL.",
+                          param=param)
+    try:
+        return base64.b64decode(match.group("data"), validate=False)
+    except (binascii.Error, ValueError):
+        raise bad_request(f"{param} is not valid base64.", param=param) from None
+
+
+def image_parts(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    found = []
+    for i, message in enumerate(messages):
+        content = message.get("content")
+        if isinstance(content, list):
+            for j, part in enumerate(content):
+                if part.get("type") == "image_url":
+                    found.append((f"messages[{i}].content[{j}].image_url.url", part["image_url"]))
+    return found
+
+
+def image_tokens(width: int, height: int, detail: str | None) -> int:
+    """OpenAI-style image token estimate: 85 base + 170 per 512-pixel tile."""
+    if detail == "low":
+        return 85
+    scale = min(1.0, 2048 / max(width, height))
+    width, height = width * scale, height * scale
+    scale = min(1.0, 768 / min(width, height))
+    tiles = math.ceil(width * scale / 512) * math.ceil(height * scale / 512)
+    return 85 + 170 * tiles
+
+
+def describe_images(messages: list[dict[str, Any]], cache: dict[str, ImageNote]) -> list[ImageNote]:
+    """Describe every image part (CPU work: call it off the event loop)."""
+    from gatewaykit.emulator.media import MediaError, inspect_image
+
+    notes = []
+    for number, (param, image) in enumerate(image_parts(messages), 1):
+        url = image["url"]
+        if re.match(r"https?://", url, re.I):
+            notes.append(ImageNote(
+                f"I can't open image {number} ({url[:80]}): the offline gateway does not fetch URLs. "
+                "Send it as a base64 data: URI and I'll describe it.", 85))
+            continue
+        data = decode_data_uri(url, param)
+        key = hashlib.sha256(data).hexdigest() + str(image.get("detail"))
+        if key not in cache:
+            try:
+                facts = inspect_image(data)
+            except MediaError as exc:
+                raise bad_request(f"{param} is not a readable image: {exc}", param=param) from None
+            colours = ", ".join(f"{name} ({hexa}, about {round(share * 100)} %)"
+                                for name, hexa, share in facts.dominant_colours)
+            text = (f"is a {facts.width}×{facts.height} pixel {facts.format.upper()} image. "
+                    f"Its dominant colours are {colours or 'hard to tell'}.")
+            if len(cache) > 256:
+                cache.clear()
+            cache[key] = ImageNote(text, image_tokens(facts.width, facts.height, image.get("detail")))
+        notes.append(ImageNote(f"Image {number} {cache[key].text}", cache[key].tokens))
+    return notes

@@ -1,0 +1,51 @@
+"""The state of one gateway instance, passed to every route (never global)."""
+
+from __future__ import annotations
+
+import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, TypeVar
+
+from gatewaykit.emulator.accounts import AccountBook
+from gatewaykit.emulator.catalog import CATALOG, ModelSpec
+from gatewaykit.emulator.faults import FaultPlan
+from gatewaykit.emulator.settings import Settings
+
+T = TypeVar("T")
+
+
+class Gateway:
+    """Accounts, catalog, jobs, caches and the worker pool of one gateway instance."""
+
+    def __init__(self, settings: Settings) -> None:
+        from gatewaykit.emulator.media_cache import MediaCache
+
+        self.settings = settings
+        self.book = AccountBook(settings.accounts)
+        self.catalog: dict[str, ModelSpec] = CATALOG
+        self.faults = FaultPlan(settings)
+        self.media_cache = MediaCache()
+        self.vision_cache: dict[str, Any] = {}
+        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gatewaykit-media")
+        self._seed_rng = random.Random(f"seeds-{settings.seed}")
+        self._seed_lock = threading.Lock()
+
+    def random_seed(self) -> int:
+        """A seed for requests that omit one: random, but reproducible for a given ``--seed``."""
+        with self._seed_lock:
+            return self._seed_rng.randrange(2**31)
+
+    async def run_in_worker(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run CPU-heavy work (media, image inspection) off the event loop."""
+        import asyncio
+        import functools
+
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, functools.partial(function, *args, **kwargs))
+
+    def scaled(self, seconds: float) -> float:
+        return seconds * self.settings.time_scale
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,1 @@
+"""Route functions of the offline gateway, one module per resource."""

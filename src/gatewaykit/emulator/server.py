@@ -1,0 +1,123 @@
+"""Running the gateway: uvicorn in a background thread (``start``) or in the foreground (CLI)."""
+
+from __future__ import annotations
+
+import atexit
+import ipaddress
+import logging
+import os
+import threading
+import time
+import warnings
+from typing import Any
+
+from gatewaykit.emulator.settings import Settings, load_accounts
+
+_LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+
+
+def is_loopback(host: str) -> bool:
+    if host in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class _QuietDrops(logging.Filter):
+    """Hide uvicorn's complaint about the answers we leave unfinished on purpose (``disconnect``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "without completing response" not in record.getMessage()
+
+
+def make_settings(accounts: Any = None, time_scale: float = 1.0, seed: int = 0, admin_token: str | None = None,
+                  **more: Any) -> Settings:
+    return Settings(accounts=load_accounts(accounts), time_scale=time_scale, seed=seed, admin_token=admin_token,
+                    **more)
+
+
+def uvicorn_config(app: Any, host: str, port: int, log_level: str = "warning") -> Any:
+    import uvicorn
+
+    logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
+    return uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, lifespan="off",
+                          timeout_graceful_shutdown=1, ws="none")
+
+
+class Emulator:
+    """A running offline gateway. ``base_url`` has no ``/v1``; ``.stop()`` or use as a context manager."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, settings: Settings) -> None:
+        import uvicorn
+
+        from gatewaykit.emulator.app import create_app
+
+        if not is_loopback(host):
+            warnings.warn(f"The offline gateway is binding to {host}, which is not loopback: other machines "
+                          "can reach it.", RuntimeWarning, stacklevel=3)
+        self.settings = settings
+        self.app = create_app(settings)
+        gateway = self.app.state.gateway
+        self.api_key: str | None = gateway.book.first_active_key
+        self.admin_token = settings.admin_token
+
+        class _Server(uvicorn.Server):
+            def install_signal_handlers(self) -> None:  # the thread is not the main thread
+                pass
+
+        self._server = _Server(uvicorn_config(self.app, host, port))
+        self._thread = threading.Thread(target=self._server.run, name="gatewaykit-offline-gateway", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the offline gateway could not start on {host}:{port}")
+            time.sleep(0.01)
+        sock = self._server.servers[0].sockets[0].getsockname()
+        shown = f"[{sock[0]}]" if ":" in sock[0] else sock[0]
+        self.host, self.port = sock[0], sock[1]
+        self.base_url = f"http://{shown}:{self.port}"
+
+    @property
+    def gateway(self) -> Any:
+        return self.app.state.gateway
+
+    def stop(self) -> None:
+        """Stop the server and join its thread (idempotent)."""
+        if self._thread.is_alive():
+            self._server.should_exit = True
+            self._thread.join(timeout=10)
+        self.gateway.close()
+
+    def __enter__(self) -> Emulator:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"Emulator(base_url={self.base_url!r})"
+
+
+def start(host: str = "127.0.0.1", port: int = 0, accounts: Any = None, time_scale: float = 1.0, seed: int = 0,
+          admin_token: str | None = None, **more: Any) -> Emulator:
+    """Start an offline gateway in a background thread (``port=0``: a free port)."""
+    settings = make_settings(accounts, time_scale, seed, admin_token, **more)
+    return Emulator(host, port, settings=settings)
+
+
+_shared: Emulator | None = None
+_shared_lock = threading.Lock()
+
+
+def shared() -> Emulator:
+    """The process-wide gateway, started on first use; stopped at interpreter exit."""
+    global _shared
+    with _shared_lock:
+        if _shared is None or not _shared._thread.is_alive():
+            scale = float(os.environ.get("GATEWAYKIT_OFFLINE_TIME_SCALE", "1.0"))
+            _shared = start(time_scale=scale)
+            atexit.register(_shared.stop)
+        return _shared

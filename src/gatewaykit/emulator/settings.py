@@ -1,0 +1,72 @@
+"""Settings of one offline gateway instance (what the CLI flags and ``start()`` set)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: The documented demo key of the default account (balance $100).
+DEMO_KEY = "sk-bf-offline-demo-0000000000000000"
+DEMO_BALANCE_USD = 100.0
+#: Fault kinds ``--faults`` may draw from (the ``X-Emulator-Fault`` header also takes ``job-fail``).
+RANDOM_FAULT_KINDS = ("429", "500", "503", "disconnect", "stream-drop", "slow")
+HEADER_FAULT_KINDS = ("429", "500", "503", "disconnect", "stream-drop", "slow", "job-fail")
+
+
+def demo_accounts() -> dict[str, Any]:
+    """The accounts used when none are given: one demo account with :data:`DEMO_KEY`."""
+    return {
+        "accounts": [
+            {
+                "id": "demo",
+                "balance_usd": DEMO_BALANCE_USD,
+                "rate_limit": {"requests": 100_000, "per_seconds": 60},
+                "keys": [{"key": DEMO_KEY, "status": "active", "models": "*"}],
+            }
+        ]
+    }
+
+
+def load_accounts(accounts: dict[str, Any] | str | Path | None) -> dict[str, Any]:
+    """The accounts dict from a dict, a JSON file path, or None (the demo account)."""
+    if accounts is None:
+        return demo_accounts()
+    if isinstance(accounts, (str, Path)):
+        with open(accounts, encoding="utf-8") as handle:
+            return json.load(handle)
+    return accounts
+
+
+@dataclass
+class Settings:
+    """Everything that shapes one gateway instance; passed to ``create_app``."""
+
+    accounts: dict[str, Any] = field(default_factory=demo_accounts)
+    #: Multiplies every simulated duration (stream pacing, job run time); 0 = as fast as possible.
+    time_scale: float = 1.0
+    #: Seeds random image/video seeds and random fault injection (reproducible runs).
+    seed: int = 0
+    admin_token: str | None = None
+    #: Seconds finished jobs and their media links live before they expire.
+    retention_seconds: float = 3600.0
+    #: Probability that a /v1 request gets a random fault from ``fault_kinds``.
+    fault_rate: float = 0.0
+    fault_kinds: tuple[str, ...] = RANDOM_FAULT_KINDS
+    #: Real (unscaled) delay of the ``slow`` fault, so client time-outs can be tested at time-scale 0.
+    slow_seconds: float = 8.0
+    #: Largest accepted request body; bigger gives 413.
+    max_body_bytes: int = 64 * 1024 * 1024
+    #: Streamed chat pacing at time-scale 1.0.
+    tokens_per_second: float = 50.0
+
+    def __post_init__(self) -> None:
+        if self.time_scale < 0:
+            raise ValueError("time_scale must be >= 0")
+        if not 0.0 <= self.fault_rate <= 1.0:
+            raise ValueError("fault_rate must be between 0 and 1")
+        unknown = [kind for kind in self.fault_kinds if kind not in RANDOM_FAULT_KINDS]
+        if unknown:
+            raise ValueError(f"unknown fault kinds {unknown}; choose from {', '.join(RANDOM_FAULT_KINDS)}")
+        self.fault_kinds = tuple(self.fault_kinds)

@@ -1,0 +1,108 @@
+"""Session fixtures: one real offline gateway (uvicorn in a thread) shared by the whole suite.
+
+Accounts:
+- ``acme`` ($50, generous rate limit): ``ACME_KEY`` (every model), ``CHAT_ONLY_KEY``
+  (only ``chat-mini``), ``REVOKED_KEY`` (revoked), ``ACME_SECOND_KEY`` (every model; for ownership tests).
+- ``tight`` ($0.0001): ``TIGHT_KEY``, for 402.
+- ``limited`` (3 requests per 60 s): ``LIMITED_KEY``, for 429 (use it only in the rate-limit tests).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import httpx
+import pytest
+
+ADMIN_TOKEN = "admin-test-token"
+ACME_KEY = "sk-bf-test-acme-full-000000000001"
+ACME_SECOND_KEY = "sk-bf-test-acme-second-0000000002"
+CHAT_ONLY_KEY = "sk-bf-test-acme-chatonly-00000003"
+REVOKED_KEY = "sk-bf-test-acme-revoked-000000004"
+TIGHT_KEY = "sk-bf-test-tight-0000000000000005"
+LIMITED_KEY = "sk-bf-test-limited-00000000000006"
+
+TEST_ACCOUNTS: dict[str, Any] = {
+    "accounts": [
+        {
+            "id": "acme",
+            "balance_usd": 50.0,
+            "rate_limit": {"requests": 1_000_000, "per_seconds": 60},
+            "keys": [
+                {"key": ACME_KEY, "status": "active", "models": "*"},
+                {"key": ACME_SECOND_KEY, "status": "active", "models": "*"},
+                {"key": CHAT_ONLY_KEY, "status": "active", "models": ["chat-mini"]},
+                {"key": REVOKED_KEY, "status": "revoked"},
+            ],
+        },
+        {
+            "id": "tight",
+            "balance_usd": 0.0001,
+            "rate_limit": {"requests": 1000, "per_seconds": 60},
+            "keys": [{"key": TIGHT_KEY, "status": "active", "models": "*"}],
+        },
+        {
+            "id": "limited",
+            "balance_usd": 5.0,
+            "rate_limit": {"requests": 3, "per_seconds": 60},
+            "keys": [{"key": LIMITED_KEY, "status": "active", "models": "*"}],
+        },
+    ]
+}
+
+
+class Admin:
+    """Reads balances through the admin endpoint."""
+
+    def __init__(self, base_url: str, token: str) -> None:
+        self.base_url = base_url
+        self.token = token
+
+    def accounts(self) -> dict[str, dict[str, float]]:
+        answer = httpx.get(f"{self.base_url}/_emulator/accounts", headers={"Authorization": f"Bearer {self.token}"})
+        answer.raise_for_status()
+        return {entry["id"]: entry for entry in answer.json()["accounts"]}
+
+    def balance(self, account: str = "acme") -> float:
+        return self.accounts()[account]["balance_usd"]
+
+
+@pytest.fixture(scope="session")
+def emulator() -> Iterator[Any]:
+    """The offline gateway at time-scale 0 with the test accounts."""
+    from gatewaykit import emulator as gateway
+
+    with gateway.start(accounts=TEST_ACCOUNTS, time_scale=0, seed=0, admin_token=ADMIN_TOKEN) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def admin(emulator: Any) -> Admin:
+    return Admin(emulator.base_url, ADMIN_TOKEN)
+
+
+def auth(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+@pytest.fixture
+def http(emulator: Any) -> Iterator[httpx.Client]:
+    """An httpx client on the gateway, authenticated as ``ACME_KEY``."""
+    with httpx.Client(base_url=emulator.base_url, headers=auth(ACME_KEY), timeout=60) as client:
+        yield client
+
+
+class Keys:
+    """The test keys by role (the same values as the module constants)."""
+
+    acme = ACME_KEY
+    acme_second = ACME_SECOND_KEY
+    chat_only = CHAT_ONLY_KEY
+    revoked = REVOKED_KEY
+    tight = TIGHT_KEY
+    limited = LIMITED_KEY
+
+
+@pytest.fixture(scope="session")
+def keys() -> type[Keys]:
+    return Keys
