@@ -38,7 +38,7 @@ def _when(seconds: Optional[float]) -> str:
     return _time.strftime("%Y-%m-%d %H:%M:%S", _time.gmtime(seconds))
 
 
-def _totals(columns: dict[str, tuple]) -> dict[str, Any]:
+def _totals(columns: dict[str, list]) -> dict[str, Any]:
     groups = aggregate(columns, ("offline",))
     real = next((g for g in groups if not g["offline"]), None)
     synthetic = next((g for g in groups if g["offline"]), None)
@@ -75,7 +75,7 @@ def _headline(totals: dict[str, Any], budget: Optional[float]) -> str:
     return ", ".join(parts)
 
 
-def sparkline_svg(columns: dict[str, tuple], width: int = 240, height: int = 40) -> str:
+def sparkline_svg(columns: dict[str, list], width: int = 240, height: int = 40) -> str:
     """Cumulative USD over time as a small SVG polyline (empty string if nothing was charged)."""
     series = cumulative_by_model(columns, per_model=False).get(None)
     if not series:
@@ -111,7 +111,7 @@ def _table(header: list[str], body: list[list[str]], numeric: set[int]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
-def _summary_rows(columns: dict[str, tuple]) -> list[list[str]]:
+def _summary_rows(groups: list[dict[str, Any]]) -> list[list[str]]:
     return [
         [
             str(g["model"]),
@@ -122,11 +122,11 @@ def _summary_rows(columns: dict[str, tuple]) -> list[list[str]]:
             str(g["total_tokens"]),
             _usd(g["total_cost"]),
         ]
-        for g in aggregate(columns, ("model", "kind"))
+        for g in groups
     ]
 
 
-def _recent_rows(columns: dict[str, tuple]) -> list[list[str]]:
+def _recent_rows(columns: dict[str, list]) -> list[list[str]]:
     count = len(columns["kind"])
     out = []
     for i in range(max(0, count - RECENT_ROWS), count):
@@ -147,14 +147,15 @@ def _recent_rows(columns: dict[str, tuple]) -> list[list[str]]:
     return out
 
 
-def render_ledger(columns: dict[str, tuple], budget: Optional[float] = None) -> tuple[str, str]:
+def render_ledger(columns: dict[str, list], budget: Optional[float] = None) -> tuple[str, str]:
     """``(text/plain, text/html)`` for a ledger's columns."""
     totals = _totals(columns)
+    summary = _summary_rows(aggregate(columns, ("model", "kind")))
     headline = _headline(totals, budget)
     text_lines = [f"Ledger: {headline}"]
     if totals["offline"]:
         text_lines.insert(0, OFFLINE_BANNER)
-    for model, kind, offline, requests, charged, tokens, cost in _summary_rows(columns):
+    for model, kind, offline, requests, charged, tokens, cost in summary:
         flag = " (offline)" if offline else ""
         text_lines.append(f"  {model} {kind}{flag}: {requests} requests, {tokens} tokens, {cost}")
     html = [_STYLE, '<div class="gk-ledger">']
@@ -166,7 +167,7 @@ def render_ledger(columns: dict[str, tuple], budget: Optional[float] = None) -> 
         html.append(
             _table(
                 ["model", "kind", "offline", "requests", "charged", "tokens", "cost"],
-                _summary_rows(columns),
+                summary,
                 {3, 4, 5, 6},
             )
         )

@@ -35,7 +35,7 @@ _FLOAT_COLUMNS = (
 def _utc(pd, values):
     import numpy as np
 
-    seconds = np.array([float("nan") if v is None else v for v in values], dtype="float64")
+    seconds = np.array(values, dtype="float64")  # None becomes NaN (NaT)
     return pd.to_datetime(seconds, unit="s", utc=True)
 
 
@@ -52,13 +52,13 @@ def rows_to_frame(columns: dict[str, tuple]):
         elif name in _INTEGER_COLUMNS:
             data[name] = pd.array(values, dtype="Int64")
         elif name in _FLOAT_COLUMNS:
-            data[name] = np.array([np.nan if v is None else v for v in values], dtype="float64")
+            data[name] = np.array(values, dtype="float64")  # None becomes NaN
         elif name in ("charged", "offline"):
             data[name] = np.array(values, dtype=bool)
         elif name == "tags":
             data[name] = pd.Series(values, dtype=object)
         else:
-            data[name] = pd.array(values, dtype="string")
+            data[name] = pd.array(values, dtype="str")
     return pd.DataFrame(data, columns=list(COLUMNS))
 
 

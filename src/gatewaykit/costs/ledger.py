@@ -181,7 +181,8 @@ class Ledger:
             if row.kind in JOB_KINDS and row.id is not None and row.id in self._jobs:
                 return  # the same job recorded twice: keep the first
             self._add_row(row)
-            self._persist([{"event": "row", **row.to_json()}])
+            if self._journal is not None:
+                self._persist([{"event": "row", **row.to_json()}])
         self._maybe_warn()
 
     def update_job(
@@ -378,13 +379,10 @@ class Ledger:
         with self._lock:
             return [row.as_dict() for row in self._rows]
 
-    def _columns(self) -> dict[str, tuple]:
+    def _columns(self) -> dict[str, list]:
         """A consistent copy of every column (name -> values), taken under the lock."""
         with self._lock:
-            values = list(map(_ROW_VALUES, self._rows))
-        if not values:
-            return {name: () for name in _rows.COLUMNS}
-        return dict(zip(_rows.COLUMNS, zip(*values)))
+            return {name: list(map(getter, self._rows)) for name, getter in _COLUMN_GETTERS}
 
     @property
     def total_cost(self) -> float:
@@ -474,4 +472,4 @@ class Ledger:
         return self._repr_mimebundle_().get("text/html", "")
 
 
-_ROW_VALUES = operator.attrgetter(*_rows.COLUMNS)
+_COLUMN_GETTERS = tuple((name, operator.attrgetter(name)) for name in _rows.COLUMNS)

@@ -17,7 +17,7 @@ demand. ``COLUMNS`` is the DataFrame's column order.
 
 from __future__ import annotations
 
-import sys
+from sys import intern as _intern
 from dataclasses import dataclass, fields
 from typing import Any, Optional
 
@@ -112,13 +112,11 @@ _ALL_FIELD_SET = frozenset(_ALL_FIELDS)
 COLUMNS = tuple(name for name in _ALL_FIELDS if name != "pricing")
 
 
-def _intern(value: Optional[str]) -> Optional[str]:
-    # Model, kind and status repeat on every row: share one string object each.
-    return sys.intern(value) if isinstance(value, str) else value
-
-
 def _number(value: Any) -> Optional[float]:
-    if value is None or isinstance(value, bool):
+    kind = type(value)
+    if kind is float:
+        return value
+    if value is None or kind is bool:
         return None
     try:
         return float(value)
@@ -127,7 +125,10 @@ def _number(value: Any) -> Optional[float]:
 
 
 def _integer(value: Any) -> Optional[int]:
-    if value is None or isinstance(value, bool):
+    kind = type(value)
+    if kind is int or value is None:
+        return value
+    if kind is bool:
         return None
     try:
         return int(value)
@@ -144,12 +145,14 @@ def _pricing_fields(request: Optional[dict[str, Any]]) -> Optional[dict]:
 
 def row_from_record(record: CostRecord, tags: tuple = ()) -> LedgerRow:
     """Flatten a record into a row; the ledger settles ``cost_source`` from its status."""
+    # Model, kind and status repeat on every row: intern them so rows share one string each.
+    model = record.model
     row = LedgerRow(
-        time=float(record.time),
-        kind=_intern(record.kind),
-        model=_intern(record.model),
-        status=_intern(record.status),
-        id=record.id,
+        float(record.time),
+        _intern(record.kind),
+        _intern(model) if model.__class__ is str else model,
+        _intern(record.status),
+        record.id,
         images=record.images,
         seconds=_number(record.seconds),
         latency=record.latency,
@@ -163,23 +166,28 @@ def row_from_record(record: CostRecord, tags: tuple = ()) -> LedgerRow:
     )
     usage = record.usage
     if usage:
-        row.prompt_tokens = _integer(usage.get("prompt_tokens"))
-        row.completion_tokens = _integer(usage.get("completion_tokens"))
-        row.total_tokens = _integer(usage.get("total_tokens"))
-        completion_details = usage.get("completion_tokens_details") or {}
-        row.reasoning_tokens = _integer(completion_details.get("reasoning_tokens"))
-        prompt_details = usage.get("prompt_tokens_details") or {}
-        cached = prompt_details.get("cached_tokens")
-        row.cached_tokens = _integer(cached if cached is not None else prompt_details.get("cached_read_tokens"))
-        cost = usage.get("cost")
+        get = usage.get
+        row.prompt_tokens = _integer(get("prompt_tokens"))
+        row.completion_tokens = _integer(get("completion_tokens"))
+        row.total_tokens = _integer(get("total_tokens"))
+        completion_details = get("completion_tokens_details")
+        if completion_details:
+            row.reasoning_tokens = _integer(completion_details.get("reasoning_tokens"))
+        prompt_details = get("prompt_tokens_details")
+        if prompt_details:
+            cached = prompt_details.get("cached_tokens")
+            if cached is None:
+                cached = prompt_details.get("cached_read_tokens")
+            row.cached_tokens = _integer(cached)
+        cost = get("cost")
         if cost:
             row.total_cost = _number(cost.get("total_cost"))
             if row.total_cost is not None:
                 row.cost_source = REPORTED
             for name in COST_FIELDS:
-                setattr(row, name, _number(cost.get(name)))
-    if record.kind in JOB_KINDS:
-        row.pricing = _pricing_fields(record.request)
-    elif record.kind.startswith("image") and row.images is None and record.request:
+                value = cost.get(name)
+                if value is not None:
+                    setattr(row, name, _number(value))
+    if record.kind in JOB_KINDS or (record.kind.startswith("image") and row.images is None):
         row.pricing = _pricing_fields(record.request)
     return row

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time as _time
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 __all__ = ["SUMMARY_KEYS", "aggregate", "billed_times", "cumulative_by_model", "normalise_keys"]
 
@@ -26,71 +26,81 @@ def normalise_keys(by: Union[str, Sequence[str]]) -> tuple:
     return keys if "offline" in keys else keys + ("offline",)
 
 
-def billed_times(columns: dict[str, tuple]) -> list[float]:
+def billed_times(columns: dict[str, list]) -> list[float]:
     """When each row's cost was incurred: ``finished_time`` for jobs, else ``time``."""
     return [f if f is not None else t for t, f in zip(columns["time"], columns["finished_time"])]
 
 
-def _day(seconds: float) -> str:
-    return _time.strftime("%Y-%m-%d", _time.gmtime(seconds))
-
-
-def _key_values(key: str, index: int, columns: dict[str, tuple], when: list[float]) -> Iterable[Any]:
-    if key == "tag":
-        return columns["tags"][index] or (None,)
-    if key == "day":
-        return (_day(when[index]),)
-    return (columns[key][index],)
-
-
-def aggregate(columns: dict[str, tuple], by: Union[str, Sequence[str]]) -> list[dict[str, Any]]:
-    """One dict per group: keys, requests, charged, errors, token sums, costs."""
-    keys = normalise_keys(by)
-    when = billed_times(columns)
-    groups: dict[tuple, dict[str, Any]] = {}
-    costs: dict[tuple, dict[str, list]] = {}
-    for i in range(len(columns["kind"])):
-        combos: list[tuple] = [()]
-        for key in keys:
-            combos = [c + (v,) for c in combos for v in _key_values(key, i, columns, when)]
-        for combo in combos:
-            group = groups.get(combo)
-            if group is None:
-                group = dict(zip(keys, combo))
-                group.update(requests=0, charged=0, not_charged=0, not_reported=0)
-                group.update({name: 0 for name in _COUNTS})
-                group["seconds"] = 0.0
-                groups[combo] = group
-                costs[combo] = {"reported": [], "estimated": []}
-            group["requests"] += 1
-            source = columns["cost_source"][i]
-            if columns["charged"][i]:
-                group["charged"] += 1
-            elif columns["status"][i] not in ("queued", "in_progress"):
-                group["not_charged"] += 1
-            if source == "not reported":
-                group["not_reported"] += 1
-            for name in _COUNTS:
-                value = columns[name][i]
-                if value:
-                    group[name] += value
-            if columns["seconds"][i]:
-                group["seconds"] += columns["seconds"][i]
-            cost = columns["total_cost"][i]
-            if cost is not None and source in ("reported", "estimated"):
-                costs[combo][source].append(cost)
+def _days(when: list[float]) -> list[str]:
+    cache: dict[int, str] = {}
     out = []
-    for combo in sorted(groups, key=lambda c: tuple((v is None, str(v)) for v in c)):
-        group = groups[combo]
-        group["reported_cost"] = math.fsum(costs[combo]["reported"])
-        group["estimated_cost"] = math.fsum(costs[combo]["estimated"])
-        group["total_cost"] = math.fsum(costs[combo]["reported"] + costs[combo]["estimated"])
+    for seconds in when:
+        number = int(seconds // 86400)
+        day = cache.get(number)
+        if day is None:
+            day = cache[number] = _time.strftime("%Y-%m-%d", _time.gmtime(number * 86400))
+        out.append(day)
+    return out
+
+
+def _key_column(key: str, columns: dict[str, list], when: list[float]) -> list:
+    if key == "tag":
+        return [tags or (None,) for tags in columns["tags"]]
+    if key == "day":
+        return _days(when)
+    return columns[key]
+
+
+def _group_members(keys: tuple, columns: dict[str, list]) -> dict[tuple, list[int]]:
+    when = billed_times(columns)
+    key_columns = [_key_column(key, columns, when) for key in keys]
+    members: dict[tuple, list[int]] = {}
+    if "tag" not in keys:
+        for i, combo in enumerate(zip(*key_columns)):
+            members.setdefault(combo, []).append(i)
+        return members
+    for i in range(len(when)):
+        combos: list[tuple] = [()]
+        for key, column in zip(keys, key_columns):
+            values = column[i] if key == "tag" else (column[i],)
+            combos = [c + (v,) for c in combos for v in values]
+        for combo in combos:
+            members.setdefault(combo, []).append(i)
+    return members
+
+
+def aggregate(columns: dict[str, list], by: Union[str, Sequence[str]]) -> list[dict[str, Any]]:
+    """One dict per group: keys, requests, charged, not charged, token sums, costs."""
+    keys = normalise_keys(by)
+    members = _group_members(keys, columns)
+    charged, status, source, cost = (
+        columns["charged"], columns["status"], columns["cost_source"], columns["total_cost"]
+    )
+    out = []
+    for combo in sorted(members, key=lambda c: tuple((v is None, str(v)) for v in c)):
+        idx = members[combo]
+        group: dict[str, Any] = dict(zip(keys, combo))
+        group["requests"] = len(idx)
+        group["charged"] = sum(1 for i in idx if charged[i])
+        group["not_charged"] = sum(
+            1 for i in idx if not charged[i] and status[i] not in ("queued", "in_progress")
+        )
+        group["not_reported"] = sum(1 for i in idx if source[i] == "not reported")
+        for name in _COUNTS:
+            column = columns[name]
+            group[name] = sum(column[i] for i in idx if column[i])
+        group["seconds"] = math.fsum(columns["seconds"][i] for i in idx if columns["seconds"][i])
+        reported = [cost[i] for i in idx if source[i] == "reported" and cost[i] is not None]
+        estimated = [cost[i] for i in idx if source[i] == "estimated" and cost[i] is not None]
+        group["reported_cost"] = math.fsum(reported)
+        group["estimated_cost"] = math.fsum(estimated)
+        group["total_cost"] = math.fsum(reported + estimated)
         out.append(group)
     return out
 
 
 def cumulative_by_model(
-    columns: dict[str, tuple], *, per_model: bool = True
+    columns: dict[str, list], *, per_model: bool = True
 ) -> dict[Optional[str], tuple[list[float], list[float]]]:
     """Per model (or one series under ``None`` when not ``per_model``): billed times and running USD."""
     when = billed_times(columns)
