@@ -1,0 +1,27 @@
+"""The client core: typed sync and async clients for every endpoint of the gateway.
+
+Layout (like httpx): ``base`` does no I/O (configuration, request building,
+response -> model, status -> exception); ``flows`` holds multi-step behaviour
+as generators (retries, job polling) with a sync and an async driver;
+``_transport`` is the only module that imports httpx; ``sse``, ``assembly``
+and ``streaming`` decode and assemble streams; ``validation`` checks requests
+against the catalog before sending; ``recording`` hands costs to the ledger.
+"""
+
+from gatewaykit.client.batch import BatchResult
+from gatewaykit.client.clients import AsyncClient, Client
+from gatewaykit.client.config import OfflineGatewayWarning
+from gatewaykit.client.flows import RetryPolicy
+from gatewaykit.client.media_inputs import image_part
+from gatewaykit.client.streaming import AsyncChatStream, ChatStream
+
+__all__ = [
+    "AsyncChatStream",
+    "AsyncClient",
+    "BatchResult",
+    "ChatStream",
+    "Client",
+    "OfflineGatewayWarning",
+    "RetryPolicy",
+    "image_part",
+]

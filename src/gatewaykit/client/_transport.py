@@ -1,0 +1,141 @@
+"""The only module that imports httpx.
+
+Everything else in the client works on :class:`~gatewaykit.client.requests.ApiRequest`
+(what to send) and on the duck-typed response this module returns
+(``status_code``, ``headers``, ``content``). Transport failures are translated
+here, in one place, into :class:`APIConnectionError` / :class:`APITimeoutError`,
+each marked with ``request_sent``: False when the request provably never
+reached the server (so a retry cannot duplicate a charge), True otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator, Iterator
+
+import httpx
+
+from gatewaykit.client.requests import NOT_GIVEN, ApiRequest
+from gatewaykit.errors import APIConnectionError, APITimeoutError
+
+__all__ = ["AsyncTransport", "SyncTransport", "translate_error"]
+
+# Failures that happen before a single byte of the request left this process.
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.UnsupportedProtocol)
+
+
+def translate_error(exc: Exception, request: ApiRequest | None = None) -> APIConnectionError:
+    """Map an httpx exception to the gatewaykit error tree (never mentions headers or keys)."""
+    sent = not isinstance(exc, _NOT_SENT)
+    where = f" ({request.method} {request.path})" if request is not None else ""
+    if isinstance(exc, httpx.TimeoutException):
+        what = "connecting" if not sent else "waiting for the answer"
+        err: APIConnectionError = APITimeoutError(f"Timed out {what}{where}: {type(exc).__name__}")
+    else:
+        detail = str(exc) or type(exc).__name__
+        err = APIConnectionError(f"Connection to the gateway failed{where}: {detail}")
+    err.request_sent = sent  # type: ignore[attr-defined]
+    return err
+
+
+def make_timeout(timeout: Any) -> httpx.Timeout:
+    """A float (seconds, total per phase), None (no limit) or an httpx-like Timeout."""
+    if isinstance(timeout, httpx.Timeout):
+        return timeout
+    if timeout is None:
+        return httpx.Timeout(None)
+    return httpx.Timeout(float(timeout), connect=min(10.0, float(timeout)))
+
+
+class _TransportBase:
+    def __init__(self, base_url: str, headers: dict[str, str], timeout: Any) -> None:
+        self.base_url = base_url
+        self._headers = headers
+        self._headers_without_auth = {k: v for k, v in headers.items() if k != "Authorization"}
+        self._timeout_ext = make_timeout(timeout).as_dict()
+
+    def _build(self, request: ApiRequest) -> httpx.Request:
+        headers = self._headers if request.auth else self._headers_without_auth
+        if request.headers or request.files is not None:
+            headers = dict(headers)
+            if request.files is not None:
+                headers.pop("Content-Type", None)  # httpx sets the multipart boundary
+            if request.headers:
+                headers.update(request.headers)
+        url = request.path if request.path.startswith(("http://", "https://")) else self.base_url + request.path
+        if request.timeout is not NOT_GIVEN:
+            extensions = {"timeout": make_timeout(request.timeout).as_dict()}
+        else:
+            extensions = {"timeout": self._timeout_ext}
+        if request.files is not None:
+            return httpx.Request(
+                request.method, url, headers=headers, data=request.data, files=request.files, extensions=extensions
+            )
+        return httpx.Request(request.method, url, headers=headers, content=request.content, extensions=extensions)
+
+
+class SyncTransport(_TransportBase):
+    """Blocking sends over one pooled ``httpx.Client``."""
+
+    def __init__(
+        self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any = None
+    ) -> None:
+        super().__init__(base_url, headers, timeout)
+        self._client = httpx.Client(transport=http_transport, follow_redirects=False, timeout=make_timeout(timeout))
+
+    def send(self, request: ApiRequest) -> Any:
+        try:
+            response = self._client.send(self._build(request), stream=request.stream)
+            if request.stream and response.status_code >= 300:
+                response.read()  # error bodies are small; the error mapping needs them
+                response.close()
+            return response
+        except httpx.HTTPError as exc:
+            raise translate_error(exc, request) from None
+
+    def iter_bytes(self, response: Any) -> Iterator[bytes]:
+        """The body of a streamed response, transport errors translated."""
+        try:
+            yield from response.iter_bytes()
+        except httpx.HTTPError as exc:
+            raise translate_error(exc) from None
+
+    def close_response(self, response: Any) -> None:
+        response.close()
+
+    def close(self) -> None:
+        self._client.close()
+
+
+class AsyncTransport(_TransportBase):
+    """Awaitable sends over one pooled ``httpx.AsyncClient``."""
+
+    def __init__(
+        self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any = None
+    ) -> None:
+        super().__init__(base_url, headers, timeout)
+        self._client = httpx.AsyncClient(
+            transport=http_transport, follow_redirects=False, timeout=make_timeout(timeout)
+        )
+
+    async def send(self, request: ApiRequest) -> Any:
+        try:
+            response = await self._client.send(self._build(request), stream=request.stream)
+            if request.stream and response.status_code >= 300:
+                await response.aread()
+                await response.aclose()
+            return response
+        except httpx.HTTPError as exc:
+            raise translate_error(exc, request) from None
+
+    async def iter_bytes(self, response: Any) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in response.aiter_bytes():
+                yield chunk
+        except httpx.HTTPError as exc:
+            raise translate_error(exc) from None
+
+    async def close_response(self, response: Any) -> None:
+        await response.aclose()
+
+    async def close(self) -> None:
+        await self._client.aclose()

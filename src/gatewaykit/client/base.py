@@ -1,0 +1,180 @@
+"""Everything the sync and async clients share, none of it doing I/O (like httpx's ``BaseClient``).
+
+Configuration, request building, response -> model, status -> exception, the
+catalog cache, the ledger, and the flows of single billable calls. The
+:class:`~gatewaykit.client.Client` and :class:`~gatewaykit.client.AsyncClient`
+add only a transport, a flow driver, stream wrappers and closing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Optional
+
+from gatewaykit._version import __version__
+from gatewaykit.client.config import Settings, resolve_settings
+from gatewaykit.client.flows import Flow, RetryPolicy, send_with_retries
+from gatewaykit.client.recording import Recording, request_summary
+from gatewaykit.client.requests import NOT_GIVEN, ApiRequest, encode_json
+from gatewaykit.errors import GatewayError, error_from_response
+from gatewaykit.types import Model, ModelList
+
+__all__ = ["BaseClient", "raise_for_status"]
+
+DEFAULT_TIMEOUT = 120.0
+
+
+def raise_for_status(response: Any) -> None:
+    """The one place where an HTTP error answer becomes a typed exception."""
+    status = response.status_code
+    if status < 400:
+        return
+    content = response.content
+    try:
+        body: Any = json.loads(content) if content else None
+    except ValueError:
+        body = content.decode("utf-8", "replace") if isinstance(content, bytes) else str(content)
+    headers = response.headers
+    raise error_from_response(status, body, headers=headers, request_id=headers.get("x-request-id"))
+
+
+class BaseClient:
+    """Configuration and sans-I/O request logic shared by Client and AsyncClient."""
+
+    _is_async = False
+
+    def __init__(
+        self,
+        *,
+        api_key: Optional[str] = None,
+        base_url: Optional[str] = None,
+        offline: bool = False,
+        timeout: Any = DEFAULT_TIMEOUT,
+        max_retries: int = 2,
+        retry_policy: Optional[RetryPolicy] = None,
+        validate: bool = True,
+        ledger: Any = None,
+        default_headers: Optional[Mapping[str, str]] = None,
+        http_transport: Any = None,
+    ) -> None:
+        self._settings: Settings = resolve_settings(api_key, base_url, offline)
+        self._policy = retry_policy or RetryPolicy(max_retries=max_retries)
+        self._validate = validate
+        self._ledger = ledger
+        self._catalog: Optional[ModelList] = None
+        headers = {
+            "Authorization": f"Bearer {self._settings.api_key}",
+            "User-Agent": f"gatewaykit/{__version__}",
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+        }
+        if default_headers:
+            headers.update(default_headers)
+        self._transport = self._make_transport(self._settings.base_url, headers, timeout, http_transport)
+
+    # -- configuration -----------------------------------------------------------------
+    def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
+        raise NotImplementedError
+
+    def _run(self, flow: Flow[Any]) -> Any:  # a value (sync) or an awaitable (async)
+        raise NotImplementedError
+
+    @property
+    def base_url(self) -> str:
+        """The gateway host (no ``/v1``)."""
+        return self._settings.base_url
+
+    @property
+    def offline(self) -> bool:
+        """True when this client talks to the built-in offline gateway (synthetic results)."""
+        return self._settings.offline
+
+    @property
+    def max_retries(self) -> int:
+        return self._policy.max_retries
+
+    @property
+    def ledger(self) -> Any:
+        """The ledger this client records into (by default the process-wide ``gatewaykit.ledger``)."""
+        if self._ledger is not None:
+            return self._ledger
+        from gatewaykit.costs import ledger
+
+        return ledger
+
+    def __repr__(self) -> str:
+        mode = ", offline=True" if self.offline else ""
+        return f"{type(self).__name__}(base_url={self.base_url!r}{mode})"
+
+    # -- request building ----------------------------------------------------------------
+    @staticmethod
+    def _json_request(
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        timeout: Any = NOT_GIVEN,
+        stream: bool = False,
+        replay_safe: bool = False,
+        creates_job: bool = False,
+    ) -> ApiRequest:
+        return ApiRequest(
+            method,
+            path,
+            content=encode_json(body) if body is not None else None,
+            headers=extra_headers,
+            timeout=timeout,
+            stream=stream,
+            replay_safe=replay_safe,
+            creates_job=creates_job,
+        )
+
+    def _get(self, path: str, *, extra_headers: Any = None, timeout: Any = NOT_GIVEN) -> Flow[Any]:
+        """GET with retries; the successful response (errors raised)."""
+        request = ApiRequest("GET", path, headers=extra_headers, timeout=timeout, replay_safe=True)
+        response, _ = yield from send_with_retries(request, self._policy)
+        raise_for_status(response)
+        return response
+
+    # -- catalog --------------------------------------------------------------------------
+    def _fetch_models(self, *, extra_headers: Any = None, timeout: Any = NOT_GIVEN) -> Flow[ModelList]:
+        response = yield from self._get("/v1/models", extra_headers=extra_headers, timeout=timeout)
+        catalog = ModelList.model_validate_json(response.content)
+        self._catalog = catalog
+        return catalog
+
+    def _catalog_entry(self, model: Optional[str]) -> Flow[Optional[Model]]:
+        """The model's entry from the catalog, fetched once per client; None when unknown or unavailable.
+
+        A failure to fetch the catalog never fails the call: the checks are skipped
+        and the gateway answers.
+        """
+        if self._catalog is None:
+            try:
+                yield from self._fetch_models()
+            except GatewayError:
+                return None
+        catalog = self._catalog
+        if catalog is None or model is None:
+            return None
+        for entry in catalog.data:
+            if entry.id == model:
+                return entry
+        return None
+
+    # -- one billable call -------------------------------------------------------------------
+    def _recording(self, kind: str, model: Optional[str], body: dict[str, Any]) -> Recording:
+        return Recording(self.ledger, kind, model, request_summary(body), self.offline)
+
+    def _billable_send(self, request: ApiRequest, recording: Recording) -> Flow[Any]:
+        """Budget check, send with retries, record an error outcome; the successful response."""
+        recording.check_budget()
+        try:
+            response, attempts = yield from send_with_retries(request, self._policy)
+            recording.sent(response, attempts)
+            raise_for_status(response)
+        except GatewayError as exc:
+            recording.error(exc)
+            raise
+        return response

@@ -1,0 +1,84 @@
+"""Many requests from one notebook cell, with bounded concurrency.
+
+The sync client uses a thread pool: plain blocking calls work inside a running
+Jupyter event loop (no ``asyncio.run``, no nest-asyncio). The async client uses
+a semaphore and ``asyncio.gather``. Results come back in input order; an item
+that failed holds its exception instead of a value, so one failure loses nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Awaitable, Callable, Iterable, Optional
+
+__all__ = ["BatchResult", "run_async_batch", "run_thread_batch"]
+
+
+class BatchResult(list):
+    """A list of results in input order; failed items hold their exception."""
+
+    @property
+    def errors(self) -> list[tuple[int, BaseException]]:
+        """``(index, exception)`` for every item that failed."""
+        return [(index, item) for index, item in enumerate(self) if isinstance(item, BaseException)]
+
+    @property
+    def values(self) -> list[Any]:
+        """The successful results, in order (failed items left out)."""
+        return [item for item in self if not isinstance(item, BaseException)]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def raise_first(self) -> "BatchResult":
+        """Raise the first item's exception, if any failed; else return self."""
+        for item in self:
+            if isinstance(item, BaseException):
+                raise item
+        return self
+
+    def __repr__(self) -> str:
+        failed = len(self.errors)
+        return f"BatchResult({len(self)} results, {failed} failed)"
+
+
+def _capture(call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except Exception as exc:  # noqa: BLE001 - kept in the result, by design
+        return exc
+
+
+def run_thread_batch(calls: Iterable[Callable[[], Any]], concurrency: int = 8) -> BatchResult:
+    calls = list(calls)
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    if not calls:
+        return BatchResult()
+    with ThreadPoolExecutor(max_workers=min(concurrency, len(calls)), thread_name_prefix="gatewaykit") as pool:
+        futures = [pool.submit(_capture, call) for call in calls]
+        try:
+            return BatchResult(future.result() for future in futures)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+async def run_async_batch(
+    calls: Iterable[Callable[[], Awaitable[Any]]], concurrency: int = 8, semaphore: Optional[asyncio.Semaphore] = None
+) -> BatchResult:
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    gate = semaphore or asyncio.Semaphore(concurrency)
+
+    async def one(call: Callable[[], Awaitable[Any]]) -> Any:
+        async with gate:
+            try:
+                return await call()
+            except Exception as exc:  # noqa: BLE001
+                return exc
+
+    return BatchResult(await asyncio.gather(*(one(call) for call in calls)))

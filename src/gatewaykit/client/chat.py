@@ -1,0 +1,231 @@
+"""``client.chat``: ``completions.create`` (buffered or streamed) and ``ask``.
+
+One resource class serves both clients: it builds a flow and hands it to the
+client's driver, so ``Client`` returns the value and ``AsyncClient`` an
+awaitable of it. Only ``ask`` differs (it consumes a stream) and is overridden
+in :class:`AsyncChat`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Optional, Union
+
+from gatewaykit.client.base import BaseClient
+from gatewaykit.client.flows import Flow
+from gatewaykit.client.media_inputs import normalise_messages
+from gatewaykit.client.notebook_hooks import notebook_function
+from gatewaykit.client.recording import Recording
+from gatewaykit.client.requests import NOT_GIVEN, merge_body
+from gatewaykit.client.validation import check_chat
+from gatewaykit.types import ChatCompletion
+
+__all__ = ["AsyncChat", "Chat", "Completions"]
+
+_parse_completion = ChatCompletion.model_validate_json
+
+
+def _parse(response: Any, recording: Recording) -> ChatCompletion:
+    completion = _parse_completion(response.content)
+    recording.ok(id=completion.id, usage=completion.usage)
+    return completion
+
+
+def _dump(items: Any) -> Any:
+    if items is None:
+        return None
+    return [item.model_dump(mode="json", exclude_none=True) if hasattr(item, "model_dump") else item for item in items]
+
+
+class Completions:
+    """``POST /v1/chat/completions``."""
+
+    def __init__(self, client: BaseClient) -> None:
+        self._client = client
+
+    def create(
+        self,
+        *,
+        model: str,
+        messages: Iterable[Any],
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[str] = None,
+        stop: Union[str, list[str], None] = None,
+        stream: bool = False,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        seed: Optional[int] = None,
+        n: Optional[int] = None,
+        frequency_penalty: Optional[float] = None,
+        presence_penalty: Optional[float] = None,
+        logit_bias: Optional[Mapping[str, float]] = None,
+        logprobs: Optional[bool] = None,
+        top_logprobs: Optional[int] = None,
+        response_format: Optional[Mapping[str, Any]] = None,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        user: Optional[str] = None,
+        include_svc_system_prompt: Optional[bool] = None,
+        fallbacks: Optional[list[str]] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
+        modalities: Optional[list[str]] = None,
+        prompt_cache_key: Optional[str] = None,
+        prompt_cache_retention: Optional[str] = None,
+        reasoning: Optional[Mapping[str, Any]] = None,
+        safety_identifier: Optional[str] = None,
+        service_tier: Optional[str] = None,
+        store: Optional[bool] = None,
+        prediction: Optional[Mapping[str, Any]] = None,
+        web_search_options: Optional[Mapping[str, Any]] = None,
+        truncation: Optional[str] = None,
+        verbosity: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_body: Optional[Mapping[str, Any]] = None,
+        timeout: Any = NOT_GIVEN,
+        validate: Optional[bool] = None,
+        **kwargs: Any,
+    ) -> Any:
+        """A chat completion (``stream=True``: a ``ChatStream`` of chunks, asking for ``include_usage``).
+
+        Messages are dicts or :class:`gatewaykit.Message`; content lists may hold
+        image inputs (paths, bytes, PIL images), sent as ``data:`` URIs. Any other
+        keyword is sent as-is; ``extra_body`` is merged last.
+        """
+        fields = {
+            "model": model,
+            "messages": normalise_messages(messages),
+            "temperature": temperature,
+            "top_p": top_p,
+            "max_tokens": max_tokens,
+            "max_completion_tokens": max_completion_tokens,
+            "reasoning_effort": reasoning_effort,
+            "stop": stop,
+            "seed": seed,
+            "n": n,
+            "frequency_penalty": frequency_penalty,
+            "presence_penalty": presence_penalty,
+            "logit_bias": logit_bias,
+            "logprobs": logprobs,
+            "top_logprobs": top_logprobs,
+            "response_format": response_format,
+            "tools": _dump(tools),
+            "tool_choice": tool_choice,
+            "parallel_tool_calls": parallel_tool_calls,
+            "user": user,
+            "include_svc_system_prompt": include_svc_system_prompt,
+            "fallbacks": fallbacks,
+            "metadata": metadata,
+            "modalities": modalities,
+            "prompt_cache_key": prompt_cache_key,
+            "prompt_cache_retention": prompt_cache_retention,
+            "reasoning": reasoning,
+            "safety_identifier": safety_identifier,
+            "service_tier": service_tier,
+            "store": store,
+            "prediction": prediction,
+            "web_search_options": web_search_options,
+            "truncation": truncation,
+            "verbosity": verbosity,
+        }
+        body = merge_body(fields, kwargs, extra_body)
+        if stream:
+            body["stream"] = True
+            options = dict(body.get("stream_options") or stream_options or {})
+            options.setdefault("include_usage", True)
+            body["stream_options"] = options
+        checked = self._client._validate if validate is None else validate
+        return self._client._run(self._flow(body, stream, extra_headers, timeout, checked))
+
+    def _flow(
+        self, body: dict[str, Any], stream: bool, extra_headers: Any, timeout: Any, checked: bool
+    ) -> Flow[Any]:
+        client = self._client
+        if body.get("model") is None:
+            body["model"] = yield from _default_chat_model(client)
+        if checked:
+            check_chat(body)
+        recording = client._recording("chat.stream" if stream else "chat", body["model"], body)
+        request = client._json_request(
+            "POST", "/v1/chat/completions", body, extra_headers=extra_headers, timeout=timeout, stream=stream
+        )
+        response = yield from client._billable_send(request, recording)
+        if stream:
+            return client._open_chat_stream(response, recording)
+        return _parse(response, recording)
+
+
+def _default_chat_model(client: BaseClient) -> Flow[str]:
+    """The first chat model of the catalog (for ``ask`` without ``model=``)."""
+    yield from client._catalog_entry(None)
+    catalog = client._catalog
+    if catalog is not None:
+        for entry in catalog.data:
+            if entry.kind == "chat":
+                return entry.id
+    raise TypeError("ask() needs model=: the catalog lists no chat model to default to")
+
+
+def _ask_messages(prompt: Any, system: Optional[str]) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    if system:
+        messages.append({"role": "system", "content": system})
+    messages.append({"role": "user", "content": prompt})
+    return messages
+
+
+class Chat:
+    """``client.chat``: ``completions`` and the one-line ``ask``."""
+
+    def __init__(self, client: BaseClient) -> None:
+        self._client = client
+        self.completions = Completions(client)
+
+    def ask(
+        self,
+        prompt: Any,
+        *,
+        model: Optional[str] = None,
+        system: Optional[str] = None,
+        stream: bool = True,
+        **fields: Any,
+    ) -> ChatCompletion:
+        """Ask one question; the answer as a ``ChatCompletion``.
+
+        In a running notebook kernel the answer renders live as it streams (the
+        notebook layer's ``live.render_stream``); elsewhere the stream is read to
+        its end. ``prompt`` may be a list of content parts (text and images).
+        Without ``model=``, the catalog's first chat model answers.
+        """
+        messages = _ask_messages(prompt, system)
+        result = self.completions.create(model=model, messages=messages, stream=stream, **fields)  # type: ignore[arg-type]
+        if not stream:
+            return result
+        render = notebook_function("live", "render_stream")
+        if render is not None:
+            return render(result)
+        return result.final()
+
+
+class AsyncChat(Chat):
+    """``aclient.chat``: the same, awaitable."""
+
+    async def ask(  # type: ignore[override]
+        self,
+        prompt: Any,
+        *,
+        model: Optional[str] = None,
+        system: Optional[str] = None,
+        stream: bool = True,
+        **fields: Any,
+    ) -> ChatCompletion:
+        """Ask one question; ``await`` the answer (rendered live in a notebook kernel)."""
+        messages = _ask_messages(prompt, system)
+        result = await self.completions.create(model=model, messages=messages, stream=stream, **fields)  # type: ignore[arg-type]
+        if not stream:
+            return result
+        render = notebook_function("live", "render_async_stream")
+        if render is not None:
+            return await render(result)
+        return await result.final()

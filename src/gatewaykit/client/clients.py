@@ -1,0 +1,155 @@
+"""``Client`` (blocking) and ``AsyncClient`` (awaitable): the same surface over two drivers.
+
+Both share :class:`BaseClient` (configuration, request building, flows); each
+adds only its transport, its flow driver, its stream class and closing.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Iterable, Optional, Union
+
+from gatewaykit.client import jobs
+from gatewaykit.client._transport import AsyncTransport, SyncTransport
+from gatewaykit.client.base import DEFAULT_TIMEOUT, BaseClient
+from gatewaykit.client.batch import BatchResult, run_async_batch, run_thread_batch
+from gatewaykit.client.chat import AsyncChat, Chat
+from gatewaykit.client.flows import Flow, RetryPolicy, run_async, run_sync
+from gatewaykit.client.images import Images
+from gatewaykit.client.models import Models
+from gatewaykit.client.music import Music
+from gatewaykit.client.recording import Recording
+from gatewaykit.client.streaming import AsyncChatStream, ChatStream
+from gatewaykit.client.videos import Videos
+
+__all__ = ["AsyncClient", "Client"]
+
+
+class _Surface(BaseClient):
+    """The resources, and the job operations the job types call back into."""
+
+    def __init__(
+        self,
+        api_key: Optional[str] = None,
+        *,
+        base_url: Optional[str] = None,
+        offline: bool = False,
+        timeout: Any = DEFAULT_TIMEOUT,
+        max_retries: int = 2,
+        retry_policy: Optional[RetryPolicy] = None,
+        validate: bool = True,
+        ledger: Any = None,
+        default_headers: Optional[dict[str, str]] = None,
+        http_transport: Any = None,
+    ) -> None:
+        super().__init__(
+            api_key=api_key, base_url=base_url, offline=offline, timeout=timeout, max_retries=max_retries,
+            retry_policy=retry_policy, validate=validate, ledger=ledger, default_headers=default_headers,
+            http_transport=http_transport,
+        )  # fmt: skip
+        self.models = Models(self)
+        self.chat = AsyncChat(self) if self._is_async else Chat(self)
+        self.images = Images(self)
+        self.videos = Videos(self)
+        self.music = Music(self)
+
+    # Called by VideoJob / MusicJob methods (types/ never touches the transport).
+    def _job_refresh(self, job: Any) -> Any:
+        return self._run(jobs.refresh_flow(self, job))
+
+    def _job_wait(self, job: Any, timeout: Optional[float], on_update: Any, poll_interval: Optional[float]) -> Any:
+        return self._run(jobs.wait_flow(self, job, timeout=timeout, on_update=on_update, poll_interval=poll_interval))
+
+    def _job_content(self, job: Any) -> Any:
+        return self._run(jobs.content_flow(self, job))
+
+    def _job_save(self, job: Any, path: Union[str, Path, None]) -> Any:
+        return self._run(jobs.content_flow(self, job, path=jobs.default_save_path(job, path)))
+
+    def _job_cancel(self, job: Any) -> Any:
+        return self._run(jobs.cancel_flow(self, job))
+
+
+class Client(_Surface):
+    """The gateway, with blocking calls.
+
+    ``Client()`` reads ``SVC_API_KEY`` (or a Colab secret of that name) and
+    ``SVC_BASE_URL``; with no key anywhere it uses the built-in offline gateway
+    and warns (:class:`OfflineGatewayWarning`). ``Client(offline=True)`` asks for
+    the offline gateway explicitly. Resources: ``models``, ``chat``, ``images``,
+    ``videos``, ``music``; ``map``/``batch`` run many calls at once.
+    """
+
+    def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
+        return SyncTransport(base_url, headers, timeout, http_transport)
+
+    def _run(self, flow: Flow[Any]) -> Any:
+        return run_sync(flow, self._transport, _sleep)
+
+    def _open_chat_stream(self, response: Any, recording: Recording) -> ChatStream:
+        transport = self._transport
+        return ChatStream(transport.iter_bytes(response), response.close, recording)
+
+    def map(self, function: Callable[[Any], Any], items: Iterable[Any], *, concurrency: int = 8) -> BatchResult:
+        """``function(item)`` for every item on up to ``concurrency`` threads; results in input order,
+        a failed item holds its exception (see ``BatchResult.errors``)."""
+        return run_thread_batch([_bind(function, item) for item in items], concurrency)
+
+    def batch(self, calls: Iterable[Callable[[], Any]], *, concurrency: int = 8) -> BatchResult:
+        """Run zero-argument callables (e.g. ``lambda: client.images.generate(...)``) concurrently."""
+        return run_thread_batch(calls, concurrency)
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._transport.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+
+class AsyncClient(_Surface):
+    """The same surface as :class:`Client`, every call awaitable (streams: ``async for``)."""
+
+    _is_async = True
+
+    def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
+        return AsyncTransport(base_url, headers, timeout, http_transport)
+
+    def _run(self, flow: Flow[Any]) -> Awaitable[Any]:
+        return run_async(flow, self._transport)
+
+    def _open_chat_stream(self, response: Any, recording: Recording) -> AsyncChatStream:
+        return AsyncChatStream(self._transport.iter_bytes(response), response.aclose, recording)
+
+    async def map(
+        self, function: Callable[[Any], Awaitable[Any]], items: Iterable[Any], *, concurrency: int = 8
+    ) -> BatchResult:
+        """``await function(item)`` for every item, at most ``concurrency`` at a time; in input order."""
+        return await run_async_batch([_bind(function, item) for item in items], concurrency)
+
+    async def batch(self, calls: Iterable[Callable[[], Awaitable[Any]]], *, concurrency: int = 8) -> BatchResult:
+        return await run_async_batch(calls, concurrency)
+
+    async def close(self) -> None:
+        await self._transport.close()
+
+    aclose = close
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.close()
+
+
+def _bind(function: Callable[[Any], Any], item: Any) -> Callable[[], Any]:
+    return lambda: function(item)
+
+
+def _sleep(seconds: float) -> None:
+    time.sleep(seconds)
+

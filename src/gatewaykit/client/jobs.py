@@ -1,0 +1,160 @@
+"""Video and music jobs: refresh, wait (polling with backoff), content, save, cancel.
+
+Each operation is one flow shared by both clients. ``wait`` polls with a
+growing interval (0.5 s, x1.5 per poll, at most 5 s), calls ``on_update(job)``
+after every poll, and stops when the job is completed (returns it), failed
+(:class:`JobFailedError` with the gateway's message), cancelled (returns it) or
+when ``timeout`` runs out (:class:`JobTimeoutError`; the job goes on and can
+be resumed by id). Every terminal state seen is reported to the ledger.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional, Union
+from urllib.parse import urljoin, urlsplit
+
+from gatewaykit.client.base import BaseClient, raise_for_status
+from gatewaykit.client.flows import Download, Flow, Sleep, send_with_retries
+from gatewaykit.client.recording import report_job
+from gatewaykit.client.requests import NOT_GIVEN, ApiRequest
+from gatewaykit.errors import APIConnectionError, JobFailedError, JobTimeoutError
+from gatewaykit.types import MusicJob, VideoJob
+
+__all__ = ["TERMINAL_STATES", "job_path", "wait_flow"]
+
+Job = Union[VideoJob, MusicJob]
+
+TERMINAL_STATES = frozenset({"completed", "failed", "cancelled", "canceled", "deleted"})
+FIRST_INTERVAL = 0.5
+MAX_INTERVAL = 5.0
+GROWTH = 1.5
+
+
+def job_path(job: Job) -> str:
+    if isinstance(job, VideoJob):
+        return f"/v1/videos/{job.id}"
+    return f"/v1/audio/generations/{job.id}"
+
+
+def _resource_name(job: Job) -> str:
+    return "videos" if isinstance(job, VideoJob) else "music"
+
+
+def absorb(job: Job, fresh: Job) -> Job:
+    """Copy a newer view of the job into ``job`` (the caller's object stays current)."""
+    for name in type(job).model_fields:
+        setattr(job, name, getattr(fresh, name))
+    if fresh.__pydantic_extra__ is not None and job.__pydantic_extra__ is not None:
+        job.__pydantic_extra__.clear()
+        job.__pydantic_extra__.update(fresh.__pydantic_extra__)
+    return job
+
+
+def seen(client: BaseClient, job: Job) -> Job:
+    """Bind a job received from the gateway to the client and report a terminal state."""
+    job._client = client
+    if job.status in TERMINAL_STATES:
+        report_job(client.ledger, job)
+    return job
+
+
+def refresh_flow(client: BaseClient, job: Job, *, timeout: Any = NOT_GIVEN) -> Flow[Job]:
+    response = yield from client._get(job_path(job), timeout=timeout)
+    fresh = type(job).model_validate_json(response.content)
+    return seen(client, absorb(job, fresh))
+
+
+def wait_flow(
+    client: BaseClient,
+    job: Job,
+    *,
+    timeout: Optional[float] = None,
+    on_update: Optional[Callable[[Job], Any]] = None,
+    poll_interval: Optional[float] = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Flow[Job]:
+    start = clock()
+    interval = poll_interval if poll_interval is not None else FIRST_INTERVAL
+    while True:
+        yield from refresh_flow(client, job)
+        if on_update is not None:
+            on_update(job)
+        if job.status == "failed":
+            message = job.error.message if job.error is not None else "the job failed (no message given)"
+            raise JobFailedError(message, job=job)
+        if job.status in TERMINAL_STATES:
+            return job
+        elapsed = clock() - start
+        if timeout is not None and elapsed >= timeout:
+            raise JobTimeoutError(
+                f"Job {job.id} is still {job.status} after {elapsed:.0f} s. It goes on (and is billed only "
+                f"if it completes); resume with client.{_resource_name(job)}.retrieve({job.id!r}).wait()",
+                job=job,
+            )
+        pause = interval if timeout is None else min(interval, max(timeout - elapsed, 0.0))
+        yield Sleep(pause)
+        if poll_interval is None:
+            interval = min(interval * GROWTH, MAX_INTERVAL)
+
+
+def _same_origin(a: str, b: str) -> bool:
+    first, second = urlsplit(a), urlsplit(b)
+    return (first.scheme, first.netloc) == (second.scheme, second.netloc)
+
+
+def content_flow(client: BaseClient, job: Job, *, path: Optional[Path] = None, timeout: Any = NOT_GIVEN) -> Flow[Any]:
+    """The finished media: bytes, or written to ``path`` (streamed) and the path returned.
+
+    Follows the gateway's 302 to the file; the Authorization header goes only to
+    the gateway's own origin (the target is a capability URL that needs no key).
+    """
+    stream = path is not None
+    url = job_path(job) + "/content"
+    request = ApiRequest("GET", url, timeout=timeout, stream=stream, replay_safe=True)
+    for _ in range(5):
+        response, _attempts = yield from send_with_retries(request, client._policy)
+        location = response.headers.get("location")
+        if 300 <= response.status_code < 400 and location:
+            current = request.path if request.path.startswith("http") else client.base_url + request.path
+            target = urljoin(current, location)
+            request = ApiRequest(
+                "GET", target, timeout=timeout, stream=stream, replay_safe=True,
+                auth=_same_origin(target, client.base_url),
+            )  # fmt: skip
+            continue
+        raise_for_status(response)
+        if path is None:
+            return response.content
+        yield Download(response, path)
+        return path
+    raise APIConnectionError(f"Too many redirects fetching the content of job {job.id}")
+
+
+def cancel_flow(client: BaseClient, job: VideoJob, *, timeout: Any = NOT_GIVEN) -> Flow[VideoJob]:
+    """``DELETE /v1/videos/{id}``: the answer's job view if it sends one, else status ``cancelled``."""
+    request = ApiRequest("DELETE", job_path(job), timeout=timeout, replay_safe=True)
+    response, _ = yield from send_with_retries(request, client._policy)
+    raise_for_status(response)
+    body: Any = None
+    if response.content:
+        try:
+            body = json.loads(response.content)
+        except ValueError:
+            body = None
+    if isinstance(body, dict) and body.get("status"):
+        absorb(job, VideoJob.model_validate({"id": job.id, **body}))
+    else:
+        job.status = "cancelled"
+    return seen(client, job)
+
+
+def default_save_path(job: Job, path: Union[str, Path, None]) -> Path:
+    """``path`` as given, or ``<id>.mp4``/``<id>.mp3`` inside it when it is a directory (or None: cwd)."""
+    suffix = ".mp4" if isinstance(job, VideoJob) else ".mp3"
+    target = Path(path) if path is not None else Path.cwd()
+    if target.is_dir():
+        target = target / f"{job.id}{suffix}"
+    return target

@@ -1,0 +1,128 @@
+"""The client's side of the ledger hand-over (see ``gatewaykit/costs/records.py``).
+
+One :class:`Recording` per billable request: ``check_budget`` before it is sent,
+then exactly one ``record`` when its outcome is known (``ok``, ``error``,
+``interrupted``, or a job's create status). A failing ledger never loses a
+result the gateway already charged for: its errors (other than the budget
+check, which must stop the request) are logged, not raised.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Optional
+
+from gatewaykit.costs.records import CostRecord
+from gatewaykit.errors import APIStatusError, GatewayError
+
+__all__ = ["Recording", "job_seconds", "request_summary"]
+
+logger = logging.getLogger("gatewaykit")
+
+# Request fields too bulky (or too private) to keep in a ledger row.
+_BULKY = frozenset({"messages", "tools", "prompt", "lyrics_prompt", "input_reference", "logit_bias", "image"})
+
+
+def request_summary(body: dict[str, Any]) -> dict[str, Any]:
+    """The request's parameters as the ledger keeps them: no messages, prompts or media."""
+    return {key: value for key, value in body.items() if key not in _BULKY}
+
+
+def job_seconds(value: Any) -> Optional[float]:
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+class Recording:
+    """The ledger row of one billable request, written once."""
+
+    __slots__ = ("ledger", "kind", "model", "request", "started", "attempts", "offline", "done")
+
+    def __init__(self, ledger: Any, kind: str, model: Optional[str], request: dict[str, Any], offline: bool) -> None:
+        self.ledger = ledger
+        self.kind = kind
+        self.model = model
+        self.request = request
+        self.offline = offline
+        self.started = 0.0
+        self.attempts = 1
+        self.done = False
+
+    def check_budget(self) -> None:
+        """Ask the ledger before sending; its BudgetExceededError stops the request."""
+        check = getattr(self.ledger, "check_budget", None)
+        if check is not None:
+            check(self.kind, self.model, self.request)
+        self.started = time.perf_counter()
+
+    def sent(self, response: Any, attempts: int) -> None:
+        self.attempts = attempts
+        if response.headers.get("x-gateway-offline") == "1":
+            self.offline = True
+
+    def ok(
+        self,
+        *,
+        id: Optional[str] = None,
+        usage: Any = None,
+        images: Optional[int] = None,
+        status: str = "ok",
+        seconds: Optional[float] = None,
+    ) -> None:
+        usage_dict = usage.model_dump(exclude_none=True) if usage is not None else None
+        self._write(status, id=id, usage=usage_dict, images=images, seconds=seconds)
+
+    def error(self, exc: GatewayError) -> None:
+        self._write(
+            "error",
+            http_status=exc.status if isinstance(exc, APIStatusError) else None,
+            error_code=exc.code,
+            error_type=exc.type or type(exc).__name__,
+            error_message=exc.message,
+        )
+
+    def interrupted(self, message: str, *, id: Optional[str] = None, usage: Any = None) -> None:
+        usage_dict = usage.model_dump(exclude_none=True) if usage is not None else None
+        self._write("interrupted", id=id, usage=usage_dict, error_message=message)
+
+    def _write(self, status: str, **fields: Any) -> None:
+        if self.done:
+            return
+        self.done = True
+        record_method = getattr(self.ledger, "record", None)
+        if record_method is None:
+            return
+        record = CostRecord(
+            kind=self.kind,
+            model=self.model,
+            status=status,
+            latency=(time.perf_counter() - self.started) if self.started else None,
+            attempts=self.attempts,
+            offline=self.offline,
+            request=self.request,
+            **fields,
+        )
+        try:
+            record_method(record)
+        except Exception:  # noqa: BLE001 - the answer was paid for; never lose it to a ledger bug
+            logger.exception("gatewaykit: the ledger failed to record a %s request", self.kind)
+
+
+def report_job(ledger: Any, job: Any) -> None:
+    """Tell the ledger about a job seen in a terminal state (the ledger makes it idempotent)."""
+    update = getattr(ledger, "update_job", None)
+    if update is None:
+        return
+    error = getattr(job, "error", None)
+    try:
+        update(
+            job.id,
+            status=job.status,
+            seconds=job_seconds(getattr(job, "seconds", None)),
+            error_message=getattr(error, "message", None),
+        )
+    except Exception:  # noqa: BLE001
+        logger.exception("gatewaykit: the ledger failed to update job %s", job.id)

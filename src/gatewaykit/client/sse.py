@@ -1,0 +1,120 @@
+"""Server-Sent Events decoding, as a pure function of the bytes received.
+
+:class:`SSEDecoder` is fed raw byte chunks split anywhere (inside a line, a
+CRLF pair or a UTF-8 sequence) and yields :class:`ServerSentEvent`s, following
+the WHATWG event-stream rules: lines end in LF, CRLF or CR; ``:`` starts a
+comment (keepalive); ``data`` lines of one event are joined with newlines; an
+empty line dispatches the event; an event with no ``data`` is not dispatched.
+No I/O happens here, so it is tested without a network.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Optional
+
+__all__ = ["SSEDecoder", "ServerSentEvent", "decode_events"]
+
+
+@dataclass(slots=True)
+class ServerSentEvent:
+    data: str
+    event: Optional[str] = None
+    id: Optional[str] = None
+    retry: Optional[int] = None
+
+    @property
+    def name(self) -> str:
+        """The event type (``message`` when the stream named none)."""
+        return self.event or "message"
+
+
+class SSEDecoder:
+    """Incremental decoder: ``feed(chunk)`` yields the events completed by it; ``finish()`` ends."""
+
+    __slots__ = ("_tail", "_cr_pending", "_data", "_event", "_last_id", "_retry", "_has_data")
+
+    def __init__(self) -> None:
+        self._tail = b""
+        self._cr_pending = False  # the previous chunk ended in CR: a leading LF belongs to it
+        self._data: list[str] = []
+        self._has_data = False
+        self._event: Optional[str] = None
+        self._last_id: Optional[str] = None
+        self._retry: Optional[int] = None
+
+    def feed(self, chunk: bytes) -> list[ServerSentEvent]:
+        """Add received bytes; return the events they complete (often none or one)."""
+        if self._cr_pending:
+            self._cr_pending = False
+            if chunk[:1] == b"\n":
+                chunk = chunk[1:]
+        if not chunk:
+            return []
+        buffer = self._tail + chunk if self._tail else chunk
+        if b"\r" in buffer:
+            if buffer.endswith(b"\r"):
+                self._cr_pending = True
+            buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines = buffer.split(b"\n")
+        self._tail = lines.pop()
+        events: list[ServerSentEvent] = []
+        for raw in lines:
+            event = self._line(raw)
+            if event is not None:
+                events.append(event)
+        return events
+
+    def finish(self) -> list[ServerSentEvent]:
+        """The end of the stream: a last line without its newline still counts; an
+        event without the closing empty line is discarded (as browsers do)."""
+        events: list[ServerSentEvent] = []
+        if self._tail:
+            self._line(self._tail)
+            self._tail = b""
+        self._data = []
+        self._has_data = False
+        self._event = None
+        return events
+
+    def _line(self, raw: bytes) -> Optional[ServerSentEvent]:
+        if not raw:
+            if not self._has_data:
+                self._event = None
+                return None
+            event = ServerSentEvent("\n".join(self._data), self._event, self._last_id, self._retry)
+            self._data = []
+            self._has_data = False
+            self._event = None
+            return event
+        if raw[:5] == b"data:":
+            value = raw[6:] if raw[5:6] == b" " else raw[5:]
+            self._data.append(value.decode("utf-8", "replace"))
+            self._has_data = True
+            return None
+        if raw[:1] == b":":
+            return None  # a comment: keepalive
+        line = raw.decode("utf-8", "replace")
+        name, colon, value = line.partition(":")
+        if colon and value[:1] == " ":
+            value = value[1:]
+        if name == "data":  # "data" with no colon: an empty data line
+            self._data.append(value)
+            self._has_data = True
+        elif name == "event":
+            self._event = value
+        elif name == "id":
+            if "\0" not in value:
+                self._last_id = value
+        elif name == "retry":
+            if value.isdigit():
+                self._retry = int(value)
+        return None
+
+
+def decode_events(chunks: Iterable[bytes]) -> Iterator[ServerSentEvent]:
+    """All events of a finite sequence of byte chunks."""
+    decoder = SSEDecoder()
+    for chunk in chunks:
+        yield from decoder.feed(chunk)
+    yield from decoder.finish()

@@ -1,0 +1,247 @@
+"""Streamed chat completions: :class:`ChatStream` and :class:`AsyncChatStream`.
+
+Both iterate :class:`ChatCompletionChunk`s as they arrive and assemble them;
+``final()`` reads the rest and returns the whole :class:`ChatCompletion`.
+The connection is closed when the stream ends, on ``close()``, when leaving a
+``with`` block, when an exception escapes the loop, and (on CPython) as soon as
+a ``for`` loop over the stream is left with ``break``. A stream that breaks
+off before ``data: [DONE]`` raises :class:`StreamInterruptedError` carrying
+the partial completion, and the ledger records it as ``interrupted``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, AsyncIterator, Callable, Iterator, Optional
+
+from gatewaykit.client.assembly import ChatAssembler
+from gatewaykit.client.sse import SSEDecoder
+from gatewaykit.errors import APIConnectionError, GatewayError, StreamInterruptedError, error_from_response
+from gatewaykit.types import ChatCompletion, ChatCompletionChunk
+
+__all__ = ["AsyncChatStream", "ChatStream"]
+
+_parse_chunk = ChatCompletionChunk.model_validate_json
+_BROKE_OFF = "The stream broke off before its end ([DONE] never arrived)"
+_CLOSED = "The stream was closed before its end"
+
+
+def error_in_stream(data: str) -> GatewayError:
+    """An error sent inside the stream (``{"error": {...}}``), as the matching exception."""
+    try:
+        body = json.loads(data)
+    except ValueError:
+        body = data
+    status = 500
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        raw_status = body["error"].get("status")
+        status = raw_status if isinstance(raw_status, int) else 500
+    return error_from_response(status, body)
+
+
+class _StreamBase:
+    def __init__(self, recording: Any = None) -> None:
+        self._assembler = ChatAssembler()
+        self._decoder = SSEDecoder()
+        self._recording = recording
+        self._state = "open"  # open -> done | closed | failed
+        self._error: Optional[BaseException] = None
+        self._final: Optional[ChatCompletion] = None
+
+    @property
+    def completion(self) -> ChatCompletion:
+        """The completion assembled from the chunks received so far."""
+        return self._final if self._final is not None else self._assembler.result()
+
+    @property
+    def chunks_received(self) -> int:
+        return self._assembler.count
+
+    def _done(self) -> None:
+        self._state = "done"
+        self._final = self._assembler.result()
+        if self._recording is not None:
+            self._recording.ok(id=self._assembler.id, usage=self._assembler.usage)
+
+    def _failed(self, exc: BaseException) -> BaseException:
+        """Record the failure; return the exception to raise (connection drops become interruptions)."""
+        if isinstance(exc, APIConnectionError) and not isinstance(exc, StreamInterruptedError):
+            exc = StreamInterruptedError(f"{_BROKE_OFF}: {exc.message}", partial=self._assembler.result())
+        self._state = "failed"
+        self._error = exc
+        if self._recording is not None:
+            if isinstance(exc, StreamInterruptedError):
+                self._recording.interrupted(exc.message, id=self._assembler.id, usage=self._assembler.usage)
+            elif isinstance(exc, GatewayError):
+                self._recording.error(exc)
+            else:
+                self._recording.interrupted(f"{type(exc).__name__}: {exc}", id=self._assembler.id)
+        return exc
+
+    def _abandoned(self) -> None:
+        if self._state == "open":
+            self._state = "closed"
+            if self._recording is not None:
+                self._recording.interrupted(_CLOSED + " (closed by the caller)", id=self._assembler.id)
+
+    def _result_or_raise(self) -> ChatCompletion:
+        if self._state == "done" and self._final is not None:
+            return self._final
+        if self._state == "failed" and self._error is not None:
+            raise self._error
+        raise StreamInterruptedError(_CLOSED, partial=self._assembler.result())
+
+    def _chunks_of(self, raw: bytes) -> Iterator[Optional[ChatCompletionChunk]]:
+        """Chunks completed by ``raw``; None marks ``[DONE]``."""
+        for event in self._decoder.feed(raw):
+            data = event.data
+            if data == "[DONE]":
+                yield None
+                return
+            if event.event == "error" or data.startswith('{"error"'):
+                raise error_in_stream(data)
+            chunk = _parse_chunk(data)
+            self._assembler.add(chunk)
+            yield chunk
+
+
+class ChatStream(_StreamBase):
+    """Iterate for :class:`ChatCompletionChunk`s; ``final()`` for the whole completion."""
+
+    def __init__(self, byte_iter: Iterator[bytes], close: Callable[[], None], recording: Any = None) -> None:
+        super().__init__(recording)
+        self._bytes = byte_iter
+        self._close_response = close
+        self._iterator: Optional[Iterator[ChatCompletionChunk]] = None
+
+    def __iter__(self) -> Iterator[ChatCompletionChunk]:
+        # A fresh generator per loop: when a loop is left with break it is dropped, closing the stream.
+        return self._iterator if self._iterator is not None else self._chunks()
+
+    def __next__(self) -> ChatCompletionChunk:
+        if self._iterator is None:
+            self._iterator = self._chunks()
+        return next(self._iterator)
+
+    def _chunks(self) -> Iterator[ChatCompletionChunk]:
+        if self._state != "open":
+            return
+        try:
+            for raw in self._bytes:
+                for chunk in self._chunks_of(raw):
+                    if chunk is None:
+                        self._done()
+                        return
+                    yield chunk
+            raise StreamInterruptedError(_BROKE_OFF, partial=self._assembler.result())
+        except GeneratorExit:
+            self._abandoned()
+            raise
+        except Exception as exc:  # noqa: BLE001 - recorded, then raised as the right class
+            failure = self._failed(exc)
+            if failure is exc:
+                raise
+            raise failure from exc
+        finally:
+            self._close_response()
+
+    def iter_text(self) -> Iterator[str]:
+        """Only the text of the first choice, piece by piece."""
+        for chunk in self:
+            for choice in chunk.choices:
+                if choice.index == 0 and choice.delta.content:
+                    yield choice.delta.content
+
+    def final(self) -> ChatCompletion:
+        """Read the rest of the stream; the assembled completion (content, reasoning, tool calls, usage)."""
+        if self._state == "open":
+            for _ in self:
+                pass
+        return self._result_or_raise()
+
+    def close(self) -> None:
+        """Close the connection now; what arrived stays in ``completion``."""
+        if self._iterator is not None:
+            self._iterator.close()
+        if self._state == "open":
+            self._abandoned()
+            self._close_response()
+
+    def __enter__(self) -> "ChatStream":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<ChatStream {self._state}, {self._assembler.count} chunks>"
+
+
+class AsyncChatStream(_StreamBase):
+    """``async for`` chunks; ``await final()`` for the whole completion."""
+
+    def __init__(self, byte_iter: AsyncIterator[bytes], close: Callable[[], Any], recording: Any = None) -> None:
+        super().__init__(recording)
+        self._bytes = byte_iter
+        self._close_response = close
+        self._iterator: Optional[AsyncIterator[ChatCompletionChunk]] = None
+
+    def __aiter__(self) -> AsyncIterator[ChatCompletionChunk]:
+        if self._iterator is None:
+            self._iterator = self._chunks()
+        return self._iterator
+
+    async def __anext__(self) -> ChatCompletionChunk:
+        return await self.__aiter__().__anext__()
+
+    async def _chunks(self) -> AsyncIterator[ChatCompletionChunk]:
+        if self._state != "open":
+            return
+        try:
+            async for raw in self._bytes:
+                for chunk in self._chunks_of(raw):
+                    if chunk is None:
+                        self._done()
+                        return
+                    yield chunk
+            raise StreamInterruptedError(_BROKE_OFF, partial=self._assembler.result())
+        except GeneratorExit:
+            self._abandoned()
+            raise
+        except Exception as exc:  # noqa: BLE001
+            failure = self._failed(exc)
+            if failure is exc:
+                raise
+            raise failure from exc
+        finally:
+            await self._close_response()
+
+    async def iter_text(self) -> AsyncIterator[str]:
+        async for chunk in self:
+            for choice in chunk.choices:
+                if choice.index == 0 and choice.delta.content:
+                    yield choice.delta.content
+
+    async def final(self) -> ChatCompletion:
+        if self._state == "open":
+            async for _ in self:
+                pass
+        return self._result_or_raise()
+
+    async def close(self) -> None:
+        if self._iterator is not None:
+            await self._iterator.aclose()  # type: ignore[attr-defined]
+        if self._state == "open":
+            self._abandoned()
+            await self._close_response()
+
+    aclose = close
+
+    async def __aenter__(self) -> "AsyncChatStream":
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return f"<AsyncChatStream {self._state}, {self._assembler.count} chunks>"
