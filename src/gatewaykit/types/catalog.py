@@ -78,3 +78,24 @@ class ModelList(GatewayModel):
     @property
     def ids(self) -> list[str]:
         return [model.id for model in self.data]
+
+    def to_pandas(self) -> Any:
+        """One row per model (id, kind, owned_by, modalities, parameters, edit limits); imports pandas."""
+        import pandas as pd
+
+        rows = []
+        for model in self.data:
+            rows.append(
+                {
+                    "id": model.id,
+                    "kind": model.kind,
+                    "owned_by": model.owned_by,
+                    "input_modalities": ", ".join(model.input_modalities),
+                    "output_modalities": ", ".join(model.output_modalities),
+                    "parameters": ", ".join(sorted(model.parameters or {})),
+                    "prompt_max_length": model.prompt_max_length,
+                    "max_reference_images": model.edit.max_reference_images if model.edit else None,
+                }
+            )
+        return pd.DataFrame(rows, columns=list(rows[0]) if rows else ["id", "kind"])
+

@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+import base64
+import io
+import os
+from pathlib import Path
+from typing import Any, List, Optional, Union
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from gatewaykit.types.common import GatewayModel, Usage
+
+_MAGIC = ((b"\x89PNG\r\n\x1a\n", "png"), (b"\xff\xd8\xff", "jpg"), (b"GIF87a", "gif"), (b"GIF89a", "gif"))
+
+
+def image_extension(data: bytes) -> str:
+    """The file extension for encoded image bytes (png, jpg, webp, gif; ``bin`` if unknown)."""
+    for magic, extension in _MAGIC:
+        if data.startswith(magic):
+            return extension
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    return "bin"
 
 
 class ImageData(GatewayModel):
@@ -17,12 +33,62 @@ class ImageData(GatewayModel):
     url: Optional[str] = None
     revised_prompt: Optional[str] = None
 
+    @property
+    def content(self) -> bytes:
+        """The encoded image (PNG, JPEG or WebP bytes), from ``b64_json`` or a ``data:`` URL."""
+        if self.b64_json:
+            return base64.b64decode(self.b64_json)
+        if self.url and self.url.startswith("data:"):
+            return base64.b64decode(self.url.partition(",")[2])
+        raise ValueError("This image has no inline data (b64_json or a data: URL)")
+
+    @property
+    def extension(self) -> str:
+        return image_extension(self.content)
+
 
 class ImageResult(GatewayModel):
-    """``POST /v1/images/generations`` and ``/v1/images/edits`` answers."""
+    """``POST /v1/images/generations`` and ``/v1/images/edits`` answers.
+
+    ``images`` decodes to ``PIL.Image`` objects on first use; ``save(dir)`` writes files.
+    """
 
     created: int = 0
     model: Optional[str] = None
     size: Optional[str] = None
     data: List[ImageData] = Field(default_factory=list)
     usage: Optional[Usage] = None
+
+    _images: Optional[list] = PrivateAttr(default=None)
+
+    @property
+    def images(self) -> list[Any]:
+        """The images as ``PIL.Image.Image`` objects (Pillow is imported on first use)."""
+        if self._images is None:
+            from PIL import Image
+
+            decoded = []
+            for item in self.data:
+                image = Image.open(io.BytesIO(item.content))
+                image.load()
+                decoded.append(image)
+            self._images = decoded
+        return self._images
+
+    @property
+    def image(self) -> Any:
+        """The first image (``PIL.Image``)."""
+        return self.images[0]
+
+    def save(self, directory: Union[str, "os.PathLike[str]"] = ".", prefix: str = "image") -> list[Path]:
+        """Write every image to ``directory`` as ``<prefix>-<index>.<ext>`` (the real format's extension)."""
+        target = Path(directory)
+        target.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for position, item in enumerate(self.data):
+            content = item.content
+            index = item.index if item.index is not None else position
+            path = target / f"{prefix}-{index}.{image_extension(content)}"
+            path.write_bytes(content)
+            paths.append(path)
+        return paths
