@@ -15,7 +15,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gatewaykit._version import __version__
-from gatewaykit.client import AsyncChatStream, AsyncClient, ChatStream, Client
+from gatewaykit.client import (
+    AsyncChatStream,
+    AsyncClient,
+    BatchResult,
+    ChatStream,
+    Client,
+    OfflineGatewayWarning,
+    RetryPolicy,
+    image_part,
+)
 from gatewaykit.costs import CostRecord, Ledger, ledger
 from gatewaykit.errors import (
     APIConnectionError,
@@ -66,6 +75,7 @@ __all__ = [
     "AsyncClient",
     "AuthenticationError",
     "BadRequestError",
+    "BatchResult",
     "BudgetExceededError",
     "ChatCompletion",
     "ChatCompletionChunk",
@@ -88,10 +98,12 @@ __all__ = [
     "ModelNotFoundError",
     "MusicJob",
     "NotFoundError",
+    "OfflineGatewayWarning",
     "PermissionDeniedError",
     "PromptTooLongError",
     "RateLimitError",
     "RequestTooLargeError",
+    "RetryPolicy",
     "ServerError",
     "StreamInterruptedError",
     "Tool",
@@ -100,6 +112,7 @@ __all__ = [
     "VideoJob",
     "__version__",
     "emulator",
+    "image_part",
     "ledger",
     "load_ipython_extension",
 ]
