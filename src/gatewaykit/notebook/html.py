@@ -217,11 +217,12 @@ def render_model_html(model: Any) -> str:
     return f'<div class="gk-model" style="{style.BOX}">{render_models_table_html([model])}{table}</div>'
 
 
-def render_offline_banner_html(base_url: str) -> str:
-    """The banner shown when the client fell back to the offline gateway."""
+def render_offline_banner_html(base_url: str, *, implicit: bool = False) -> str:
+    """The banner shown when the client uses the offline gateway (``implicit``: no key was found)."""
+    reason = "No API key was found, so these are " if implicit else ""
     return (
         f'<div class="gk-offline-banner" style="{style.BOX};{style.BANNER_BOX}">'
-        "<strong>Offline gateway</strong>: synthetic results from the offline gateway "
+        f"<strong>Offline gateway</strong>: {reason}synthetic results from the offline gateway "
         f'at <code style="{style.CODE}">{esc(base_url)}</code>. Answers, images, media and '
         "costs are generated locally and are not real model output. Set "
         f'<code style="{style.CODE}">SVC_API_KEY</code> and <code style="{style.CODE}">SVC_BASE_URL</code> '

@@ -27,6 +27,8 @@ error and is re-raised.
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import time
 from typing import Any, Callable, Iterable, Optional
 
@@ -36,7 +38,7 @@ from gatewaykit.notebook.rendering import chat_text, mimebundle
 from gatewaykit.notebook.sinks import DisplaySink, default_sink
 from gatewaykit.types import ChatCompletion, ChatCompletionChunk
 
-__all__ = ["UPDATE_INTERVAL", "LiveChatRenderer", "render_stream"]
+__all__ = ["UPDATE_INTERVAL", "LiveChatRenderer", "render_async_stream", "render_stream"]
 
 UPDATE_INTERVAL = 1 / 15  # seconds between live updates (at most ~15 per second)
 FRONTEND_BYTES_PER_SECOND = 400_000  # long answers update less often: each update resends it all
@@ -192,6 +194,68 @@ def render_stream(
         renderer.fail(error)
         raise
     completion = _final(stream, renderer)
+    renderer.finish(completion)
+    from gatewaykit.notebook.display import mark_shown_live
+
+    mark_shown_live(completion)
+    return completion
+
+
+async def _aclose(stream: Any) -> None:
+    for name in ("aclose", "close"):
+        close = getattr(stream, name, None)
+        if callable(close):
+            try:
+                result = close()
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:  # noqa: BLE001 - best effort
+                pass
+            return
+
+
+async def render_async_stream(
+    stream: Any,
+    *,
+    sink: Optional[DisplaySink] = None,
+    model: Optional[str] = None,
+    interval: float = UPDATE_INTERVAL,
+    clock: Callable[[], float] = time.monotonic,
+) -> ChatCompletion:
+    """:func:`render_stream` for an ``AsyncChatStream`` (``async for``, awaitable ``final()``).
+
+    Task cancellation behaves like a kernel interrupt: the partial answer stays, the error propagates.
+    """
+    from gatewaykit.errors import StreamInterruptedError
+
+    renderer = LiveChatRenderer(
+        sink if sink is not None else default_sink(), model=model, interval=interval, clock=clock
+    )
+    renderer.start()
+    try:
+        async for chunk in stream:
+            renderer.feed(chunk)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        await _aclose(stream)
+        renderer.finish(renderer.partial(), note="interrupted: partial answer")
+        raise
+    except StreamInterruptedError as error:
+        renderer.finish(renderer.partial(), note=f"stream interrupted: {error.message}")
+        raise
+    except Exception as error:
+        renderer.fail(error)
+        raise
+    completion: Any = None
+    final = getattr(stream, "final", None)
+    if callable(final):
+        try:
+            completion = final()
+            if inspect.isawaitable(completion):
+                completion = await completion
+        except Exception:  # noqa: BLE001
+            completion = None
+    if not isinstance(completion, ChatCompletion):
+        completion = renderer.partial()
     renderer.finish(completion)
     from gatewaykit.notebook.display import mark_shown_live
 

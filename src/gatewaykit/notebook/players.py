@@ -23,7 +23,7 @@ __all__ = ["EMBED_LIMIT", "MEDIA_DIR", "job_player_html", "media_player_html"]
 EMBED_LIMIT = 8 * 1024 * 1024  # bytes of base64 one player may add to a cell's output
 MEDIA_DIR = "gatewaykit-media"
 _SUFFIX = {"video/mp4": ".mp4", "audio/mpeg": ".mp3", "audio/mp3": ".mp3", "video/webm": ".webm"}
-_PLAYERS: "OrderedDict[str, str]" = OrderedDict()  # finished job id -> player HTML
+_PLAYERS: "OrderedDict[tuple, str]" = OrderedDict()  # (id, completed_at, url) of a finished job -> player HTML
 _PLAYER_CACHE_SIZE = 32
 
 
@@ -70,10 +70,11 @@ def _links(job: Any) -> list[Any]:
 def job_player_html(job: Any) -> str:
     """The player for a completed job (cached per job id); a link or a note if content is unavailable."""
     job_id = str(getattr(job, "id", ""))
-    if job_id in _PLAYERS:
-        _PLAYERS.move_to_end(job_id)
-        return _PLAYERS[job_id]
     links = _links(job)
+    key = (job_id, getattr(job, "completed_at", None), links[0].url if links else None)
+    if key in _PLAYERS:
+        _PLAYERS.move_to_end(key)
+        return _PLAYERS[key]
     is_music = getattr(job, "object", None) == "audio"
     content_type = (links[0].content_type if links else None) or ("audio/mpeg" if is_music else "video/mp4")
     fetch = getattr(job, "content", None)
@@ -88,7 +89,7 @@ def job_player_html(job: Any) -> str:
         if url.lower().startswith(("https://", "http://")):
             link = f' <a href="{esc(url)}">{esc(url)}</a>'
         return f'<div style="opacity:0.65">media not embedded ({esc(type(exc).__name__)}: {esc(exc)}).{link}</div>'
-    _PLAYERS[job_id] = html
+    _PLAYERS[key] = html
     while len(_PLAYERS) > _PLAYER_CACHE_SIZE:
         _PLAYERS.popitem(last=False)
     return html

@@ -1,0 +1,85 @@
+"""Cancel buttons for running video jobs (ipywidgets when available, else nothing).
+
+The buttons live in their own output below the progress display; when the
+jobs finish that output is blanked, so saved notebooks keep no widget state.
+A front end without the widget manager shows a one-line text instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from gatewaykit.notebook.kernel import in_kernel
+
+__all__ = ["CancelButtons", "FALLBACK_TEXT"]
+
+FALLBACK_TEXT = "(Cancel buttons need ipywidgets in the front end; job.cancel() works anywhere.)"
+_TERMINAL = frozenset({"completed", "failed", "cancelled", "canceled", "deleted"})
+
+
+def cancellable(job: Any) -> bool:
+    return getattr(job, "object", None) == "video" and callable(getattr(job, "cancel", None)) and job.status not in _TERMINAL
+
+
+class CancelButtons:
+    """One ``Cancel <id>`` button per running video job; ``progress.poll_soon()`` after a click."""
+
+    def __init__(self, progress: Any, jobs: list[Any], widgets: Any) -> None:
+        self._progress = progress
+        self._handle: Optional[Any] = None
+        self.buttons = []
+        for job in jobs:
+            label = "Cancel" if len(jobs) == 1 else f"Cancel {job.id}"
+            button = widgets.Button(description=label, button_style="warning", icon="stop", tooltip=f"Cancel video job {job.id}")
+            button.add_class("gk-cancel")
+            button.on_click(lambda clicked, job=job: self._cancel(clicked, job))
+            self.buttons.append(button)
+        self.box = widgets.HBox(self.buttons)
+
+    @classmethod
+    def create(cls, progress: Any, jobs: list[Any]) -> Optional["CancelButtons"]:
+        """Buttons for the cancellable jobs, or None (no kernel, no ipywidgets, nothing to cancel)."""
+        targets = [job for job in jobs if cancellable(job)]
+        if not targets or not in_kernel():
+            return None
+        try:
+            import ipywidgets
+        except ImportError:
+            return None
+        try:
+            return cls(progress, targets, ipywidgets)
+        except Exception:  # noqa: BLE001 - no buttons rather than a traceback
+            return None
+
+    def _cancel(self, button: Any, job: Any) -> None:
+        button.disabled = True
+        button.description = "Cancelling…"
+        try:
+            job.cancel()
+        except Exception as exc:  # noqa: BLE001 - report on the button, never raise into the front end
+            button.disabled = False
+            button.description = "Cancel failed"
+            button.tooltip = f"{type(exc).__name__}: {exc}"
+        else:
+            button.description = "Cancelled"
+        self._progress.poll_soon()
+
+    def show(self) -> None:
+        from IPython.display import display
+
+        bundle = dict(self.box._repr_mimebundle_())
+        bundle["text/plain"] = FALLBACK_TEXT
+        self._handle = display(bundle, raw=True, display_id=True)
+
+    def remove(self) -> None:
+        """Blank the buttons' output and close the widgets (idempotent)."""
+        if self._handle is None:
+            return
+        handle, self._handle = self._handle, None
+        try:
+            handle.update({"text/plain": ""}, raw=True)
+            self.box.close()
+            for button in self.buttons:
+                button.close()
+        except Exception:  # noqa: BLE001
+            pass

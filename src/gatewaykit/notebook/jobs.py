@@ -1,0 +1,255 @@
+"""Live progress for video and music jobs, turning into players when they finish.
+
+``show_progress(job_or_jobs)`` returns at once: a background thread polls
+``job.refresh()`` and updates one output in place (``display_id``), so the
+user keeps working while the job runs. Several jobs share one dashboard.
+Each job shows its status, elapsed time and, once a job of the same model has
+finished in this session, an estimate; on completion the card becomes an
+embedded player with a download link, on failure the gateway's message.
+Video jobs get a Cancel button when ipywidgets is available (kept out of the
+saved output: the button's display is blanked when the jobs finish); without
+ipywidgets the card says how to cancel.
+
+``wait_with_progress(job)`` is the blocking twin used by ``job.wait()`` in a
+kernel: the same display, driven by the client's ``wait(on_update=...)``.
+The final state of either is deterministic HTML (no timings), so a saved
+notebook shows the player and nothing that changes between runs.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from typing import Any, Callable, Iterable, Optional, Union
+
+from gatewaykit.notebook import html as views
+from gatewaykit.notebook.cancel import CancelButtons, cancellable
+from gatewaykit.notebook.kernel import start_thread
+from gatewaykit.notebook.players import job_player_html
+from gatewaykit.notebook.sinks import DisplaySink, default_sink
+
+__all__ = ["JobProgress", "estimate_seconds", "record_duration", "show_progress", "wait_with_progress"]
+
+TERMINAL = frozenset({"completed", "failed", "cancelled", "canceled", "deleted"})
+REPAINT_EVERY = 1.0  # seconds between repaints of the elapsed time
+FIRST_POLL, MAX_POLL, POLL_GROWTH = 0.5, 3.0, 1.5
+MAX_REFRESH_FAILURES = 5
+
+_durations: dict[str, list[float]] = {}  # model id -> run times of this session's finished jobs
+
+
+def record_duration(model: Optional[str], seconds: float) -> None:
+    """Remember how long a job of ``model`` ran (feeds :func:`estimate_seconds`)."""
+    if model and seconds > 0:
+        _durations.setdefault(model, []).append(seconds)
+        del _durations[model][:-10]
+
+
+def estimate_seconds(model: Optional[str]) -> Optional[float]:
+    """The median run time of this model's recent jobs in this session, or None."""
+    runs = _durations.get(model or "")
+    return statistics.median(runs) if runs else None
+
+
+class _Tracked:
+    __slots__ = ("job", "started", "player", "note", "done", "failures")
+
+    def __init__(self, job: Any, started: float) -> None:
+        self.job, self.started = job, started
+        self.player = self.note = ""
+        self.done = False
+        self.failures = 0
+
+
+def _server_age(job: Any) -> Optional[float]:
+    created = getattr(job, "created_at", None)
+    if not created:
+        return None
+    age = time.time() - created
+    return age if 0 <= age < 86_400 else None
+
+
+class JobProgress:
+    """One live display for one or several jobs; ``start()`` polls in the background."""
+
+    def __init__(
+        self,
+        jobs: Union[Any, Iterable[Any]],
+        *,
+        sink: Optional[DisplaySink] = None,
+        clock: Callable[[], float] = time.monotonic,
+        buttons: Optional[bool] = None,
+    ) -> None:
+        items = list(jobs) if isinstance(jobs, (list, tuple)) else [jobs]
+        self._clock = clock
+        now = clock()
+        self._tracked = [_Tracked(job, now - (_server_age(job) or 0.0)) for job in items]
+        self.sink = sink if sink is not None else default_sink()
+        self._buttons = CancelButtons.create(self, items) if buttons is not False else None
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._lock = threading.RLock()
+        self.thread: Optional[threading.Thread] = None
+        for tracked in self._tracked:
+            self._settle(tracked)
+
+    @property
+    def jobs(self) -> list[Any]:
+        return [tracked.job for tracked in self._tracked]
+
+    @property
+    def done(self) -> bool:
+        return all(tracked.done for tracked in self._tracked)
+
+    def bundle(self) -> dict[str, Any]:
+        """The current display: a job card, or a dashboard of cards."""
+        with self._lock:
+            now = self._clock()
+            cards, lines = [], []
+            for tracked in self._tracked:
+                job = tracked.job
+                elapsed = None if tracked.done else now - tracked.started
+                estimate = None if tracked.done else estimate_seconds(job.model)
+                hint = tracked.note
+                if not hint and self._buttons is None and cancellable(job):
+                    hint = "Cancel with job.cancel()."
+                cards.append(views.render_job_html(job, elapsed=elapsed, estimate=estimate, player=tracked.player, hint=hint))
+                line = f"{type(job).__name__} {job.id} ({job.model}): {job.status}"
+                if elapsed is not None:
+                    line += f", {elapsed:.0f}s elapsed"
+                if job.status == "failed" and getattr(job, "error", None) is not None:
+                    line += f": {job.error.message}"
+                lines.append(line)
+            statuses = [tracked.job.status for tracked in self._tracked]
+        html = cards[0] if len(cards) == 1 else views.render_jobs_dashboard_html(cards, statuses)
+        return {"text/plain": "\n".join(lines), "text/html": html}
+
+    def _settle(self, tracked: _Tracked) -> None:
+        """Bookkeeping for a job that reached a terminal state: duration, player."""
+        job = tracked.job
+        if tracked.done or job.status not in TERMINAL:
+            return
+        tracked.done = True
+        if job.status == "completed":
+            if job.completed_at and job.created_at:
+                record_duration(job.model, job.completed_at - job.created_at)
+            else:
+                record_duration(job.model, self._clock() - tracked.started)
+            tracked.player = job_player_html(job)
+
+    def show(self) -> "JobProgress":
+        self.sink.show(self.bundle())
+        if self._buttons is not None:
+            self._buttons.show()
+        return self
+
+    def paint(self) -> None:
+        self.sink.update(self.bundle())
+        if self.done and self._buttons is not None:
+            self._buttons.remove()
+
+    def observe(self, job: Any) -> None:
+        """A fresh view of a job arrived (``wait(on_update=...)`` calls this)."""
+        with self._lock:
+            for tracked in self._tracked:
+                if tracked.job is job or tracked.job.id == getattr(job, "id", None):
+                    tracked.job = job
+                    self._settle(tracked)
+        self.paint()
+
+    def poll_once(self) -> None:
+        """Refresh every unfinished job once (errors are noted, not raised)."""
+        for tracked in self._tracked:
+            if tracked.done:
+                continue
+            try:
+                fresh = tracked.job.refresh()
+            except Exception as exc:  # noqa: BLE001 - a poll problem must not kill the display
+                tracked.failures += 1
+                tracked.note = f"could not refresh ({type(exc).__name__}: {exc}); retrying"
+                if tracked.failures >= MAX_REFRESH_FAILURES:
+                    tracked.done = True
+                    tracked.note = f"stopped following this job after {tracked.failures} failed refreshes: {exc}"
+                continue
+            tracked.failures, tracked.note = 0, ""
+            with self._lock:
+                if fresh is not None and getattr(fresh, "id", None) == tracked.job.id:
+                    tracked.job = fresh
+                self._settle(tracked)
+
+    def start(self) -> "JobProgress":
+        """Show the display and follow the jobs in a background thread; returns at once."""
+        self.show()
+        if not self.done:
+            self.thread = start_thread(self._run, name="gatewaykit-job-progress")
+        else:
+            self.paint()
+        return self
+
+    def _run(self) -> None:
+        interval = FIRST_POLL
+        next_poll = self._clock()
+        while not self._stop.is_set():
+            if self._clock() >= next_poll or self._wake.is_set():
+                self._wake.clear()
+                self.poll_once()
+                next_poll = self._clock() + interval
+                interval = min(interval * POLL_GROWTH, MAX_POLL)
+            self.paint()
+            if self.done:
+                return
+            self._wake.wait(min(REPAINT_EVERY, max(0.05, next_poll - self._clock())))
+
+    def poll_soon(self) -> None:
+        """Poll now instead of at the next scheduled time (after a cancel, say)."""
+        self._wake.set()
+
+    def stop(self) -> None:
+        """Stop following the jobs (the display keeps its last state)."""
+        self._stop.set()
+        self._wake.set()
+
+    def join(self, timeout: Optional[float] = None) -> bool:
+        """Block until the jobs finish (or ``timeout``); True when all finished."""
+        if self.thread is not None:
+            self.thread.join(timeout)
+        return self.done
+
+    def _ipython_display_(self) -> None:
+        # Returned from show_progress() as a cell's last expression: already on screen.
+        if self.thread is None and not self.done:
+            self.start()
+
+
+def show_progress(jobs: Union[Any, Iterable[Any]], **options: Any) -> JobProgress:
+    """Follow one job or several (one dashboard) without blocking; returns the :class:`JobProgress`."""
+    return JobProgress(jobs, **options).start()
+
+
+def wait_with_progress(job: Any, *, timeout: Optional[float] = None, sink: Optional[DisplaySink] = None, **wait_options: Any) -> Any:
+    """``job.wait()`` with the live display: blocks until the job ends, returns the job.
+
+    Calls ``job.wait(timeout=..., on_update=...)`` (the client's wait never
+    calls back into the notebook layer when ``on_update`` is given). Raises
+    what ``wait`` raises (``JobFailedError``, ``JobTimeoutError``) after the
+    display shows it; ``KeyboardInterrupt`` stops waiting, not the job.
+    """
+    progress = JobProgress(job, sink=sink, buttons=False).show()
+    ticker_stop = threading.Event()
+
+    def tick() -> None:
+        while not ticker_stop.wait(REPAINT_EVERY):
+            progress.paint()
+
+    start_thread(tick, name="gatewaykit-job-wait-clock")
+    try:
+        result = job.wait(timeout=timeout, on_update=progress.observe, **wait_options)
+    except KeyboardInterrupt:
+        progress._tracked[0].note = "stopped waiting (the job goes on; job.wait() resumes)"
+        raise
+    finally:
+        ticker_stop.set()
+        progress.observe(job)
+    return result
+

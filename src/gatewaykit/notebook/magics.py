@@ -1,0 +1,126 @@
+"""``%load_ext gatewaykit``: the ``%%chat`` and ``%%image`` cell magics.
+
+``%%chat [--model M] [--system TEXT] [--new] [--client NAME]``
+    Sends the cell's text as the next user message and streams the answer
+    live. The conversation is kept across ``%%chat`` cells (``--new`` starts
+    over; a different ``--system`` also starts over). The completion is stored
+    as ``_chat`` in the user namespace.
+
+``%%image [--model M] [--n N] [--size WxH] [--aspect-ratio R] [--resolution R]
+[--quality Q] [--image-size S] [--seed N] [--format F] [--client NAME]``
+    Generates from the cell's text; the ``ImageResult`` is the cell's output
+    (and ``_image``).
+
+The client is the one named by ``--client`` (a variable in the notebook), or
+the one given to :func:`use_client`, or a ``gatewaykit.Client()`` created on
+first use (which picks the real gateway from ``SVC_API_KEY``/``SVC_BASE_URL``
+or falls back to the offline one, with a banner).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from IPython.core.magic import Magics, cell_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+__all__ = ["GatewayMagics", "load_ipython_extension", "use_client"]
+
+_default_client: Optional[Any] = None
+
+
+def use_client(client: Any) -> None:
+    """Make ``client`` the one ``%%chat`` and ``%%image`` use when no ``--client`` is given."""
+    global _default_client
+    _default_client = client
+
+
+def _first_model(client: Any, kind: str) -> Optional[str]:
+    for model in client.models.list():
+        if model.kind == kind:
+            return model.id
+    return None
+
+
+@magics_class
+class GatewayMagics(Magics):
+    def __init__(self, shell: Any) -> None:
+        super().__init__(shell)
+        self.messages: list[dict[str, Any]] = []
+        self.system: Optional[str] = None
+        self.chat_model: Optional[str] = None
+
+    def _client(self, name: Optional[str]) -> Any:
+        global _default_client
+        if name:
+            try:
+                return self.shell.user_ns[name]
+            except KeyError:
+                raise NameError(f"--client {name}: no variable {name!r} in the notebook") from None
+        if _default_client is None:
+            import gatewaykit
+
+            _default_client = gatewaykit.Client()
+        return _default_client
+
+    @magic_arguments()
+    @argument("--model", "-m", help="chat model id (default: the previous one, else the catalog's first chat model)")
+    @argument("--system", "-s", nargs="+", help="system prompt (changing it starts a new conversation)")
+    @argument("--new", action="store_true", help="start a new conversation")
+    @argument("--client", help="name of a gatewaykit.Client variable to use")
+    @cell_magic
+    def chat(self, line: str, cell: str) -> None:
+        """Stream the cell's text as a prompt, keeping the conversation across cells."""
+        args = parse_argstring(self.chat, line)
+        system = " ".join(args.system) if args.system else None
+        if args.new or (system is not None and system != self.system):
+            self.messages = []
+            self.system = system
+        client = self._client(args.client)
+        if args.model:
+            self.chat_model = args.model
+        if self.chat_model is None:
+            self.chat_model = _first_model(client, "chat")
+        messages = ([{"role": "system", "content": self.system}] if self.system else []) + self.messages
+        messages.append({"role": "user", "content": cell.strip()})
+        stream = client.chat.completions.create(model=self.chat_model, messages=messages, stream=True)
+        from gatewaykit.notebook.live import render_stream
+
+        completion = render_stream(stream)
+        self.messages = messages[1:] if self.system else messages
+        self.messages.append({"role": "assistant", "content": completion.content or ""})
+        self.shell.user_ns["_chat"] = completion
+
+    @magic_arguments()
+    @argument("--model", "-m", help="image model id (default: the catalog's first image model)")
+    @argument("--n", type=int, help="number of images (1 to 4)")
+    @argument("--size", help="WIDTHxHEIGHT, for pixel-dimension models")
+    @argument("--aspect-ratio", help="e.g. 16:9")
+    @argument("--resolution", help="e.g. 1K, 2K, 4K")
+    @argument("--quality", help="low, medium or high")
+    @argument("--image-size", help="a named preset size, e.g. 1024x1024")
+    @argument("--seed", type=int)
+    @argument("--format", dest="output_format", help="png, jpeg or webp")
+    @argument("--client", help="name of a gatewaykit.Client variable to use")
+    @cell_magic
+    def image(self, line: str, cell: str) -> Any:
+        """Generate images from the cell's text; the result is the cell's output."""
+        args = parse_argstring(self.image, line)
+        client = self._client(args.client)
+        fields: dict[str, Any] = {}
+        for name in ("n", "aspect_ratio", "resolution", "quality", "image_size", "seed", "output_format"):
+            value = getattr(args, name)
+            if value is not None:
+                fields[name] = value
+        if args.size:
+            width, _, height = args.size.lower().partition("x")
+            fields["width"], fields["height"] = int(width), int(height)
+        model = args.model or _first_model(client, "image")
+        result = client.images.generate(model=model, prompt=cell.strip(), **fields)
+        self.shell.user_ns["_image"] = result
+        return result
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Register the magics (``%load_ext gatewaykit`` calls this)."""
+    ipython.register_magics(GatewayMagics)

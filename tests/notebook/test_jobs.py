@@ -1,0 +1,172 @@
+"""Job progress displays: polling, dashboard, players, failures, estimates (scripted jobs)."""
+
+import pytest
+from factories import music_job, video_job
+
+from gatewaykit.notebook import jobs
+from gatewaykit.notebook.jobs import JobProgress, estimate_seconds, record_duration, wait_with_progress
+from gatewaykit.notebook.players import EMBED_LIMIT, media_player_html
+from gatewaykit.notebook.sinks import RecordingSink
+
+
+class ScriptedJob:
+    """Stands in for a client-bound job: each refresh() moves to the next scripted state."""
+
+    def __init__(self, job, states, content=b"\x00\x00\x00\x18ftypmp42"):
+        self._job, self._states, self._content = job, list(states), content
+        self.refreshes = 0
+
+    def __getattr__(self, name):
+        return getattr(self._job, name)
+
+    def refresh(self):
+        self.refreshes += 1
+        if self._states:
+            for name, value in self._states.pop(0).items():
+                setattr(self._job, name, value)
+        return self
+
+    def content(self):
+        return self._content
+
+
+@pytest.fixture(autouse=True)
+def fresh_history(monkeypatch):
+    monkeypatch.setattr(jobs, "_durations", {})
+
+
+def test_poll_moves_display_from_queued_to_player():
+    """Polling a job to completion ends with an embedded, deterministic <video> player."""
+    job = ScriptedJob(video_job("queued", id="video_a"), [{"status": "in_progress"}, {"status": "completed", "created_at": 10, "completed_at": 14}])
+    sink = RecordingSink()
+    progress = JobProgress(job, sink=sink, buttons=False).show()
+    progress.poll_once()
+    assert 'data-status="in_progress"' in progress.bundle()["text/html"]
+    progress.poll_once()
+    progress.paint()
+    html = sink.last["text/html"]
+    assert '<video class="gk-video" controls preload="metadata" src="data:video/mp4;base64,' in html
+    assert "<source" not in html and "elapsed" not in html
+    assert 'download="video_a.mp4"' in html
+
+
+def test_running_job_shows_elapsed_time():
+    """A running job's card shows the elapsed time."""
+    job = ScriptedJob(video_job("in_progress"), [])
+    assert "elapsed" in JobProgress(job, sink=RecordingSink(), buttons=False).bundle()["text/html"]
+
+
+def test_music_job_becomes_audio_player():
+    """A completed music job shows an <audio> player."""
+    job = ScriptedJob(music_job("in_progress", id="audio_b"), [{"status": "completed"}], content=b"ID3abc")
+    progress = JobProgress(job, sink=RecordingSink(), buttons=False)
+    progress.poll_once()
+    assert 'src="data:audio/mpeg;base64,SUQzYWJj"' in progress.bundle()["text/html"]
+
+
+def test_failed_job_shows_gateway_message():
+    """A failed job's card shows the gateway's error message."""
+    job = ScriptedJob(video_job("queued"), [{"status": "failed", "error": {"message": "GPU on fire"}}])
+    progress = JobProgress(job, sink=RecordingSink(), buttons=False)
+    job._job.error = None
+    progress.poll_once()
+    job._job.error = type("E", (), {"message": "GPU on fire"})()
+    progress.paint()
+    assert "GPU on fire" in progress.bundle()["text/html"]
+    assert progress.done
+
+
+def test_several_jobs_form_one_dashboard():
+    """Several jobs render as one dashboard with a summary line."""
+    first = ScriptedJob(video_job("queued", id="v1"), [{"status": "completed"}])
+    second = ScriptedJob(music_job("in_progress", id="m1"), [])
+    sink = RecordingSink()
+    progress = JobProgress([first, second], sink=sink, buttons=False).show()
+    progress.poll_once()
+    html = progress.bundle()["text/html"]
+    assert "gk-jobs" in html and "2 jobs · 1 finished" in html
+    assert len(sink.messages) == 1
+
+
+def test_estimate_comes_from_finished_jobs_of_the_same_model():
+    """After a job of a model finishes, the next one shows an estimate."""
+    record_duration("video-tiers", 8.0)
+    record_duration("video-tiers", 4.0)
+    assert estimate_seconds("video-tiers") == 6.0
+    html = JobProgress(ScriptedJob(video_job("in_progress"), []), sink=RecordingSink(), buttons=False).bundle()["text/html"]
+    assert "usually 6.0s" in html
+
+
+def test_completion_records_duration_for_estimates():
+    """A completed job's server-side run time is remembered for its model."""
+    job = ScriptedJob(video_job("queued"), [{"status": "completed", "created_at": 100, "completed_at": 107}])
+    JobProgress(job, sink=RecordingSink(), buttons=False).poll_once()
+    assert estimate_seconds("video-tiers") == 7
+
+
+def test_refresh_errors_are_noted_not_raised():
+    """A failing refresh shows a note and polling goes on."""
+
+    class Broken(ScriptedJob):
+        def refresh(self):
+            raise ConnectionError("network down")
+
+    progress = JobProgress(Broken(video_job("queued"), []), sink=RecordingSink(), buttons=False)
+    progress.poll_once()
+    assert "could not refresh (ConnectionError: network down)" in progress.bundle()["text/html"]
+    assert not progress.done
+
+
+def test_background_thread_follows_job_to_the_end():
+    """start() returns at once and the thread polls until the job completes."""
+    job = ScriptedJob(video_job("queued"), [{"status": "in_progress"}, {"status": "completed"}])
+    sink = RecordingSink()
+    progress = JobProgress(job, sink=sink, buttons=False)
+    jobs.FIRST_POLL, saved = 0.01, jobs.FIRST_POLL
+    try:
+        progress.start()
+        assert progress.join(timeout=10)
+    finally:
+        jobs.FIRST_POLL = saved
+    assert "gk-video" in sink.last["text/html"]
+
+
+def test_without_buttons_video_card_says_how_to_cancel():
+    """Without ipywidgets buttons, a running video job's card says job.cancel()."""
+    html = JobProgress(ScriptedJob(video_job("queued"), []), sink=RecordingSink(), buttons=False).bundle()["text/html"]
+    assert "job.cancel()" in html
+
+
+def test_wait_with_progress_uses_on_update_and_returns_job():
+    """wait_with_progress drives job.wait(on_update=...) and ends with the player."""
+
+    class Waiting(ScriptedJob):
+        def wait(self, timeout=None, on_update=None, poll_interval=None):
+            while self._states:
+                self.refresh()
+                on_update(self)
+            return self
+
+    job = Waiting(video_job("queued"), [{"status": "in_progress"}, {"status": "completed"}])
+    sink = RecordingSink()
+    assert wait_with_progress(job, sink=sink) is job
+    assert "gk-video" in sink.last["text/html"]
+
+
+def test_large_media_is_saved_and_linked(tmp_path):
+    """Past the embed limit, media is written to a file and the player links to it."""
+    html = media_player_html(b"x" * 3000, "video/mp4", "big.mp4", limit=1000, directory=tmp_path)
+    assert (tmp_path / "big.mp4").read_bytes() == b"x" * 3000
+    assert "data:" not in html and "big.mp4" in html
+
+
+def test_medium_media_embeds_player_and_links_file(tmp_path):
+    """When one copy fits but two do not, the player is inline and the download is a file."""
+    html = media_player_html(b"x" * 600, "audio/mpeg", "a.mp3", limit=1000, directory=tmp_path)
+    assert 'src="data:audio/mpeg;base64,' in html and (tmp_path / "a.mp3").exists()
+    assert html.count("data:") == 1
+
+
+def test_embed_limit_is_8_megabytes():
+    """The default cap keeps one player's output around 8 MB."""
+    assert EMBED_LIMIT == 8 * 1024 * 1024
