@@ -6,8 +6,9 @@ is in the spec's error envelope; every answer carries ``X-Gateway-Offline: 1``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from typing import Any
+from typing import Any, AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -91,11 +92,21 @@ async def _bug(request: Request, exc: Exception) -> Response:
 
 def _routes() -> list[Route]:
     from gatewaykit.emulator.openapi import openapi_document
-    from gatewaykit.emulator.routes import admin, chat, models
+    from gatewaykit.emulator.routes import admin, chat, images, media, models, music, videos
 
     return [
         Route("/v1/models", models.list_models, methods=["GET"]),
         Route("/v1/chat/completions", chat.chat_completions, methods=["POST"]),
+        Route("/v1/images/generations", images.generate_images, methods=["POST"]),
+        Route("/v1/images/edits", images.edit_images, methods=["POST"]),
+        Route("/v1/videos", videos.create_video, methods=["POST"]),
+        Route("/v1/videos/{job_id}", videos.retrieve_video, methods=["GET"]),
+        Route("/v1/videos/{job_id}", videos.delete_video, methods=["DELETE"]),
+        Route("/v1/videos/{job_id}/content", videos.video_content, methods=["GET"]),
+        Route("/v1/audio/generations", music.create_music, methods=["POST"]),
+        Route("/v1/audio/generations/{job_id}", music.retrieve_music, methods=["GET"]),
+        Route("/v1/audio/generations/{job_id}/content", music.music_content, methods=["GET"]),
+        Route("/_media/{token}/{filename}", media.media_file, methods=["GET"]),
         Route("/_emulator/accounts", admin.list_accounts, methods=["GET"]),
         Route("/openapi.json", openapi_document, methods=["GET"]),
     ]
@@ -106,7 +117,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings()
     gateway = Gateway(settings)
     handlers: dict[Any, Any] = {ApiError: _api_error, HTTPException: _http_error, Exception: _bug}
-    app = Starlette(routes=_routes(), exception_handlers=handlers)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        gateway.close()  # cancels running jobs inside the server's own event loop
+
+    app = Starlette(routes=_routes(), exception_handlers=handlers, lifespan=lifespan)
     app.state.gateway = gateway
     app.add_middleware(OfflineHeaderAndDrops)
     return app

@@ -15,9 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# Sample rates and bitrates the music renderer supports (mirrors gatewaykit.emulator.media).
-MUSIC_SAMPLE_RATES = (16000, 24000, 32000, 44100)
-MUSIC_BITRATES = (32000, 64000, 128000, 256000)
+from gatewaykit.emulator.media.music import BITRATES as MUSIC_BITRATES
+from gatewaykit.emulator.media.music import SAMPLE_RATES as MUSIC_SAMPLE_RATES
 
 ASPECT_RATIOS = ["1:1", "16:9", "9:16", "4:3", "3:4", "3:2", "2:3", "21:9"]
 IMAGE_FORMATS = ["png", "jpeg", "webp"]

@@ -19,12 +19,14 @@ class Gateway:
     """Accounts, catalog, jobs, caches and the worker pool of one gateway instance."""
 
     def __init__(self, settings: Settings) -> None:
+        from gatewaykit.emulator.jobs import JobStore
         from gatewaykit.emulator.media_cache import MediaCache
 
         self.settings = settings
         self.book = AccountBook(settings.accounts)
         self.catalog: dict[str, ModelSpec] = CATALOG
         self.faults = FaultPlan(settings)
+        self.jobs = JobStore(self)
         self.media_cache = MediaCache()
         self.vision_cache: dict[str, Any] = {}
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gatewaykit-media")
@@ -47,5 +49,11 @@ class Gateway:
     def scaled(self, seconds: float) -> float:
         return seconds * self.settings.time_scale
 
+    def log_bug(self, where: str) -> None:
+        import logging
+
+        logging.getLogger("gatewaykit.emulator").exception("offline gateway bug in %s", where)
+
     def close(self) -> None:
+        self.jobs.close()
         self.executor.shutdown(wait=False, cancel_futures=True)

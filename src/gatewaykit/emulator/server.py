@@ -42,7 +42,7 @@ def uvicorn_config(app: Any, host: str, port: int, log_level: str = "warning") -
     import uvicorn
 
     logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
-    return uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, lifespan="off",
+    return uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, lifespan="on",
                           timeout_graceful_shutdown=1, ws="none")
 
 
@@ -89,7 +89,6 @@ class Emulator:
         if self._thread.is_alive():
             self._server.should_exit = True
             self._thread.join(timeout=10)
-        self.gateway.close()
 
     def __enter__(self) -> Emulator:
         return self

@@ -1,0 +1,177 @@
+"""``POST /v1/images/generations`` (JSON) and ``POST /v1/images/edits`` (multipart).
+
+With ``stream: true`` the answer is SSE: ``: keepalive`` comment lines while the
+picture renders, then one ``event: image_generation.completed`` whose ``data``
+is the same image response object a buffered request returns. A stream that
+breaks off before that event is not charged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import time
+from typing import Any, AsyncIterator
+
+import orjson
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartException
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from gatewaykit.emulator.admission import (Caller, admit, insufficient_quota, read_body, read_json,
+                                           require_funds, resolve_model)
+from gatewaykit.emulator.catalog import ModelSpec
+from gatewaykit.emulator.chat.tokens import count_tokens
+from gatewaykit.emulator.errors import ApiError, bad_request, error_envelope
+from gatewaykit.emulator.faults import DropConnection
+from gatewaykit.emulator.gateway import Gateway
+from gatewaykit.emulator.image_sizing import ImageRequest, form_to_body, parse_image_request
+from gatewaykit.emulator.pricing import cost_object, image_price
+from gatewaykit.emulator.routes.responses import SSE_HEADERS, JSONResponse
+
+_MIME = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
+MAX_FORM_FILES = 32
+
+
+async def generate_images(request: Request) -> Response:
+    gateway: Gateway = request.app.state.gateway
+    caller = await admit(request, gateway, streamable=True)
+    body = await read_json(request, gateway)
+    spec = resolve_model(body, gateway, caller, "image")
+    return await _answer(gateway, caller, spec, parse_image_request(spec, body), [])
+
+
+async def edit_images(request: Request) -> Response:
+    gateway: Gateway = request.app.state.gateway
+    caller = await admit(request, gateway, streamable=True)
+    content_type = request.headers.get("content-type", "")
+    if not content_type.lower().startswith("multipart/form-data"):
+        raise bad_request("Image edits are sent as multipart/form-data with the images as 'image[]' parts.")
+    await read_body(request, gateway)
+    try:
+        form = await request.form(max_files=MAX_FORM_FILES, max_fields=64)
+    except MultiPartException as exc:
+        raise bad_request(f"The multipart body could not be read: {exc.message}") from None
+    body = form_to_body(form)
+    spec = resolve_model(body, gateway, caller, "image")
+    image_request = parse_image_request(spec, body)
+    parts = [*form.getlist("image[]"), *form.getlist("image")]
+    references = await _reference_images(gateway, spec, parts)
+    return await _answer(gateway, caller, spec, image_request, references)
+
+
+async def _reference_images(gateway: Gateway, spec: ModelSpec, parts: list[Any]) -> list[bytes]:
+    from gatewaykit.emulator.media import MediaError, inspect_image
+
+    limit = spec.entry["edit"]["max_reference_images"]
+    if not parts:
+        raise bad_request("Send at least one input image as an 'image[]' (or 'image') file part.", param="image")
+    if len(parts) > limit:
+        raise bad_request(f"{spec.id} accepts at most {limit} reference image{'s' * (limit > 1)}; "
+                          f"got {len(parts)}.", param="image")
+    images = []
+    for number, part in enumerate(parts, 1):
+        if not isinstance(part, UploadFile):
+            raise bad_request(f"Image {number} must be a file part, not a text field.", param="image")
+        data = await part.read()
+        try:
+            await gateway.run_in_worker(inspect_image, data)
+        except MediaError as exc:
+            raise bad_request(f"Image {number} ({part.filename or 'unnamed'}) is not a usable image: {exc}",
+                              param="image") from None
+        images.append(data)
+    return images
+
+
+def _render(gateway: Gateway, spec: ModelSpec, job: ImageRequest, seed: int, references: list[bytes]) -> list[bytes]:
+    from gatewaykit.emulator.media import draw_image
+
+    refs_key = hashlib.sha256(b"".join(hashlib.sha256(r).digest() for r in references)).hexdigest()
+    outputs = []
+    for index in range(job.n):
+        key = ("image", job.prompt, seed + index, job.width, job.height, job.output_format, job.quality, refs_key)
+        outputs.append(gateway.media_cache.get_or_make(key, lambda i=index: draw_image(
+            job.prompt, seed=seed + i, width=job.width, height=job.height, fmt=job.output_format,
+            references=references or None, quality=job.quality)))
+    return outputs
+
+
+def _result(spec: ModelSpec, job: ImageRequest, images: list[bytes], price: int) -> dict[str, Any]:
+    data = []
+    for index, image in enumerate(images):
+        encoded = base64.b64encode(image).decode()
+        item: dict[str, Any] = {"index": index, "revised_prompt": job.prompt}
+        if job.response_format == "url":
+            item["url"] = f"data:{_MIME[job.output_format]};base64,{encoded}"
+        else:
+            item["b64_json"] = encoded
+        data.append(item)
+    prompt_tokens = count_tokens(job.prompt)
+    image_tokens = job.n * max(1, job.width * job.height // 1024)
+    usage = {
+        "prompt_tokens": prompt_tokens, "completion_tokens": image_tokens,
+        "total_tokens": prompt_tokens + image_tokens,
+        "prompt_tokens_details": {"text_tokens": prompt_tokens, "image_tokens": 0, "cached_tokens": 0},
+        "completion_tokens_details": {"image_tokens": image_tokens, "text_tokens": 0, "reasoning_tokens": 0},
+        "cost": cost_object({"input_tokens_cost": 0, "output_tokens_cost": 0, "reasoning_tokens_cost": 0,
+                             "citation_tokens_cost": 0, "search_queries_cost": 0, "request_cost": price}),
+    }
+    return {"created": int(time.time()), "model": spec.id, "size": job.size, "output_format": job.output_format,
+            "data": data, "usage": usage}
+
+
+async def _answer(gateway: Gateway, caller: Caller, spec: ModelSpec, job: ImageRequest,
+                  references: list[bytes]) -> Response:
+    price = job.n * image_price(spec, job.width, job.height, job.quality, job.resolution)
+    require_funds(caller, price)
+    seed = job.seed if job.seed is not None else gateway.random_seed()
+    render = gateway.run_in_worker(_render, gateway, spec, job, seed, references)
+    simulated = gateway.scaled(1.0 + 0.5 * job.n)
+    if job.stream:
+        drop = caller.fault in ("disconnect", "stream-drop")
+        task = asyncio.ensure_future(render)
+        return StreamingResponse(_stream(caller, spec, job, task, price, simulated, drop),
+                                 media_type="text/event-stream", headers=SSE_HEADERS)
+    if caller.fault == "disconnect":
+        render.close()
+        raise DropConnection()
+    images, _ = await asyncio.gather(render, asyncio.sleep(simulated))
+    if not caller.account.charge(price):
+        raise insufficient_quota()
+    return JSONResponse(_result(spec, job, images, price))
+
+
+async def _stream(caller: Caller, spec: ModelSpec, job: ImageRequest, task: Any, price: int,
+                  simulated: float, drop: bool) -> AsyncIterator[bytes]:
+    """Keepalives, then the completed event; the price is held and charged once the event was sent."""
+    held = paid = False
+    deadline = time.monotonic() + simulated
+    interval = max(0.05, min(0.5, simulated / 4)) if simulated else 0.0
+    try:
+        yield b": keepalive\n\n"
+        if drop:
+            raise DropConnection()
+        while not task.done() or time.monotonic() < deadline:
+            await asyncio.wait({task}, timeout=interval or None)
+            if not task.done() or time.monotonic() < deadline:
+                yield b": keepalive\n\n"
+        try:
+            images = task.result()
+        except ApiError as exc:
+            yield b"event: error\ndata: " + orjson.dumps(exc.envelope()) + b"\n\n"
+            return
+        held = caller.account.hold(price)
+        if not held:
+            envelope = error_envelope("Your balance is too low for this request.", "insufficient_quota",
+                                      "insufficient_quota")
+            yield b"event: error\ndata: " + orjson.dumps(envelope) + b"\n\n"
+            return
+        yield b"event: image_generation.completed\ndata: " + orjson.dumps(_result(spec, job, images, price)) + b"\n\n"
+        paid = True
+    finally:
+        if held:
+            caller.account.settle(price, paid=paid)
+        if not task.done():
+            task.cancel()

@@ -1,0 +1,42 @@
+"""JSON views of jobs, and lookups that answer ``video_not_found`` / ``audio_not_found``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+
+from gatewaykit.emulator.errors import not_found
+from gatewaykit.emulator.gateway import Gateway
+from gatewaykit.emulator.jobs import Job
+
+
+def media_url(request: Request, job: Job) -> str:
+    return str(request.base_url).rstrip("/") + job.media_path()
+
+
+def job_view(request: Request, job: Job) -> dict[str, Any]:
+    view: dict[str, Any] = {"id": job.id, "object": "video" if job.kind == "video" else "audio",
+                            "model": job.model, "status": job.status, "created_at": job.created_at,
+                            "progress": job.progress()}
+    if job.kind == "video":
+        view["size"] = job.size
+        view["seconds"] = job.seconds
+    if job.status == "completed":
+        view["completed_at"] = job.completed_at
+        link = [{"type": "url", "url": media_url(request, job), "content_type": job.content_type}]
+        view["videos" if job.kind == "video" else "audio"] = link
+        if job.kind == "music":
+            view["seconds"] = job.seconds
+    if job.status == "failed":
+        view["error"] = {"message": job.error, "code": "generation_failed"}
+    return view
+
+
+def owned_job(request: Request, gateway: Gateway, owner: str, kind: str) -> Job:
+    """The job named in the path if this key created it; 404 ``*_not_found`` otherwise."""
+    job_id = request.path_params["job_id"]
+    job = gateway.jobs.get(job_id, owner, kind)
+    if job is None:
+        raise not_found(kind, job_id)
+    return job
