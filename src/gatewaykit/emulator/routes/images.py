@@ -54,11 +54,14 @@ async def edit_images(request: Request) -> Response:
         form = await request.form(max_files=MAX_FORM_FILES, max_fields=64)
     except MultiPartException as exc:
         raise bad_request(f"The multipart body could not be read: {exc.message}") from None
-    body = form_to_body(form)
-    spec = resolve_model(body, gateway, caller, "image")
-    image_request = parse_image_request(spec, body)
-    parts = [*form.getlist("image[]"), *form.getlist("image")]
-    references = await _reference_images(gateway, spec, parts)
+    try:
+        body = form_to_body(form)
+        spec = resolve_model(body, gateway, caller, "image")
+        image_request = parse_image_request(spec, body)
+        parts = [*form.getlist("image[]"), *form.getlist("image")]
+        references = await _reference_images(gateway, spec, parts)
+    finally:
+        await form.close()  # the uploads' spooled temporary files; unclosed they warn (ResourceWarning)
     return await _answer(gateway, caller, spec, image_request, references)
 
 
