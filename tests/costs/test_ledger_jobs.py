@@ -119,3 +119,13 @@ def test_job_created_already_completed_is_billed(records):
     ledger.record(records.music_created(job_id="audio_9").__class__(
         kind="music", model="music-song", status="completed", id="audio_9"))
     assert ledger.rows[0]["charged"] is True
+
+
+def test_deleted_and_canceled_mean_cancelled(records):
+    """'deleted' and 'canceled' answers to a DELETE are recorded as cancelled."""
+    ledger = Ledger()
+    ledger.record(records.video_created("video_a"))
+    ledger.record(records.video_created("video_b"))
+    ledger.update_job("video_a", status="deleted")
+    ledger.update_job("video_b", status="canceled")
+    assert [r["status"] for r in ledger.rows] == ["cancelled", "cancelled"]

@@ -51,6 +51,8 @@ __all__ = ["BudgetWarning", "Ledger"]
 
 _NOT_CHARGED_STATES = frozenset({"error", "failed", "cancelled"})
 _PENDING_NOTE = "pending: billed on completion"
+# DELETE of an unfinished video answers "cancelled or deleted" (spec); both mean never charged.
+_STATUS_ALIASES = {"canceled": "cancelled", "deleted": "cancelled"}
 
 
 class BudgetWarning(UserWarning):
@@ -195,6 +197,7 @@ class Ledger:
     ) -> None:
         """A job reached ``status``. Idempotent; the first terminal state wins."""
         now = time.time()
+        status = _STATUS_ALIASES.get(status, status)
         with self._lock:
             changed = self._apply_update(job_id, status, seconds, error_message, now)
             if changed:
