@@ -1,0 +1,208 @@
+"""The notebook layer in a real browser: JupyterLab 4 + headless Chromium (Playwright).
+
+One notebook runs against an offline gateway started here (time scale 0.6,
+so streaming and jobs take visible time). Tests run in order on one page;
+screenshots go to ``test-artifacts/browser/``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from browser_lab import CHROMIUM_ARGS, JupyterLab, NotebookPage, chromium_path, write_notebook
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium package is not installed (apt-get install chromium)"),
+]
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
+
+HOSTILE_TOOL_RESULT = (
+    "<script>window.__pwned = 'script'</script> "
+    "<img src=x onerror=\"window.__pwned = 'img'\"> "
+    "[click me](javascript:window.__pwned='link')"
+)
+
+CELLS = {
+    "setup": "import gatewaykit as gk\nfrom gatewaykit.notebook import show_progress, wait_with_progress, render_stream\n"
+             "client = gk.Client(base_url={base_url!r}, api_key={api_key!r})",
+    "chat": "client.chat.ask('Explain event loops with a comparison table and python code', model='chat-mini')",
+    "hostile": (
+        "tools = [{{'type': 'function', 'function': {{'name': 'fetch_page', 'description': 'fetch a page',"
+        " 'parameters': {{'type': 'object', 'properties': {{}}}}}}}}]\n"
+        "messages = [{{'role': 'user', 'content': 'What does the page say?'}},\n"
+        "    {{'role': 'assistant', 'content': None, 'tool_calls': [{{'id': 'call_1', 'type': 'function',"
+        " 'function': {{'name': 'fetch_page', 'arguments': '{{}}'}}}}]}},\n"
+        "    {{'role': 'tool', 'tool_call_id': 'call_1', 'content': {hostile!r}}}]\n"
+        "render_stream(client.chat.completions.create(model='chat-mini', messages=messages, tools=tools, stream=True))"
+    ),
+    "images": "client.images.generate(model='image-pixels', prompt='a red fox in snow', n=2, width=256, height=256)",
+    "video": "job = client.videos.create(model='video-tiers', prompt='waves at dusk', duration=4, resolution='480p')\n"
+             "progress = show_progress(job)",
+    "next": "print('next cell ran while the job ran:', job.status)",
+    "music": "song = client.music.create(model='music-song', prompt='folk, guitar',"
+             " lyrics_prompt='[Verse]\\nsmall lights on the water\\n[Chorus]\\nhome again')\n"
+             "wait_with_progress(song);",
+    "cancel": "slow = client.videos.create(model='video-range', prompt='a very slow sunrise', duration=12)\n"
+              "show_progress(slow);",
+}
+ORDER = list(CELLS)
+
+
+def index(name: str) -> int:
+    return ORDER.index(name)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[JupyterLab, Any]]:
+    from gatewaykit import emulator as gateway
+
+    root = tmp_path_factory.mktemp("lab") / "work"
+    root.mkdir()
+    with gateway.start(time_scale=0.6) as running:
+        cells = [
+            template.format(base_url=running.base_url, api_key=running.api_key, hostile=HOSTILE_TOOL_RESULT)
+            for template in CELLS.values()
+        ]
+        write_notebook(root / "demo.ipynb", cells)
+        server = JupyterLab(root)
+        try:
+            yield server, running
+        finally:
+            server.stop()
+
+
+@pytest.fixture(scope="module")
+def page(lab: tuple[JupyterLab, Any]) -> Iterator[NotebookPage]:
+    from playwright.sync_api import sync_playwright
+
+    server, _ = lab
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 1600})
+        tab = context.new_page()
+        tab.goto(server.url("lab/tree/demo.ipynb"))
+        tab.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+        tab.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+        notebook = NotebookPage(tab)
+        notebook.run_and_wait(index("setup"), timeout=60)
+        yield notebook
+        context.close()
+        browser.close()
+
+
+def shot(page: NotebookPage, name: str, cell: str | None = None) -> None:
+    target = page.cell(index(cell)) if cell else page.page
+    if cell:
+        target.scroll_into_view_if_needed()
+    target.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def answer_text(page: NotebookPage, cell: str) -> str:
+    answers = page.cell(index(cell)).locator(".gk-answer")
+    return answers.first.inner_text() if answers.count() else ""
+
+
+def test_streamed_answer_grows_then_stays_complete(page: NotebookPage) -> None:
+    """While streaming, the answer's text grows over several updates; the end state is the static answer."""
+    page.run(index("chat"))
+    lengths = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        lengths.append(len(answer_text(page, "chat")))
+        if len(lengths) == 10:
+            shot(page, "01-chat-streaming", "chat")
+        if page.prompt(index("chat"))[1:-2].strip().isdigit():
+            break
+        time.sleep(0.1)
+    shot(page, "02-chat-final", "chat")
+    growth = [b for a, b in zip(lengths, lengths[1:]) if b > a]
+    assert len(growth) >= 5, lengths
+    output = page.output_text(index("chat"))
+    assert "chat-mini" in output and "$" in output and "streaming…" not in output
+    assert page.cell(index("chat")).locator(".gk-live").count() == 0
+    assert page.cell(index("chat")).locator(".gk-answer table").count() == 1
+
+
+def test_hostile_model_output_does_not_execute(page: NotebookPage) -> None:
+    """<script>, <img onerror> and javascript: links in model output stay inert text."""
+    page.run_and_wait(index("hostile"))
+    shot(page, "03-hostile", "hostile")
+    cell = page.cell(index("hostile"))
+    assert "<script>window.__pwned" in cell.locator(".gk-answer").inner_text()
+    assert page.page.evaluate("window.__pwned === undefined")
+    assert cell.locator(".jp-OutputArea img, .jp-OutputArea script").count() == 0
+    assert cell.locator(".jp-OutputArea a[href^='javascript']").count() == 0
+
+
+def test_images_have_loaded_pixels(page: NotebookPage) -> None:
+    """Both generated images are decoded by the browser (naturalWidth > 0)."""
+    page.run_and_wait(index("images"))
+    images = page.cell(index("images")).locator(".gk-images img")
+    assert images.count() == 2
+    images.first.scroll_into_view_if_needed()
+    page.page.wait_for_function(
+        "els => els.every(i => i.complete && i.naturalWidth > 0)", arg=images.element_handles(), timeout=10_000
+    )
+    shot(page, "04-images", "images")
+
+
+def test_job_progress_does_not_block_the_next_cell(page: NotebookPage) -> None:
+    """The next cell runs while the job is still running; the progress then ends as a playable video."""
+    page.run_and_wait(index("video"))
+    page.run_and_wait(index("next"))
+    assert "next cell ran while the job ran: queued" in page.output_text(index("next")) or (
+        "in_progress" in page.output_text(index("next"))
+    )
+    shot(page, "05-video-progress", "video")
+    page.page.wait_for_selector(".gk-job[data-status='completed'] video.gk-video", timeout=60_000)
+    video = page.cell(index("video")).locator("video.gk-video")
+    video.scroll_into_view_if_needed()
+    page.page.wait_for_function("v => v.readyState >= 1 && v.duration > 0", arg=video.element_handle(), timeout=15_000)
+    shot(page, "06-video-player", "video")
+
+
+def test_wait_with_progress_ends_as_audio_player(page: NotebookPage) -> None:
+    """A blocking wait shows progress and ends with a playable <audio> player."""
+    page.run_and_wait(index("music"), timeout=90)
+    audio = page.cell(index("music")).locator("audio.gk-audio")
+    audio.scroll_into_view_if_needed()
+    page.page.wait_for_function("a => a.readyState >= 1 && a.duration > 0", arg=audio.element_handle(), timeout=15_000)
+    shot(page, "07-audio-player", "music")
+
+
+def test_cancel_button_cancels_the_job(page: NotebookPage) -> None:
+    """Clicking the Cancel button cancels the running video job."""
+    page.run_and_wait(index("cancel"))
+    button = page.cell(index("cancel")).locator("button.gk-cancel")
+    button.wait_for(timeout=15_000)
+    shot(page, "08-cancel-button", "cancel")
+    button.click()
+    page.page.wait_for_selector(".gk-job[data-status='cancelled']", timeout=30_000)
+    shot(page, "09-cancelled", "cancel")
+    assert page.cell(index("cancel")).locator("button.gk-cancel").count() == 0
+
+
+def test_saved_notebook_reopens_with_complete_outputs(page: NotebookPage) -> None:
+    """After save and reload, the answer is complete and the players play without a kernel round trip."""
+    before = answer_text(page, "chat")
+    page.page.keyboard.press("Escape")
+    page.page.keyboard.press("Control+s")
+    page.page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=15_000)
+    time.sleep(0.5)
+    page.page.reload()
+    page.page.wait_for_selector(".jp-Notebook .gk-chat", timeout=60_000)
+    assert answer_text(page, "chat") == before
+    assert page.page.evaluate("window.__pwned === undefined")
+    video = page.cell(index("video")).locator("video.gk-video")
+    video.scroll_into_view_if_needed()
+    page.page.wait_for_function("v => v.readyState >= 1 && v.duration > 0", arg=video.element_handle(), timeout=15_000)
+    audio = page.cell(index("music")).locator("audio.gk-audio")
+    page.page.wait_for_function("a => a.readyState >= 1 && a.duration > 0", arg=audio.element_handle(), timeout=15_000)
+    shot(page, "10-reopened")
