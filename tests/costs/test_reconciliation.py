@@ -3,7 +3,7 @@ account's balance change, to 1e-9, for a mixed session through the client.
 
 Each test uses its own account on gateways started for this module, so nothing
 else in the suite moves the balances measured here: the mixed session runs at
-time-scale 1.0 (a video job is still running when it is cancelled), the
+time-scale 0.25 (a video job is still running when it is cancelled), the
 concurrency and budget tests at time-scale 0.
 """
 
@@ -20,7 +20,7 @@ import pytest
 import gatewaykit as gk
 
 ADMIN = "ledger-admin-token"
-ACCOUNTS = ("mixed", "threads", "tasks", "budget")
+ACCOUNTS = ("mixed", "threads", "tasks", "budget", "jobs")
 
 
 def _key(account: str) -> str:
@@ -44,8 +44,8 @@ def _start(time_scale: float) -> Any:
 
 @pytest.fixture(scope="module")
 def paced_gateway() -> Iterator[Any]:
-    """A gateway at realistic pace, one well-funded account per test."""
-    with _start(1.0) as running:
+    """A gateway with jobs slow enough to cancel, one well-funded account per test."""
+    with _start(0.25) as running:
         yield running
 
 
@@ -174,3 +174,27 @@ def test_budget_blocks_without_sending(gateway):
         with pytest.raises(gk.BudgetExceededError):
             client.videos.create(model="video-tiers", prompt="x", duration=4)
     assert _balance(gateway, "budget") == before and len(ledger) == 1
+
+
+def test_completed_jobs_are_estimated_from_a_price_table(gateway):
+    """Completed jobs bill with no amount; a price table matching the catalog estimates the balance change."""
+    prices = {
+        "music-song": {"per_song": 0.06},
+        "video-range": {"per_second": 0.08, "per_second_audio": 0.12},
+    }
+    ledger = gk.Ledger(prices=prices)
+    unpriced = gk.Ledger()
+    before = _balance(gateway, "jobs")
+    with _client(gateway, "jobs", ledger) as client:
+        song = client.music.create(model="music-song", prompt="folk", lyrics_prompt="[Verse]\nla la la, the ledger sings\n")
+        video = client.videos.create(model="video-range", prompt="rain", duration=3, generate_audio=False)
+        song.wait(timeout=120)
+        video.wait(timeout=120)
+    with _client(gateway, "jobs", unpriced) as client:
+        client.videos.create(model="video-range", prompt="snow", duration=2, generate_audio=True).wait(timeout=120)
+    change = before - _balance(gateway, "jobs")
+    rows = ledger.rows
+    assert [(r["status"], r["cost_source"]) for r in rows] == [("completed", "estimated")] * 2
+    assert rows[1]["seconds"] == 3.0 and ledger.reported_cost == 0.0
+    assert unpriced.rows[0]["cost_source"] == "not reported" and unpriced.total_cost == 0.0
+    assert abs(ledger.total_cost + 2 * 0.12 - change) <= 1e-9
