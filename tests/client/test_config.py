@@ -1,0 +1,99 @@
+"""Where the key and base URL come from, the offline fallback, and keeping the key out of sight."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import types
+from typing import Any
+
+import pytest
+
+import gatewaykit as gk
+from gatewaykit.client.config import resolve_settings
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SVC_API_KEY", raising=False)
+    monkeypatch.delenv("SVC_BASE_URL", raising=False)
+
+
+def test_environment_key_and_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SVC_API_KEY and SVC_BASE_URL configure the client; a trailing /v1 is dropped."""
+    monkeypatch.setenv("SVC_API_KEY", "sk-bf-env-key-123456")
+    monkeypatch.setenv("SVC_BASE_URL", "https://gateway.example/v1/")
+    settings = resolve_settings(None, None, False)
+    assert (settings.base_url, settings.key_source, settings.offline) == ("https://gateway.example", "environment", False)
+
+
+def test_argument_wins_over_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """api_key= is used before SVC_API_KEY."""
+    monkeypatch.setenv("SVC_API_KEY", "sk-bf-env")
+    assert resolve_settings("sk-bf-arg", "https://g.example", False).key_source == "argument"
+
+
+def test_key_without_base_url_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key with no base URL says to set SVC_BASE_URL."""
+    monkeypatch.setenv("SVC_API_KEY", "sk-bf-env-key-123456")
+    with pytest.raises(gk.ConfigurationError, match="SVC_BASE_URL"):
+        gk.Client()
+
+
+def test_base_url_without_key_is_a_configuration_error() -> None:
+    """base_url= with no key anywhere is an error, not a silent switch to offline."""
+    with pytest.raises(gk.ConfigurationError, match="SVC_API_KEY"):
+        gk.Client(base_url="https://gateway.example")
+
+
+def test_colab_secret_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In Colab, the SVC_API_KEY secret is read through google.colab.userdata."""
+    colab = types.ModuleType("google.colab")
+    colab.userdata = types.SimpleNamespace(get=lambda name: "sk-bf-colab-secret" if name == "SVC_API_KEY" else None)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    settings = resolve_settings(None, "https://g.example", False)
+    assert (settings.api_key, settings.key_source) == ("sk-bf-colab-secret", "colab secret")
+
+
+def test_colab_errors_are_swallowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Colab secret lookup that raises (secret missing, access denied) counts as no key."""
+    def refuse(name: str) -> None:
+        raise PermissionError("notebook access not granted")
+
+    colab = types.ModuleType("google.colab")
+    colab.userdata = types.SimpleNamespace(get=refuse)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    with pytest.raises(gk.ConfigurationError):
+        resolve_settings(None, "https://g.example", False)
+
+
+def test_no_key_uses_the_offline_gateway_and_warns() -> None:
+    """With no key anywhere, Client() talks to the offline gateway and warns OfflineGatewayWarning."""
+    with pytest.warns(gk.OfflineGatewayWarning, match="OFFLINE"):
+        client = gk.Client()
+    with client:
+        assert client.offline and client.models.list().ids
+
+
+def test_explicit_offline_does_not_warn(caplog: pytest.LogCaptureFixture) -> None:
+    """offline=True is announced with one INFO log line, not a warning."""
+    with caplog.at_level(logging.INFO, logger="gatewaykit"):
+        with gk.Client(offline=True) as client:
+            assert client.offline
+    assert any("offline gateway" in message for message in caplog.messages)
+
+
+def test_key_never_in_repr_or_errors(emulator: Any) -> None:
+    """repr(client) and a 401 error mention no part of the key beyond its prefix."""
+    key = "sk-bf-secret-value-abcdef123456"
+    with gk.Client(api_key=key, base_url=emulator.base_url, ledger=_Nothing(), max_retries=0) as client:
+        assert "secret-value" not in repr(client)
+        with pytest.raises(gk.AuthenticationError) as caught:
+            client.chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "hi"}])
+    assert "secret-value" not in str(caught.value) + repr(caught.value) + str(caught.value.body)
+
+
+class _Nothing:
+    """A ledger that keeps nothing."""

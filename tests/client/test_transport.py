@@ -1,0 +1,55 @@
+"""The httpx boundary: failures translated once, marked with whether the request left."""
+
+from __future__ import annotations
+
+import httpx
+
+import gatewaykit as gk
+from gatewaykit.client._transport import translate_error
+
+
+def test_connect_error_was_not_sent() -> None:
+    """A connect failure is APIConnectionError with request_sent False (safe to retry)."""
+    error = translate_error(httpx.ConnectError("refused"))
+    assert type(error) is gk.APIConnectionError and error.request_sent is False
+
+
+def test_read_timeout_was_sent() -> None:
+    """A read timeout is APITimeoutError with request_sent True (the server may have it)."""
+    error = translate_error(httpx.ReadTimeout("slow"))
+    assert isinstance(error, gk.APITimeoutError) and error.request_sent is True
+
+
+def test_remote_protocol_error_was_sent() -> None:
+    """A dropped connection after sending is request_sent True."""
+    assert translate_error(httpx.RemoteProtocolError("peer closed")).request_sent is True
+
+
+def test_client_errors_are_gateway_errors_not_httpx() -> None:
+    """A MockTransport raising ConnectError surfaces as gatewaykit's error, not httpx's."""
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    policy = gk.RetryPolicy(max_retries=1, backoff_base=0.0)
+    with gk.Client(api_key="sk-bf-x", base_url="http://gw.test", retry_policy=policy, ledger=object(), http_transport=httpx.MockTransport(refuse)) as client:
+        try:
+            client.models.list()
+        except gk.APIConnectionError as error:
+            assert not isinstance(error, httpx.HTTPError)
+        else:  # pragma: no cover
+            raise AssertionError("no error raised")
+
+
+def test_only_the_transport_module_imports_httpx() -> None:
+    """Every client module but _transport is free of httpx imports."""
+    from pathlib import Path
+
+    import gatewaykit.client as package
+
+    offenders = [
+        path.name
+        for path in Path(package.__file__).parent.glob("*.py")
+        if path.name != "_transport.py" and "import httpx" in path.read_text()
+    ]
+    assert offenders == []
