@@ -8,9 +8,11 @@ that failed holds its exception instead of a value, so one failure loses nothing
 
 from __future__ import annotations
 
-import asyncio
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Awaitable, Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Optional
+
+if TYPE_CHECKING:  # asyncio loads only when an async batch runs
+    import asyncio
 
 __all__ = ["BatchResult", "run_async_batch", "run_thread_batch"]
 
@@ -68,10 +70,12 @@ def run_thread_batch(calls: Iterable[Callable[[], Any]], concurrency: int = 8) -
 
 
 async def run_async_batch(
-    calls: Iterable[Callable[[], Awaitable[Any]]], concurrency: int = 8, semaphore: Optional[asyncio.Semaphore] = None
+    calls: Iterable[Callable[[], Awaitable[Any]]], concurrency: int = 8, semaphore: Optional["asyncio.Semaphore"] = None
 ) -> BatchResult:
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
+    import asyncio
+
     gate = semaphore or asyncio.Semaphore(concurrency)
 
     async def one(call: Callable[[], Awaitable[Any]]) -> Any:

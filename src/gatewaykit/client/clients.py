@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable, Optional, Union
 
 from gatewaykit.client import jobs
-from gatewaykit.client._transport import AsyncTransport, SyncTransport
 from gatewaykit.client.base import DEFAULT_TIMEOUT, BaseClient
 from gatewaykit.client.batch import BatchResult, run_async_batch, run_thread_batch
 from gatewaykit.client.chat import AsyncChat, Chat
@@ -82,6 +81,8 @@ class Client(_Surface):
     """
 
     def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
+        from gatewaykit.client._transport import SyncTransport  # httpx loads with the first client
+
         return SyncTransport(base_url, headers, timeout, http_transport)
 
     def _run(self, flow: Flow[Any]) -> Any:
@@ -117,6 +118,8 @@ class AsyncClient(_Surface):
     _is_async = True
 
     def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
+        from gatewaykit.client._transport import AsyncTransport
+
         return AsyncTransport(base_url, headers, timeout, http_transport)
 
     def _run(self, flow: Flow[Any]) -> Awaitable[Any]:

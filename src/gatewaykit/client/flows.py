@@ -15,7 +15,6 @@ job polling are written once, in :func:`send_with_retries` and ``jobs.py``.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import random
 import tempfile
@@ -167,7 +166,7 @@ async def run_async(flow: Flow[T], transport: Any) -> T:
                 if type(instruction) is ApiRequest:
                     result = await transport.send(instruction)
                 elif type(instruction) is Sleep:
-                    await asyncio.sleep(instruction.seconds)
+                    await _async_sleep(instruction.seconds)
                     result = None
                 elif type(instruction) is ReadEvents:
                     result = await _read_events_async(transport, instruction.response)
@@ -254,3 +253,8 @@ def _remove_quietly(path: str) -> None:
     except OSError:
         pass
 
+
+async def _async_sleep(seconds: float) -> None:
+    import asyncio
+
+    await asyncio.sleep(seconds)
