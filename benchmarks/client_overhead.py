@@ -1,0 +1,183 @@
+"""Client overhead: gatewaykit vs the official openai SDK vs raw httpx + json, one process, one MockTransport.
+
+Run: ``.venv/bin/python benchmarks/client_overhead.py [--requests 2000] [--chunks 10000]``
+
+Measures
+- per-request time of a buffered chat completion (request building, sending
+  through the same ``httpx.MockTransport``, parsing into pydantic models);
+- per-chunk time of iterating a streamed completion of N chunks and assembling
+  it (``ChatStream`` + ``.final()`` vs openai ``Stream`` and
+  ``.stream()`` + ``get_final_completion()``);
+- ``import gatewaykit`` in a fresh interpreter.
+
+Targets: <= 1.3x raw httpx + pydantic parsing, >= 4x less than openai,
+<= 10 us per chunk including assembly, import < 200 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any, Callable
+
+import httpx
+
+import gatewaykit as gk
+from gatewaykit.types import ChatCompletion
+
+BASE = "http://gateway.bench"
+KEY = "sk-bf-bench-000000000000"
+MESSAGES = [{"role": "user", "content": "Say hello"}]
+
+COMPLETION = json.dumps(
+    {
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "chat-mini",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Hello there! " * 8}}],
+        "usage": {"prompt_tokens": 9, "completion_tokens": 24, "total_tokens": 33,
+                  "prompt_tokens_details": {"cached_tokens": 0}, "completion_tokens_details": {"reasoning_tokens": 0},
+                  "cost": {"total_cost": 0.0000153, "input_tokens_cost": 0.0000013, "output_tokens_cost": 0.000014}},
+    }
+).encode()  # fmt: skip
+
+
+def stream_body(chunks: int) -> bytes:
+    head = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "chat-mini"}
+    parts = []
+    for index in range(chunks):
+        delta = {"role": "assistant", "content": "tok "} if index == 0 else {"content": "tok "}
+        parts.append({**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
+    parts.append({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    parts.append({**head, "choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": chunks, "total_tokens": chunks + 9,
+                                                   "cost": {"total_cost": 0.001}}})  # fmt: skip
+    return ("".join(f"data: {json.dumps(p, separators=(',', ':'))}\n\n" for p in parts) + "data: [DONE]\n\n").encode()
+
+
+class NullLedger:
+    """Keeps nothing: isolates the client's own overhead from the ledger's."""
+
+    def check_budget(self, kind: str, model: Any, request: Any) -> None:
+        pass
+
+    def record(self, record: Any) -> None:
+        pass
+
+    def update_job(self, job_id: str, **fields: Any) -> None:
+        pass
+
+
+def make_transport(stream: bytes) -> httpx.MockTransport:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if b'"stream":true' in request.content.replace(b" ", b""):
+            return httpx.Response(200, content=stream, headers={"content-type": "text/event-stream"})
+        return httpx.Response(200, content=COMPLETION, headers={"content-type": "application/json"})
+
+    return httpx.MockTransport(answer)
+
+
+def per_call(function: Callable[[], Any], repeat: int, rounds: int = 5) -> float:
+    """Best of ``rounds`` mean seconds per call (the least disturbed measurement)."""
+    function()
+    results = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        for _ in range(repeat):
+            function()
+        results.append((time.perf_counter() - started) / repeat)
+    return min(results)
+
+
+def import_time(samples: int = 7) -> float:
+    code = "import time; t=time.perf_counter(); import gatewaykit; print(time.perf_counter()-t)"
+    times = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout) for _ in range(samples)]
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--chunks", type=int, default=10_000)
+    args = parser.parse_args()
+
+    import openai
+
+    transport = make_transport(stream_body(args.chunks))
+    raw = httpx.Client(transport=transport, base_url=BASE, headers={"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"})
+    ours = gk.Client(api_key=KEY, base_url=BASE, http_transport=transport, ledger=NullLedger(), max_retries=0)
+    ours_ledger = gk.Client(api_key=KEY, base_url=BASE, http_transport=transport, ledger=gk.Ledger(), max_retries=0)
+    theirs = openai.OpenAI(api_key=KEY, base_url=BASE + "/v1", http_client=httpx.Client(transport=transport), max_retries=0)
+
+    body = {"model": "chat-mini", "messages": MESSAGES}
+
+    def raw_json() -> Any:
+        return json.loads(raw.post("/v1/chat/completions", content=json.dumps(body)).content)
+
+    def raw_pydantic() -> Any:
+        return ChatCompletion.model_validate_json(raw.post("/v1/chat/completions", content=json.dumps(body)).content)
+
+    n = args.requests
+    results = {
+        "raw httpx + json.loads": per_call(raw_json, n),
+        "raw httpx + pydantic": per_call(raw_pydantic, n),
+        "gatewaykit (null ledger)": per_call(lambda: ours.chat.completions.create(model="chat-mini", messages=MESSAGES), n),
+        "gatewaykit (gk.Ledger)": per_call(lambda: ours_ledger.chat.completions.create(model="chat-mini", messages=MESSAGES), n),
+        "openai SDK": per_call(lambda: theirs.chat.completions.create(model="chat-mini", messages=MESSAGES), n),
+    }
+    print(f"Buffered chat completion, per request ({n} requests, best of 5):")
+    for name, seconds in results.items():
+        print(f"  {name:<28} {seconds * 1e6:8.1f} us")
+    baseline = results["raw httpx + pydantic"]
+    overhead_ours = results["gatewaykit (null ledger)"] - results["raw httpx + json.loads"]
+    overhead_theirs = results["openai SDK"] - results["raw httpx + json.loads"]
+    print(f"  gatewaykit / (raw httpx + pydantic)  = {results['gatewaykit (null ledger)'] / baseline:5.2f}x   (target <= 1.3)")
+    print(f"  with gk.Ledger / (raw + pydantic)    = {results['gatewaykit (gk.Ledger)'] / baseline:5.2f}x")
+    print(f"  openai / gatewaykit                  = {results['openai SDK'] / results['gatewaykit (null ledger)']:5.2f}x")
+    print(f"  overhead beyond raw httpx+json: gatewaykit {overhead_ours * 1e6:.1f} us, openai {overhead_theirs * 1e6:.1f} us")
+    if overhead_ours > 0:
+        print(f"  openai overhead / gatewaykit overhead = {overhead_theirs / overhead_ours:.1f}x   (target >= 4)")
+    else:
+        print("  gatewaykit adds no overhead over raw httpx.Client.post + json.loads (it skips build_request)")
+
+    chunks = args.chunks
+
+    def ours_stream() -> Any:
+        stream = ours.chat.completions.create(model="chat-mini", messages=MESSAGES, stream=True)
+        for _ in stream:
+            pass
+        return stream.final()
+
+    def theirs_stream() -> Any:
+        for _ in theirs.chat.completions.create(model="chat-mini", messages=MESSAGES, stream=True):
+            pass
+
+    def theirs_final() -> Any:
+        with theirs.chat.completions.stream(model="chat-mini", messages=MESSAGES) as stream:
+            return stream.get_final_completion()
+
+    assert ours_stream().content == "tok " * chunks
+    streams = {
+        "gatewaykit iterate + final()": per_call(ours_stream, 1, rounds=5) / chunks,
+        "openai Stream iterate": per_call(theirs_stream, 1, rounds=5) / chunks,
+    }
+    try:
+        streams["openai .stream() + final"] = per_call(theirs_final, 1, rounds=3) / chunks
+    except Exception as exc:  # noqa: BLE001 - older SDKs lack .stream()
+        print(f"  (openai .stream() unavailable: {exc})")
+    print(f"\nStreamed chat, per chunk ({chunks} chunks, best of 5):")
+    for name, seconds in streams.items():
+        print(f"  {name:<32} {seconds * 1e6:7.2f} us")
+    print(f"  gatewaykit per chunk incl. assembly  = {streams['gatewaykit iterate + final()'] * 1e6:5.2f} us   (target <= 10)")
+    print(f"  openai Stream / gatewaykit           = {streams['openai Stream iterate'] / streams['gatewaykit iterate + final()']:5.2f}x")
+    if "openai .stream() + final" in streams:
+        ratio = streams["openai .stream() + final"] / streams["gatewaykit iterate + final()"]
+        print(f"  openai .stream()+final / gatewaykit  = {ratio:5.2f}x")
+
+    seconds = import_time()
+    print(f"\nimport gatewaykit (fresh interpreter, median of 7): {seconds * 1e3:.0f} ms   (target < 200)")
+
+
+if __name__ == "__main__":
+    main()
