@@ -110,7 +110,7 @@ def _offline_settings(*, implicit: bool) -> Settings:
                 f"gateway at {url}. Every answer, image, video, song and cost is synthetic. "
                 "Pass offline=True to silence this warning, or set SVC_API_KEY and SVC_BASE_URL."
             ),
-            stacklevel=4,
+            stacklevel=5,  # the line that built the Client
         )
     else:
         logger.info("gatewaykit: using the built-in offline gateway at %s (synthetic results)", url)
