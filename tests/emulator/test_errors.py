@@ -81,7 +81,7 @@ _MODELS = st.sampled_from(["chat-mini", "chat-reasoner", "chat-vision", "image-p
                            "video-tiers", "video-range", "music-song", "nope"])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 @given(path=st.sampled_from(["/v1/chat/completions", "/v1/images/generations", "/v1/videos",
                             "/v1/audio/generations"]),
        model=_MODELS, extra=st.dictionaries(_FIELDS, _JSON, max_size=5))

@@ -100,6 +100,45 @@ async def read_json(request: Request, gateway: Gateway) -> dict[str, Any]:
     return body
 
 
+async def read_json_or_form(request: Request, gateway: Gateway, integers: tuple[str, ...] = (),
+                            booleans: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A JSON body, or (as the openai SDK sends video jobs) a multipart form read into the same shape.
+
+    File parts become ``data:`` URIs; the named integer and boolean fields are decoded.
+    """
+    content_type = request.headers.get("content-type", "").lower()
+    if not content_type.startswith("multipart/form-data"):
+        return await read_json(request, gateway)
+    import base64
+
+    from starlette.datastructures import UploadFile
+    from starlette.formparsers import MultiPartException
+
+    await read_body(request, gateway)
+    try:
+        form = await request.form(max_files=4, max_fields=64)
+    except MultiPartException as exc:
+        raise bad_request(f"The multipart body could not be read: {exc.message}") from None
+    body: dict[str, Any] = {}
+    for name, value in form.multi_items():
+        if isinstance(value, UploadFile):
+            data = await value.read()
+            mime = value.content_type or "application/octet-stream"
+            body[name] = f"data:{mime};base64,{base64.b64encode(data).decode()}"
+        elif name in integers:
+            try:
+                body[name] = int(value)
+            except ValueError:
+                raise bad_request(f"'{name}' must be an integer.", param=name) from None
+        elif name in booleans:
+            if value.lower() not in ("true", "false", "1", "0"):
+                raise bad_request(f"'{name}' must be true or false.", param=name)
+            body[name] = value.lower() in ("true", "1")
+        else:
+            body[name] = value
+    return body
+
+
 def resolve_model(body: dict[str, Any], gateway: Gateway, caller: Caller, kind: str) -> ModelSpec:
     model_id = body.get("model")
     if model_id is None:

@@ -8,7 +8,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from gatewaykit.emulator.admission import admit, read_json, require_funds, resolve_model
+from gatewaykit.emulator.admission import admit, read_json_or_form, require_funds, resolve_model
 from gatewaykit.emulator.catalog import VIDEO_RESOLUTIONS, ModelSpec
 from gatewaykit.emulator.chat.vision import decode_data_uri
 from gatewaykit.emulator.errors import bad_request, not_found
@@ -58,7 +58,7 @@ async def _reference(gateway: Gateway, spec: ModelSpec, body: dict[str, Any]) ->
 async def create_video(request: Request) -> Response:
     gateway: Gateway = request.app.state.gateway
     caller = await admit(request, gateway)
-    body = await read_json(request, gateway)
+    body = await read_json_or_form(request, gateway, integers=("duration", "seed"), booleans=("generate_audio",))
     spec = resolve_model(body, gateway, caller, "video")
     prompt = require_str(body, "prompt")
     if len(prompt) > spec.entry["prompt_max_length"]:
