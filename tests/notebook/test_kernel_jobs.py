@@ -27,6 +27,8 @@ def executed(emulator, keys):
         "dashboard = show_progress(jobs)\nassert dashboard.join(60)",
         "[j.status for j in jobs]",
         "job",
+        "plain = client.music.create(model='music-song', prompt='jazz',"
+        " lyrics_prompt='[Verse]\\nda da da da\\n[Chorus]\\nyeah')\nplain.wait();",
     ]
     return run_notebook(cells)
 
@@ -63,3 +65,9 @@ def test_completed_job_as_last_expression_is_a_player(executed):
     """A completed job as the last expression displays its player."""
     html = html_outputs(executed.cells[6])
     assert "<video" in html[0] and "Download" in html[0]
+
+
+def test_plain_wait_in_a_kernel_shows_progress_then_the_player(executed):
+    """job.wait() with no on_update, in a kernel, shows the progress display and ends as a player."""
+    html = html_outputs(executed.cells[7])
+    assert len(html) == 1 and '<audio class="gk-audio" controls' in html[0]

@@ -18,6 +18,7 @@ from gatewaykit.client.flows import Flow, RetryPolicy, run_async, run_sync
 from gatewaykit.client.images import Images
 from gatewaykit.client.models import Models
 from gatewaykit.client.music import Music
+from gatewaykit.client.notebook_hooks import notebook_function
 from gatewaykit.client.recording import Recording
 from gatewaykit.client.streaming import AsyncChatStream, ChatStream
 from gatewaykit.client.videos import Videos
@@ -79,6 +80,15 @@ class Client(_Surface):
     the offline gateway explicitly. Resources: ``models``, ``chat``, ``images``,
     ``videos``, ``music``; ``map``/``batch`` run many calls at once.
     """
+
+    def _job_wait(self, job: Any, timeout: Optional[float], on_update: Any, poll_interval: Optional[float]) -> Any:
+        # In a kernel, a plain job.wait() shows the same live progress as show_progress();
+        # the notebook layer calls back with on_update, so this never loops.
+        if on_update is None:
+            with_progress = notebook_function("jobs", "wait_with_progress")
+            if with_progress is not None:
+                return with_progress(job, timeout=timeout, poll_interval=poll_interval)
+        return super()._job_wait(job, timeout, on_update, poll_interval)
 
     def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
         from gatewaykit.client._transport import SyncTransport  # httpx loads with the first client
