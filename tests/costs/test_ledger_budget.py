@@ -8,6 +8,7 @@ import pytest
 
 from gatewaykit import BudgetExceededError
 from gatewaykit.costs import BudgetWarning, Ledger
+from ledger_records import records  # noqa: F401  (fixture)
 
 
 def test_no_budget_never_blocks(records):

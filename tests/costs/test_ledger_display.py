@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gatewaykit.costs import CostRecord, Ledger
+from ledger_records import records  # noqa: F401  (fixture)
 
 
 def _ledger(records, offline=False):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gatewaykit.costs import Ledger
+from ledger_records import records  # noqa: F401  (fixture)
 
 
 def test_created_job_is_pending_and_not_charged(records):

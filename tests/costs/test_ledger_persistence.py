@@ -10,6 +10,7 @@ import textwrap
 import pytest
 
 from gatewaykit.costs import Ledger, LedgerWarning
+from ledger_records import records  # noqa: F401  (fixture)
 
 
 def test_rows_survive_a_restart(tmp_path, records):

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from gatewaykit.costs import COLUMNS, KINDS, CostRecord, Ledger
+from ledger_records import records  # noqa: F401  (fixture)
 
 
 def test_columns_cover_the_issue_list():

@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from gatewaykit.costs import Ledger
+from ledger_records import records  # noqa: F401  (fixture)
 
 
 def test_rows_inside_block_are_tagged(records):

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from gatewaykit.costs import COLUMNS, CostRecord, Ledger
+from ledger_records import records  # noqa: F401  (fixture)
 
 
 @pytest.fixture

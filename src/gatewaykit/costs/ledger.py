@@ -9,7 +9,8 @@ and safe from asyncio code (nothing awaits).
 Behaviours worth knowing:
 
 - A job gets one row when created (pending, not charged) that later turns
-  ``completed`` (charged), ``failed`` or ``cancelled`` (not charged). The first
+  ``completed`` (charged), ``failed`` or ``cancelled`` (not charged; a DELETE
+  answered ``deleted`` or ``canceled`` counts as ``cancelled``). The first
   terminal state wins: a later, different one (say ``completed`` after
   ``cancelled``) leaves the row as it was and says so in ``note``. A terminal
   update for a job the ledger has not seen yet is held until its row arrives.
@@ -229,7 +230,6 @@ class Ledger:
         if status in ("ok", "completed"):
             row.charged = True
             if row.cost_source == _rows.REPORTED and row.total_cost is not None:
-                row.note = None if status == "ok" else row.note
                 return
             estimate = None
             if self._prices:

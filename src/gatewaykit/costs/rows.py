@@ -149,9 +149,9 @@ def row_from_record(record: CostRecord, tags: tuple = ()) -> LedgerRow:
     model = record.model
     row = LedgerRow(
         float(record.time),
-        _intern(record.kind),
+        _intern(str(record.kind)),
         _intern(model) if model.__class__ is str else model,
-        _intern(record.status),
+        _intern(str(record.status)),
         record.id,
         images=record.images,
         seconds=_number(record.seconds),

@@ -1,4 +1,9 @@
-"""Record factories for the ledger's unit tests (the sink protocol, no network)."""
+"""Record factories for the ledger's unit tests (the sink protocol, no network).
+
+Not a conftest.py: the suite's root conftest is imported by name (``from conftest
+import ...``), and a second conftest module here would shadow it. Test modules
+import the ``records`` fixture from this module instead.
+"""
 
 from __future__ import annotations
 
