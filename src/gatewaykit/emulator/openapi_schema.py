@@ -82,7 +82,7 @@ SCHEMAS: dict[str, Any] = {
                        "properties": {"id": STRING, "object": {"const": "chat.completion"}, "created": INTEGER,
                                       "model": STRING, "choices": {"type": "array"}, "usage": ref("Usage")}},
     "ImageGenerationRequest": {"type": "object", "required": ["model", "prompt"], "properties": {
-        "model": {"type": "string", "enum": _ids("image")}, "prompt": {"type": "string", "maxLength": 50000},
+        "model": {"type": "string", "enum": _ids("image")}, "prompt": {"type": "string", "minLength": 1, "maxLength": 50000, "pattern": "\\S"},
         "n": {"type": "integer", "minimum": 1, "maximum": 4},
         "response_format": {"enum": ["b64_json", "url"]}, "output_format": {"enum": ["png", "jpeg", "webp"]},
         "quality": {"enum": ["low", "medium", "high"]}, "stream": BOOLEAN, "seed": INTEGER,
@@ -94,7 +94,7 @@ SCHEMAS: dict[str, Any] = {
         "data": {"type": "array", "items": {"type": "object", "properties": {
             "index": INTEGER, "b64_json": STRING, "url": STRING, "revised_prompt": STRING}}}}},
     "VideoCreateRequest": {"type": "object", "required": ["model", "prompt"], "properties": {
-        "model": {"type": "string", "enum": _ids("video")}, "prompt": {"type": "string", "maxLength": 4000},
+        "model": {"type": "string", "enum": _ids("video")}, "prompt": {"type": "string", "minLength": 1, "maxLength": 4000, "pattern": "\\S"},
         "input_reference": STRING, "resolution": {"enum": ["480p", "720p", "1080p"]},
         "duration": {"type": "integer", "minimum": 2, "maximum": 12},
         "aspect_ratio": {"enum": ["16:9", "9:16", "1:1", "auto"]}, "generate_audio": BOOLEAN, "seed": INTEGER}},
@@ -106,8 +106,9 @@ SCHEMAS: dict[str, Any] = {
         "videos": {"type": "array", "items": ref("MediaLink")},
         "error": {"type": "object", "required": ["message"], "properties": {"message": STRING}}}},
     "MusicCreateRequest": {"type": "object", "required": ["model", "prompt", "lyrics_prompt"], "properties": {
-        "model": {"type": "string", "enum": _ids("music")}, "prompt": {"type": "string", "maxLength": 300},
-        "lyrics_prompt": {"type": "string", "minLength": 10, "maxLength": 3000},
+        "model": {"type": "string", "enum": _ids("music")}, "prompt": {"type": "string", "minLength": 1, "maxLength": 300, "pattern": "\\S"},
+        "lyrics_prompt": {"type": "string", "minLength": 10, "maxLength": 3000,
+                          "pattern": "(^|\\n)\\s*\\[[A-Za-z][A-Za-z0-9 _\\-]*\\]\\s*(\\n|$)"},
         "sample_rate": INTEGER, "bitrate": INTEGER, "format": {"enum": ["mp3"]}, "seed": INTEGER}},
     "MusicJob": {"type": "object", "required": ["id", "object", "model", "status"], "properties": {
         "id": STRING, "object": {"const": "audio"}, "model": STRING,

@@ -129,3 +129,10 @@ async def delete_video(request: Request) -> Response:
     view.pop("videos", None)
     gateway.jobs.remove(job)
     return JSONResponse({**view, "status": "deleted", "deleted": True})
+
+
+async def video_job(request: Request) -> Response:
+    """``GET`` retrieves, ``DELETE`` cancels or deletes (one route, so 405 lists both methods)."""
+    if request.method == "DELETE":
+        return await delete_video(request)
+    return await retrieve_video(request)
