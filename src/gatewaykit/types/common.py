@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 class GatewayModel(BaseModel):
     """Base of every gateway type: unknown fields are kept, never dropped."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True)
 
     def to_dict(self) -> dict:
         """The JSON-ready dict, without fields that were never set."""
