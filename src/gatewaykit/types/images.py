@@ -33,6 +33,13 @@ class ImageData(GatewayModel):
     url: Optional[str] = None
     revised_prompt: Optional[str] = None
 
+    def __repr_args__(self) -> Any:
+        # Keep reprs readable: a megabyte of base64 helps nobody in a terminal or a traceback.
+        for name, value in super().__repr_args__():
+            if name in ("b64_json", "url") and isinstance(value, str) and len(value) > 64:
+                value = f"{value[:40]}...<{len(value):,} chars>"
+            yield name, value
+
     @property
     def content(self) -> bytes:
         """The encoded image (PNG, JPEG or WebP bytes), from ``b64_json`` or a ``data:`` URL."""
