@@ -105,3 +105,17 @@ def test_refused_connection_is_retried_then_raised(sink: RecordingSink) -> None:
             chat(client, validate=False)
     assert not isinstance(caught.value, gk.APITimeoutError)
     assert caught.value.request_sent is False
+
+
+def test_refused_connection_is_retried_and_counted(sink: RecordingSink) -> None:
+    """A request that never reached a server is retried; the ledger row counts every attempt."""
+    from .conftest import FAST_RETRIES
+
+    with socket.socket() as probe:  # a loopback port with nothing listening on it
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    closed = gk.Client(base_url=f"http://127.0.0.1:{port}", api_key="sk-bf-unused", ledger=sink,
+                       retry_policy=FAST_RETRIES, validate=False)  # fmt: skip
+    with closed, pytest.raises(gk.APIConnectionError):
+        chat(closed)
+    assert [(r.status, r.attempts) for r in sink.records] == [("error", 3)]

@@ -104,10 +104,11 @@ def send_with_retries(request: ApiRequest, policy: RetryPolicy) -> Flow[tuple[An
             response = yield request
         except APIConnectionError as exc:
             sent = getattr(exc, "request_sent", True)
+            exc.attempts = attempt + 1  # type: ignore[attr-defined] - the ledger records how many were sent
             if sent and not request.replay_safe:
-                if request.creates_job:
-                    raise _annotated(exc, _LOST_JOB) from exc
-                raise _annotated(exc, _LOST_POST) from exc
+                lost = _annotated(exc, _LOST_JOB if request.creates_job else _LOST_POST)
+                lost.attempts = attempt + 1  # type: ignore[attr-defined]
+                raise lost from exc
             if attempt >= policy.max_retries:
                 raise
             attempt += 1

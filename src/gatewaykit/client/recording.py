@@ -76,6 +76,7 @@ class Recording:
         self._write(status, id=id, usage=usage_dict, images=images, seconds=seconds)
 
     def error(self, exc: GatewayError) -> None:
+        self.attempts = getattr(exc, "attempts", self.attempts)
         self._write(
             "error",
             http_status=exc.status if isinstance(exc, APIStatusError) else None,
