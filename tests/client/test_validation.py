@@ -96,3 +96,11 @@ def _png() -> bytes:
 
 
 PNG = _png()
+
+
+def test_image_to_video_on_a_text_only_model(client: gk.Client, sink: RecordingSink) -> None:
+    """input_reference on a model without image input fails locally, naming the field; nothing is sent."""
+    with pytest.raises(gk.BadRequestError, match="image-to-video") as caught:
+        client.videos.create(model="video-range", prompt="waves", input_reference="data:image/png;base64,AAAA")
+    assert caught.value.param == "input_reference"
+    assert sink.records == []

@@ -128,7 +128,14 @@ def check_image(entry: Model, body: Mapping[str, Any], *, reference_images: Opti
 
 
 def check_video(entry: Model, body: Mapping[str, Any]) -> None:
+    """Prompt length, parameter values, and image-to-video only on models that take an image."""
     _check_prompt(entry, body.get("prompt"))
+    if body.get("input_reference") is not None and "image" not in entry.input_modalities:
+        takes_images = "a model whose input_modalities include 'image'"
+        raise _bad(
+            f"Model {entry.id!r} does not support image-to-video; leave out input_reference or use {takes_images}",
+            "input_reference",
+        )
     _check_parameters(entry, body)
 
 
