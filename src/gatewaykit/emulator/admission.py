@@ -44,6 +44,8 @@ async def admit(request: Request, gateway: Gateway, *, streamable: bool = False)
     if fault in ("500", "503"):
         raise server_error(int(fault), "The gateway had a temporary problem (injected fault). Retry later.")
     if fault == "slow":
+        # Read the body first: is_disconnected() takes the next ASGI message, which may be the body.
+        await read_body(request, gateway)
         await asyncio.sleep(gateway.settings.slow_seconds)
         if await request.is_disconnected():
             raise DropConnection()

@@ -12,7 +12,7 @@ from typing import Any, AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -59,7 +59,7 @@ class OfflineHeaderAndDrops:
 
 
 def _is_drop(exc: BaseException) -> bool:
-    if isinstance(exc, DropConnection):
+    if isinstance(exc, (DropConnection, ClientDisconnect)):  # the client left while its body was read
         return True
     if isinstance(exc, BaseExceptionGroup):
         return all(_is_drop(inner) for inner in exc.exceptions)
@@ -107,6 +107,7 @@ def _routes() -> list[Route]:
         Route("/v1/audio/generations/{job_id}/content", music.music_content, methods=["GET"]),
         Route("/_media/{token}/{filename}", media.media_file, methods=["GET"]),
         Route("/_emulator/accounts", admin.list_accounts, methods=["GET"]),
+        Route("/_emulator/stats", admin.stats, methods=["GET"]),
         Route("/openapi.json", openapi_document, methods=["GET"]),
     ]
 
