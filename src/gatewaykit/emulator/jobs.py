@@ -73,12 +73,16 @@ class JobStore:
         self.gateway = gateway
         self.jobs: dict[str, Job] = {}
         self.by_token: dict[str, Job] = {}
+        #: Jobs ever created, per account id and kind (kept after the jobs expire).
+        self.created: dict[str, dict[str, int]] = {}
         self._last_sweep = 0.0
 
     def create(self, job: Job) -> Job:
         self.sweep()
         self.jobs[job.id] = job
         self.by_token[job.token] = job
+        counts = self.created.setdefault(job.account.id, {})
+        counts[job.kind] = counts.get(job.kind, 0) + 1
         job.task = asyncio.get_running_loop().create_task(self._run(job))
         return job
 

@@ -27,6 +27,9 @@ def _json(schema: dict[str, Any]) -> dict[str, Any]:
 
 NUMBER = {"type": "number"}
 STRING = {"type": "string"}
+#: One Server-Sent Event (before OpenAPI 3.2, a text/event-stream ``schema`` describes each event).
+SSE_EVENT = {"type": "object", "required": ["data"],
+             "properties": {"event": STRING, "data": STRING, "id": STRING, "retry": {"type": "integer"}}}
 INTEGER = {"type": "integer"}
 BOOLEAN = {"type": "boolean"}
 
@@ -147,7 +150,7 @@ def _op(summary: str, ok: dict[str, Any], *errors: int, body: dict[str, Any] | N
 def _ok(schema: str, streams: bool = False) -> dict[str, Any]:
     content = {"application/json": {"schema": ref(schema)}}
     if streams:
-        content["text/event-stream"] = {"schema": STRING}
+        content["text/event-stream"] = {"schema": SSE_EVENT}
     return {"200": {"description": "Success", "content": content}}
 
 
