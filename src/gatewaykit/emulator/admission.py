@@ -81,8 +81,9 @@ async def read_body(request: Request, gateway: Gateway) -> bytes:
 
 
 def too_large(limit: int) -> ApiError:
-    return ApiError(413, f"The request body is larger than {limit // (1024 * 1024)} MiB. Send fewer or smaller "
-                    "images.", code="request_too_large")
+    size = f"{limit / (1024 * 1024):g} MiB" if limit >= 1024 * 1024 else f"{limit / 1024:g} KiB"
+    return ApiError(413, f"The request body is larger than the {size} limit. Send fewer or smaller images, "
+                    "or a shorter conversation.", code="request_too_large")
 
 
 async def read_json(request: Request, gateway: Gateway) -> dict[str, Any]:

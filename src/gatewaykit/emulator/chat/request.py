@@ -11,6 +11,9 @@ from gatewaykit.emulator.fields import opt_bool, opt_enum, opt_int, opt_number, 
 ROLES = ("system", "user", "assistant", "tool", "developer")
 EFFORTS = ("none", "low", "medium", "high")
 MAX_CHOICES = 8
+#: Caps on a conversation: messages per request, and characters of text per message.
+MAX_MESSAGES = 2048
+MAX_MESSAGE_CHARS = 1_000_000
 
 
 @dataclass
@@ -55,6 +58,9 @@ def _check_messages(messages: Any) -> list[dict[str, Any]]:
         raise bad_request("Missing required field 'messages'.", param="messages")
     if not isinstance(messages, list) or not messages:
         raise bad_request("'messages' must be a non-empty array of messages.", param="messages")
+    if len(messages) > MAX_MESSAGES:
+        raise bad_request(f"'messages' has {len(messages):,} messages; at most {MAX_MESSAGES:,} are accepted. "
+                          "Drop or summarise older turns.", param="messages")
     for i, message in enumerate(messages):
         where = f"messages[{i}]"
         if not isinstance(message, dict):
@@ -65,6 +71,9 @@ def _check_messages(messages: Any) -> list[dict[str, Any]]:
         if isinstance(content, list):
             for j, part in enumerate(content):
                 _check_part(part, f"{where}.content[{j}]")
+        elif isinstance(content, str) and len(content) > MAX_MESSAGE_CHARS:
+            raise bad_request(f"{where}.content is {len(content):,} characters; at most {MAX_MESSAGE_CHARS:,} are "
+                              "accepted per message. Shorten it or split it.", param=f"{where}.content")
         elif content is not None and not isinstance(content, str):
             raise bad_request(f"{where}.content must be a string or an array of content parts.",
                               param=f"{where}.content")
