@@ -6,7 +6,7 @@ import time
 
 import httpx
 import pytest
-from conftest import RELIABILITY_ADMIN, account_balance, admin_json, one_account
+from reliability_gateways import RELIABILITY_ADMIN, account_balance, admin_json, one_account
 
 from gatewaykit import emulator
 

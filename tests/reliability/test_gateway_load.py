@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 import httpx
 import pytest
-from conftest import RELIABILITY_ADMIN, account_balance, admin_json, one_account
+from reliability_gateways import RELIABILITY_ADMIN, account_balance, admin_json, one_account
 from soak_workload import CATALOG_PRICES, LYRICS
 
 import gatewaykit as gk

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from conftest import resource_counts, settle_counts
+from reliability_gateways import resource_counts, settle_counts
 from soak_workload import CATALOG_PRICES, SoakReport, admin_get, balance, run_soak, start_faulty_gateway
 
 import gatewaykit as gk

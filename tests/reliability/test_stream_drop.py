@@ -6,7 +6,7 @@ import asyncio
 from typing import Any, Iterator
 
 import pytest
-from conftest import RELIABILITY_ADMIN, account_balance, one_account
+from reliability_gateways import RELIABILITY_ADMIN, account_balance, one_account
 
 import gatewaykit as gk
 from gatewaykit.notebook.live import render_async_stream, render_stream

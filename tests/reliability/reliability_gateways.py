@@ -1,4 +1,4 @@
-"""Helpers for the reliability suite: dedicated gateways (so faults and spending never touch
+"""Helpers for the reliability suite (not a conftest.py: tests import the session conftest by name): dedicated gateways (so faults and spending never touch
 the session gateway's accounts), admin reads, and resource counts."""
 
 from __future__ import annotations
