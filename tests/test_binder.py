@@ -1,0 +1,61 @@
+"""Binder, simulated: a fresh virtual environment built only from binder/'s files runs the quickstart under nbval.
+
+mybinder.org installs ``binder/requirements.txt`` and then runs ``binder/postBuild``
+from the repository root. This test does the same in a new venv (with pip's
+network access and cache, so it takes a minute or two), adds only the test
+harness (pytest and nbval), and runs ``notebooks/00-quickstart.ipynb`` with that
+venv's own kernel. The repository's pytest settings are left out (``-c /dev/null``):
+the Binder environment has none of the test suite's plugins.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _run(command: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_quickstart_runs_in_an_environment_built_from_binder_files(tmp_path: Path) -> None:
+    """A venv made from binder/requirements.txt + binder/postBuild runs the quickstart under nbval."""
+    home = tmp_path / "binder-venv"
+    venv.EnvBuilder(with_pip=True, clear=True).create(home)
+    python = str(home / "bin" / "python")
+    env = {key: value for key, value in os.environ.items() if key not in ("SVC_API_KEY", "SVC_BASE_URL", "PYTHONPATH")}
+    env.update(PATH=f"{home / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(home),
+               GATEWAYKIT_OFFLINE_TIME_SCALE="0.05", PIP_DISABLE_PIP_VERSION_CHECK="1")
+
+    steps = [
+        [python, "-m", "pip", "install", "-q", "-r", "binder/requirements.txt"],
+        ["bash", "binder/postBuild"],
+        [python, "-m", "pip", "install", "-q", "pytest", "nbval"],  # the test harness, not part of Binder
+    ]
+    for step in steps:
+        done = _run(step, env, timeout=600)
+        assert done.returncode == 0, f"{' '.join(step)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+
+    check = _run([python, "-c", "import ipykernel, jupyterlab, ipywidgets, gatewaykit; print(ipykernel.__version__)"],
+                 env, timeout=120)
+    assert check.returncode == 0, check.stderr
+    assert tuple(int(part) for part in check.stdout.strip().split(".")[:2]) >= (7, 1)
+
+    result = _run(
+        [python, "-m", "pytest", "-c", os.devnull, "--rootdir", str(REPO), "-p", "no:cacheprovider", "-q",
+         "--nbval", "--nbval-current-env", "--nbval-sanitize-with", "notebooks/sanitize.cfg",
+         "notebooks/00-quickstart.ipynb"],
+        env,
+        timeout=600,
+    )
+    assert result.returncode == 0, f"{result.stdout[-5000:]}\n{result.stderr[-3000:]}"
+    assert " passed" in result.stdout and "failed" not in result.stdout
