@@ -109,7 +109,17 @@ def render_edit_html(inputs: Iterable[Any], result: Any) -> str:
     )
 
 
+def _safe_media_url(url: Optional[str]) -> str:
+    """``url`` if it is a data: URI, http(s) or a relative path; "" for javascript: and other schemes."""
+    from gatewaykit.notebook.markdown import is_safe_url
+
+    if not url:
+        return ""
+    return url if url.lstrip().lower().startswith("data:") or is_safe_url(url) else ""
+
+
 def _download_link(href: Optional[str], filename: str) -> str:
+    href = _safe_media_url(href)
     if not href:
         return ""
     return f'<div style="font-size:0.85em"><a href="{esc(href)}" download="{esc(filename)}">Download {esc(filename)}</a></div>'
@@ -118,7 +128,7 @@ def _download_link(href: Optional[str], filename: str) -> str:
 def render_video_player_html(src: str, *, download_href: Optional[str] = None, filename: str = "video.mp4") -> str:
     """A playable ``<video>`` (``src`` a data URI or a file path) and a download link."""
     return (
-        f'<video class="gk-video" controls preload="metadata" src="{esc(src)}" '
+        f'<video class="gk-video" controls preload="metadata" src="{esc(_safe_media_url(src))}" '
         f'style="max-width:100%;max-height:480px;display:block"></video>' + _download_link(download_href, filename)
     )
 
@@ -126,7 +136,7 @@ def render_video_player_html(src: str, *, download_href: Optional[str] = None, f
 def render_audio_player_html(src: str, *, download_href: Optional[str] = None, filename: str = "audio.mp3") -> str:
     """A playable ``<audio>`` (``src`` a data URI or a file path) and a download link."""
     return (
-        f'<audio class="gk-audio" controls preload="metadata" src="{esc(src)}" style="display:block;width:min(100%,480px)"></audio>'
+        f'<audio class="gk-audio" controls preload="metadata" src="{esc(_safe_media_url(src))}" style="display:block;width:min(100%,480px)"></audio>'
         + _download_link(download_href, filename)
     )
 
