@@ -140,3 +140,60 @@ def test_reasoning_streams_into_open_details_before_the_answer():
     clock.now = 1
     renderer.feed(ChatCompletionChunk.model_validate({"model": "chat-reasoner", "choices": [{"delta": {"reasoning": "think"}}]}))
     assert "<details class=\"gk-reasoning\" open" in sink.last["text/html"]
+
+
+def feed_paced(pieces, rate):
+    """Feed ``pieces`` at ``rate`` tokens per second of a fake clock; return (renderer, sink, completion)."""
+    clock, sink = Clock(), RecordingSink()
+    renderer = LiveChatRenderer(sink, clock=clock)
+    renderer.start()
+    for chunk in chunks(pieces):
+        clock.now += 1 / rate
+        renderer.feed(chunk)
+    completion = renderer.partial()
+    renderer.finish(completion)
+    return renderer, sink, completion
+
+
+def test_open_block_is_parsed_at_most_every_quarter_second():
+    """A long paragraph is re-parsed at most every MARKDOWN_INTERVAL; updates in between are previews."""
+    from gatewaykit.notebook.live import MARKDOWN_INTERVAL
+
+    renderer, _, _ = feed_paced([f"word{i} " for i in range(200)], rate=40)  # 5 s, no blank line
+    assert renderer.parses <= 5 / MARKDOWN_INTERVAL + 1
+    assert renderer.updates >= 2 * renderer.parses
+
+
+def test_live_view_shows_markdown_while_streaming():
+    """Emphasis in the open paragraph is rendered as <strong> in live updates, not only at the end."""
+    _, sink, _ = feed_paced(["Some ", "**bold**", " text"] + [f"w{i} " for i in range(100)], rate=50)
+    live = [bundle["text/html"] for _, bundle in sink.messages[1:-1]]
+    assert any("<strong>bold</strong>" in html for html in live)
+
+
+@pytest.mark.parametrize("rate", [20, 1000])
+def test_hostile_text_stays_inert_in_previews(rate):
+    """Hostile text shown before its block is parsed (the escaped preview) never becomes markup."""
+    pieces = [HOSTILE[i : i + 3] for i in range(0, len(HOSTILE), 3)] * 4 + ["\n\n"] + list(HOSTILE)
+    renderer, sink, _ = feed_paced(pieces, rate=rate)
+    assert renderer.parses < renderer.updates  # some updates were previews
+    for _, bundle in sink.messages:
+        html = bundle["text/html"]
+        assert "<script" not in html and "<img" not in html and 'href="javascript' not in html
+
+
+def test_final_answer_equals_a_fresh_whole_render(monkeypatch):
+    """The final static answer (built from the incremental render) equals rendering the text from scratch."""
+    import random
+
+    from gatewaykit.notebook import markdown
+
+    rng = random.Random(7)
+    text = "# T\n\n- a\n- b\n\n- loose\n\n```py\nx = 1\n\ny = 2\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nend *x*\n" * 3
+    pieces, start = [], 0
+    while start < len(text):
+        pieces.append(text[start : start + rng.randint(1, 9)])
+        start += len(pieces[-1])
+    _, sink, completion = feed_paced(pieces, rate=200)
+    monkeypatch.setattr(markdown, "_recent", {})
+    assert sink.last == mimebundle(completion)

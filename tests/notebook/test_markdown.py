@@ -1,9 +1,9 @@
-"""The sanitising Markdown renderer and its incremental twin."""
+"""The sanitising Markdown renderer."""
 
 import pytest
 from factories import HOSTILE
 
-from gatewaykit.notebook.markdown import IncrementalMarkdown, is_safe_url, render_markdown
+from gatewaykit.notebook.markdown import is_safe_url, render_markdown
 
 
 def test_script_tag_is_escaped_as_text():
@@ -66,33 +66,3 @@ def test_hostile_payload_has_no_active_content():
     out = render_markdown(HOSTILE)
     assert "<script" not in out and "<img" not in out and "javascript:" not in out.split("[click](")[0]
     assert 'href="javascript' not in out
-
-
-def test_incremental_matches_whole_render_at_block_boundaries():
-    """Rendering a growing text incrementally ends with the same HTML as rendering it whole."""
-    text = "# Title\n\nFirst para.\n\n```\ncode\n\nstill code\n```\n\n1. one\n2. two\n\nLast *para*.\n"
-    md = IncrementalMarkdown()
-    for end in range(1, len(text) + 1):
-        md.render(text[:end])
-    assert md.render(text) == render_markdown(text)
-
-
-def test_incremental_does_not_split_inside_a_code_fence():
-    """A blank line inside a fenced code block is not a block boundary."""
-    md = IncrementalMarkdown()
-    out = md.render("```\na\n\nb\n")
-    assert out.count("<pre>") == 1
-
-
-def test_incremental_renders_finished_blocks_once():
-    """Finished blocks are rendered once; later calls only render the open tail."""
-    calls = []
-
-    def counting(text):
-        calls.append(text)
-        return render_markdown(text)
-
-    md = IncrementalMarkdown(counting)
-    md.render("para one\n\npara")
-    md.render("para one\n\npara two")
-    assert calls.count("para one\n\n") == 1

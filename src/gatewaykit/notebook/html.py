@@ -11,7 +11,7 @@ and are re-exported here.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, Sequence, Union
 
 from gatewaykit.notebook import style
 from gatewaykit.notebook.media_html import (
@@ -128,16 +128,20 @@ def render_chat_html(completion: Any, *, note: str = "") -> str:
 
 
 def render_live_chat_html(
-    answer_html: str, *, reasoning: str = "", model: Optional[str] = None, note: str = ""
+    answer_html: Union[str, Sequence[str]], *, reasoning: str = "", model: Optional[str] = None, note: str = ""
 ) -> str:
-    """The live view of a streaming answer: already-sanitised answer HTML and a status line."""
+    """The live view of a streaming answer: already-sanitised answer HTML and a status line.
+
+    ``answer_html`` may be a sequence of fragments, joined here without an intermediate copy.
+    """
     # Called up to ~15 times a second with a growing answer: one join, no intermediate copies.
+    fragments = (answer_html,) if isinstance(answer_html, str) else tuple(answer_html)
     return "".join(
         (
             f'<div class="gk-chat gk-live" style="{style.BOX}">',
-            render_reasoning_html(reasoning, open=not answer_html),
+            render_reasoning_html(reasoning, open=not any(fragments)),
             '<div class="gk-answer">',
-            answer_html,
+            *fragments,
             "</div>",
             style.footer([esc(model), esc(note)]),
             "</div>",

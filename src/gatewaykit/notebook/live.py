@@ -9,8 +9,17 @@
 * each update resends the whole answer, so long answers update less often
   (at most :data:`FRONTEND_BYTES_PER_SECOND` of HTML per second): the
   browser re-lays out every update and a 100 KB answer at 15/s would be 1.5 MB/s;
-* per token the renderer only appends to a list and reads the clock; Markdown
-  is rendered at flush time, incrementally (finished blocks once);
+* per token the renderer only appends to a list and reads the clock; at
+  each update, Markdown is rendered incrementally
+  (:class:`~gatewaykit.notebook.markdown_stream.IncrementalMarkdown`):
+  finished blocks are parsed and sanitised once; the open last block is
+  parsed again at most every :data:`MARKDOWN_INTERVAL` seconds, at once when
+  a blank line may have finished a block, and only while that costs less than
+  :data:`MARKDOWN_BUDGET_PER_TOKEN` of CPU per token received; the updates in
+  between show the text that arrived since as escaped plain text inside the
+  same block, formatted at the next parse. So the CPU cost per token stays
+  flat (6-18 us per token in ``benchmarks/render_stream.py``)
+  whether tokens arrive at 20 or 1000 per second;
 * the final update is the complete answer as static HTML, the same bundle
   the returned ``ChatCompletion`` displays, so a saved notebook, nbconvert
   and GitHub show it without a kernel or widget state;
@@ -33,7 +42,7 @@ import time
 from typing import Any, Callable, Iterable, Optional
 
 from gatewaykit.notebook import html as views
-from gatewaykit.notebook.markdown import IncrementalMarkdown
+from gatewaykit.notebook.markdown_stream import IncrementalMarkdown
 from gatewaykit.notebook.rendering import chat_text, mimebundle
 from gatewaykit.notebook.sinks import DisplaySink, default_sink
 from gatewaykit.types import ChatCompletion, ChatCompletionChunk
@@ -42,6 +51,8 @@ __all__ = ["UPDATE_INTERVAL", "LiveChatRenderer", "render_async_stream", "render
 
 UPDATE_INTERVAL = 1 / 15  # seconds between live updates (at most ~15 per second)
 FRONTEND_BYTES_PER_SECOND = 400_000  # long answers update less often: each update resends it all
+MARKDOWN_INTERVAL = 0.25  # seconds between parses of the open block (sooner when a block ended)
+MARKDOWN_BUDGET_PER_TOKEN = 5e-6  # CPU seconds per received token that re-parsing the open block may use
 
 
 class LiveChatRenderer:
@@ -61,15 +72,24 @@ class LiveChatRenderer:
         self.model = model
         self.interval = interval
         self._clock = clock
-        self._content: list[str] = []
+        self._content: list[str] = []  # pieces since the last update
         self._reasoning: list[str] = []
+        self._text = ""  # the answer so far, joined at each update
+        self._reasoning_text = ""
         self._tools = False
         self._dirty = False
         self._last = 0.0
         self._wait = interval
         self._markdown = IncrementalMarkdown()
+        self._parsed_at = float("-inf")  # clock time of the last parse of the open block
+        self._credit = 0.0  # CPU seconds the next parses of the open block may spend
         self._assembler = ChatAssembler()
         self.updates = 0
+
+    @property
+    def parses(self) -> int:
+        """How many times the open block was parsed as Markdown (the rest were cheap previews)."""
+        return self._markdown.parses
 
     def start(self) -> None:
         self._last = self._clock()
@@ -82,6 +102,7 @@ class LiveChatRenderer:
             delta = choices[0].delta
             if delta.content:
                 self._content.append(delta.content)
+                self._credit += MARKDOWN_BUDGET_PER_TOKEN
                 self._dirty = True
             if delta.reasoning:
                 self._reasoning.append(delta.reasoning)
@@ -98,19 +119,45 @@ class LiveChatRenderer:
         """Send the current state now (normally called by :meth:`feed` when due)."""
         self._dirty = False
         self.updates += 1
-        note = "calling a tool…" if self._tools and not self._content else "streaming…"
+        note = "calling a tool…" if self._tools and not self._text and not self._content else "streaming…"
         bundle = self._bundle(note=note)
         self._wait = max(self.interval, len(bundle["text/html"]) / FRONTEND_BYTES_PER_SECOND)
         self.sink.update(bundle)
 
+    def _answer_parts(self) -> tuple[str, ...]:
+        """The answer's HTML fragments: parsed when due and affordable, else the cheap preview."""
+        markdown, text = self._markdown, self._text
+        if not markdown.unrendered(text):
+            return markdown.preview_parts(text)
+        now = self._clock()
+        if markdown.block_may_have_ended(text):
+            # Finishing a block is work every block needs once, whatever the budget says.
+            self._parsed_at = now
+            return markdown.render_parts(text)
+        if now - self._parsed_at >= MARKDOWN_INTERVAL and self._credit > 0:
+            started = time.perf_counter()
+            parts = markdown.render_parts(text)
+            self._credit -= time.perf_counter() - started
+            self._parsed_at = now
+            return parts
+        return markdown.preview_parts(text)
+
     def _bundle(self, note: str) -> dict[str, Any]:
-        text = "".join(self._content)
-        answer = self._markdown.render(text) if text else ""
+        if self._content:
+            self._text += "".join(self._content)
+            self._content.clear()
+        if self._reasoning:
+            self._reasoning_text += "".join(self._reasoning)
+            self._reasoning.clear()
+        text = self._text
         model = self.model or self._assembler.model
         return {
-            "text/plain": text + ("" if text else f"({note})"),
+            "text/plain": text or f"({note})",
             "text/html": views.render_live_chat_html(
-                answer, reasoning="".join(self._reasoning), model=model, note=note
+                self._answer_parts() if text else (),
+                reasoning=self._reasoning_text,
+                model=model,
+                note=note,
             ),
         }
 
@@ -123,15 +170,24 @@ class LiveChatRenderer:
 
     def finish(self, completion: ChatCompletion, note: str = "") -> None:
         """Replace the live view with the complete, static answer."""
+        self._complete_markdown(completion)
         if note:
             bundle = {"text/plain": chat_text(completion, note), "text/html": views.render_chat_html(completion, note=note)}
         else:
             bundle = mimebundle(completion)
         self.sink.update(bundle)
 
+    def _complete_markdown(self, completion: ChatCompletion) -> None:
+        """Finish the incremental render of the answer, so displaying ``completion`` reuses it."""
+        self._text += "".join(self._content)
+        self._content.clear()
+        choices = completion.choices or []
+        if self._text and len(choices) == 1 and choices[0].message.content == self._text:
+            self._markdown.complete(self._text)
+
     def fail(self, error: BaseException) -> None:
         """Replace the live view with an error (keeping any text that arrived)."""
-        if self._content or self._reasoning or self._tools:
+        if self._text or self._content or self._reasoning_text or self._reasoning or self._tools:
             self.finish(self.partial(), note=f"stopped: {error}")
             return
         self.sink.update({"text/plain": str(error), "text/html": views.render_error_html(error)})
