@@ -29,6 +29,9 @@ def executed(emulator, keys):
         "job",
         "plain = client.music.create(model='music-song', prompt='jazz',"
         " lyrics_prompt='[Verse]\\nda da da da\\n[Chorus]\\nyeah')\nplain.wait();",
+        "again = client.music.create(model='music-song', prompt='blues',"
+        " lyrics_prompt='[Verse]\\nwoke up this morning\\n[Chorus]\\nblue')\nagain.wait()",
+        "again",
     ]
     return run_notebook(cells)
 
@@ -71,3 +74,15 @@ def test_plain_wait_in_a_kernel_shows_progress_then_the_player(executed):
     """job.wait() with no on_update, in a kernel, shows the progress display and ends as a player."""
     html = html_outputs(executed.cells[7])
     assert len(html) == 1 and '<audio class="gk-audio" controls' in html[0]
+
+
+def test_wait_as_last_expression_shows_one_player(executed):
+    """job.wait() as a cell's last expression does not add a second player under the live one."""
+    html = html_outputs(executed.cells[8])
+    assert len(html) == 1 and html[0].count("<audio") == 1
+
+
+def test_waited_job_displays_again_in_a_later_cell(executed):
+    """The same job as the last expression of a later cell shows its player."""
+    html = html_outputs(executed.cells[9])
+    assert len(html) == 1 and "<audio" in html[0]

@@ -1,10 +1,11 @@
-"""Keeps a streamed answer from showing twice in its own cell.
+"""Keeps a streamed answer or a waited-for job from showing twice in its own cell.
 
-``client.chat.ask(...)`` as the last expression of a cell would display the
-returned ``ChatCompletion`` under the live view that already shows it. When
-the live renderer finishes it marks the completion; an IPython display
-formatter for ``ChatCompletion`` then skips the *first* display of that object
-in the *same* cell execution. Displayed again later (``answer`` in another
+``client.chat.ask(...)`` or ``job.wait()`` as the last expression of a cell
+would display the returned ``ChatCompletion`` (or job) under the live view
+that already shows it. When the live renderer (or ``wait_with_progress``)
+finishes it marks the object; an IPython display formatter for
+``ChatCompletion``, ``VideoJob`` and ``MusicJob`` then skips the *first*
+display of that object in the *same* cell execution. Displayed again later (``answer`` in another
 cell, or a second ``display``), it shows normally. Without IPython nothing of
 this is installed.
 """
@@ -33,7 +34,7 @@ def mark_shown_live(obj: Any) -> None:
     _shown_live[key] = (ref, getattr(ip, "execution_count", None))
 
 
-def _display_chat(obj: Any) -> None:
+def _display_unless_shown(obj: Any) -> None:
     entry = _shown_live.pop(id(obj), None)
     ip = shell()
     if entry is not None and entry[0]() is obj and ip is not None and entry[1] == getattr(ip, "execution_count", None):
@@ -46,13 +47,14 @@ def _display_chat(obj: Any) -> None:
 
 
 def install_display_formatters(ip: Any) -> None:
-    """Register the ``ChatCompletion`` display formatter on ``ip`` (once)."""
+    """Register the display formatter for live-shown types on ``ip`` (once)."""
     if ip in _installed:
         return
-    from gatewaykit.types import ChatCompletion
+    from gatewaykit.types import ChatCompletion, MusicJob, VideoJob
 
     formatter = getattr(getattr(ip, "display_formatter", None), "ipython_display_formatter", None)
     if formatter is None:
         return
-    formatter.for_type(ChatCompletion, _display_chat)
+    for kind in (ChatCompletion, VideoJob, MusicJob):
+        formatter.for_type(kind, _display_unless_shown)
     _installed.add(ip)

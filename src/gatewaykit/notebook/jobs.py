@@ -251,5 +251,9 @@ def wait_with_progress(job: Any, *, timeout: Optional[float] = None, sink: Optio
     finally:
         ticker_stop.set()
         progress.observe(job)
+    if sink is None:  # the cell shows the final state already: `job.wait()` as its last line adds no second player
+        from gatewaykit.notebook.display import mark_shown_live
+
+        mark_shown_live(result)
     return result
 
