@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from browser_lab import CHROMIUM_ARGS, JupyterLab, NotebookPage, chromium_path, write_notebook
+from jupyter_browser import JupyterServer, NotebookPage, chromium_path, open_notebook, write_notebook
 
 pytestmark = [
     pytest.mark.browser,
@@ -59,7 +59,7 @@ def index(name: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[JupyterLab, Any]]:
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[JupyterServer, Any]]:
     from gatewaykit import emulator as gateway
 
     root = tmp_path_factory.mktemp("lab") / "work"
@@ -70,7 +70,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[JupyterLab, 
             for template in CELLS.values()
         ]
         write_notebook(root / "demo.ipynb", cells)
-        server = JupyterLab(root)
+        server = JupyterServer(root, app="lab")
         try:
             yield server, running
         finally:
@@ -78,30 +78,15 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[JupyterLab, 
 
 
 @pytest.fixture(scope="module")
-def page(lab: tuple[JupyterLab, Any]) -> Iterator[NotebookPage]:
-    from playwright.sync_api import sync_playwright
-
+def page(lab: tuple[JupyterServer, Any]) -> Iterator[NotebookPage]:
     server, _ = lab
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1280, "height": 1600})
-        tab = context.new_page()
-        tab.goto(server.url("lab/tree/demo.ipynb"))
-        tab.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-        tab.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
-        notebook = NotebookPage(tab)
+    with open_notebook(server, "demo.ipynb", ARTIFACTS) as notebook:
         notebook.run_and_wait(index("setup"), timeout=60)
         yield notebook
-        context.close()
-        browser.close()
 
 
 def shot(page: NotebookPage, name: str, cell: str | None = None) -> None:
-    target = page.cell(index(cell)) if cell else page.page
-    if cell:
-        target.scroll_into_view_if_needed()
-    target.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    page.screenshot(name, index(cell) if cell else None)
 
 
 def answer_text(page: NotebookPage, cell: str) -> str:

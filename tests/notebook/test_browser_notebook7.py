@@ -1,0 +1,112 @@
+"""The notebook layer in Jupyter Notebook 7 + headless Chromium (Playwright).
+
+One notebook runs against an offline gateway started here (time scale 0.3):
+a streamed chat answer, an image, and a music job waited for with
+``job.wait()``. Screenshots go to ``test-artifacts/browser/notebook7-*.png``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from jupyter_browser import JupyterServer, NotebookPage, chromium_path, open_notebook, write_notebook
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium package is not installed (apt-get install chromium)"),
+]
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
+
+CELLS = {
+    "setup": "import gatewaykit as gk\nclient = gk.Client(base_url={base_url!r}, api_key={api_key!r})",
+    "chat": "client.chat.ask('Explain event loops with a comparison table and python code', model='chat-mini')",
+    "image": "client.images.generate(model='image-pixels', prompt='a red fox in snow', width=256, height=256)",
+    "music": "song = client.music.create(model='music-song', prompt='folk, guitar',"
+             " lyrics_prompt='[Verse]\\nsmall lights on the water\\n[Chorus]\\nhome again')\n"
+             "song.wait()",
+}  # fmt: skip
+ORDER = list(CELLS)
+
+
+def index(name: str) -> int:
+    return ORDER.index(name)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
+    from gatewaykit import emulator as gateway
+
+    root = tmp_path_factory.mktemp("notebook7") / "work"
+    root.mkdir()
+    with gateway.start(time_scale=0.3) as running:
+        write_notebook(root / "demo.ipynb", [cell.format(base_url=running.base_url, api_key=running.api_key) for cell in CELLS.values()])
+        server = JupyterServer(root, app="notebook")
+        try:
+            with open_notebook(server, "demo.ipynb", ARTIFACTS) as notebook:
+                assert notebook.page.locator("#jp-top-panel, .jp-NotebookPanel").count() >= 1
+                notebook.run_and_wait(index("setup"), timeout=60)
+                yield notebook
+        finally:
+            server.stop()
+
+
+def answer_text(page: NotebookPage) -> str:
+    answers = page.cell(index("chat")).locator(".gk-answer")
+    return answers.first.inner_text() if answers.count() else ""
+
+
+def test_is_notebook_7(page: NotebookPage) -> None:
+    """The page is Notebook 7's single-document notebook view, not JupyterLab."""
+    assert "/notebooks/demo.ipynb" in page.page.url
+    assert page.page.locator(".jp-LabShell").count() == 0
+
+
+def test_streamed_answer_grows_then_is_complete(page: NotebookPage) -> None:
+    """While streaming, the answer's text grows over several updates; the end state is the static answer."""
+    page.run(index("chat"))
+    lengths: list[int] = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        lengths.append(len(answer_text(page)))
+        if len(lengths) == 8:
+            page.screenshot("notebook7-01-chat-streaming", index("chat"))
+        if page.prompt(index("chat"))[1:-2].strip().isdigit():
+            break
+        time.sleep(0.1)
+    page.screenshot("notebook7-02-chat-final", index("chat"))
+    growth = [b for a, b in zip(lengths, lengths[1:]) if b > a]
+    assert len(growth) >= 5, lengths
+    cell = page.cell(index("chat"))
+    assert cell.locator(".gk-live").count() == 0 and cell.locator(".gk-chat").count() == 1
+    assert cell.locator(".gk-answer table").count() == 1 and cell.locator(".gk-answer pre code").count() >= 1
+    assert len(answer_text(page)) >= max(lengths)
+    output = page.output_text(index("chat"))
+    assert "chat-mini" in output and "$" in output and "streaming…" not in output
+
+
+def test_image_has_loaded_pixels(page: NotebookPage) -> None:
+    """The generated image is decoded by the browser (naturalWidth > 0)."""
+    page.run_and_wait(index("image"))
+    image = page.cell(index("image")).locator(".gk-images img")
+    assert image.count() == 1
+    image.scroll_into_view_if_needed()
+    page.page.wait_for_function("i => i.complete && i.naturalWidth > 0", arg=image.element_handle(), timeout=10_000)
+    page.screenshot("notebook7-03-image", index("image"))
+
+
+def test_job_wait_ends_as_a_playable_audio_player(page: NotebookPage) -> None:
+    """job.wait() shows progress while it blocks and ends as one <audio> player the browser can play."""
+    page.run(index("music"))
+    page.page.wait_for_selector(".gk-job", timeout=15_000)
+    page.screenshot("notebook7-04-music-progress", index("music"))
+    page.wait_done(index("music"), timeout=60)
+    audio = page.cell(index("music")).locator("audio.gk-audio")
+    assert audio.count() == 1
+    audio.scroll_into_view_if_needed()
+    page.page.wait_for_function("a => a.readyState >= 1 && a.duration > 0", arg=audio.element_handle(), timeout=15_000)
+    page.screenshot("notebook7-05-music-player", index("music"))
