@@ -170,3 +170,24 @@ def test_medium_media_embeds_player_and_links_file(tmp_path):
 def test_embed_limit_is_8_megabytes():
     """The default cap keeps one player's output around 8 MB."""
     assert EMBED_LIMIT == 8 * 1024 * 1024
+
+
+def test_background_view_says_how_to_wait_until_the_job_ends():
+    """show_progress's first view (what headless runs keep) says the job runs on and how to block."""
+    job = ScriptedJob(video_job("queued", id="video_bg"), [{"status": "completed", "created_at": 1, "completed_at": 2}])
+    sink = RecordingSink()
+    progress = JobProgress(job, sink=sink, buttons=False).start()
+    assert progress.join(10)
+    first, last = sink.messages[0][1], sink.last
+    for text in (first["text/html"], first["text/plain"]):
+        assert "Running in the background" in text and "job.wait()" in text and ".join()" in text
+    assert "Running in the background" not in last["text/html"] + last["text/plain"]
+
+
+def test_blocking_wait_view_has_no_background_note():
+    """wait_with_progress blocks the cell, so its view does not tell the user to block."""
+    job = ScriptedJob(music_job("in_progress"), [])
+    job.wait = lambda timeout=None, on_update=None, **_: job
+    sink = RecordingSink()
+    wait_with_progress(job, sink=sink)
+    assert all("Running in the background" not in bundle["text/html"] for _, bundle in sink.messages)

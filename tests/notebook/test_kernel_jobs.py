@@ -86,3 +86,20 @@ def test_waited_job_displays_again_in_a_later_cell(executed):
     """The same job as the last expression of a later cell shows its player."""
     html = html_outputs(executed.cells[9])
     assert len(html) == 1 and "<audio" in html[0]
+
+
+def test_headless_run_keeps_a_first_view_that_says_how_to_wait():
+    """nbclient drops updates after the cell ends; the kept first view says the job runs on and how to block."""
+    executed = run_notebook(
+        [
+            "import gatewaykit as gk\nfrom gatewaykit.notebook import show_progress\n"
+            "gateway = gk.emulator.start(time_scale=1)\n"
+            "client = gk.Client(base_url=gateway.base_url, api_key=gateway.api_key)\n"
+            "job = client.videos.create(model='video-range', prompt='a slow sunrise', duration=12)\n"
+            "progress = show_progress(job)",
+            "progress.stop(); gateway.stop()",
+        ]
+    )
+    html = html_outputs(executed.cells[0])
+    assert len(html) == 1 and "<video" not in html[0]
+    assert "Running in the background" in html[0] and "job.wait()" in html[0]

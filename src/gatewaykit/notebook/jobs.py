@@ -24,6 +24,7 @@ import time
 from typing import Any, Callable, Iterable, Optional, Union
 
 from gatewaykit.notebook import html as views
+from gatewaykit.notebook import style
 from gatewaykit.notebook.cancel import CancelButtons, cancellable
 from gatewaykit.notebook.kernel import start_thread
 from gatewaykit.notebook.players import job_player_html
@@ -35,6 +36,11 @@ TERMINAL = frozenset({"completed", "failed", "cancelled", "canceled", "deleted"}
 REPAINT_EVERY = 1.0  # seconds between repaints of the elapsed time
 FIRST_POLL, MAX_POLL, POLL_GROWTH = 0.5, 3.0, 1.5
 MAX_REFRESH_FAILURES = 5
+BACKGROUND_NOTE = (
+    "Running in the background: this view updates live in Jupyter. To block until the job ends, "
+    "call job.wait() or .join() on what show_progress() returned; headless runs (nbconvert, "
+    "papermill) keep only this first view."
+)
 
 _durations: dict[str, list[float]] = {}  # model id -> run times of this session's finished jobs
 
@@ -87,6 +93,7 @@ class JobProgress:
         self._tracked = [_Tracked(job, now - (_server_age(job) or 0.0)) for job in items]
         self.sink = sink if sink is not None else default_sink()
         self._buttons = CancelButtons.create(self, items) if buttons is not False else None
+        self._background = False  # set by start(): nothing blocks the cell while the jobs run
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._lock = threading.RLock()
@@ -122,7 +129,11 @@ class JobProgress:
                     line += f": {job.error.message}"
                 lines.append(line)
             statuses = [tracked.job.status for tracked in self._tracked]
+            running = not all(tracked.done for tracked in self._tracked)
         html = cards[0] if len(cards) == 1 else views.render_jobs_dashboard_html(cards, statuses)
+        if self._background and running:
+            html += f'<div class="gk-background-note" style="{style.MUTED};font-size:0.85em">{style.esc(BACKGROUND_NOTE)}</div>'
+            lines.append(BACKGROUND_NOTE)
         return {"text/plain": "\n".join(lines), "text/html": html}
 
     def _settle(self, tracked: _Tracked) -> None:
@@ -180,6 +191,7 @@ class JobProgress:
 
     def start(self) -> "JobProgress":
         """Show the display and follow the jobs in a background thread; returns at once."""
+        self._background = True
         self.show()
         if not self.done:
             self.thread = start_thread(self._run, name="gatewaykit-job-progress")
@@ -223,7 +235,25 @@ class JobProgress:
 
 
 def show_progress(jobs: Union[Any, Iterable[Any]], **options: Any) -> JobProgress:
-    """Follow one job or several (one dashboard) without blocking; returns the :class:`JobProgress`."""
+    """Follow one job or several (one dashboard) without blocking; returns the :class:`JobProgress`.
+
+    The display is updated from a background thread while the kernel goes on
+    with the next cells, and ends as the player. That works wherever a front
+    end is connected to the kernel (JupyterLab, Notebook 7, VS Code, Colab).
+
+    Headless runs are different: nbclient, nbconvert ``--execute`` and
+    papermill record only the messages of the cell they are running, so an
+    update that arrives after this cell finished is dropped and the saved
+    notebook keeps the *first* view. That first view therefore says that the
+    job runs in the background and how to wait for it. To get the player in a
+    headless run, block in the same cell::
+
+        progress = show_progress(job)
+        progress.join()        # or: job.wait(), which shows the same display
+
+    A notebook meant for nbconvert/papermill/nbval is best written with
+    ``job.wait()`` (blocking, the final display is kept).
+    """
     return JobProgress(jobs, **options).start()
 
 
