@@ -2,13 +2,17 @@
 
 Feeds pre-built ``ChatCompletionChunk`` objects (parsing them is the client's
 cost, not the renderer's) into :class:`gatewaykit.notebook.live.LiveChatRenderer`
-with a recording display sink and a simulated clock: token ``i`` arrives at
-``i / rate`` seconds of stream time, so the figures do not depend on the
-machine's speed or on sleeping. Reports:
+with a counting display sink (it keeps only the last bundle, as a kernel sends
+and forgets) and a simulated clock: token ``i`` arrives at ``i / rate``
+seconds of stream time, so the stream's pace does not depend on the machine's
+speed or on sleeping. Reports:
 
 * front-end messages per second of stream time (target <= 20/s, plus the
   first display and the final static answer);
-* CPU time per token (target <= 20 us), including every Markdown render.
+* parses of the open Markdown block per second (the updates in between
+  show newly arrived text escaped, unformatted);
+* CPU time per token (target <= 20 us), including every Markdown render and
+  the final static answer.
 
 Run: ``.venv/bin/python benchmarks/render_stream.py [--tokens 10000] [--rate 200]``
 """

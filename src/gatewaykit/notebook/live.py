@@ -18,7 +18,7 @@
   :data:`MARKDOWN_BUDGET_PER_TOKEN` of CPU per token received; the updates in
   between show the text that arrived since as escaped plain text inside the
   same block, formatted at the next parse. So the CPU cost per token stays
-  flat (6-18 us per token in ``benchmarks/render_stream.py``)
+  flat (6-17 us per token in ``benchmarks/render_stream.py``)
   whether tokens arrive at 20 or 1000 per second;
 * the final update is the complete answer as static HTML, the same bundle
   the returned ``ChatCompletion`` displays, so a saved notebook, nbconvert
@@ -52,7 +52,7 @@ __all__ = ["UPDATE_INTERVAL", "LiveChatRenderer", "render_async_stream", "render
 UPDATE_INTERVAL = 1 / 15  # seconds between live updates (at most ~15 per second)
 FRONTEND_BYTES_PER_SECOND = 400_000  # long answers update less often: each update resends it all
 MARKDOWN_INTERVAL = 0.25  # seconds between parses of the open block (sooner when a block ended)
-MARKDOWN_BUDGET_PER_TOKEN = 5e-6  # CPU seconds per received token that re-parsing the open block may use
+MARKDOWN_BUDGET_PER_TOKEN = 4e-6  # CPU seconds per received token that re-parsing the open block may use
 
 
 class LiveChatRenderer:
