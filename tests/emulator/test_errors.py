@@ -58,6 +58,20 @@ def test_oversized_body_is_413():
     assert answer.status_code == 413 and envelope(answer)["code"] == "request_too_large"
 
 
+def test_crash_answers_500_envelope_marked_offline():
+    """A route that crashes answers the 500 api_error envelope, still with X-Gateway-Offline: 1."""
+    from starlette.routing import Route
+
+    async def broken(request):
+        raise RuntimeError("deliberately broken route")
+
+    with start(time_scale=0) as gateway:
+        gateway.app.router.routes.append(Route("/v1/broken", broken))
+        answer = httpx.get(f"{gateway.base_url}/v1/broken")
+    assert answer.status_code == 500 and envelope(answer)["type"] == "api_error"
+    assert answer.headers["X-Gateway-Offline"] == "1"
+
+
 def test_missing_required_fields_are_400_with_param(http):
     """A missing model or messages names the field."""
     assert envelope(http.post("/v1/chat/completions", json={"messages": []}))["param"] == "model"

@@ -24,6 +24,7 @@ from gatewaykit.emulator.routes.responses import JSONResponse
 from gatewaykit.emulator.settings import Settings
 
 log = logging.getLogger("gatewaykit.emulator")
+OFFLINE_HEADER = "X-Gateway-Offline"
 _HTTP_CODES = {404: "unknown_url", 405: "method_not_allowed", 413: "request_too_large"}
 
 
@@ -44,7 +45,7 @@ class OfflineHeaderAndDrops:
             if message["type"] == "http.response.start":
                 started = True
                 message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (b"x-gateway-offline", b"1")]
+                message["headers"] = [*message["headers"], (OFFLINE_HEADER.lower().encode(), b"1")]
             await send(message)
 
         try:
@@ -85,9 +86,10 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _bug(request: Request, exc: Exception) -> Response:
+    """The last resort. Starlette runs it outside every middleware, so it marks its own answer offline."""
     log.exception("offline gateway bug on %s %s", request.method, request.url.path, exc_info=exc)
     return JSONResponse(error_envelope("The offline gateway hit an internal error. This is a bug.",
-                                       "api_error"), status_code=500)
+                                       "api_error"), status_code=500, headers={OFFLINE_HEADER: "1"})
 
 
 def _routes() -> list[Route]:
