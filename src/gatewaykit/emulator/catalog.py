@@ -7,7 +7,10 @@ or ``string`` (free text with ``min_length``/``max_length``; ``required: true``
 when the model needs it).
 
 Prices are integers in nano-dollars (see :mod:`gatewaykit.emulator.accounts`);
-each entry also shows them in USD under ``pricing`` (an extra field).
+each entry also shows them in USD under ``pricing`` (an extra field). Chat
+models price prompt tokens read from the prompt cache at ``cache_read``, 10 %
+of ``input``; their ``prompt_caching`` entry states the caching rules (see
+:mod:`gatewaykit.emulator.prompt_cache`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gatewaykit.emulator import prompt_cache
 from gatewaykit.emulator.media.music import BITRATES as MUSIC_BITRATES
 from gatewaykit.emulator.media.music import SAMPLE_RATES as MUSIC_SAMPLE_RATES
 
@@ -48,7 +52,12 @@ class ModelSpec:
         return (self.entry.get("parameters") or {}).get(name)
 
 
+#: Prompt tokens served from the prompt cache cost this fraction of the input price.
+CACHE_READ_FRACTION = 0.1
+
+
 def _chat(model_id: str, inputs: list[str], prices: dict[str, int], **features: Any) -> ModelSpec:
+    prices = {**prices, "cache_read": round(prices["input"] * CACHE_READ_FRACTION)}
     per_million = {name: nanos / 1000 for name, nanos in prices.items()}  # nanos/token -> USD/M
     entry = {
         "id": model_id,
@@ -59,6 +68,7 @@ def _chat(model_id: str, inputs: list[str], prices: dict[str, int], **features: 
         "context_length": 128_000,
         "features": features,
         "pricing": {"unit": "USD per million tokens", **per_million},
+        "prompt_caching": {**prompt_cache.describe(), "cache_read_fraction_of_input": CACHE_READ_FRACTION},
     }
     return ModelSpec(model_id, "chat", entry, prices)
 
@@ -101,7 +111,7 @@ VIDEO_RESOLUTIONS = {"480p": 480, "720p": 720, "1080p": 1080}
 
 def _build() -> dict[str, ModelSpec]:
     models = [
-        _chat("chat-mini", ["text"], {"input": 150, "output": 600, "cache_read": 75},
+        _chat("chat-mini", ["text"], {"input": 150, "output": 600},
               tools=True, json_mode=True, reasoning=False, vision=False),
         _chat("chat-reasoner", ["text"], {"input": 1100, "output": 4400, "reasoning": 4400},
               tools=True, json_mode=True, reasoning=True, vision=False),

@@ -21,6 +21,7 @@ class Gateway:
     def __init__(self, settings: Settings) -> None:
         from gatewaykit.emulator.jobs import JobStore
         from gatewaykit.emulator.media_cache import MediaCache
+        from gatewaykit.emulator.prompt_cache import PromptCache
 
         self.settings = settings
         self.book = AccountBook(settings.accounts)
@@ -29,6 +30,8 @@ class Gateway:
         self.jobs = JobStore(self)
         self.media_cache = MediaCache()
         self.vision_cache: dict[str, Any] = {}
+        self.prompt_cache = PromptCache(settings.prompt_cache_blocks,
+                                        retention_seconds={"in-memory": settings.prompt_cache_memory_seconds})
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gatewaykit-media")
         self._seed_rng = random.Random(f"seeds-{settings.seed}")
         self._seed_lock = threading.Lock()

@@ -76,6 +76,8 @@ SCHEMAS: dict[str, Any] = {
         "logit_bias": {"type": "object", "additionalProperties": {"type": "number", "minimum": -100,
                                                                    "maximum": 100}},
         "logprobs": BOOLEAN, "top_logprobs": {"type": "integer", "minimum": 0, "maximum": 20},
+        "prompt_cache_key": {"type": "string", "maxLength": 1024},
+        "prompt_cache_retention": {"enum": ["in-memory", "24h"]},
         "response_format": {"type": "object", "required": ["type"], "properties": {
             "type": {"enum": ["text", "json_object", "json_schema"]}, "json_schema": {"type": "object"}}},
         "tools": {"type": "array", "items": ref("Tool")},

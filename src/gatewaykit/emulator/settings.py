@@ -60,6 +60,10 @@ class Settings:
     max_body_bytes: int = 64 * 1024 * 1024
     #: Streamed chat pacing at time-scale 1.0.
     tokens_per_second: float = 50.0
+    #: Prompt cache: blocks remembered per account (least recently used dropped first), and the real
+    #: (unscaled) seconds an ``in-memory`` entry lives after its last use (``24h`` entries: a day).
+    prompt_cache_blocks: int = 4096
+    prompt_cache_memory_seconds: float = 300.0
 
     def __post_init__(self) -> None:
         if self.time_scale < 0:

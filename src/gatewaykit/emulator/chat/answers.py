@@ -9,13 +9,15 @@ from gatewaykit.emulator.chat.engine import ChatResult, ChoiceResult
 from gatewaykit.emulator.pricing import cost_object
 
 
-def usage_body(result: ChatResult, components: dict[str, int]) -> dict[str, Any]:
+def usage_body(result: ChatResult, components: dict[str, int], cached_read: int = 0,
+               cached_write: int = 0) -> dict[str, Any]:
+    """``usage``; ``cached_tokens`` = ``cached_read_tokens`` are part of ``prompt_tokens``, billed at cache-read."""
     return {
         "prompt_tokens": result.prompt_tokens,
         "completion_tokens": result.completion_tokens,
         "total_tokens": result.prompt_tokens + result.completion_tokens,
         "prompt_tokens_details": {
-            "cached_tokens": 0, "cached_read_tokens": 0, "cached_write_tokens": 0,
+            "cached_tokens": cached_read, "cached_read_tokens": cached_read, "cached_write_tokens": cached_write,
             "image_tokens": result.image_tokens, "text_tokens": result.prompt_tokens - result.image_tokens,
             "audio_tokens": 0,
         },

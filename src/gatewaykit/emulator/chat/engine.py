@@ -18,7 +18,7 @@ from typing import Any
 from gatewaykit.emulator.chat.request import ChatRequest
 from gatewaykit.emulator.chat.schema_values import instance_of
 from gatewaykit.emulator.chat.tokens import count_tokens, tokenize
-from gatewaykit.emulator.chat.vision import ImageNote
+from gatewaykit.emulator.chat.vision import ImageNote, image_parts
 from gatewaykit.emulator.chat.writing import answer, keywords, reasoning_trace, topic_of
 
 
@@ -54,6 +54,8 @@ class ChatResult:
     reasoning_tokens: int = 0
     text_tokens: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The prompt, one string per token (:func:`prompt_units`); prompt caching hashes its prefixes.
+    prompt_units: list[str] = field(default_factory=list, repr=False)
 
     @property
     def completion_tokens(self) -> int:
@@ -68,15 +70,29 @@ def text_of(content: Any) -> str:
     return ""
 
 
-def prompt_token_count(request: ChatRequest, notes: list[ImageNote]) -> tuple[int, int]:
-    """(total prompt tokens, image tokens): 4 per message, its text, tool schemas, 3 priming."""
-    text = sum(4 + count_tokens(text_of(m.get("content"))) + count_tokens(str(m.get("name") or ""))
-               + sum(count_tokens(json.dumps(c, sort_keys=True)) for c in (m.get("tool_calls") or []))
-               for m in request.messages)
+def prompt_units(request: ChatRequest, notes: list[ImageNote]) -> list[str]:
+    """The prompt as the model reads it, one string per token: tool schemas, then per message 4 framing
+    tokens around its text, name, images and tool calls, then 3 priming tokens. Prompt caching hashes
+    prefixes of this stream, and its length is the prompt token count."""
+    units: list[str] = []
     if request.tools:
-        text += count_tokens(json.dumps(request.tools, sort_keys=True))
-    images = sum(note.tokens for note in notes)
-    return text + images + 3, images
+        units += ["<tools>" + piece for piece in tokenize(json.dumps(request.tools, sort_keys=True))]
+    images = iter(zip(image_parts(request.messages), notes))
+    for message in request.messages:
+        units += ["<|start|>", f"<|{message.get('role')}|>"]
+        units += tokenize(text_of(message.get("content")))
+        units += ["<name>" + piece for piece in tokenize(str(message.get("name") or ""))]
+        if isinstance(message.get("content"), list):
+            for part in message["content"]:
+                if part.get("type") == "image_url":
+                    (_, image), note = next(images)
+                    seen = f"{image.get('detail')}|{image['url']}".encode("utf-8", "surrogatepass")
+                    digest = hashlib.sha256(seen).hexdigest()[:24]
+                    units += [f"<image {digest} {k}>" for k in range(note.tokens)]
+        for call in message.get("tool_calls") or []:
+            units += ["<call>" + piece for piece in tokenize(json.dumps(call, sort_keys=True))]
+        units += ["<|sep|>", "<|end|>"]
+    return units + ["<|start|>", "<|assistant|>", "<|sep|>"]
 
 
 def _rng_for(request: ChatRequest, index: int) -> random.Random:
@@ -214,9 +230,9 @@ def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_
 
 
 def complete(request: ChatRequest, notes: list[ImageNote], *, reasoning_model: bool) -> ChatResult:
-    prompt_tokens, image_tokens = prompt_token_count(request, notes)
+    units = prompt_units(request, notes)
     result = ChatResult([_choice(request, i, notes, reasoning_model) for i in range(request.n)],
-                        prompt_tokens, image_tokens)
+                        len(units), sum(note.tokens for note in notes), prompt_units=units)
     result.reasoning_tokens = sum(len(c.reasoning_tokens) for c in result.choices)
     result.text_tokens = sum(len(c.content_tokens) + c.tool_call_tokens() for c in result.choices)
     return result

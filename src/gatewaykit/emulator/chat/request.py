@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gatewaykit.emulator.errors import bad_request
-from gatewaykit.emulator.fields import opt_bool, opt_enum, opt_int, opt_number, opt_seed
+from gatewaykit.emulator.fields import opt_bool, opt_enum, opt_int, opt_number, opt_seed, opt_str
+from gatewaykit.emulator.prompt_cache import RETENTIONS
 
 ROLES = ("system", "user", "assistant", "tool", "developer")
 EFFORTS = ("none", "low", "medium", "high")
@@ -14,6 +15,7 @@ MAX_CHOICES = 8
 #: Caps on a conversation: messages per request, and characters of text per message.
 MAX_MESSAGES = 2048
 MAX_MESSAGE_CHARS = 1_000_000
+MAX_CACHE_KEY_CHARS = 1024
 
 
 @dataclass
@@ -33,6 +35,8 @@ class ChatRequest:
     tools: list[dict[str, Any]] = field(default_factory=list)
     tool_choice: Any = None
     parallel_tool_calls: bool = True
+    prompt_cache_key: str | None = None
+    prompt_cache_retention: str = "in-memory"
 
 
 def _check_part(part: Any, where: str) -> None:
@@ -182,4 +186,6 @@ def parse_chat_request(body: dict[str, Any], model: str) -> ChatRequest:
         tools=tools,
         tool_choice=tool_choice,
         parallel_tool_calls=opt_bool(body, "parallel_tool_calls", True) is not False,
+        prompt_cache_key=opt_str(body, "prompt_cache_key", max_length=MAX_CACHE_KEY_CHARS),
+        prompt_cache_retention=opt_enum(body, "prompt_cache_retention", RETENTIONS, default="in-memory"),
     )

@@ -39,14 +39,18 @@ async def chat_completions(request: Request) -> Response:
     if chat.response_format and not features["json_mode"]:
         raise bad_request(f"{spec.id!r} does not support response_format.", param="response_format")
     result = complete(chat, notes, reasoning_model=features["reasoning"])
-    components = chat_cost(spec, result.prompt_tokens, result.text_tokens, result.reasoning_tokens)
+    cache = gateway.prompt_cache.lookup(caller.account.id, spec.id, chat.prompt_cache_key, result.prompt_units,
+                                        chat.prompt_cache_retention)
+    components = chat_cost(spec, result.prompt_tokens, result.text_tokens, result.reasoning_tokens,
+                           cached_tokens=cache.read_tokens)
     price = sum(components.values())
-    usage = usage_body(result, components)
+    usage = usage_body(result, components, cache.read_tokens, cache.write_tokens)
     completion_id = "chatcmpl-" + secrets.token_hex(12)
     created = int(time.time())
     if chat.stream:
         if not caller.account.hold(price):
             raise insufficient_quota()
+        gateway.prompt_cache.store(caller.account.id, cache)  # the prompt was read, even if the stream drops
         drop = caller.fault in ("disconnect", "stream-drop")
         events = _stream(gateway, chat, spec, result, usage, completion_id, created, caller, price, drop)
         return StreamingResponse(events, media_type="text/event-stream", headers=SSE_HEADERS)
@@ -59,6 +63,7 @@ async def chat_completions(request: Request) -> Response:
         await asyncio.sleep(delay)
     if not caller.account.charge(price):
         raise insufficient_quota()
+    gateway.prompt_cache.store(caller.account.id, cache)
     return JSONResponse(completion_body(spec.id, result, usage, completion_id, created))
 
 
