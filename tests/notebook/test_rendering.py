@@ -159,3 +159,16 @@ def test_errors_render_escaped(error):
     assert type(error).__name__ in bundle["text/html"]
     assert "<script" not in bundle["text/html"] and "<img" not in bundle["text/html"]
     assert bundle["text/plain"] == str(error)
+
+
+def test_huge_answer_display_is_capped_but_content_is_whole():
+    """A multi-megabyte answer shows its first part and a note; the object keeps every character."""
+    from gatewaykit.notebook.html import MAX_DISPLAY_CHARS
+
+    text = "word " * 400_000
+    completion = chat(text)
+    bundle = mimebundle(completion)
+    assert "more characters not shown" in bundle["text/html"]
+    assert "more characters not shown" in bundle["text/plain"]
+    assert len(bundle["text/plain"]) < MAX_DISPLAY_CHARS + 500
+    assert completion.content == text

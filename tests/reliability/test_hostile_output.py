@@ -106,18 +106,19 @@ def test_hostile_text_is_inert(name):
 
 
 def test_five_megabyte_answer_renders_in_bounded_time():
-    """A 5 MB answer (Markdown with hostile bits) renders without hanging (under 30 s here), inert."""
+    """A 5 MB answer (Markdown with hostile bits) renders its first part quickly, inert, saying what is left out."""
     huge = ("A line of **model output** with <script>x</script> and [l](javascript:y).\n\n" * 70_000)[:5_000_000]
     began = time.monotonic()
     rendered = views.render_chat_html(chat(huge))
-    assert time.monotonic() - began < 30
+    assert time.monotonic() - began < 10
     assert_inert(rendered)
+    assert "more characters not shown" in rendered and len(rendered) < 1_000_000
 
 
 def test_five_megabyte_single_line_renders_in_bounded_time():
-    """A 5 MB answer with no line breaks (worst case for Markdown inline parsing) renders in under 30 s."""
+    """A 5 MB answer with no line breaks (worst case for Markdown inline parsing) renders in bounded time."""
     huge = ("<b onmouseover=x>*nested _emphasis `code* [" * 120_000)[:5_000_000]
     began = time.monotonic()
     rendered = views.render_chat_html(chat(huge))
-    assert time.monotonic() - began < 30
+    assert time.monotonic() - began < 10
     assert_inert(rendered)

@@ -43,10 +43,31 @@ __all__ = [
 ]
 
 
+# A displayed answer is capped: a multi-megabyte output would take seconds to parse, bloat the
+# saved notebook and stall the browser. The full text stays on the object (``.content``).
+MAX_DISPLAY_CHARS = 200_000
+
+
+def shown_part(text: str, limit: int = MAX_DISPLAY_CHARS) -> tuple[str, int]:
+    """``(the part of text to display, how many characters are left out)``; cut at a paragraph if one is near."""
+    if len(text) <= limit:
+        return text, 0
+    cut = text.rfind("\n\n", limit // 2, limit)
+    cut = cut if cut > 0 else limit
+    return text[:cut], len(text) - cut
+
+
 def _markdown(text: str) -> str:
     from gatewaykit.notebook.markdown import render_markdown
 
-    return render_markdown(text)
+    shown, hidden = shown_part(text)
+    html = render_markdown(shown)
+    if hidden:
+        html += (
+            f'<p style="{style.MUTED}"><em>… {hidden:,} more characters not shown; '
+            "the whole answer is in <code>.content</code>.</em></p>"
+        )
+    return html
 
 
 def render_reasoning_html(reasoning: Optional[str], *, open: bool = False) -> str:

@@ -67,7 +67,8 @@ def chat_text(completion: ChatCompletion, note: str = "") -> str:
         if message.reasoning:
             lines.append(f"(reasoning: {len(message.reasoning.split()):,} words, not shown)")
         if message.content:
-            lines.append(message.content)
+            shown, hidden = views.shown_part(message.content)
+            lines.append(shown + (f"\n… {hidden:,} more characters not shown (see .content)" if hidden else ""))
         if message.refusal:
             lines.append(f"Refused: {message.refusal}")
         for call in message.tool_calls or []:
