@@ -14,41 +14,17 @@ from typing import Any, Iterator
 import httpx
 import pytest
 
-ADMIN_TOKEN = "admin-test-token"
-ACME_KEY = "sk-bf-test-acme-full-000000000001"
-ACME_SECOND_KEY = "sk-bf-test-acme-second-0000000002"
-CHAT_ONLY_KEY = "sk-bf-test-acme-chatonly-00000003"
-REVOKED_KEY = "sk-bf-test-acme-revoked-000000004"
-TIGHT_KEY = "sk-bf-test-tight-0000000000000005"
-LIMITED_KEY = "sk-bf-test-limited-00000000000006"
-
-TEST_ACCOUNTS: dict[str, Any] = {
-    "accounts": [
-        {
-            "id": "acme",
-            "balance_usd": 50.0,
-            "rate_limit": {"requests": 1_000_000, "per_seconds": 60},
-            "keys": [
-                {"key": ACME_KEY, "status": "active", "models": "*"},
-                {"key": ACME_SECOND_KEY, "status": "active", "models": "*"},
-                {"key": CHAT_ONLY_KEY, "status": "active", "models": ["chat-mini"]},
-                {"key": REVOKED_KEY, "status": "revoked"},
-            ],
-        },
-        {
-            "id": "tight",
-            "balance_usd": 0.0001,
-            "rate_limit": {"requests": 1000, "per_seconds": 60},
-            "keys": [{"key": TIGHT_KEY, "status": "active", "models": "*"}],
-        },
-        {
-            "id": "limited",
-            "balance_usd": 5.0,
-            "rate_limit": {"requests": 3, "per_seconds": 60},
-            "keys": [{"key": LIMITED_KEY, "status": "active", "models": "*"}],
-        },
-    ]
-}
+from gateway_accounts import (  # noqa: F401 - re-exported for fixtures below
+    ACME_KEY,
+    ACME_SECOND_KEY,
+    ADMIN_TOKEN,
+    CHAT_ONLY_KEY,
+    LIMITED_KEY,
+    REVOKED_KEY,
+    TEST_ACCOUNTS,
+    TIGHT_KEY,
+    auth,
+)
 
 
 class Admin:
@@ -79,10 +55,6 @@ def emulator() -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def admin(emulator: Any) -> Admin:
     return Admin(emulator.base_url, ADMIN_TOKEN)
-
-
-def auth(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 @pytest.fixture

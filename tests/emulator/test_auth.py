@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from conftest import ACME_KEY, ADMIN_TOKEN, CHAT_ONLY_KEY, REVOKED_KEY, auth
+from gateway_accounts import ACME_KEY, ADMIN_TOKEN, CHAT_ONLY_KEY, REVOKED_KEY, auth
 
 CHAT = {"model": "chat-mini", "messages": [{"role": "user", "content": "hi"}]}
 

@@ -7,7 +7,7 @@ import json
 
 import httpx
 import pytest
-from conftest import ACME_KEY, LIMITED_KEY, TIGHT_KEY, auth
+from gateway_accounts import ACME_KEY, LIMITED_KEY, TIGHT_KEY, auth
 
 CHAT = {"model": "chat-mini", "messages": [{"role": "user", "content": "Explain retries"}]}
 

@@ -6,7 +6,7 @@ import json
 
 import httpx
 import pytest
-from conftest import ACME_KEY, auth
+from gateway_accounts import ACME_KEY, auth
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

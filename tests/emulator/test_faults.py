@@ -6,7 +6,7 @@ import time
 
 import httpx
 import pytest
-from conftest import auth
+from gateway_accounts import auth
 
 from gatewaykit.emulator import start
 

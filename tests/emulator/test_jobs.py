@@ -8,7 +8,7 @@ import time
 
 import httpx
 import pytest
-from conftest import ACME_SECOND_KEY, auth
+from gateway_accounts import ACME_SECOND_KEY, auth
 from PIL import Image
 
 from gatewaykit.emulator import start

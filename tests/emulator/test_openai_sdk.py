@@ -7,7 +7,7 @@ import io
 import time
 
 import pytest
-from conftest import ACME_KEY
+from gateway_accounts import ACME_KEY
 from PIL import Image
 
 openai = pytest.importorskip("openai")

@@ -7,7 +7,7 @@ import uuid
 
 import httpx
 import pytest
-from conftest import ACME_KEY, ACME_SECOND_KEY, TIGHT_KEY, auth
+from gateway_accounts import ACME_KEY, ACME_SECOND_KEY, TIGHT_KEY, auth
 
 from gatewaykit.emulator import start
 from gatewaykit.emulator.prompt_cache import BLOCK_TOKENS, MIN_PREFIX_TOKENS, PromptCache

@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 import httpx
 import pytest
-from conftest import ACME_KEY
+from gateway_accounts import ACME_KEY
 from reliability_gateways import one_account
 
 import gatewaykit as gk
