@@ -6,11 +6,10 @@ import base64
 import io
 import time
 
+import openai
 import pytest
 from gateway_accounts import ACME_KEY
 from PIL import Image
-
-openai = pytest.importorskip("openai")
 
 
 @pytest.fixture
