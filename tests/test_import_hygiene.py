@@ -9,11 +9,9 @@ import sys
 HEAVY = ["IPython", "ipywidgets", "pandas", "PIL", "numpy", "starlette", "uvicorn", "av", "lameenc", "matplotlib"]
 
 PROBE = """
-import json, sys, time
-started = time.perf_counter()
+import json, sys
 import gatewaykit
-elapsed = time.perf_counter() - started
-print(json.dumps({"loaded": [m for m in %r if m in sys.modules], "seconds": elapsed}))
+print(json.dumps({"loaded": [m for m in %r if m in sys.modules]}))
 """ % (HEAVY,)
 
 
@@ -25,8 +23,3 @@ def probe() -> dict:
 def test_import_loads_no_heavy_module() -> None:
     """A fresh interpreter importing gatewaykit has none of the heavy modules loaded."""
     assert probe()["loaded"] == []
-
-
-def test_import_time_is_reported() -> None:
-    """Importing takes well under two seconds even on a loaded CI machine (target: < 200 ms)."""
-    assert probe()["seconds"] < 2.0
