@@ -15,12 +15,6 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
 
 
-def require_object(body: Any) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise bad_request("The request body must be a JSON object.")
-    return body
-
-
 def require_str(body: dict, name: str, *, allow_empty: bool = False) -> str:
     value = body.get(name)
     if value is None:

@@ -52,11 +52,6 @@ def classify_pixels(rgb: np.ndarray) -> np.ndarray:
     return np.where(is_grey, achromatic, chromatic).astype(np.int64)
 
 
-def name_colour(rgb: tuple[int, int, int]) -> str:
-    """Human name of a single colour, e.g. ``(255, 0, 0)`` -> ``"red"``."""
-    return COLOUR_NAMES[int(classify_pixels(np.array([rgb], dtype=np.uint8))[0])]
-
-
 def dominant_colours(rgb: np.ndarray, top: int = 3) -> list[tuple[str, str, float]]:
     """Most common named colours of ``(N, 3)`` pixels as ``(name, "#rrggbb", fraction)``.
 
