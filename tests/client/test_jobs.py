@@ -91,6 +91,26 @@ def test_redirect_to_another_host_drops_the_key(sink: RecordingSink, tmp_path: P
     assert [(host, auth is not None) for host, auth in seen] == [("gw.test", True), ("cdn.test", False)]
 
 
+def test_redirect_to_another_host_drops_an_authorization_default_header(sink: RecordingSink) -> None:
+    """A key passed as default_headers={"authorization": ...} (any case) is not sent to another origin either."""
+    seen: list[tuple[str, list[str]]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append((request.url.host, request.headers.get_list("authorization")))
+        if request.url.host == "gw.test":
+            return httpx.Response(302, headers={"location": "https://cdn.test/v.mp4?sig=1"})
+        return httpx.Response(200, content=b"....ftypmp42")
+
+    headers = {"authorization": "Bearer sk-bf-proxy-key"}
+    with gk.Client(api_key="sk-bf-x", base_url="http://gw.test", ledger=sink, default_headers=headers,
+                   http_transport=httpx.MockTransport(answer)) as client:
+        job = gk.VideoJob(id="video_1", status="completed")
+        job._client = client
+        assert job.content() == b"....ftypmp42"
+    assert seen[0][0] == "gw.test" and "Bearer sk-bf-proxy-key" in seen[0][1]
+    assert seen[1] == ("cdn.test", [])
+
+
 def test_unbound_job_says_how_to_get_a_bound_one() -> None:
     """A job built by hand explains that it needs a client."""
     with pytest.raises(RuntimeError, match="retrieve"):

@@ -50,7 +50,8 @@ class _TransportBase:
     def __init__(self, base_url: str, headers: dict[str, str], timeout: Any) -> None:
         self.base_url = base_url
         self._headers = headers
-        self._headers_without_auth = {k: v for k, v in headers.items() if k != "Authorization"}
+        # Header names are case-insensitive: default_headers={"authorization": ...} is a key too.
+        self._headers_without_auth = {k: v for k, v in headers.items() if k.lower() != "authorization"}
         self._timeout_ext = make_timeout(timeout).as_dict()
 
     def _build(self, request: ApiRequest) -> httpx.Request:
