@@ -120,8 +120,13 @@ def write_notebook(path: Path, cells: list[str]) -> None:
     nbformat.write(nb, str(path))
 
 
-def chromium_path() -> str | None:
-    return shutil.which("chromium")
+def chromium_path() -> str:
+    """Debian's chromium; its absence fails the browser tests (deselect them with ``-m "not browser"``)."""
+    path = shutil.which("chromium")
+    if path is None:
+        raise RuntimeError('Debian\'s chromium package is not installed: apt-get install chromium '
+                           '(.ci/run does this), or deselect these tests with -m "not browser"')
+    return path
 
 
 @contextmanager

@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from jupyter_browser import JupyterServer, NotebookPage, chromium_path, open_notebook, write_notebook
+from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_notebook
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
-    pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium package is not installed (apt-get install chromium)"),
 ]
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
