@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from gatewaykit.emulator import DEMO_KEY, start
-from gatewaykit.emulator.server import is_loopback
+from gatewaykit.emulator.server import is_loopback, make_settings
 
 
 def test_cli_prints_its_real_port_demo_key_and_serves(tmp_path):
@@ -70,3 +70,13 @@ def test_start_gives_base_url_key_and_stops():
 def test_loopback_detection(host, loopback):
     """Only loopback hosts count as loopback (others trigger the warning)."""
     assert is_loopback(host) is loopback
+
+
+def test_settings_repr_shows_no_keys_or_admin_token():
+    """The gateway's Settings repr (tracebacks, logs) leaves out the accounts' keys and the admin token."""
+    key = "sk-bf-settings-repr-0000000001"
+    accounts = {"accounts": [{"id": "a", "balance_usd": 1.0, "keys": [{"key": key, "status": "active"}]}]}
+    shown = repr(make_settings(accounts, admin_token="adm-secret-token"))
+    assert "time_scale=" in shown
+    assert key not in shown
+    assert "adm-secret-token" not in shown

@@ -43,12 +43,13 @@ def load_accounts(accounts: dict[str, Any] | str | Path | None) -> dict[str, Any
 class Settings:
     """Everything that shapes one gateway instance; passed to ``create_app``."""
 
-    accounts: dict[str, Any] = field(default_factory=demo_accounts)
+    #: Holds every account's API keys, so it stays out of repr (tracebacks, logs), like admin_token.
+    accounts: dict[str, Any] = field(default_factory=demo_accounts, repr=False)
     #: Multiplies every simulated duration (stream pacing, job run time); 0 = as fast as possible.
     time_scale: float = 1.0
     #: Seeds random image/video seeds and random fault injection (reproducible runs).
     seed: int = 0
-    admin_token: str | None = None
+    admin_token: str | None = field(default=None, repr=False)
     #: Seconds finished jobs and their media links live before they expire.
     retention_seconds: float = 3600.0
     #: Probability that a /v1 request gets a random fault from ``fault_kinds``.
