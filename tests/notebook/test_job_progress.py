@@ -3,6 +3,8 @@
 import pytest
 from factories import music_job, video_job
 
+import gatewaykit as gk
+
 from gatewaykit.notebook import jobs
 from gatewaykit.notebook.jobs import JobProgress, estimate_seconds, record_duration, wait_with_progress
 from gatewaykit.notebook.players import EMBED_LIMIT, media_player_html
@@ -64,16 +66,19 @@ def test_music_job_becomes_audio_player():
     assert 'src="data:audio/mpeg;base64,SUQzYWJj"' in progress.bundle()["text/html"]
 
 
-def test_failed_job_shows_gateway_message():
-    """A failed job's card shows the gateway's error message."""
-    job = ScriptedJob(video_job("queued"), [{"status": "failed", "error": {"message": "GPU on fire"}}])
-    progress = JobProgress(job, sink=RecordingSink(), buttons=False)
-    job._job.error = None
-    progress.poll_once()
-    job._job.error = type("E", (), {"message": "GPU on fire"})()
-    progress.paint()
-    assert "GPU on fire" in progress.bundle()["text/html"]
-    assert progress.done
+def test_failed_job_shows_gateway_message(emulator, keys):
+    """A job the gateway fails shows, once polled, its failed status and the gateway's error message."""
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, ledger=gk.Ledger()) as client:
+        job = client.videos.create(model="video-range", prompt="a failing take", duration=2,
+                                   extra_headers={"X-Emulator-Fault": "job-fail"})
+        progress = JobProgress(job, sink=RecordingSink(), buttons=False)
+        for _ in range(200):
+            progress.poll_once()
+            if progress.done:
+                break
+    html = progress.bundle()["text/html"]
+    assert progress.done and 'data-status="failed"' in html
+    assert "injected fault &#x27;job-fail&#x27;" in html
 
 
 def test_several_jobs_form_one_dashboard():
