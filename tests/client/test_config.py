@@ -97,3 +97,19 @@ def test_key_never_in_repr_or_errors(emulator: Any) -> None:
 
 class _Nothing:
     """A ledger that keeps nothing."""
+
+
+def test_default_headers_replace_ours_whatever_their_case(keys: Any) -> None:
+    """A user's 'authorization' header replaces the client's 'Authorization' instead of being sent twice."""
+    import httpx
+
+    seen: list[list[str]] = []
+
+    def capture(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers.get_list("authorization"))
+        return httpx.Response(200, json={"object": "list", "data": []})
+
+    with gk.Client(api_key="sk-bf-ignored-key", base_url="http://gw.test", http_transport=httpx.MockTransport(capture),
+                   default_headers={"authorization": f"Bearer {keys.acme}"}) as client:  # fmt: skip
+        client.models.list()
+    assert seen == [[f"Bearer {keys.acme}"]]

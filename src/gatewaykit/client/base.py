@@ -68,8 +68,11 @@ class BaseClient:
             "Accept": "application/json",
             "Content-Type": "application/json",
         }
-        if default_headers:
-            headers.update(default_headers)
+        for name, value in (default_headers or {}).items():
+            # A user's header replaces ours whatever its spelling (HTTP names are case-insensitive).
+            for ours in [key for key in headers if key.lower() == name.lower()]:
+                del headers[ours]
+            headers[name] = value
         self._transport = self._make_transport(self._settings.base_url, headers, timeout, http_transport)
 
     # -- configuration -----------------------------------------------------------------
