@@ -196,3 +196,25 @@ def test_blocking_wait_view_has_no_background_note():
     sink = RecordingSink()
     wait_with_progress(job, sink=sink)
     assert all("Running in the background" not in bundle["text/html"] for _, bundle in sink.messages)
+
+
+def test_colab_widget_manager_is_enabled_only_in_colab(monkeypatch):
+    """In Colab the custom widget manager (needed for ipywidgets 8) is switched on; elsewhere nothing is touched."""
+    import sys
+    import types
+
+    from gatewaykit.notebook.cancel import enable_colab_widgets
+
+    calls = []
+    output = types.SimpleNamespace(enable_custom_widget_manager=lambda: calls.append("enabled"))
+    colab = types.ModuleType("google.colab")
+    colab.output = output
+    google = types.ModuleType("google")
+    google.colab = colab
+    enable_colab_widgets()
+    assert calls == []
+    monkeypatch.setitem(sys.modules, "google", google)
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    monkeypatch.setitem(sys.modules, "google.colab.output", output)
+    enable_colab_widgets()
+    assert calls == ["enabled"]

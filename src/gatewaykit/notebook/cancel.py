@@ -11,10 +11,24 @@ from typing import Any, Optional
 
 from gatewaykit.notebook.kernel import in_kernel
 
-__all__ = ["CancelButtons", "FALLBACK_TEXT"]
+__all__ = ["CancelButtons", "FALLBACK_TEXT", "enable_colab_widgets"]
 
 FALLBACK_TEXT = "(Cancel buttons need ipywidgets in the front end; job.cancel() works anywhere.)"
 _TERMINAL = frozenset({"completed", "failed", "cancelled", "canceled", "deleted"})
+
+
+def enable_colab_widgets() -> None:
+    """In Colab, turn on its widget manager for ipywidgets 8 (off by default there); elsewhere nothing."""
+    import sys
+
+    if "google.colab" not in sys.modules:
+        return
+    try:
+        from google.colab import output
+
+        output.enable_custom_widget_manager()
+    except Exception:  # noqa: BLE001 - without it the buttons' text fallback shows instead
+        pass
 
 
 def cancellable(job: Any) -> bool:
@@ -46,6 +60,7 @@ class CancelButtons:
             import ipywidgets
         except ImportError:
             return None
+        enable_colab_widgets()
         try:
             return cls(progress, targets, ipywidgets)
         except Exception:  # noqa: BLE001 - no buttons rather than a traceback
