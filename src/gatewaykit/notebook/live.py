@@ -185,6 +185,25 @@ class LiveChatRenderer:
         if self._text and len(choices) == 1 and choices[0].message.content == self._text:
             self._markdown.complete(self._text)
 
+    def interrupted(self) -> ChatCompletion:
+        """The user stopped the stream: keep what arrived as static output; return it."""
+        partial = self.partial()
+        self.finish(partial, note="interrupted: partial answer")
+        return partial
+
+    def broke_off(self, error: Any) -> None:
+        """The stream broke off (StreamInterruptedError): keep the partial text with a note."""
+        self.finish(self.partial(), note=f"stream interrupted: {error.message}")
+
+    def done(self, result: Any) -> ChatCompletion:
+        """Show the final answer (``result`` of ``stream.final()``, or what was assembled) and return it."""
+        completion = result if isinstance(result, ChatCompletion) else self.partial()
+        self.finish(completion)
+        from gatewaykit.notebook.display import mark_shown_live
+
+        mark_shown_live(completion)
+        return completion
+
     def fail(self, error: BaseException) -> None:
         """Replace the live view with an error (keeping any text that arrived)."""
         if self._text or self._content or self._reasoning_text or self._reasoning or self._tools:
@@ -202,16 +221,15 @@ def _close(stream: Any) -> None:
             pass
 
 
-def _final(stream: Any, renderer: LiveChatRenderer) -> ChatCompletion:
+def _final(stream: Any) -> Any:
+    """``stream.final()`` when the stream has one and it works, else None (the renderer's assembly is used)."""
     final = getattr(stream, "final", None)
-    if callable(final):
-        try:
-            result = final()
-        except Exception:  # noqa: BLE001 - fall back to what the renderer assembled
-            result = None
-        if isinstance(result, ChatCompletion):
-            return result
-    return renderer.partial()
+    if not callable(final):
+        return None
+    try:
+        return final()
+    except Exception:  # noqa: BLE001 - fall back to what the renderer assembled
+        return None
 
 
 def render_stream(
@@ -239,22 +257,15 @@ def render_stream(
             renderer.feed(chunk)
     except KeyboardInterrupt as interrupt:
         _close(stream)
-        partial = renderer.partial()
-        renderer.finish(partial, note="interrupted: partial answer")
-        interrupt.partial = partial  # type: ignore[attr-defined]
+        interrupt.partial = renderer.interrupted()  # type: ignore[attr-defined]
         raise
     except StreamInterruptedError as error:
-        renderer.finish(renderer.partial(), note=f"stream interrupted: {error.message}")
+        renderer.broke_off(error)
         raise
     except Exception as error:
         renderer.fail(error)
         raise
-    completion = _final(stream, renderer)
-    renderer.finish(completion)
-    from gatewaykit.notebook.display import mark_shown_live
-
-    mark_shown_live(completion)
-    return completion
+    return renderer.done(_final(stream))
 
 
 async def _aclose(stream: Any) -> None:
@@ -293,27 +304,18 @@ async def render_async_stream(
             renderer.feed(chunk)
     except (KeyboardInterrupt, asyncio.CancelledError):
         await _aclose(stream)
-        renderer.finish(renderer.partial(), note="interrupted: partial answer")
+        renderer.interrupted()
         raise
     except StreamInterruptedError as error:
-        renderer.finish(renderer.partial(), note=f"stream interrupted: {error.message}")
+        renderer.broke_off(error)
         raise
     except Exception as error:
         renderer.fail(error)
         raise
-    completion: Any = None
-    final = getattr(stream, "final", None)
-    if callable(final):
+    result = _final(stream)
+    if inspect.isawaitable(result):
         try:
-            completion = final()
-            if inspect.isawaitable(completion):
-                completion = await completion
-        except Exception:  # noqa: BLE001
-            completion = None
-    if not isinstance(completion, ChatCompletion):
-        completion = renderer.partial()
-    renderer.finish(completion)
-    from gatewaykit.notebook.display import mark_shown_live
-
-    mark_shown_live(completion)
-    return completion
+            result = await result
+        except Exception:  # noqa: BLE001 - fall back to what the renderer assembled
+            result = None
+    return renderer.done(result)
