@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence, Union
 
-from gatewaykit.costs.rows import COLUMNS
+from gatewaykit.costs.rows import COLUMNS, COST_FIELDS
 from gatewaykit.costs.summaries import aggregate, normalise_keys
 
 __all__ = ["rows_to_frame", "summary_frame"]
@@ -19,17 +19,7 @@ _INTEGER_COLUMNS = (
     "attempts",
     "http_status",
 )
-_FLOAT_COLUMNS = (
-    "seconds",
-    "total_cost",
-    "input_tokens_cost",
-    "output_tokens_cost",
-    "reasoning_tokens_cost",
-    "citation_tokens_cost",
-    "search_queries_cost",
-    "request_cost",
-    "latency",
-)
+_FLOAT_COLUMNS = ("seconds", "total_cost", *COST_FIELDS, "latency")
 
 
 def _utc(pd, values):

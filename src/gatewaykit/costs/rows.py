@@ -22,6 +22,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Optional
 
 from gatewaykit.costs.records import CostRecord
+from gatewaykit.types.common import Cost
 
 __all__ = [
     "CHARGED_SOURCES",
@@ -41,14 +42,8 @@ CHARGED_SOURCES = frozenset({REPORTED, NOT_REPORTED, ESTIMATED})
 
 JOB_KINDS = frozenset({"video", "music"})
 TERMINAL_STATES = frozenset({"completed", "failed", "cancelled"})
-COST_FIELDS = (
-    "input_tokens_cost",
-    "output_tokens_cost",
-    "reasoning_tokens_cost",
-    "citation_tokens_cost",
-    "search_queries_cost",
-    "request_cost",
-)
+# The breakdown fields of ``usage.cost`` (every field of the Cost type but the total).
+COST_FIELDS = tuple(name for name in Cost.model_fields if name != "total_cost")
 # Request fields kept (privately, never as columns) so a job can be priced when it completes.
 PRICING_FIELDS = ("n", "duration", "seconds", "generate_audio", "resolution", "quality", "size")
 
