@@ -147,6 +147,10 @@ class BaseClient:
         self._catalog = catalog
         return catalog
 
+    def _checks_on(self, validate: Optional[bool]) -> bool:
+        """Whether to check a call against the catalog: its own ``validate=``, else the client's."""
+        return self._validate if validate is None else validate
+
     def _catalog_entry(self, model: Optional[str]) -> Flow[Optional[Model]]:
         """The model's entry from the catalog, fetched once per client; None when unknown or unavailable.
 

@@ -135,7 +135,7 @@ class Completions:
             options = dict(body.get("stream_options") or stream_options or {})
             options.setdefault("include_usage", True)
             body["stream_options"] = options
-        checked = self._client._validate if validate is None else validate
+        checked = self._client._checks_on(validate)
         return self._client._run(self._flow(body, stream, extra_headers, timeout, checked))
 
     def _flow(

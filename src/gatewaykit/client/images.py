@@ -88,7 +88,7 @@ class Images:
             aspect_ratio=aspect_ratio, resolution=resolution, image_size=image_size,
         )  # fmt: skip
         body = merge_body(fields, kwargs, extra_body)
-        checked = self._client._validate if validate is None else validate
+        checked = self._client._checks_on(validate)
         return self._client._run(self._flow("image.generate", body, None, extra_headers, timeout, checked))
 
     def edit(
@@ -122,7 +122,7 @@ class Images:
             aspect_ratio=aspect_ratio, resolution=resolution, image_size=image_size,
         )  # fmt: skip
         body = merge_body(fields, kwargs, extra_body)
-        checked = self._client._validate if validate is None else validate
+        checked = self._client._checks_on(validate)
         return self._client._run(self._flow("image.edit", body, uploads, extra_headers, timeout, checked))
 
     def _flow(

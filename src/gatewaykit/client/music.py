@@ -42,7 +42,7 @@ class Music:
             sample_rate=sample_rate, bitrate=bitrate, format=format,
         )  # fmt: skip
         body = merge_body(fields, kwargs, extra_body)
-        checked = self._client._validate if validate is None else validate
+        checked = self._client._checks_on(validate)
         flow = create_job_flow(
             self._client, "music", "/v1/audio/generations", body, MusicJob, check_music, extra_headers, timeout, checked
         )

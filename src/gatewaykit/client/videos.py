@@ -63,7 +63,7 @@ class Videos:
             generate_audio=generate_audio, seed=seed,
         )  # fmt: skip
         body = merge_body(fields, kwargs, extra_body)
-        checked = self._client._validate if validate is None else validate
+        checked = self._client._checks_on(validate)
         flow = create_job_flow(
             self._client, "video", "/v1/videos", body, VideoJob, check_video, extra_headers, timeout, checked
         )
