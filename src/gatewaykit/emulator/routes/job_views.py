@@ -1,14 +1,18 @@
-"""JSON views of jobs, and lookups that answer ``video_not_found`` / ``audio_not_found``."""
+"""JSON views of jobs, lookups that answer ``video_not_found`` / ``audio_not_found``,
+and the retrieve and content endpoints both job kinds share."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
 
+from gatewaykit.emulator.admission import admit
 from gatewaykit.emulator.errors import not_found
 from gatewaykit.emulator.gateway import Gateway
 from gatewaykit.emulator.jobs import Job
+from gatewaykit.emulator.routes.responses import JSONResponse
 
 
 def media_url(request: Request, job: Job) -> str:
@@ -40,3 +44,22 @@ def owned_job(request: Request, gateway: Gateway, owner: str, kind: str) -> Job:
     if job is None:
         raise not_found(kind, job_id)
     return job
+
+
+async def retrieve_job(request: Request, kind: str) -> Response:
+    """``GET`` a job of ``kind`` (``video`` or ``music``) that the caller's key owns."""
+    gateway: Gateway = request.app.state.gateway
+    caller = await admit(request, gateway)
+    return JSONResponse(job_view(request, owned_job(request, gateway, caller.key.digest, kind)))
+
+
+async def job_content(request: Request, kind: str) -> Response:
+    """302 to the finished media; 404 ``*_not_found`` before completion."""
+    gateway: Gateway = request.app.state.gateway
+    caller = await admit(request, gateway)
+    job = owned_job(request, gateway, caller.key.digest, kind)
+    if job.status != "completed":
+        noun = "Video" if kind == "video" else "Audio"
+        raise not_found(kind, job.id, f"{noun} job {job.id!r} is {job.status}; its content is available only "
+                                      "once it is completed.")
+    return RedirectResponse(media_url(request, job), status_code=302)

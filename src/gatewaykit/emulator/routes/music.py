@@ -5,15 +5,15 @@ from __future__ import annotations
 import re
 
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 
 from gatewaykit.emulator.admission import admit, read_json, require_funds, resolve_model
-from gatewaykit.emulator.errors import bad_request, not_found
+from gatewaykit.emulator.errors import bad_request
 from gatewaykit.emulator.fields import opt_enum, opt_seed, require_str
 from gatewaykit.emulator.gateway import Gateway
 from gatewaykit.emulator.jobs import Job, new_job_id
 from gatewaykit.emulator.pricing import music_price
-from gatewaykit.emulator.routes.job_views import job_view, media_url, owned_job
+from gatewaykit.emulator.routes.job_views import job_content, retrieve_job
 from gatewaykit.emulator.routes.responses import JSONResponse
 
 _TAG_LINE = re.compile(r"^\s*\[[A-Za-z][A-Za-z0-9 _\-]*\]\s*$", re.M)
@@ -64,16 +64,8 @@ async def create_music(request: Request) -> Response:
 
 
 async def retrieve_music(request: Request) -> Response:
-    gateway: Gateway = request.app.state.gateway
-    caller = await admit(request, gateway)
-    return JSONResponse(job_view(request, owned_job(request, gateway, caller.key.digest, "music")))
+    return await retrieve_job(request, "music")
 
 
 async def music_content(request: Request) -> Response:
-    gateway: Gateway = request.app.state.gateway
-    caller = await admit(request, gateway)
-    job = owned_job(request, gateway, caller.key.digest, "music")
-    if job.status != "completed":
-        raise not_found("music", job.id, f"Audio job {job.id!r} is {job.status}; its content is available only "
-                                         "once it is completed.")
-    return RedirectResponse(media_url(request, job), status_code=302)
+    return await job_content(request, "music")

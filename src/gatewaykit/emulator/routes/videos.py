@@ -6,17 +6,17 @@ import re
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 
 from gatewaykit.emulator.admission import admit, read_json_or_form, require_funds, resolve_model
 from gatewaykit.emulator.catalog import VIDEO_RESOLUTIONS, ModelSpec
 from gatewaykit.emulator.chat.vision import decode_data_uri
-from gatewaykit.emulator.errors import bad_request, not_found
+from gatewaykit.emulator.errors import bad_request
 from gatewaykit.emulator.fields import opt_bool, opt_enum, opt_int, opt_seed, opt_str, require_str
 from gatewaykit.emulator.gateway import Gateway
 from gatewaykit.emulator.jobs import Job, new_job_id
 from gatewaykit.emulator.pricing import video_price
-from gatewaykit.emulator.routes.job_views import job_view, media_url, owned_job
+from gatewaykit.emulator.routes.job_views import job_content, job_view, owned_job, retrieve_job
 from gatewaykit.emulator.routes.responses import JSONResponse
 
 _RATIOS = {"16:9": (16, 9), "9:16": (9, 16), "1:1": (1, 1)}
@@ -102,19 +102,11 @@ async def create_video(request: Request) -> Response:
 
 
 async def retrieve_video(request: Request) -> Response:
-    gateway: Gateway = request.app.state.gateway
-    caller = await admit(request, gateway)
-    return JSONResponse(job_view(request, owned_job(request, gateway, caller.key.digest, "video")))
+    return await retrieve_job(request, "video")
 
 
 async def video_content(request: Request) -> Response:
-    gateway: Gateway = request.app.state.gateway
-    caller = await admit(request, gateway)
-    job = owned_job(request, gateway, caller.key.digest, "video")
-    if job.status != "completed":
-        raise not_found("video", job.id, f"Video job {job.id!r} is {job.status}; its content is available only "
-                                         "once it is completed.")
-    return RedirectResponse(media_url(request, job), status_code=302)
+    return await job_content(request, "video")
 
 
 async def delete_video(request: Request) -> Response:
