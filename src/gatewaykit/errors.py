@@ -41,6 +41,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "BudgetExceededError",
+    "CassetteMissError",
     "ConfigurationError",
     "GatewayError",
     "InsufficientQuotaError",
@@ -247,6 +248,14 @@ class BudgetExceededError(GatewayError):
         super().__init__(message, **kwargs)
         self.budget = budget
         self.spent = spent
+
+
+class CassetteMissError(GatewayError):
+    """A request the cassette holds no recording of, in ``cassette_mode="replay"`` (nothing was sent)."""
+
+    def __init__(self, message: str, *, request: Any = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.request = request  # the normalised request (method, url, body): what was not found
 
 
 class ConfigurationError(GatewayError, ValueError):

@@ -39,7 +39,7 @@ def job_seconds(value: Any) -> Optional[float]:
 class Recording:
     """The ledger row of one billable request, written once."""
 
-    __slots__ = ("ledger", "kind", "model", "request", "started", "attempts", "offline", "done")
+    __slots__ = ("ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "done")
 
     def __init__(self, ledger: Any, kind: str, model: Optional[str], request: dict[str, Any], offline: bool) -> None:
         self.ledger = ledger
@@ -47,6 +47,7 @@ class Recording:
         self.model = model
         self.request = request
         self.offline = offline
+        self.replayed = False
         self.started = 0.0
         self.attempts = 1
         self.done = False
@@ -62,6 +63,8 @@ class Recording:
         self.attempts = attempts
         if response.headers.get("x-gateway-offline") == "1":
             self.offline = True
+        if response.headers.get("x-gatewaykit-cassette") == "replayed":
+            self.replayed = True  # from a cassette: nothing was sent, nothing charged
 
     def ok(
         self,
@@ -103,6 +106,7 @@ class Recording:
             latency=(time.perf_counter() - self.started) if self.started else None,
             attempts=self.attempts,
             offline=self.offline,
+            replayed=self.replayed,
             request=self.request,
             **fields,
         )

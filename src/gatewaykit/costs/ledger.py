@@ -226,6 +226,11 @@ class Ledger:
 
     def _settle(self, row: LedgerRow) -> None:
         """Decide ``cost_source``, ``charged`` and ``total_cost`` from the row's status."""
+        if row.cost_source == _rows.REPLAYED:  # from a cassette: never charged, whatever its status
+            row.charged, row.total_cost = False, 0.0
+            if row.note is None:
+                row.note = _rows.REPLAYED_NOTE
+            return
         status = row.status
         if status in ("ok", "completed"):
             row.charged = True
@@ -274,7 +279,7 @@ class Ledger:
 
     def _commit(self, row: LedgerRow) -> None:
         # A pending job's estimated price counts towards the budget until it ends.
-        if self._prices and row.id is not None:
+        if self._prices and row.id is not None and row.cost_source != _rows.REPLAYED:
             estimate = self._prices.estimate(row.kind, row.model, params=row.pricing)
             if estimate is not None:
                 self._committed[row.id] = estimate
