@@ -135,3 +135,11 @@ def test_unknown_mode_is_a_configuration_error(tmp_path: Any) -> None:
     """cassette_mode accepts only auto, record and replay."""
     with pytest.raises(gk.ConfigurationError, match="cassette_mode must be one of"):
         gk.Client(cassette=tmp_path / "c.jsonl", cassette_mode="rewind", offline=True)
+
+
+def test_replay_is_not_stopped_by_a_spent_budget(recorded: Recorded, no_key: None) -> None:
+    """A replay-only client is not refused by a ledger whose budget is 0 (replays cost nothing)."""
+    ledger = gk.Ledger(budget=0.0)
+    with gk.Client(cassette=recorded.path, cassette_mode="replay", ledger=ledger) as client:
+        answer = client.chat.completions.create(model="chat-mini", messages=CHAT)
+    assert answer.id == recorded.chat.id and ledger.total_cost == 0.0

@@ -191,7 +191,9 @@ class BaseClient:
 
     # -- one billable call -------------------------------------------------------------------
     def _recording(self, kind: str, model: Optional[str], body: dict[str, Any]) -> Recording:
-        return Recording(self.ledger, kind, model, request_summary(body), self.offline)
+        recording = Recording(self.ledger, kind, model, request_summary(body), self.offline)
+        recording.replayed = self._cassette is not None and self._cassette.mode == "replay"
+        return recording
 
     def _billable_send(self, request: ApiRequest, recording: Recording) -> Flow[Any]:
         """Budget check, send with retries, record an error outcome; the successful response."""

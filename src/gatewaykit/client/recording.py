@@ -55,7 +55,7 @@ class Recording:
     def check_budget(self) -> None:
         """Ask the ledger before sending; its BudgetExceededError stops the request."""
         check = getattr(self.ledger, "check_budget", None)
-        if check is not None:
+        if check is not None and not self.replayed:  # a replay-only client spends nothing
             check(self.kind, self.model, self.request)
         self.started = time.perf_counter()
 
