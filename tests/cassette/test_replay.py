@@ -143,3 +143,21 @@ def test_replay_is_not_stopped_by_a_spent_budget(recorded: Recorded, no_key: Non
     with gk.Client(cassette=recorded.path, cassette_mode="replay", ledger=ledger) as client:
         answer = client.chat.completions.create(model="chat-mini", messages=CHAT)
     assert answer.id == recorded.chat.id and ledger.total_cost == 0.0
+
+
+def test_saved_video_is_the_recorded_file(recorded: Recorded, replay: gk.Client, tmp_path: Any) -> None:
+    """save() streams the replayed media to disk, byte for byte the recorded MP4."""
+    job = replay.videos.create(model="video-range", prompt="waves at dusk", duration=2)
+    poll_fast(job, [])
+    saved = job.save(tmp_path / "waves.mp4")
+    assert saved.read_bytes() == recorded.video_bytes
+
+
+def test_replayed_rows_stay_uncharged_in_a_reloaded_ledger_file(recorded: Recorded, no_key: None, tmp_path: Any) -> None:
+    """A ledger file with replayed rows reloads them still labelled and still costing nothing."""
+    path = tmp_path / "ledger.jsonl"
+    with gk.Client(cassette=recorded.path, cassette_mode="replay", ledger=gk.Ledger(path=path)) as client:
+        client.chat.completions.create(model="chat-mini", messages=CHAT)
+    reloaded = gk.Ledger(path=path)
+    assert [(r["cost_source"], r["charged"]) for r in reloaded.rows] == [("replayed", False)]
+    assert reloaded.total_cost == 0.0
