@@ -104,6 +104,13 @@ def test_unrecorded_request_fails_clearly_in_replay(recorded: Recorded, replay: 
     assert isinstance(caught.value, gk.GatewayError)
 
 
+def test_unrecorded_request_leaves_no_ledger_row(replay: gk.Client) -> None:
+    """A request the cassette lacks was never sent nor answered: the ledger gets no row for it."""
+    with pytest.raises(gk.CassetteMissError):
+        replay.chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "never recorded"}])
+    assert replay.ledger.rows == []
+
+
 def test_key_is_nowhere_in_the_cassette_files(recorded: Recorded) -> None:
     """Neither the key nor an Authorization header is in the JSONL or any media file."""
     files = [recorded.path, *sorted(recorded.path.with_name(recorded.path.name + ".media").iterdir())]

@@ -115,3 +115,21 @@ def test_replay_never_calls_the_network(tmp_path: Path) -> None:
     transport = CassetteTransport(Cassette(path, "replay"), BASE, httpx.MockTransport(refuse))
     with httpx.Client(transport=transport, base_url=BASE) as client, pytest.raises(CassetteMissError):
         client.get("/v1/models")
+
+
+def test_multipart_is_matched_by_field_values_and_file_digests() -> None:
+    """Two multipart bodies with different boundaries and filenames but the same values and bytes match."""
+    def body(boundary: str, filename: str, data: bytes) -> tuple[str, bytes]:
+        parts = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="Prompt"\r\n\r\nmake it night\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="image"; filename="{filename}"\r\n'
+            f"Content-Type: image/png\r\n\r\n"
+        ).encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        return f"multipart/form-data; boundary={boundary}", parts
+
+    one = normalise_request("POST", f"{BASE}/v1/images/edits", BASE, *body("aaa", "a.png", b"\x89PNG1"))
+    two = normalise_request("POST", f"{BASE}/v1/images/edits", BASE, *body("bbb", "b.png", b"\x89PNG1"))
+    three = normalise_request("POST", f"{BASE}/v1/images/edits", BASE, *body("aaa", "a.png", b"\x89PNG2"))
+    assert one == two != three
+    assert one["body"]["multipart"]["Prompt"] == "make it night"
+    assert one["body"]["multipart"]["image"]["content_type"] == "image/png"

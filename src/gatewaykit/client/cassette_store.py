@@ -74,8 +74,10 @@ def _multipart(body: bytes, content_type: str) -> dict[str, Any]:
         if part.startswith(b"--"):
             break
         head, _, value = part.strip(b"\r\n").partition(b"\r\n\r\n")
-        headers = head.decode("utf-8", "replace").lower()
-        name = headers.split('name="', 1)[1].split('"', 1)[0] if 'name="' in headers else ""
+        raw = head.decode("utf-8", "replace")
+        headers = raw.lower()
+        at = headers.find(' name="')
+        name = raw[at + 7 :].split('"', 1)[0] if at >= 0 else ""
         if "filename=" in headers:
             kind = headers.split("content-type:", 1)[1].split("\r\n", 1)[0].strip() if "content-type:" in headers else ""
             fields.setdefault(name, []).append({"file_sha256": _sha256(value), "content_type": kind})

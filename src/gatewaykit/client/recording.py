@@ -14,7 +14,7 @@ import time
 from typing import Any, Optional
 
 from gatewaykit.costs.records import CostRecord
-from gatewaykit.errors import APIStatusError, GatewayError
+from gatewaykit.errors import APIStatusError, CassetteMissError, GatewayError
 
 __all__ = ["Recording", "job_seconds", "request_summary"]
 
@@ -79,6 +79,8 @@ class Recording:
         self._write(status, id=id, usage=usage_dict, images=images, seconds=seconds)
 
     def error(self, exc: GatewayError) -> None:
+        if isinstance(exc, CassetteMissError):  # nothing was sent or answered: no row
+            return
         self.attempts = getattr(exc, "attempts", self.attempts)
         self._write(
             "error",
