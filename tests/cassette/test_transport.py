@@ -133,3 +133,49 @@ def test_multipart_is_matched_by_field_values_and_file_digests() -> None:
     assert one == two != three
     assert one["body"]["multipart"]["Prompt"] == "make it night"
     assert one["body"]["multipart"]["image"]["content_type"] == "image/png"
+
+
+def test_content_redirect_to_another_media_host_replays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 302 to a capability URL on a separate media host replays too, and the key never went there."""
+    import gatewaykit as gk
+
+    sent_to_media: list[str] = []
+
+    def gateway(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "media.test":
+            sent_to_media.append(request.headers.get("authorization", ""))
+            return httpx.Response(200, content=b"\x00\x00\x00\x18ftypmp42-bytes", headers={"content-type": "video/mp4"})
+        if request.url.path.endswith("/content"):
+            return httpx.Response(302, headers={"location": "https://media.test/v/abc.mp4?sig=xyz"})
+        job = {"id": "video_1", "object": "video", "model": "m", "status": "completed", "created_at": 1}
+        return httpx.Response(200, json=job)
+
+    path = tmp_path / "c.jsonl"
+    with gk.Client(api_key=KEY, base_url=BASE, cassette=path, cassette_mode="record",
+                   http_transport=httpx.MockTransport(gateway), ledger=gk.Ledger()) as client:  # fmt: skip
+        recorded = client.videos.retrieve("video_1").content()
+    monkeypatch.delenv("SVC_API_KEY", raising=False)
+    with gk.Client(cassette=path, cassette_mode="replay", ledger=gk.Ledger()) as replay:
+        assert replay.videos.retrieve("video_1").content() == recorded
+    assert sent_to_media == [""] and "https://media.test/v/abc.mp4?sig=xyz" in path.read_text()
+
+
+def test_auto_appends_on_a_new_line_after_a_hand_edited_file(tmp_path: Path) -> None:
+    """A cassette whose last line lost its newline (hand-edited) still gets a well-formed appended line."""
+    path = tmp_path / "c.jsonl"
+    request = normalise_request("GET", f"{BASE}/v1/models", BASE, "", b"")
+    path.write_text(json.dumps({"request": request, "response": {"status": 200, "headers": [], "text": "{}"}}))
+    with http(path, "auto") as client:
+        assert client.get("/v1/models").text == "{}"
+        client.get("/echo")
+    assert [json.loads(line)["request"]["url"] for line in path.read_text().splitlines()] == ["/v1/models", "/echo"]
+
+
+def test_line_separators_inside_answers_survive(tmp_path: Path) -> None:
+    """An answer containing U+2028 (kept raw in the JSONL) still loads as one exchange."""
+    path = tmp_path / "c.jsonl"
+    request = normalise_request("GET", f"{BASE}/v1/x", BASE, "", b"")
+    answer = {"status": 200, "headers": [["content-type", "text/plain"]], "text": "one\u2028two"}
+    path.write_text(json.dumps({"request": request, "response": answer}, ensure_ascii=False) + "\n", encoding="utf-8")
+    with http(path, "replay") as client:
+        assert client.get("/v1/x").text == "one\u2028two"

@@ -127,6 +127,7 @@ class Cassette:
         self._recorded: dict[str, list[dict[str, Any]]] = {}
         self._played: dict[str, int] = {}
         self._fresh = mode == "record"  # record mode starts the file afresh at its first write
+        self._open_line = False
         if mode == "replay" and not self.path.exists():
             raise ConfigurationError(
                 f"No cassette at {str(self.path)!r} to replay. Record it first with a key: "
@@ -139,19 +140,20 @@ class Cassette:
         return f"Cassette({str(self.path)!r}, mode={self.mode!r})"
 
     def _load(self) -> None:
-        with self.path.open(encoding="utf-8") as lines:
-            for number, line in enumerate(lines, 1):
-                if not line.strip():
-                    continue
-                try:
-                    entry = json.loads(line)
-                    key = _key(entry["request"])
-                except (ValueError, KeyError, TypeError):
-                    raise ConfigurationError(
-                        f"Cassette {str(self.path)!r}, line {number}: not a recorded exchange; "
-                        "re-record it with cassette_mode='record'"
-                    ) from None
-                self._recorded.setdefault(key, []).append(entry)
+        text = self.path.read_text(encoding="utf-8")
+        self._open_line = bool(text) and not text.endswith("\n")  # hand-edited: the next write starts a line
+        for number, line in enumerate(text.split("\n"), 1):  # not splitlines: U+2028 is kept raw
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+                key = _key(entry["request"])
+            except (ValueError, KeyError, TypeError):
+                raise ConfigurationError(
+                    f"Cassette {str(self.path)!r}, line {number}: not a recorded exchange; "
+                    "re-record it with cassette_mode='record'"
+                ) from None
+            self._recorded.setdefault(key, []).append(entry)
 
     # -- replay -------------------------------------------------------------------------
     def next_answer(self, request: dict[str, Any]) -> Optional[dict[str, Any]]:
@@ -220,8 +222,8 @@ class Cassette:
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("w" if self._fresh else "a", encoding="utf-8") as out:
-                out.write(line + "\n")
-            self._fresh = False
+                out.write(("\n" if self._open_line and not self._fresh else "") + line + "\n")
+            self._fresh = self._open_line = False
 
     def _store_media(self, data: bytes) -> str:
         digest = _sha256(data)
