@@ -65,7 +65,8 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recorded]:
             out.chat = client.chat.completions.create(model="chat-mini", messages=CHAT)
             stream = client.chat.completions.create(model="chat-mini", messages=STREAM, stream=True)
             out.stream_chunks = [chunk.model_dump() for chunk in stream]
-            out.image_b64 = client.images.generate(model="image-pixels", prompt="a red fox", width=256, height=256).data[0].b64_json
+            image = client.images.generate(model="image-pixels", prompt="a red fox", width=256, height=256)
+            out.image_b64 = image.data[0].b64_json
             out.edit_b64 = client.images.edit(model="image-tiers", prompt="make it night", image=png()).data[0].b64_json
             video = client.videos.create(model="video-range", prompt="waves at dusk", duration=2)
             out.video_id = video.id

@@ -10,7 +10,7 @@ import pytest
 
 import gatewaykit as gk
 
-from .conftest import CHAT, LYRICS, STREAM, Recorded, poll_fast
+from .conftest import CHAT, LYRICS, STREAM, Recorded, png, poll_fast
 
 
 def test_replay_client_needs_no_key_and_starts_no_gateway(recorded: Recorded, no_key: None) -> None:
@@ -39,16 +39,12 @@ def test_stream_replays_as_a_stream_with_the_same_chunks(recorded: Recorded, rep
 def test_images_replay_the_same_pixels(recorded: Recorded, replay: gk.Client) -> None:
     """A generated image and a multipart edit (matched by its file's digest) replay byte for byte."""
     generated = replay.images.generate(model="image-pixels", prompt="a red fox", width=256, height=256)
-    from .conftest import png
-
     edited = replay.images.edit(model="image-tiers", prompt="make it night", image=png())
     assert (generated.data[0].b64_json, edited.data[0].b64_json) == (recorded.image_b64, recorded.edit_b64)
 
 
 def test_edit_with_another_file_is_not_matched(replay: gk.Client) -> None:
     """The same edit with different image bytes is a different request."""
-    from .conftest import png
-
     with pytest.raises(gk.CassetteMissError):
         replay.images.edit(model="image-tiers", prompt="make it night", image=png((0, 0, 255)))
 
@@ -160,7 +156,9 @@ def test_saved_video_is_the_recorded_file(recorded: Recorded, replay: gk.Client,
     assert saved.read_bytes() == recorded.video_bytes
 
 
-def test_replayed_rows_stay_uncharged_in_a_reloaded_ledger_file(recorded: Recorded, no_key: None, tmp_path: Any) -> None:
+def test_replayed_rows_stay_uncharged_in_a_reloaded_ledger_file(
+    recorded: Recorded, no_key: None, tmp_path: Any
+) -> None:
     """A ledger file with replayed rows reloads them still labelled and still costing nothing."""
     path = tmp_path / "ledger.jsonl"
     with gk.Client(cassette=recorded.path, cassette_mode="replay", ledger=gk.Ledger(path=path)) as client:

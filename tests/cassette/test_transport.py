@@ -95,7 +95,8 @@ def test_matching_ignores_stream_options_and_query_order_but_not_stream() -> Non
         return json.dumps({"model": "m", "stream": True, **extra}).encode()
 
     one = normalise_request("POST", f"{BASE}/v1/x?b=2&a=1", BASE, "application/json", body())
-    two = normalise_request("POST", f"{BASE}/v1/x?a=1&b=2", BASE, "application/json", body(stream_options={"include_usage": True}))
+    options = body(stream_options={"include_usage": True})
+    two = normalise_request("POST", f"{BASE}/v1/x?a=1&b=2", BASE, "application/json", options)
     three = normalise_request("POST", f"{BASE}/v1/x?a=1&b=2", BASE, "application/json", body(stream=False))
     assert one == two != three and one["url"] == "/v1/x?a=1&b=2"
 

@@ -79,7 +79,7 @@ def _multipart(body: bytes, content_type: str) -> dict[str, Any]:
         at = headers.find(' name="')
         name = raw[at + 7 :].split('"', 1)[0] if at >= 0 else ""
         if "filename=" in headers:
-            kind = headers.split("content-type:", 1)[1].split("\r\n", 1)[0].strip() if "content-type:" in headers else ""
+            kind = headers.partition("content-type:")[2].split("\r\n", 1)[0].strip()
             fields.setdefault(name, []).append({"file_sha256": _sha256(value), "content_type": kind})
         else:
             fields.setdefault(name, []).append(value.decode("utf-8", "replace"))
@@ -111,7 +111,7 @@ def _key(request: dict[str, Any]) -> str:
 
 def is_text(content_type: str) -> bool:
     kind = content_type.split(";", 1)[0].strip().lower()
-    return kind.startswith("text/") or kind in ("application/json", "application/problem+json") or kind.endswith("+json")
+    return kind.startswith("text/") or kind == "application/json" or kind.endswith("+json")
 
 
 class Cassette:
