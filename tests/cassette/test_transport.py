@@ -18,6 +18,7 @@ from gatewaykit.errors import CassetteMissError
 
 BASE = "http://gateway.test"
 KEY = "sk-test-secret-0123456789"
+SPLIT = ["data: caf\u00e9\n\n".encode()[:10], "data: caf\u00e9\n\n".encode()[10:]]  # é cut in two
 SSE = [b"data: {\"a\": 1}\n\n", b"data: {\"a\"", b": 2}\n\n", b"data: [DONE]\n\n"]
 
 
@@ -34,6 +35,8 @@ class _Chunks(httpx.SyncByteStream):
 def network(request: httpx.Request) -> httpx.Response:
     if request.url.path == "/sse":
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=_Chunks(SSE))
+    if request.url.path == "/split":
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=_Chunks(SPLIT))
     if request.url.path == "/broken":
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=_Chunks(SSE[:2], fail=True))
     echo = {"seen": request.headers.get("authorization"), "n": int(request.url.params.get("n", 0))}
@@ -180,3 +183,13 @@ def test_line_separators_inside_answers_survive(tmp_path: Path) -> None:
     path.write_text(json.dumps({"request": request, "response": answer}, ensure_ascii=False) + "\n", encoding="utf-8")
     with http(path, "replay") as client:
         assert client.get("/v1/x").text == "one\u2028two"
+
+
+def test_stream_split_inside_a_utf8_character_keeps_its_chunks(tmp_path: Path) -> None:
+    """Chunks that cut a UTF-8 character in two are stored as exact bytes and replay split the same way."""
+    path = tmp_path / "c.jsonl"
+    with http(path, "record") as client, client.stream("GET", "/split") as response:
+        assert list(response.iter_raw()) == SPLIT
+    with http(path, "replay") as client, client.stream("GET", "/split") as response:
+        assert list(response.iter_raw()) == SPLIT
+    assert "chunks_b64" in path.read_text()

@@ -17,6 +17,7 @@ The file format and matching live in :mod:`gatewaykit.client.cassette_store`.
 
 from __future__ import annotations
 
+import base64
 from typing import Any, AsyncIterator, Callable, Iterator, Optional
 
 import httpx
@@ -58,6 +59,8 @@ class _Shared:
         headers.append((REPLAYED_HEADER, "replayed"))
         if "chunks" in answer:
             chunks = [chunk.encode("utf-8") for chunk in answer["chunks"]]
+        elif "chunks_b64" in answer:
+            chunks = [base64.b64decode(chunk) for chunk in answer["chunks_b64"]]
         elif "media" in answer:
             chunks = [self.cassette.media(answer["media"])]
         else:

@@ -17,7 +17,8 @@ can reach the file; the key's text is also scrubbed from whatever is written.
 Binary bodies (a video's MP4, a song's MP3) go to ``<cassette>.media/<sha256>``:
 the JSONL stays small, readable and diffable, identical media is stored once,
 and nothing is inflated by base64. Images arrive as base64 inside JSON and stay
-inline. Text bodies are stored exactly, a stream as its list of chunks.
+inline. Text bodies are stored exactly, a stream as its list of chunks (base64
+only when a chunk boundary split a UTF-8 character).
 
 Identical requests (polling a job) replay in recorded order; once the recorded
 answers for a request run out, the last one repeats (a finished job stays
@@ -27,6 +28,7 @@ this session fetched from the network is appended to the file but not replayed.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -207,9 +209,12 @@ class Cassette:
                 content_type = value
             response["headers"].append([lowered, _scrub(value, secrets)])
         body = b"".join(chunks)
-        if "text/event-stream" in content_type and _decodes(chunks):
+        if "text/event-stream" in content_type:
             response["stream"] = True
-            response["chunks"] = [_scrub(chunk.decode("utf-8"), secrets) for chunk in chunks]
+            if _decodes(chunks):
+                response["chunks"] = [_scrub(chunk.decode("utf-8"), secrets) for chunk in chunks]
+            else:  # a chunk boundary split a UTF-8 character: keep the exact bytes
+                response["chunks_b64"] = [base64.b64encode(chunk).decode("ascii") for chunk in chunks]
         elif is_text(content_type) and _decodes([body]) or not body:
             response["text"] = _scrub(body.decode("utf-8"), secrets)
         else:
