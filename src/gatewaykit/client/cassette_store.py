@@ -176,9 +176,9 @@ class Cassette:
             shown = shown[:300] + "…"
         return CassetteMissError(
             f"{request['method']} {request['url']} is not recorded in the cassette {str(self.path)!r} "
-            f"(body: {shown}). Replay mode never uses the network: record it once with a key "
-            "(cassette_mode='record', or 'auto' to add only what is missing), or change the call "
-            "to one the cassette holds.",
+            f"(body: {shown}). Replay mode never uses the network. To add it, run this call once "
+            "with a key and cassette_mode='auto' (appends what is missing), or re-record the whole "
+            "cassette with cassette_mode='record'; or change the call to one the cassette holds.",
             request=request,
         )
 
