@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
@@ -23,6 +24,7 @@ import pydantic
 __all__ = ["ToolCallOutcome", "ToolFunction", "Toolbox", "approval_of", "tool_from_function"]
 
 _KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+_ANY: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(Any)
 
 
 @dataclass(frozen=True)
@@ -52,10 +54,25 @@ class ToolFunction:
         return {name: getattr(validated, name) for name in type(validated).model_fields}
 
 
+_BUILT: "weakref.WeakKeyDictionary[Any, ToolFunction]" = weakref.WeakKeyDictionary()
+
+
 def tool_from_function(function: Any) -> ToolFunction:
-    """A :class:`ToolFunction` for ``function``; TypeError when it cannot be offered as a tool."""
+    """A :class:`ToolFunction` for ``function``; TypeError when it cannot be offered as a tool.
+
+    Plain functions are described once (building a pydantic model costs about a millisecond).
+    """
     if isinstance(function, ToolFunction):
         return function
+    if inspect.isfunction(function):
+        built = _BUILT.get(function)
+        if built is None:
+            built = _BUILT[function] = _describe(function)
+        return built
+    return _describe(function)
+
+
+def _describe(function: Any) -> ToolFunction:
     if not (inspect.isfunction(function) or inspect.ismethod(function)):
         raise TypeError(
             f"A tool must be a Python function with type hints, not {type(function).__name__} ({function!r}); "
@@ -122,7 +139,7 @@ def result_text(value: Any) -> str:
     if isinstance(value, pydantic.BaseModel):
         return value.model_dump_json()
     try:
-        return pydantic.TypeAdapter(Any).dump_json(value).decode()
+        return _ANY.dump_json(value).decode()
     except (pydantic.PydanticSerializationError, TypeError, ValueError):
         return str(value)
 
