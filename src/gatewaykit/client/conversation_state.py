@@ -201,7 +201,11 @@ class SessionState:
 
     def __repr__(self) -> str:
         model = self.model or "default model"
-        return f"<{type(self).__name__} {model}: {len(self.turns)} turns, {self.requests} requests, ${self.cost:.6f}>"
+        turns, requests = len(self.turns), self.requests
+        return (
+            f"<{type(self).__name__} {model}: {turns} turn{'' if turns == 1 else 's'}, "
+            f"{requests} request{'' if requests == 1 else 's'}, ${self.cost:.6f}>"
+        )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         """The whole conversation: turns, tool calls and results, cost (HTML sanitised as in the live view)."""

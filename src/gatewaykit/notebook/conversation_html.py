@@ -89,8 +89,10 @@ def render_conversation_html(session: Any) -> str:
     if not messages:
         blocks.append(f'<p style="{style.MUTED}"><em>(no messages yet)</em></p>')
     usage = session.usage
-    parts = [esc(session.model or "default model"), f"{len(session.turns)} turns", f"{session.requests} requests",
-             f"{usage.total_tokens:,} tokens", esc(style.format_cost(session.cost))]  # fmt: skip
+    turns, requests = len(session.turns), session.requests
+    parts = [esc(session.model or "default model"), f"{turns} turn{'' if turns == 1 else 's'}",
+             f"{requests} request{'' if requests == 1 else 's'}", f"{usage.total_tokens:,} tokens",
+             esc(style.format_cost(session.cost))]  # fmt: skip
     return f'<div class="gk-conversation" style="{style.BOX}">' + "".join(blocks) + style.footer(parts) + "</div>"
 
 
