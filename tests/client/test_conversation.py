@@ -343,3 +343,56 @@ def test_an_unknown_tool_gets_an_error_message_not_a_crash() -> None:
     assert reply.content == "ok" and calls == []
     tool_message = sent[1]["messages"][-1]
     assert tool_message["tool_call_id"] == "call_9" and "no tool named 'launch_rocket'" in tool_message["content"]
+
+
+def test_a_model_calling_tools_without_any_offered_gets_an_error_message() -> None:
+    """A session without tools answers a stray tool call with an error tool message, then takes the answer."""
+    sent: list[dict[str, Any]] = []
+    stray = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_3", "type": "function", "function": {"name": "search", "arguments": "{}"}}]}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        reply = _answer(stray, "tool_calls") if len(sent) == 1 else _answer({"role": "assistant", "content": "ok"}, "stop")
+        return httpx.Response(200, json=reply)
+
+    with gk.Client(api_key="sk-test-0000", base_url="http://gateway.test", validate=False, ledger=gk.Ledger(),
+                   http_transport=httpx.MockTransport(handler)) as client:  # fmt: skip
+        chat = client.chat.session(model="m")
+        chat("Find it")
+    assert "tools" not in sent[0] and len(sent) == 2
+    assert sent[1]["messages"][-1]["tool_call_id"] == "call_3" and "no tool named 'search'" in sent[1]["messages"][-1]["content"]
+
+
+def test_calls_after_the_limit_are_answered_but_not_run() -> None:
+    """A model that still calls tools in the summary request: its calls get 'not run' messages, none runs."""
+    sent: list[dict[str, Any]] = []
+    call = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_7", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}]}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        return httpx.Response(200, json=_answer(call, "tool_calls"))
+
+    with gk.Client(api_key="sk-test-0000", base_url="http://gateway.test", validate=False, ledger=gk.Ledger(),
+                   http_transport=httpx.MockTransport(handler)) as client:  # fmt: skip
+        chat = client.chat.session(model="m", tools=[get_weather], max_steps=2)
+        chat("Weather?")
+    assert len(sent) == 3 and sent[-1]["tool_choice"] == "none" and len(calls) == 2
+    history = chat.history
+    assert history[-1]["role"] == "tool" and history[-1]["content"].startswith("Not run")
+    answered = {m["tool_call_id"] for m in history if m["role"] == "tool"}
+    assert len([m for m in history if m["role"] == "tool"]) == len(calls_in(history)) == 3 and answered == {"call_7"}
+
+
+def test_a_sync_session_runs_async_tools(spied: Any) -> None:
+    """An async def tool works in the blocking session too (run on a worker thread's loop)."""
+
+    async def get_weather_async(city: str) -> str:
+        """Get the current weather for a city."""
+        return f"sunny in {city}"
+
+    client, _ = spied
+    chat = client.chat.session(model="chat-mini", tools=[get_weather_async])
+    chat("What is the weather in Paris?")
+    assert tool_messages(chat.history)[0]["content"].startswith("sunny in ")

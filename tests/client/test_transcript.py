@@ -118,3 +118,14 @@ def test_html_export_sanitises_model_text(client: gk.Client, tmp_path: Path) -> 
     lowered = page.lower()
     assert "<script" not in lowered and "<img" not in lowered and 'href="javascript' not in lowered
     assert "&lt;script&gt;" in page
+
+
+def test_a_turn_that_hit_the_limit_stays_one_turn(client: gk.Client) -> None:
+    """The summary request of a max_steps turn is part of that turn after a round trip (undo drops it all)."""
+    chat = client.chat.session(model="chat-mini", tools=[get_weather], max_steps=1)
+    chat("Hello there")
+    chat("What is the weather in Paris?")
+    restored = gk.ChatSession.from_markdown(chat.to_markdown(), client=client)
+    assert len(restored.turns) == 2 and restored.history == chat.history
+    restored.undo()
+    assert restored.history == chat.history[:2]

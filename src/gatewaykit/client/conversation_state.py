@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Union
 
 from gatewaykit.client.media_inputs import image_part
-from gatewaykit.client.structured import OutputSchema, check_retries, parse_flow
-from gatewaykit.client.tool_loop import Turn, TurnEvent, assistant_message
+from gatewaykit.client.structured import OutputSchema, check_retries, parse_flow, supports_strict
+from gatewaykit.client.tool_loop import LIMIT_PROMPT, Turn, TurnEvent, assistant_message
 from gatewaykit.client.tools import Toolbox, approval_of
 from gatewaykit.types import ChatCompletion, Usage
 
@@ -140,9 +140,16 @@ class SessionState:
         output = OutputSchema(response_format)
         retries = check_retries(retries)
         message, fields = self._prepare_turn(prompt, images, overrides)
-        fields["response_format"] = output.response_format(strict=True)
+        fields["response_format"] = output.response_format(strict=supports_strict(self._catalog_entry()))
         fields.setdefault("stream", False)
         return message, fields, parse_flow(self._history() + [message], output, fields, retries)
+
+    def _catalog_entry(self) -> Any:
+        """The model's catalog entry if the client has already read the catalog (no request is made for it)."""
+        catalog = getattr(self._client, "_catalog", None)
+        if catalog is None or self.model is None:
+            return None
+        return next((entry for entry in catalog.data if entry.id == self.model), None)
 
     def _spent(self, completion: ChatCompletion) -> None:
         self._usages.append(completion.usage)  # type: ignore[arg-type]
@@ -226,7 +233,7 @@ def turns_of(messages: list[dict[str, Any]]) -> list[Turn]:
     """Messages grouped into turns: each user message starts one (a leading non-user run forms its own)."""
     turns: list[Turn] = []
     for message in messages:
-        if message.get("role") == "user" or not turns:
+        if (message.get("role") == "user" and message.get("content") != LIMIT_PROMPT) or not turns:
             turns.append(Turn(messages=[message]))
         else:
             turns[-1].messages.append(message)

@@ -28,6 +28,8 @@ LIMIT_PROMPT = (
     "answer now with what you have, and say what is still missing."
 )
 
+NOT_RUN = "Not run: this turn reached its limit of tool steps."
+
 
 @dataclass
 class TurnEvent:
@@ -70,9 +72,12 @@ class RunTools:
 
 
 def assistant_message(completion: ChatCompletion) -> dict[str, Any]:
-    """The first choice's message as a history entry (role, content, tool calls; no reasoning)."""
+    """The first choice's message as a history entry: role, content, tool calls (with their reasoning details)."""
     message = completion.choices[0].message if completion.choices else None
     entry: dict[str, Any] = {"role": "assistant", "content": message.content if message is not None else ""}
+    if message is not None and message.tool_calls and message.reasoning_details:
+        # Some providers need the reasoning of a tool-calling reply back with the tool results.
+        entry["reasoning_details"] = [detail.model_dump(exclude_none=True) for detail in message.reasoning_details]
     if message is not None and message.tool_calls:
         entry["tool_calls"] = [
             {"id": call.id, "type": call.type or "function",
@@ -111,8 +116,8 @@ def turn_flow(
         announce(TurnEvent("completion", step, completion=completion))
         message = assistant_message(completion)
         turn.messages.append(message)
-        calls = [call for call in (completion.choices[0].message.tool_calls or [])] if completion.choices else []
-        if not calls or not tools:
+        calls = _calls_of(completion)
+        if not calls:
             return turn
         for call in calls:
             announce(TurnEvent("tool_call", step, call_id=call.id, name=call.function.name,
@@ -129,4 +134,11 @@ def turn_flow(
     turn.completions.append(completion)
     announce(TurnEvent("completion", max_steps + 1, completion=completion))
     turn.messages.append(assistant_message(completion))
+    for call in _calls_of(completion):  # a model that ignores tool_choice="none": answer its calls, run none
+        turn.messages.append(ToolCallOutcome(call.id or "", call.function.name or "", call.function.arguments or "",
+                                             NOT_RUN, "refused").message())  # fmt: skip
     return turn
+
+
+def _calls_of(completion: ChatCompletion) -> list[Any]:
+    return list(completion.choices[0].message.tool_calls or []) if completion.choices else []
