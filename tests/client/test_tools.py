@@ -146,7 +146,7 @@ def test_a_single_function_instead_of_a_list_is_refused() -> None:
 
 def test_unknown_tool_calls_become_an_error_outcome() -> None:
     """A call of a tool that does not exist gives an error outcome listing the real tools."""
-    tool, outcome = Toolbox([get_weather]).prepare(call("launch_rocket", "{}"), None)  # type: ignore[arg-type]
+    tool, outcome = Toolbox([get_weather]).prepare(call("launch_rocket", "{}"))
     assert tool is None and outcome.status == "unknown"
     assert "launch_rocket" in outcome.content and "get_weather" in outcome.content
 
@@ -155,7 +155,7 @@ def test_invalid_arguments_become_an_error_outcome() -> None:
     """Arguments that are not JSON, or miss a required field, give an error outcome, not an exception."""
     box = Toolbox([get_weather])
     for arguments in ("{not json", '{"days": 2}', "[1, 2]"):
-        tool, outcome = box.prepare(call("get_weather", arguments), None)  # type: ignore[arg-type]
+        tool, outcome = box.prepare(call("get_weather", arguments))
         assert tool is None and outcome.status == "error" and outcome.content.startswith("Error:")
 
 

@@ -126,7 +126,7 @@ class ChatSession(SessionState):
         return completion
 
     def _run_tool(self, call: Any) -> ToolCallOutcome:
-        tool, prepared = self._toolbox.prepare(call, self._approve)  # type: ignore[arg-type]
+        tool, prepared = self._toolbox.prepare(call)
         if tool is None:
             return prepared
         if self._approve is not None:
@@ -196,7 +196,7 @@ class AsyncChatSession(SessionState):
         return completion
 
     async def _run_tool(self, call: Any) -> ToolCallOutcome:
-        tool, prepared = self._toolbox.prepare(call, self._approve)  # type: ignore[arg-type]
+        tool, prepared = self._toolbox.prepare(call)
         if tool is None:
             return prepared
         if self._approve is not None:

@@ -19,7 +19,7 @@ from gatewaykit.client.media_inputs import image_part
 from gatewaykit.client.structured import OutputSchema, check_retries, parse_flow, supports_strict
 from gatewaykit.client.tool_loop import LIMIT_PROMPT, Turn, TurnEvent, assistant_message
 from gatewaykit.client.tools import Toolbox, approval_of
-from gatewaykit.types import ChatCompletion, Usage
+from gatewaykit.types import ChatCompletion, Cost, Usage
 
 __all__ = ["SessionState"]
 
@@ -111,7 +111,7 @@ class SessionState:
             prompt_tokens=sum(u.prompt_tokens for u in done),
             completion_tokens=sum(u.completion_tokens for u in done),
             total_tokens=sum(u.total_tokens for u in done),
-            cost={"total_cost": self.cost},
+            cost=Cost(total_cost=self.cost),
         )
 
     @property

@@ -79,18 +79,20 @@ class OutputSchema:
             try:
                 return self.model.model_validate_json(text)
             except pydantic.ValidationError as exc:
-                errors = exc.errors(include_url=False, include_context=False)
+                errors: list[dict[str, Any]] = [dict(e) for e in exc.errors(include_url=False, include_context=False)]
                 raise StructuredOutputError(
                     f"The reply does not match {self.model.__name__}: {_summary(errors)}", raw=text, errors=errors
                 ) from None
         try:
             value = json.loads(text)
         except ValueError as exc:
-            errors = [{"type": "json_invalid", "loc": (), "msg": str(exc)}]
-            raise StructuredOutputError(f"The reply is not JSON: {exc}", raw=text, errors=errors) from None
-        errors = _jsonschema_errors(self.schema, value)
-        if errors:
-            raise StructuredOutputError(f"The reply does not match the schema: {_summary(errors)}", raw=text, errors=errors)
+            invalid = [{"type": "json_invalid", "loc": (), "msg": str(exc)}]
+            raise StructuredOutputError(f"The reply is not JSON: {exc}", raw=text, errors=invalid) from None
+        mismatches = _jsonschema_errors(self.schema, value)
+        if mismatches:
+            raise StructuredOutputError(
+                f"The reply does not match the schema: {_summary(mismatches)}", raw=text, errors=mismatches
+            )
         return value
 
 

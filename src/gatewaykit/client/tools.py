@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
 import pydantic
+from pydantic_core import PydanticSerializationError
 
 __all__ = ["ToolCallOutcome", "ToolFunction", "Toolbox", "approval_of", "tool_from_function"]
 
@@ -140,7 +141,7 @@ def result_text(value: Any) -> str:
         return value.model_dump_json()
     try:
         return _ANY.dump_json(value).decode()
-    except (pydantic.PydanticSerializationError, TypeError, ValueError):
+    except (PydanticSerializationError, TypeError, ValueError):
         return str(value)
 
 
@@ -168,7 +169,7 @@ class Toolbox:
     def definitions(self) -> list[dict[str, Any]]:
         return self._definitions
 
-    def prepare(self, call: Any, approve: Callable[[str, dict[str, Any]], Any]) -> tuple[Optional[ToolFunction], Any]:
+    def prepare(self, call: Any) -> tuple[Optional[ToolFunction], Any]:
         """``(tool, keyword arguments)`` to run, or ``(None, outcome)`` when the call ends before running."""
         call_id, name, arguments = call.id or "", call.function.name or "", call.function.arguments or ""
         tool = self.tools.get(name)
