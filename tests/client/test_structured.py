@@ -197,3 +197,12 @@ def test_output_schema_accepts_a_full_response_format_dict() -> None:
     """A ready {"type": "json_schema", ...} dict keeps its name and strict flag."""
     given = {"type": "json_schema", "json_schema": {"name": "person", "schema": {"type": "object"}, "strict": False}}
     assert OutputSchema(given).response_format() == given
+
+
+def test_chat_parse_refuses_a_non_schema_before_sending(spied: Any) -> None:
+    """chat.parse with something that is no model or schema is a TypeError; nothing is sent or kept."""
+    client, spy = spied
+    chat = client.chat.session(model="chat-mini")
+    with pytest.raises(TypeError, match="response_format"):
+        chat.parse("Describe a movie", "Movie")
+    assert spy.bodies == [] and chat.history == []

@@ -148,6 +148,8 @@ class ChatSession(SessionState):
 class AsyncChatSession(SessionState):
     """The conversation for :class:`gatewaykit.AsyncClient`: ``reply = await chat("...")``."""
 
+    _is_async = True
+
     async def __call__(self, prompt: Any, *, images: Any = None, **overrides: Any) -> ChatCompletion:
         """Send the history plus this prompt; run tool calls (concurrently) until the model answers."""
         message, fields = self._prepare_turn(prompt, images, overrides)

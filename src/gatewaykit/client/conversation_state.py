@@ -50,6 +50,8 @@ def prompt_message(prompt: Any, images: Any) -> dict[str, Any]:
 class SessionState:
     """History, turns and spend of one conversation (the sessions add sending)."""
 
+    _is_async = False
+
     def __init__(
         self,
         client: Any,
@@ -191,7 +193,7 @@ class SessionState:
         if client is None:
             from gatewaykit.client.clients import AsyncClient, Client
 
-            client = AsyncClient() if cls.__name__.startswith("Async") else Client()
+            client = AsyncClient() if cls._is_async else Client()
         system = None
         if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
             system = messages.pop(0)["content"]
