@@ -17,7 +17,6 @@ same live view as ``client.chat.ask`` (:func:`show_live`).
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 from typing import Any, Optional
@@ -66,6 +65,7 @@ def _failed(call: Any, exc: BaseException) -> ToolCallOutcome:
 
 def _run_coroutine(coroutine: Any) -> Any:
     """Run an ``async def`` tool from the sync session (in a fresh loop on a worker thread: a notebook's loop runs)."""
+    import asyncio
     import concurrent.futures
 
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
@@ -169,6 +169,8 @@ class AsyncChatSession(SessionState):
         return self._commit_parsed(turn, completion)
 
     async def _drive(self, flow: Any, turn: Optional[Turn] = None) -> Any:
+        import asyncio  # loaded with the first async turn, not with gatewaykit
+
         with self._tagged():
             try:
                 command = next(flow)
@@ -198,6 +200,8 @@ class AsyncChatSession(SessionState):
         return completion
 
     async def _run_tool(self, call: Any) -> ToolCallOutcome:
+        import asyncio
+
         tool, prepared = self._toolbox.prepare(call)
         if tool is None:
             return prepared

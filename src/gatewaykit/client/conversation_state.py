@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import math
-import secrets
+import os
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Union
 
@@ -81,7 +81,7 @@ class SessionState:
         self.defaults = defaults
         self.turns: list[Turn] = []
         self._usages: list[Usage] = []
-        self.tag = f"conversation-{secrets.token_hex(4)}"
+        self.tag = f"conversation-{os.urandom(4).hex()}"
 
     # -- state --------------------------------------------------------------------------
     @property
@@ -125,7 +125,7 @@ class SessionState:
         """Start over: no turns, no spend, a new ledger tag (the old rows keep the old one)."""
         self.turns = []
         self._usages = []
-        self.tag = f"conversation-{secrets.token_hex(4)}"
+        self.tag = f"conversation-{os.urandom(4).hex()}"
 
     def undo(self) -> Optional[Turn]:
         """Drop the last turn (its prompt, replies and tool messages); the dropped turn, or None. Spend stays."""

@@ -13,6 +13,7 @@ the text of the tool message, so the model can read what went wrong.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import weakref
@@ -25,7 +26,6 @@ from pydantic_core import PydanticSerializationError
 __all__ = ["ToolCallOutcome", "ToolFunction", "Toolbox", "approval_of", "tool_from_function"]
 
 _KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-_ANY: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(Any)
 
 
 @dataclass(frozen=True)
@@ -140,9 +140,14 @@ def result_text(value: Any) -> str:
     if isinstance(value, pydantic.BaseModel):
         return value.model_dump_json()
     try:
-        return _ANY.dump_json(value).decode()
+        return _any_adapter().dump_json(value).decode()
     except (PydanticSerializationError, TypeError, ValueError):
         return str(value)
+
+
+@functools.lru_cache(maxsize=1)
+def _any_adapter() -> "pydantic.TypeAdapter[Any]":
+    return pydantic.TypeAdapter(Any)  # built on first use: building it at import costs ~30 ms
 
 
 def error_text(exc: BaseException) -> str:
