@@ -185,3 +185,31 @@ def test_async_undo_and_images(emulator: Any, keys: Any) -> None:
         assert [m["role"] for m in chat.history] == ["user", "assistant"]
 
     run(emulator, keys, body)
+
+
+def test_each_tool_result_is_announced_when_it_finishes(emulator: Any, keys: Any) -> None:
+    """A quick tool's result event arrives while a slower tool of the same reply is still running."""
+    order: list[str] = []
+
+    async def get_weather(city: str) -> str:
+        """Get the current weather for a city."""
+        order.append("weather done")
+        return "sunny"
+
+    async def local_time(city: str) -> str:
+        """Get the local time in a city."""
+        for _ in range(20):
+            await asyncio.sleep(0)
+        order.append("time done")
+        return "noon"
+
+    def on_event(event: gk.TurnEvent) -> None:
+        if event.kind == "tool_result":
+            order.append(f"event {event.name}")
+
+    async def body(client: gk.AsyncClient, spy: AsyncSpyTransport, ledger: gk.Ledger) -> Any:
+        chat = client.chat.session(model="chat-mini", tools=[get_weather, local_time], on_event=on_event)
+        await chat("What is the weather and the local time in Lima?")
+        assert order == ["weather done", "event get_weather", "time done", "event local_time"]
+
+    run(emulator, keys, body)

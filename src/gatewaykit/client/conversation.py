@@ -106,7 +106,10 @@ class ChatSession(SessionState):
                         if turn is not None:
                             turn.completions.append(answer)
                     elif isinstance(command, RunTools):
-                        answer = [self._run_tool(call) for call in command.calls]
+                        answer = []
+                        for call in command.calls:
+                            answer.append(self._run_tool(call))
+                            command.finished(answer[-1])
                     else:  # pragma: no cover - the flows yield only these
                         raise TypeError(f"unexpected command {command!r}")
                     command = flow.send(answer)
@@ -180,7 +183,8 @@ class AsyncChatSession(SessionState):
                         if turn is not None:
                             turn.completions.append(answer)
                     elif isinstance(command, RunTools):
-                        answer = list(await asyncio.gather(*(self._run_tool(call) for call in command.calls)))
+                        answer = list(await asyncio.gather(*(self._run_and_report(call, command.finished)
+                                                             for call in command.calls)))  # fmt: skip
                     else:  # pragma: no cover
                         raise TypeError(f"unexpected command {command!r}")
                     command = flow.send(answer)
@@ -198,6 +202,11 @@ class AsyncChatSession(SessionState):
         completion = await show_live_async(result) if stream else result
         self._spent(completion)
         return completion
+
+    async def _run_and_report(self, call: Any, finished: Any) -> ToolCallOutcome:
+        outcome = await self._run_tool(call)
+        finished(outcome)
+        return outcome
 
     async def _run_tool(self, call: Any) -> ToolCallOutcome:
         import asyncio

@@ -4,7 +4,8 @@
 async session (like the client's retry flows). It yields two kinds of command:
 
 :class:`Ask`        send these messages (with these fields); the driver sends back the ``ChatCompletion``;
-:class:`RunTools`   run these tool calls; the driver sends back one :class:`ToolCallOutcome` per call, in order.
+:class:`RunTools`   run these tool calls, calling ``finished(outcome)`` as each one ends (so its
+                    result is announced at once); the driver sends back the outcomes in call order.
 
 It returns the finished :class:`Turn`. Each step is announced as a
 :class:`TurnEvent` (``on_event`` callback and ``turn.events``), so a display can
@@ -69,6 +70,7 @@ class Ask:
 @dataclass
 class RunTools:
     calls: list[Any]
+    finished: Callable[[ToolCallOutcome], None]
 
 
 def assistant_message(completion: ChatCompletion) -> dict[str, Any]:
@@ -122,11 +124,13 @@ def turn_flow(
         for call in calls:
             announce(TurnEvent("tool_call", step, call_id=call.id, name=call.function.name,
                                arguments=call.function.arguments))  # fmt: skip
-        outcomes: list[ToolCallOutcome] = yield RunTools(calls)
-        for outcome in outcomes:
-            turn.messages.append(outcome.message())
+
+        def finished(outcome: ToolCallOutcome, step: int = step) -> None:
             announce(TurnEvent("tool_result", step, call_id=outcome.call_id, name=outcome.name,
                                arguments=outcome.arguments, content=outcome.content, status=outcome.status))
+
+        outcomes: list[ToolCallOutcome] = yield RunTools(calls, finished)
+        turn.messages.extend(outcome.message() for outcome in outcomes)
     turn.note = f"stopped after max_steps={max_steps}: the model was still calling tools; it was asked to answer"
     announce(TurnEvent("limit", max_steps, content=turn.note))
     turn.messages.append({"role": "user", "content": LIMIT_PROMPT})
