@@ -16,13 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 from gatewaykit._version import __version__
 from gatewaykit.client import (
+    AsyncChatSession,
     AsyncChatStream,
     AsyncClient,
     BatchResult,
+    ChatSession,
     ChatStream,
     Client,
     OfflineGatewayWarning,
     RetryPolicy,
+    Turn,
+    TurnEvent,
     image_part,
 )
 from gatewaykit.costs import CostRecord, Ledger, ledger
@@ -47,6 +51,7 @@ from gatewaykit.errors import (
     RequestTooLargeError,
     ServerError,
     StreamInterruptedError,
+    StructuredOutputError,
 )
 from gatewaykit.types import (
     ChatCompletion,
@@ -72,6 +77,7 @@ __all__ = [
     "APIConnectionError",
     "APIStatusError",
     "APITimeoutError",
+    "AsyncChatSession",
     "AsyncChatStream",
     "AsyncClient",
     "AuthenticationError",
@@ -82,6 +88,7 @@ __all__ = [
     "ChatCompletion",
     "ChatCompletionChunk",
     "ChatMessage",
+    "ChatSession",
     "ChatStream",
     "Client",
     "ConfigurationError",
@@ -108,8 +115,11 @@ __all__ = [
     "RetryPolicy",
     "ServerError",
     "StreamInterruptedError",
+    "StructuredOutputError",
     "Tool",
     "ToolCall",
+    "Turn",
+    "TurnEvent",
     "Usage",
     "VideoJob",
     "__version__",
