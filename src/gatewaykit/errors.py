@@ -23,6 +23,7 @@ gateway's error envelope (``status``, ``code``, ``type``, ``param``,
     ├── JobTimeoutError                 ``job.wait(timeout=)`` ran out; the job goes on
     ├── BudgetExceededError             the ledger's budget would be passed; nothing sent
     ├── StructuredOutputError           a reply did not validate against the asked-for schema
+    ├── CassetteMissError               replay mode: the cassette holds no recording of the request
     └── ConfigurationError              no usable key / base URL combination
 
 HTTP answers are mapped to classes in one place, :func:`error_from_response`.
