@@ -16,10 +16,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gatewaykit.emulator.chat.request import ChatRequest
+from gatewaykit.emulator.chat.prompt_reading import read_prompt
+from gatewaykit.emulator.chat.schema_checks import SchemaProblem
 from gatewaykit.emulator.chat.schema_values import instance_of
+from gatewaykit.emulator.chat.script import Script
 from gatewaykit.emulator.chat.tokens import count_tokens, tokenize
 from gatewaykit.emulator.chat.vision import ImageNote, image_parts
-from gatewaykit.emulator.chat.writing import answer, keywords, reasoning_trace, topic_of
+from gatewaykit.emulator.chat.writing import answer, reasoning_trace
+
+
+class SchemaTooBig(ValueError):
+    """A schema check or limit failed while writing a value; ``param`` names the request field."""
+
+    def __init__(self, param: str, problem: SchemaProblem) -> None:
+        super().__init__(f"{param}: {problem}")
+        self.param = param
 
 
 @dataclass
@@ -54,6 +65,8 @@ class ChatResult:
     reasoning_tokens: int = 0
     text_tokens: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Where the answer came from: ``synthetic`` (the offline model) or ``scripted`` (a --script entry).
+    source: str = "synthetic"
     #: The prompt, one string per token (:func:`prompt_units`); prompt caching hashes its prefixes.
     prompt_units: list[str] = field(default_factory=list, repr=False)
 
@@ -126,7 +139,8 @@ def _tools_to_call(request: ChatRequest, prompt: str) -> list[dict[str, Any]]:
     return matching if request.parallel_tool_calls else matching[:1]
 
 
-def _tool_reply(request: ChatRequest, rng: random.Random) -> str:
+def _tool_reply(request: ChatRequest) -> str:
+    """The answer after tool results: it states what each tool returned (the offline model adds nothing)."""
     results = []
     for message in reversed(request.messages):
         if message.get("role") != "tool":
@@ -136,25 +150,27 @@ def _tool_reply(request: ChatRequest, rng: random.Random) -> str:
     names = {}
     for message in request.messages:
         for call in message.get("tool_calls") or []:
-            if isinstance(call, dict) and isinstance(call.get("function"), dict):
-                names[call.get("id")] = call["function"].get("name")
-    lines = [f"Here is what the tool{'s' if len(results) > 1 else ''} returned:", ""]
+            if isinstance(call, dict) and isinstance(call.get("function"), dict) and isinstance(call.get("id"), str):
+                names[call["id"]] = call["function"].get("name")
+    lines = []
     for message in results:
-        content = text_of(message.get("content"))
+        content = text_of(message.get("content")).strip()
         name = names.get(message.get("tool_call_id")) or "tool"
         try:
             data = json.loads(content)
-        except ValueError:
+        except (ValueError, RecursionError):
             data = None
         if isinstance(data, dict) and data:
-            lines.append(f"**{name}**:")
-            lines += [f"- **{key}**: {json.dumps(value) if not isinstance(value, str) else value}"
+            lines.append(f"The `{name}` tool returned:")
+            lines += [f"- **{key}**: {value if isinstance(value, str) else json.dumps(value)}"
                       for key, value in list(data.items())[:12]]
+            lines.append("")
+        elif isinstance(data, (int, float, str)) and not isinstance(data, bool) or (data is None and content):
+            shown = content if data is None else str(data)
+            lines += [f"The `{name}` tool returned **{shown[:500]}**, so the answer is **{shown[:500]}**.", ""]
         else:
-            lines.append(f"**{name}**: {content[:500]}")
-    question = _last_user_text(request.messages)
-    lines += ["", f"In short, for “{topic_of(question)}”, the result above is the answer."
-              if question else "That is the result."]
+            lines += [f"The `{name}` tool returned: {content[:500]}", ""]
+    lines.append("(The offline model only repeats the tool's result; it adds no knowledge of its own.)")
     return "\n".join(lines)
 
 
@@ -164,9 +180,8 @@ def _json_content(request: ChatRequest, prompt: str, rng: random.Random) -> str:
         schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
         value = instance_of(schema, rng, prompt, all_properties=True)
     else:
-        points = keywords(prompt, 3) or ["answer"]
-        value = {"topic": topic_of(prompt), "summary": answer(prompt + " in one sentence", rng),
-                 "key_points": [p.lower() for p in points], "confidence": round(rng.uniform(0.6, 0.95), 2)}
+        value = {"question": read_prompt(prompt).quoted, "answer": answer(prompt + " (in one sentence)", rng),
+                 "synthetic": True, "source": "offline gateway"}
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
@@ -190,26 +205,50 @@ def _apply_stop(text: str, stops: list[str]) -> tuple[str, bool]:
     return (text[:cut], True) if cut >= 0 else (text, False)
 
 
-def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_model: bool) -> ChoiceResult:
+def _scripted(script: Script | None, request: ChatRequest) -> Any:
+    if script is None or request.messages[-1].get("role") != "user":
+        return None
+    return script.answer_for(text_of(request.messages[-1].get("content")))
+
+
+def _tool_arguments(request: ChatRequest, tool: dict[str, Any], rng: random.Random, prompt: str) -> str:
+    try:
+        arguments = instance_of(tool["function"].get("parameters") or {"type": "object"}, rng, prompt,
+                                all_properties=bool(tool["function"].get("strict")))
+    except SchemaProblem as problem:
+        index = next(i for i, t in enumerate(request.tools) if t is tool)
+        raise SchemaTooBig(f"tools[{index}].function.parameters", problem) from None
+    return json.dumps(arguments, ensure_ascii=False)
+
+
+def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_model: bool,
+            script: Script | None = None) -> ChoiceResult:
     rng = _rng_for(request, index)
     prompt = _last_user_text(request.messages)
     effort = request.reasoning_effort or "medium"
     trace = reasoning_trace(prompt, rng, effort) if reasoning_model and effort != "none" else ""
+    scripted = _scripted(script, request)
     calls = []
-    for tool in _tools_to_call(request, prompt):
-        arguments = instance_of(tool["function"].get("parameters") or {"type": "object"}, rng, prompt,
-                                all_properties=bool(tool["function"].get("strict")))
+    if scripted is not None and scripted.tool_call is not None:
+        calls.append({"id": f"call_{rng.getrandbits(96):024x}", "type": "function", "function": scripted.tool_call})
+    for tool in _tools_to_call(request, prompt) if scripted is None else []:
         calls.append({"id": f"call_{rng.getrandbits(96):024x}", "type": "function",
                       "function": {"name": tool["function"]["name"],
-                                   "arguments": json.dumps(arguments, ensure_ascii=False)}})
+                                   "arguments": _tool_arguments(request, tool, rng, prompt)}})
     if calls:
         content = ""
+    elif scripted is not None:
+        content = scripted.content or ""
     elif request.messages[-1].get("role") == "tool":
-        content = _tool_reply(request, rng)
+        content = _tool_reply(request)
     elif request.response_format:
-        content = _json_content(request, prompt, rng)
+        try:
+            content = _json_content(request, prompt, rng)
+        except SchemaProblem as problem:
+            raise SchemaTooBig("response_format.json_schema.schema", problem) from None
     else:
-        content = answer(prompt, rng)
+        room = None if request.max_tokens is None else request.max_tokens - count_tokens(trace)
+        content = answer(prompt, rng, room)
         if notes:
             content = "\n\n".join(note.text for note in notes) + "\n\n" + content
     content, stopped = _apply_stop(content, request.stop)
@@ -229,10 +268,13 @@ def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_
     return result
 
 
-def complete(request: ChatRequest, notes: list[ImageNote], *, reasoning_model: bool) -> ChatResult:
+def complete(request: ChatRequest, notes: list[ImageNote], *, reasoning_model: bool,
+             script: Script | None = None) -> ChatResult:
+    """The finished answer (CPU work: routes call it off the event loop). Raises :class:`SchemaTooBig`."""
     units = prompt_units(request, notes)
-    result = ChatResult([_choice(request, i, notes, reasoning_model) for i in range(request.n)],
-                        len(units), sum(note.tokens for note in notes), prompt_units=units)
+    result = ChatResult([_choice(request, i, notes, reasoning_model, script) for i in range(request.n)],
+                        len(units), sum(note.tokens for note in notes), prompt_units=units,
+                        source="scripted" if _scripted(script, request) is not None else "synthetic")
     result.reasoning_tokens = sum(len(c.reasoning_tokens) for c in result.choices)
     result.text_tokens = sum(len(c.content_tokens) + c.tool_call_tokens() for c in result.choices)
     return result
