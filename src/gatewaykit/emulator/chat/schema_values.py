@@ -34,6 +34,9 @@ def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
     for key in ("properties", "patternProperties", "$defs"):
         if isinstance(left.get(key), dict) and isinstance(right.get(key), dict):
             merged[key] = {**left[key], **right[key]}
+            for name in set(left[key]) & set(right[key]):
+                if isinstance(left[key][name], dict) and isinstance(right[key][name], dict):
+                    merged[key][name] = _merge(left[key][name], right[key][name])
     if isinstance(left.get("required"), list) and isinstance(right.get("required"), list):
         merged["required"] = list(dict.fromkeys([*left["required"], *right["required"]]))
     for key in _MIN_KEYS + _MAX_KEYS:
@@ -162,7 +165,7 @@ class SchemaWriter:
         item_name = name[:-1] if name.endswith("s") and len(name) > 3 else name
         values: list[Any] = []
         attempts = 0
-        while len(values) < count and attempts < count * 4 + 8:
+        while len(values) < count and attempts < count * 10 + 20:
             attempts += 1
             sub = prefix[len(values)] if len(values) < len(prefix) else items
             if len(values) == 0 and "contains" in schema and not prefix:
