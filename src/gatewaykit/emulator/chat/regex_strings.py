@@ -7,6 +7,7 @@ result with ``re.search`` and retries with another draw when a look-around disag
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import string
@@ -97,12 +98,16 @@ class _Builder:
         return ""  # AT (anchors), ASSERT, ASSERT_NOT: no text of their own
 
 
+@functools.lru_cache(maxsize=256)
+def _parsed(pattern: str) -> tuple[re.Pattern[str], Any]:
+    return re.compile(pattern), sre_parse.parse(pattern)
+
+
 def string_matching(pattern: str, rng: random.Random, min_length: int = 0, max_length: int | None = None,
                     attempts: int = 40) -> str:
     """A string ``re.search(pattern, s)`` accepts, within the length bounds when a draw allows it."""
     try:
-        compiled = re.compile(pattern)
-        tree = sre_parse.parse(pattern)
+        compiled, tree = _parsed(pattern)
     except (re.error, RecursionError, OverflowError) as exc:
         raise PatternError(f"pattern {pattern!r} is not a valid regular expression ({exc})") from None
     fallback = None

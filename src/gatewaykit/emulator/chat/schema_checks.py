@@ -4,7 +4,8 @@ Documented limits (past them the request is a 400 naming the field):
 
 - :data:`MAX_SCHEMA_NODES` sub-schemas in one schema, nested at most :data:`MAX_SCHEMA_DEPTH` deep;
 - ``minItems`` / ``minProperties`` at most :data:`MAX_ITEMS`, ``minLength`` at most :data:`MAX_STRING_LENGTH`;
-- at most :data:`MAX_VALUES` generated values in one answer (nested ``minItems`` multiply).
+- at most :data:`MAX_VALUES` generated values and :data:`MAX_ANSWER_CHARS` characters of strings in one
+  answer (nested ``minItems`` multiply).
 
 Generated arrays stay short (``maxItems`` is honoured, but lists rarely get past a few items).
 The walk is iterative, so a 1,000-level schema is a clear 400 rather than a RecursionError.
@@ -19,7 +20,8 @@ MAX_SCHEMA_NODES = 5_000
 MAX_SCHEMA_DEPTH = 64
 MAX_ITEMS = 1_000
 MAX_STRING_LENGTH = 10_000
-MAX_VALUES = 50_000
+MAX_VALUES = 20_000
+MAX_ANSWER_CHARS = 2_000_000
 #: Nesting of any JSON value in a request (messages, tools, schemas).
 MAX_JSON_DEPTH = 200
 
@@ -36,7 +38,7 @@ class SchemaProblem(ValueError):
     """A schema the synthetic model will not fill in; ``where`` is a JSON pointer into it."""
 
     def __init__(self, where: str, message: str) -> None:
-        super().__init__(f"{message} (at {where or '/'})")
+        super().__init__(f"{message} (at {where})" if where else message)
         self.where = where
 
 
@@ -74,7 +76,7 @@ def _check_keywords(node: dict[str, Any], where: str) -> None:
     for key, cap in (("minItems", MAX_ITEMS), ("minProperties", MAX_ITEMS), ("minLength", MAX_STRING_LENGTH)):
         if node.get(key, 0) > cap:
             raise SchemaProblem(where, f"'{key}' is {node[key]:,}; the offline gateway generates at most "
-                                       f"{cap:,} (lower it)")
+                                       f"{cap:,}; lower it")
     required = node.get("required")
     if required is not None and not (isinstance(required, list) and all(isinstance(r, str) for r in required)):
         raise SchemaProblem(where, "'required' must be an array of property names (strings)")

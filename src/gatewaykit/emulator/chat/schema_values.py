@@ -18,12 +18,11 @@ from typing import Any
 
 from gatewaykit.emulator.chat.field_values import WORDS, number_range, prompt_names, string_for
 from gatewaykit.emulator.chat.regex_strings import PatternError, string_matching
-from gatewaykit.emulator.chat.schema_checks import MAX_VALUES, SchemaProblem
+from gatewaykit.emulator.chat.schema_checks import MAX_ANSWER_CHARS, MAX_VALUES, SchemaProblem
 
 #: Past this $ref/nesting depth the writer takes the smallest choices (null, fewest items) to end recursion.
 _SHALLOW = 6
 _MAX_DEPTH = 48
-_MAX_CHARS = 2_000_000
 _MIN_KEYS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
 _MAX_KEYS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
 
@@ -70,8 +69,12 @@ class SchemaWriter:
 
     def value(self, schema: Any, name: str = "", depth: int = 0) -> Any:
         self.values += 1
-        if self.values > MAX_VALUES or self.chars > _MAX_CHARS:
-            raise SchemaProblem("", f"the answer would hold more than {MAX_VALUES:,} values; lower minItems")
+        if self.values > MAX_VALUES:
+            raise SchemaProblem("", f"the answer would hold more than {MAX_VALUES:,} values; lower minItems "
+                                    "(nested minItems multiply)")
+        if self.chars > MAX_ANSWER_CHARS:
+            raise SchemaProblem("", f"the answer would be longer than {MAX_ANSWER_CHARS:,} characters; lower "
+                                    "minItems or minLength")
         if depth > _MAX_DEPTH:
             raise SchemaProblem("", "the schema recurses without a way out (a required $ref cycle)")
         if schema is True or schema == {} or not isinstance(schema, dict):
