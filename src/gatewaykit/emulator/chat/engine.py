@@ -205,6 +205,10 @@ def _apply_stop(text: str, stops: list[str]) -> tuple[str, bool]:
     return (text[:cut], True) if cut >= 0 else (text, False)
 
 
+_VISION_LIMIT = ("That is all the offline model can tell about an image (its size and colours); it cannot see "
+                 "what the image shows.")
+
+
 def _scripted(script: Script | None, request: ChatRequest) -> Any:
     if script is None or request.messages[-1].get("role") != "user":
         return None
@@ -250,7 +254,7 @@ def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_
         room = None if request.max_tokens is None else request.max_tokens - count_tokens(trace)
         content = answer(prompt, rng, room)
         if notes:
-            content = "\n\n".join(note.text for note in notes) + "\n\n" + content
+            content = "\n\n".join([*(note.text for note in notes), _VISION_LIMIT, content])
     content, stopped = _apply_stop(content, request.stop)
     reasoning_tokens, content_tokens = tokenize(trace), tokenize(content)
     finish = "tool_calls" if calls else "stop"

@@ -42,9 +42,14 @@ def number_range(name: str) -> tuple[int, int] | None:
     return None
 
 
-def string_for(name: str, fmt: str | None, rng: random.Random, prompt_names: list[str]) -> str:
-    """A plausible string for a field called ``name`` with JSON Schema ``format`` ``fmt``."""
+def string_for(name: str, fmt: str | None, rng: random.Random, prompt_names: list[str], prompt: str = "") -> str:
+    """A plausible string for a field called ``name`` with JSON Schema ``format`` ``fmt``.
+
+    Query-like fields (``query``, ``q``, ``search``, ``question``, ``prompt``) get the user's message itself.
+    """
     low = _normal(name)
+    if fmt is None and low in ("query", "q", "search", "search_query", "question", "prompt", "input") and prompt:
+        return " ".join(prompt.split())[:200]
     first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
     if fmt == "date" or (fmt is None and re.search(r"(^|_)(date|birthday|dob|day)$", low)):
         return f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"

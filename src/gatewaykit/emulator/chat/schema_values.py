@@ -62,6 +62,7 @@ class SchemaWriter:
     def __init__(self, root: dict[str, Any], rng: random.Random, prompt: str, *, all_properties: bool) -> None:
         self.root = root
         self.rng = rng
+        self.prompt = prompt
         self.names = prompt_names(prompt)
         self.all_properties = all_properties
         self.values = 0
@@ -240,7 +241,7 @@ class SchemaWriter:
         if isinstance(schema.get("pattern"), str):
             text = self._pattern_string(schema["pattern"], low, high)
         else:
-            text = string_for(name, schema.get("format"), self.rng, self.names)
+            text = string_for(name, schema.get("format"), self.rng, self.names, self.prompt)
             while len(text) < low:
                 text += " " + self.rng.choice(WORDS)
             if len(text) > low and low:
