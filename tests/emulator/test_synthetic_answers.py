@@ -29,7 +29,7 @@ def sentences_outside_quotes(text):
 def test_never_pretends_to_answer(http, question, answer_word):
     """The reply says it is the offline model, restates the question and asserts no answer."""
     text = content_of(ask(http, question))
-    assert "offline" in text.lower() and f"“{question}”" in text
+    assert "offline" in text.lower() and question in text
     assert answer_word not in text.replace(question, "")
 
 

@@ -23,10 +23,11 @@ _OPENINGS = [
     "This is synthetic text from the offline gateway; no real model read your question.",
 ]
 _RESTATES = [
-    "You asked: “{q}”",
-    "Your question was: “{q}”",
-    "The question, as received: “{q}”",
+    "You wrote: “{q}”",
+    "Your message was: “{q}”",
+    "The prompt, as received: “{q}”",
 ]
+_QUOTE_INTROS = ["Your message, as received:", "This is what you sent:", "The prompt it received:"]
 _FACTS = [
     "The same prompt and seed always give the same reply, so notebooks rerun identically.",
     "Token counts, prices and streaming behave like the real gateway's.",
@@ -106,7 +107,7 @@ def _sentences(shape: PromptShape, rng: random.Random, count: int) -> str:
 
 
 def _full(shape: PromptShape, rng: random.Random, *, code: bool, table: bool) -> str:
-    blocks = [rng.choice(_HEADINGS), rng.choice(_OPENINGS) + " " + rng.choice(_RESTATES).format(q=shape.quoted)]
+    blocks = [rng.choice(_HEADINGS), rng.choice(_OPENINGS) + " " + rng.choice(_QUOTE_INTROS), "> " + shape.quoted]
     blocks += [rng.choice(_LIST_HEADINGS), _bullets(rng, shape.bullets or rng.randint(3, 4), rng.random() < 0.4)]
     if table:
         blocks += ["### A table, for layout", _table(shape, rng)]
@@ -165,6 +166,7 @@ def reasoning_trace(prompt: str, rng: random.Random, effort: str) -> str:
             else "No programming language is named, so a code block, if any, will be Python.")
     steps = [step.format(q=shape.quoted, form=form, code=code) for step in _TRACE]
     count = EFFORT_STEPS.get(effort, 5)
-    middle = rng.sample(steps[2:-1], min(count - 2, len(steps) - 3)) if count > 2 else []
+    picked = sorted(rng.sample(range(2, len(steps) - 1), min(count - 2, len(steps) - 3))) if count > 2 else []
+    middle = [steps[i] for i in picked]  # in plan order, so the trace reads as one line of thought
     chosen = [steps[0], steps[1]] + middle + ([steps[-1]] if count >= 5 else [])
     return "\n\n".join(chosen)
