@@ -21,6 +21,7 @@ from gatewaykit.emulator.chat.schema_checks import SchemaProblem
 from gatewaykit.emulator.chat.schema_values import instance_of
 from gatewaykit.emulator.chat.script import Script
 from gatewaykit.emulator.chat.tokens import count_tokens, tokenize
+from gatewaykit.emulator.chat.tool_results import text_of, tool_reply
 from gatewaykit.emulator.chat.vision import ImageNote, image_parts
 from gatewaykit.emulator.chat.writing import answer, reasoning_trace
 
@@ -73,14 +74,6 @@ class ChatResult:
     @property
     def completion_tokens(self) -> int:
         return self.reasoning_tokens + self.text_tokens
-
-
-def text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(p.get("text") or "" for p in content if isinstance(p, dict) and p.get("type") == "text")
-    return ""
 
 
 def prompt_units(request: ChatRequest, notes: list[ImageNote]) -> list[str]:
@@ -137,41 +130,6 @@ def _tools_to_call(request: ChatRequest, prompt: str) -> list[dict[str, Any]]:
     if request.tool_choice == "required" and not matching:
         matching = [request.tools[0]]
     return matching if request.parallel_tool_calls else matching[:1]
-
-
-def _tool_reply(request: ChatRequest) -> str:
-    """The answer after tool results: it states what each tool returned (the offline model adds nothing)."""
-    results = []
-    for message in reversed(request.messages):
-        if message.get("role") != "tool":
-            break
-        results.append(message)
-    results.reverse()
-    names = {}
-    for message in request.messages:
-        for call in message.get("tool_calls") or []:
-            if isinstance(call, dict) and isinstance(call.get("function"), dict) and isinstance(call.get("id"), str):
-                names[call["id"]] = call["function"].get("name")
-    lines = []
-    for message in results:
-        content = text_of(message.get("content")).strip()
-        name = names.get(message.get("tool_call_id")) or "tool"
-        try:
-            data = json.loads(content)
-        except (ValueError, RecursionError):
-            data = None
-        if isinstance(data, dict) and data:
-            lines.append(f"The `{name}` tool returned:")
-            lines += [f"- **{key}**: {value if isinstance(value, str) else json.dumps(value)}"
-                      for key, value in list(data.items())[:12]]
-            lines.append("")
-        elif isinstance(data, (int, float, str)) and not isinstance(data, bool) or (data is None and content):
-            shown = content if data is None else str(data)
-            lines += [f"The `{name}` tool returned **{shown[:500]}**, so the answer is **{shown[:500]}**.", ""]
-        else:
-            lines += [f"The `{name}` tool returned: {content[:500]}", ""]
-    lines.append("(The offline model only repeats the tool's result; it adds no knowledge of its own.)")
-    return "\n".join(lines)
 
 
 def _json_content(request: ChatRequest, prompt: str, rng: random.Random) -> str:
@@ -244,7 +202,7 @@ def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_
     elif scripted is not None:
         content = scripted.content or ""
     elif request.messages[-1].get("role") == "tool":
-        content = _tool_reply(request)
+        content = tool_reply(request.messages)
     elif request.response_format:
         try:
             content = _json_content(request, prompt, rng)

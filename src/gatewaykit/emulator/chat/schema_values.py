@@ -149,9 +149,10 @@ class SchemaWriter:
             elif extra is not False:
                 key, sub = f"extra_{number}", extra if isinstance(extra, dict) else {}
             else:
-                key, sub = next(((p, s) for p, s in properties.items() if p not in out), (None, None))
-                if key is None:
+                remaining = [prop for prop in properties if prop not in out]
+                if not remaining:
                     break
+                key, sub = remaining[0], properties[remaining[0]]
             if key not in out:
                 out[key] = self.value(sub, key, depth + 1)
             number += 1
