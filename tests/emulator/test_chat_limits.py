@@ -124,3 +124,12 @@ def test_big_answer_does_not_hold_up_other_requests(emulator, http):
     finished.append(f"models {models.status_code}")
     thread.join()
     assert finished == ["models 200", "big 200"]
+
+
+def test_pattern_forcing_a_huge_string_is_400(http):
+    """A pattern whose matches are millions of characters long is a 400, not a frozen worker."""
+    schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": "^(a{1000}){1000}$"}},
+              "required": ["a"]}
+    message = assert_400(http.post("/v1/chat/completions", json=with_schema(schema)),
+                         "response_format.json_schema.schema")
+    assert "10,000 characters" in message

@@ -21,6 +21,8 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse  # type: ignore[no-redef]
 
 EXTRA_REPEATS = 3
+#: Longest string a pattern may force (``a{1000}{1000}``); past it the pattern is refused.
+MAX_PATTERN_TEXT = 10_000
 _PRINTABLE = [chr(c) for c in range(32, 127)]
 _CATEGORIES = {
     sre_constants.CATEGORY_DIGIT: string.digits,
@@ -60,9 +62,14 @@ class _Builder:
         self.rng = rng
         self.groups: dict[int, str] = {}
         self.ignore_case = ignore_case
+        self.length = 0
 
     def build(self, tokens: Any) -> str:
-        return "".join(self.token(op, arg) for op, arg in tokens)
+        text = "".join(self.token(op, arg) for op, arg in tokens)
+        self.length += len(text)
+        if self.length > MAX_PATTERN_TEXT * 4:
+            raise PatternError(f"the pattern forces strings longer than {MAX_PATTERN_TEXT:,} characters")
+        return text
 
     def token(self, op: Any, arg: Any) -> str:
         rng = self.rng
@@ -87,6 +94,8 @@ class _Builder:
         if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, getattr(sre_constants, "POSSESSIVE_REPEAT", None)):
             low, high, body = arg
             high = low + EXTRA_REPEATS if high is sre_constants.MAXREPEAT else min(high, low + EXTRA_REPEATS)
+            if low > MAX_PATTERN_TEXT:
+                raise PatternError(f"the pattern repeats {low:,} times; at most {MAX_PATTERN_TEXT:,} are generated")
             return "".join(self.build(body) for _ in range(rng.randint(low, high)))
         if op is sre_constants.GROUPREF:
             return self.groups.get(arg, "")
@@ -113,6 +122,8 @@ def string_matching(pattern: str, rng: random.Random, min_length: int = 0, max_l
     fallback = None
     for _ in range(attempts):
         text = _Builder(rng, bool(compiled.flags & re.IGNORECASE)).build(tree)
+        if len(text) > MAX_PATTERN_TEXT:
+            raise PatternError(f"the pattern forces strings longer than {MAX_PATTERN_TEXT:,} characters")
         if not compiled.search(text):
             continue
         fallback = fallback or text
