@@ -52,7 +52,8 @@ def read_prompt(text: str) -> PromptShape:
     match = re.search(rf"\b(?:in|with|using|as|into)?\s*{_COUNT}\s+(?:short\s+|brief\s+|simple\s+)?sentences?\b", low)
     if match:
         sentences = min(_count(match.group(1)), 10)
-    elif re.search(r"\b(one[- ]liner|in a line|one line|tl;?dr|in a word|one word)\b", low):
+    elif re.search(r"\b(one[- ]liner|in a line|one line|tl;?dr|in a word|one word|yes or no)\b", low) or \
+            re.search(r"\b(just|only) (the|a|one) (number|answer|word|name|value|result)\b", low):
         sentences = 1
     elif re.search(r"\b(briefly|brief answer|short answer|keep it short)\b", low):
         sentences = 2
