@@ -17,10 +17,10 @@ from gatewaykit.emulator.chat.prompt_reading import PromptShape, comparison_colu
 from gatewaykit.emulator.chat.tokens import count_tokens
 
 _OPENINGS = [
-    "This reply comes from the offline gateway's synthetic model, so it does not answer your question.",
+    "This reply comes from the offline gateway's synthetic model, so it is not a real answer.",
     "I am the offline gateway's synthetic model: I can't answer this, but I can show how an answer renders.",
-    "You are talking to the offline gateway, whose synthetic model does not know the answer to this.",
-    "This is synthetic text from the offline gateway; no real model read your question.",
+    "You are talking to the offline gateway, whose synthetic model cannot answer this.",
+    "This is synthetic text from the offline gateway; no real model read your message.",
 ]
 _RESTATES = [
     "You wrote: “{q}”",
