@@ -133,3 +133,13 @@ def test_pattern_forcing_a_huge_string_is_400(http):
     message = assert_400(http.post("/v1/chat/completions", json=with_schema(schema)),
                          "response_format.json_schema.schema")
     assert "10,000 characters" in message
+
+
+def test_deeply_nested_tool_result_text_is_answered(http):
+    """A tool result whose text is 5,000-level nested JSON gets a 200 answer quoting it, not a 500."""
+    messages = [{"role": "user", "content": "x"},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "[" * 5000 + "]" * 5000}]
+    answer = http.post("/v1/chat/completions", json={"model": "chat-mini", "messages": messages})
+    assert answer.status_code == 200 and "[[[" in answer.json()["choices"][0]["message"]["content"]
