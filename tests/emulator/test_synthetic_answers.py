@@ -109,3 +109,21 @@ def test_synthetic_answers_are_marked(http):
     assert answer.headers["X-Gateway-Offline-Content"] == "synthetic"
     assert answer.headers["X-Gateway-Offline"] == "1"
     assert answer.json()["extra_fields"]["offline_content"] == "synthetic"
+
+
+def test_one_sentence_vision_answer(http):
+    """A one-sentence question about one image gets one sentence: its size and colours, and the limit."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (64, 48), (200, 30, 30)).save(buffer, "PNG")
+    uri = "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+    content = [{"type": "text", "text": "What is in this picture? Answer in one sentence."},
+               {"type": "image_url", "image_url": {"url": uri}}]
+    text = content_of(http.post("/v1/chat/completions", json={
+        "model": "chat-vision", "messages": [{"role": "user", "content": content}]}).json())
+    assert "64×48" in text and "red" in text and "offline" in text
+    assert len(re.findall(r"[.!?](\s|$)", text)) == 1

@@ -211,7 +211,9 @@ def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_
     else:
         room = None if request.max_tokens is None else request.max_tokens - count_tokens(trace)
         content = answer(prompt, rng, room)
-        if notes:
+        if notes and len(notes) == 1 and read_prompt(prompt).sentences == 1:  # one sentence, as asked
+            content = notes[0].text.rstrip(".") + "; the offline model can tell only its size and colours."
+        elif notes:
             content = "\n\n".join([*(note.text for note in notes), _VISION_LIMIT, content])
     content, stopped = _apply_stop(content, request.stop)
     reasoning_tokens, content_tokens = tokenize(trace), tokenize(content)
