@@ -32,6 +32,14 @@ catalog = client.models.list()
 catalog
 
 # %% [markdown]
+# Catalogs differ from key to key, so the notebooks never hard-code a model id:
+# `client.models.pick(kind, needs)` gives a model of that kind that accepts every
+# parameter (or capability, such as `"vision"`) in `needs`.
+
+# %%
+client.models.pick("image", ["width", "height"])
+
+# %% [markdown]
 # ## Chat
 #
 # `client.chat.ask()` streams the answer: in a notebook it appears word by word

@@ -129,7 +129,7 @@ reply = client.chat.completions.create(
 )
 city = json.loads(reply.choices[0].message.content)
 assert set(schema["required"]) <= set(city)
-sorted(city)
+city
 
 # %% [markdown]
 # ## Vision: pictures as input
