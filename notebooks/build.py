@@ -9,7 +9,9 @@ edit and review; the ``.ipynb`` files are built from them, never edited by hand.
 A new notebook is one new ``notebooks/src/NN-name.py`` and this command. Cells
 whose output changes from run to run (live streams, progress, timings) carry
 the tag ``nbval-ignore-output`` (``# %% tags=["nbval-ignore-output"]``) and are
-followed by a cell that asserts on the result.
+followed by a cell that asserts on the result. IPython magics are written
+commented in the text (``# %pip install ...``), as Jupytext does; the notebook
+gets them back as magics.
 
 Outputs come from the offline gateway (no key, ``GATEWAYKIT_OFFLINE_TIME_SCALE``
 0.05), so GitHub shows them and nbval (``pytest notebooks``) compares a fresh
