@@ -80,7 +80,14 @@ def _contribution(row: LedgerRow) -> float:
 
 
 class Ledger:
-    """Records what every request cost; ``to_pandas()``, ``summary()``, ``plot()`` show it."""
+    """Records what every request cost; ``to_pandas()``, ``summary()``, ``plot()`` show it.
+
+    ``path``: where rows are kept (default: the per-user database, see
+    :mod:`gatewaykit.costs.location`; ``None``: memory only). ``fsync``: a JSONL
+    file is fsync-ed after every append unless ``False``; a database is synced
+    by SQLite's WAL (safe when a kernel dies) and fsync-ed on every commit
+    only with ``fsync=True`` (safe when the machine loses power).
+    """
 
     warn_fraction = 0.8
 
@@ -90,7 +97,7 @@ class Ledger:
         budget: Optional[float] = None,
         path: Any = USER_LEDGER,
         prices: Optional[Mapping[str, Mapping[str, Any]]] = None,
-        fsync: bool = True,
+        fsync: Optional[bool] = None,
     ) -> None:
         self._lock = threading.Lock()
         self._tags: contextvars.ContextVar[tuple] = contextvars.ContextVar(
@@ -112,7 +119,7 @@ class Ledger:
         if path is None or self._lazy:
             return
         if is_journal(path):
-            self._journal = Journal(path, fsync=fsync)
+            self._journal = Journal(path, fsync=fsync is not False)
             self._replay()
         else:
             self._open_database(path)
@@ -363,7 +370,7 @@ class Ledger:
     def _open_database(self, path: Any) -> None:
         from gatewaykit.costs.database import LedgerDatabase
 
-        self._db = LedgerDatabase(path, fsync=self._fsync)
+        self._db = LedgerDatabase(path, fsync=bool(self._fsync))
         if self._budget_given:
             self._db.set_budget(self._budget)
         self._sync(force=True)
