@@ -7,6 +7,7 @@ matplotlib until a DataFrame or a chart is asked for.
 
 from gatewaykit.costs.journal import LedgerWarning
 from gatewaykit.costs.ledger import BudgetWarning, Ledger
+from gatewaykit.costs.location import USER_LEDGER
 from gatewaykit.costs.pricing import PriceTable
 from gatewaykit.costs.records import KINDS, CostRecord, LedgerSink
 from gatewaykit.costs.rows import COLUMNS
@@ -25,5 +26,6 @@ __all__ = [
     "LedgerSink",
     "LedgerWarning",
     "PriceTable",
+    "USER_LEDGER",
     "ledger",
 ]

@@ -20,6 +20,7 @@ makes the retry idempotent).
 from __future__ import annotations
 
 import json
+import operator
 import sqlite3
 import sys
 from dataclasses import fields
@@ -33,9 +34,13 @@ __all__ = ["BUSY_TIMEOUT", "LedgerDatabase", "LedgerDatabaseError", "StoredRow",
 BUSY_TIMEOUT = 10.0
 """Seconds a write waits for another process's lock before it is deferred."""
 
-_FIELDS = tuple(f.name for f in fields(LedgerRow))
-_JSON_FIELDS = frozenset({"tags", "pricing"})
-_INTERNED = frozenset({"kind", "model", "status", "cost_source"})
+_JSON_FIELDS = ("tags", "pricing")  # stored as JSON text, last in every statement
+_FIELDS = tuple(f.name for f in fields(LedgerRow) if f.name not in _JSON_FIELDS) + _JSON_FIELDS
+_PLAIN_VALUES = operator.attrgetter(*_FIELDS[: -len(_JSON_FIELDS)])
+_ROW_ORDER = tuple(f.name for f in fields(LedgerRow))  # how rows are read back
+_INTERNED_AT = tuple(_ROW_ORDER.index(name) for name in ("kind", "model", "status", "cost_source"))
+_BOOLEAN_AT = tuple(_ROW_ORDER.index(name) for name in ("charged", "offline"))
+_TAGS_AT, _PRICING_AT = _ROW_ORDER.index("tags"), _ROW_ORDER.index("pricing")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rows (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -131,7 +136,7 @@ class LedgerDatabase:
             if not force and version == self._version:
                 return None
             self._version = version
-            columns = ", ".join(self._columns)
+            columns = ", ".join(_ROW_ORDER)
             raw_rows = conn.execute(
                 f"SELECT seq, uid, base_url, {columns} FROM rows WHERE seq > ? ORDER BY seq", (self._row_seq,)
             ).fetchall()
@@ -155,18 +160,17 @@ class LedgerDatabase:
             self._update_seq = raw_updates[-1][0]
         return rows, updates
 
-    def _row(self, values: tuple) -> StoredRow:
-        data = list(values[3:])
-        for i, name in enumerate(self._columns):
-            value = data[i]
-            if name in _JSON_FIELDS:
-                data[i] = json.loads(value) if value else None
-                if name == "tags":
-                    data[i] = tuple(data[i] or ())
-            elif name in _INTERNED and value is not None:
-                data[i] = sys.intern(value)
-            elif name in ("charged", "offline"):
-                data[i] = bool(value)
+    @staticmethod
+    def _row(values: tuple) -> StoredRow:
+        data = list(values[3:])  # in LedgerRow's field order
+        for i in _INTERNED_AT:
+            if data[i] is not None:
+                data[i] = sys.intern(data[i])
+        for i in _BOOLEAN_AT:
+            data[i] = bool(data[i])
+        tags, pricing = data[_TAGS_AT], data[_PRICING_AT]
+        data[_TAGS_AT] = tuple(json.loads(tags)) if tags else ()
+        data[_PRICING_AT] = json.loads(pricing) if pricing else None
         return values[1], LedgerRow(*data), values[2]
 
     def rewind(self) -> None:
@@ -176,17 +180,15 @@ class LedgerDatabase:
 
     # ------------------------------------------------------------------ writes
 
-    def _values(self, stored: StoredRow) -> tuple:
+    @staticmethod
+    def _values(stored: StoredRow) -> tuple:
         uid, row, base_url = stored
-        out = [uid, base_url]
-        for name in self._columns:
-            value = getattr(row, name)
-            if name == "tags":
-                value = json.dumps(list(value)) if value else None
-            elif name == "pricing":
-                value = json.dumps(value) if value else None
-            out.append(value)
-        return tuple(out)
+        tags, pricing = row.tags, row.pricing
+        return (
+            (uid, base_url)
+            + _PLAIN_VALUES(row)
+            + (json.dumps(list(tags)) if tags else None, json.dumps(pricing) if pricing else None)
+        )
 
     def write(self, rows: Iterable[StoredRow] = (), updates: Iterable[StoredUpdate] = ()) -> None:
         """Append rows and updates in one transaction (plus any deferred by a lock timeout).

@@ -282,7 +282,6 @@ class Ledger:
         uid = self._new_uid()
         with self._lock:
             stored = self._stores(row)
-            self._sync()
             if row.kind in JOB_KINDS and row.id is not None and row.id in self._jobs:
                 return  # the same job recorded twice: keep the first
             self._take_row(uid, row, base_url, stored=stored)
