@@ -201,3 +201,23 @@ def test_clear_persisted_empties_the_database(tmp_path, records):
     ledger.record(records.chat_ok())
     ledger.clear(persisted=True)
     assert len(Ledger(path=path)) == 0
+
+
+def test_a_pickled_default_ledger_still_keeps_offline_rows_in_memory(user_db, records):
+    """The unpickled copy of the default ledger writes real rows to the database, offline rows nowhere."""
+    ledger = Ledger()
+    ledger.record(records.chat_ok(cost=0.1))
+    copy = pickle.loads(pickle.dumps(ledger))
+    copy.record(records.chat_ok(cost=0.2, offline=True))
+    assert copy.path == user_db and copy.total_cost == pytest.approx(0.3)
+    assert Ledger(path=user_db).total_cost == pytest.approx(0.1)
+
+
+def test_a_closed_ledger_reopens_on_next_use(tmp_path, records):
+    """close() releases the database; the next record or read opens it again."""
+    path = tmp_path / "ledger.sqlite"
+    ledger = Ledger(path=path)
+    ledger.record(records.chat_ok(cost=0.1))
+    ledger.close()
+    ledger.record(records.image_ok(cost=0.2))
+    assert len(ledger) == 2 and Ledger(path=path).total_cost == pytest.approx(0.3)

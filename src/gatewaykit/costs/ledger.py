@@ -113,6 +113,8 @@ class Ledger:
         self._batch_depth = 0
         self._batched: list[tuple[str, Any]] = []
         self._lazy = path is USER_LEDGER  # the per-user database, opened on first use
+        self._offline_in_memory = self._lazy  # the default ledger keeps offline rows out of files
+        self._closed: Optional[Path] = None  # a database close() closed: reopened on next use
         self._journal: Optional[Journal] = None
         self._db: Any = None
         self._reset()
@@ -242,8 +244,8 @@ class Ledger:
     @property
     def path(self) -> Optional[Path]:
         """The database or file rows are kept in (for the default ledger, where it would be)."""
-        if self._db is not None:
-            return self._db.path
+        if self._db is not None or self._closed is not None:
+            return self._db.path if self._db is not None else self._closed
         if self._journal is not None:
             return self._journal.path
         return user_ledger_path() if self._lazy else None
@@ -353,18 +355,23 @@ class Ledger:
             self._flush()
             if self._db is not None:
                 self._db.close()
+                self._closed, self._db = self._db.path, None
 
     # -------------------------------------------------------------- storage
 
     def _stores(self, row: LedgerRow) -> bool:
         """Whether ``row`` goes to a file: the default ledger keeps offline rows in memory."""
-        if self._lazy:
-            if row.offline:
-                return False
-            if self._db is None:
-                self._attach(create=True)
-            return self._db is not None
+        if self._offline_in_memory and row.offline:
+            return False
+        self._reopen()
+        if self._lazy and self._db is None:
+            self._attach(create=True)
         return self._db is not None or self._journal is not None
+
+    def _reopen(self) -> None:
+        if self._closed is not None and self._db is None:
+            path, self._closed = self._closed, None
+            self._open_database(path)
 
     def _open_database(self, path: Any) -> None:
         from gatewaykit.costs.database import LedgerDatabase
@@ -395,6 +402,7 @@ class Ledger:
 
     def _sync(self, *, force: bool = False) -> None:
         """Apply what other processes committed to the database since the last read (under the lock)."""
+        self._reopen()
         if self._lazy and self._db is None:
             self._attach(create=False)
         db = self._db
@@ -669,6 +677,7 @@ class Ledger:
         if self._journal is not None:
             self._replay()
             return
+        self._reopen()
         if self._db is None and not self._lazy:
             raise ValueError("this ledger has no path= to reload from")
         with self._lock:
@@ -766,6 +775,7 @@ class Ledger:
     def __reduce__(self):
         with self._lock:
             self._sync()
+            self._reopen()
             if self._db is not None:
                 where: Any = str(self._db.path)
             elif self._journal is not None:
@@ -776,6 +786,7 @@ class Ledger:
                 "path": where,
                 "prices": dict(self._prices._prices),
                 "fsync": self._fsync,
+                "offline_in_memory": self._offline_in_memory,
                 "budget": self._budget if self._db is None else None,
                 "rows": [(uid, row.to_json(), base_url) for uid, row, base_url in self._memory_rows()],
             }
@@ -820,8 +831,9 @@ class Ledger:
     # ---------------------------------------------------------------- display
 
     def __repr__(self) -> str:
+        count, total = len(self), self.total_cost
         budget = "" if self._budget is None else f", budget ${self._budget:.2f}"
-        return f"<Ledger {len(self._rows)} rows, ${self.total_cost:.6f}{budget}>"
+        return f"<Ledger {count} rows, ${total:.6f}{budget}>"
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
         from gatewaykit.costs.display import render_ledger
@@ -860,6 +872,7 @@ def _unpickle_ledger(state: dict[str, Any]) -> "Ledger":
     """A pickled ledger: the same database or file, plus the rows it kept in memory."""
     ledger = Ledger(path=state["path"], prices=state["prices"], fsync=state["fsync"], budget=state["budget"])
     with ledger._lock:
+        ledger._offline_in_memory = state["offline_in_memory"]
         for uid, data, base_url in state["rows"]:
             ledger._take_row(uid, LedgerRow.from_json(data), base_url, stored=False)
     return ledger
