@@ -41,25 +41,24 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import hashlib
 import itertools
-import json
 import math
 import operator
-import os
 import sys
 import threading
 import time
 import uuid
 import warnings
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Optional, Union
+from typing import Any, Iterator, Mapping, Optional, Union
 
 from gatewaykit.costs import rows as _rows
-from gatewaykit.costs.journal import Journal, LedgerWarning
+from gatewaykit.costs.journal import Journal
 from gatewaykit.costs.location import USER_LEDGER, is_journal, user_ledger_path
 from gatewaykit.costs.pricing import PriceTable
 from gatewaykit.costs.records import CostRecord
+from gatewaykit.costs.sharing import LedgerSharing
+from gatewaykit.costs.storage import STATUS_ALIASES, LedgerStorage, update_event
 from gatewaykit.costs.rows import JOB_KINDS, TERMINAL_STATES, LedgerRow, row_from_record
 from gatewaykit.errors import BudgetExceededError
 
@@ -67,8 +66,6 @@ __all__ = ["BudgetWarning", "Ledger"]
 
 _NOT_CHARGED_STATES = frozenset({"error", "failed", "cancelled"})
 _PENDING_NOTE = "pending: billed on completion"
-# DELETE of an unfinished video answers "cancelled or deleted" (spec); both mean never charged.
-_STATUS_ALIASES = {"canceled": "cancelled", "deleted": "cancelled"}
 
 
 class BudgetWarning(UserWarning):
@@ -79,7 +76,7 @@ def _contribution(row: LedgerRow) -> float:
     return row.total_cost if row.charged and row.total_cost is not None else 0.0
 
 
-class Ledger:
+class Ledger(LedgerStorage, LedgerSharing):
     """Records what every request cost; ``to_pandas()``, ``summary()``, ``plot()`` show it.
 
     ``path``: where rows are kept (default: the per-user database, see
@@ -142,71 +139,6 @@ class Ledger:
 
     def _new_uid(self) -> str:
         return f"{self._uid_prefix}-{next(self._uid_numbers)}"
-
-    def _replay(self) -> None:
-        assert self._journal is not None
-        with self._lock:
-            kept = self._memory_rows()
-            self._reset()
-            self._load_journal(self._journal, stored=True)
-            for uid, row, base_url in kept:
-                self._take_row(uid, row, base_url, stored=False)
-        self._maybe_warn()
-
-    def _load_journal(self, journal: Journal, *, stored: bool) -> None:
-        """Apply every event of a JSONL journal (under the lock)."""
-        seen: dict[str, int] = {}
-        for event in journal.read():
-            if event.get("event") == "row":
-                try:
-                    row = LedgerRow.from_json(event)
-                except TypeError:
-                    warnings.warn(
-                        f"ledger file {journal.path}: skipped a malformed row",
-                        LedgerWarning,
-                        stacklevel=4,
-                    )
-                    continue
-                uid = event.get("uid")
-                if not isinstance(uid, str):  # a file written before rows had ids: a stable one
-                    digest = hashlib.sha1(json.dumps(event, sort_keys=True).encode()).hexdigest()
-                    seen[digest] = seen.get(digest, -1) + 1
-                    uid = f"{digest}-{seen[digest]}"
-                self._take_row(uid, row, event.get("base_url"), stored=stored)
-            elif isinstance(event.get("id"), str):
-                self._apply_update(
-                    event["id"],
-                    str(event.get("status")),
-                    event.get("seconds"),
-                    event.get("error_message"),
-                    float(event.get("time") or 0.0) or None,
-                )
-
-    def _take_row(self, uid: str, row: LedgerRow, base_url: Optional[str], *, stored: bool) -> bool:
-        """Add a row from a file, a database or another ledger unless it is already here."""
-        if uid in self._by_uid:
-            return False
-        if row.kind in JOB_KINDS and row.id is not None and row.id in self._jobs:
-            self._by_uid[uid] = self._jobs[row.id]  # the same job under another id
-            return False
-        self._add_row(row, uid)
-        if base_url and row.id is not None:
-            self._base_urls[row.id] = base_url
-        if not stored:
-            self._forget_on_disk(uid, row)
-        return True
-
-    def _forget_on_disk(self, uid: str, row: LedgerRow) -> None:
-        self._memory_uids.add(uid)
-        if row.kind in JOB_KINDS and row.id is not None:
-            self._local_jobs.add(row.id)
-
-    def _memory_rows(self) -> list[tuple[str, LedgerRow, Optional[str]]]:
-        return [
-            (uid, row, self._base_urls.get(row.id) if row.id is not None else None)
-            for uid, row in zip(self._uids, self._rows)
-            if uid in self._memory_uids
-        ]
 
     @staticmethod
     def _valid_budget(budget: Optional[float]) -> Optional[float]:
@@ -301,169 +233,13 @@ class Ledger:
     ) -> None:
         """A job reached ``status``. Idempotent; the first terminal state wins."""
         now = time.time()
-        status = _STATUS_ALIASES.get(status, status)
+        status = STATUS_ALIASES.get(status, status)
         with self._lock:
             self._sync()
             changed = self._apply_update(job_id, status, seconds, error_message, now)
             if changed and job_id not in self._local_jobs:
-                self._write("update", _update_event(job_id, status, seconds, error_message, now))
+                self._write("update", update_event(job_id, status, seconds, error_message, now))
         self._maybe_warn()
-
-    def pending_jobs(self, base_url: Optional[str] = None) -> list[dict[str, Any]]:
-        """Jobs whose end this ledger has not seen (oldest first): what a restart resumes.
-
-        Each is ``{"id", "kind", "model", "base_url", "status", "time", "offline"}``
-        (``base_url`` is None when the client did not say); ``base_url=`` keeps
-        the jobs started on that gateway.
-        """
-        wanted = base_url.rstrip("/") if base_url else None
-        with self._lock:
-            self._sync()
-            out = [
-                {
-                    "id": job_id,
-                    "kind": row.kind,
-                    "model": row.model,
-                    "base_url": self._base_urls.get(job_id),
-                    "status": row.status,
-                    "time": row.time,
-                    "offline": row.offline,
-                }
-                for job_id, row in self._jobs.items()
-                if row.status not in TERMINAL_STATES
-            ]
-        if wanted is not None:
-            out = [job for job in out if (job["base_url"] or "").rstrip("/") == wanted]
-        return sorted(out, key=lambda job: job["time"])
-
-    @contextlib.contextmanager
-    def batch(self) -> Iterator["Ledger"]:
-        """Write every row recorded inside the block in one transaction, at its end."""
-        with self._lock:
-            self._batch_depth += 1
-        try:
-            yield self
-        finally:
-            with self._lock:
-                self._batch_depth -= 1
-                if self._batch_depth == 0:
-                    self._flush()
-
-    def close(self) -> None:
-        """Close the database connection (a later use reopens it)."""
-        with self._lock:
-            self._flush()
-            if self._db is not None:
-                self._db.close()
-                self._closed, self._db = self._db.path, None
-
-    # -------------------------------------------------------------- storage
-
-    def _stores(self, row: LedgerRow) -> bool:
-        """Whether ``row`` goes to a file: the default ledger keeps offline rows in memory."""
-        if self._offline_in_memory and row.offline:
-            return False
-        self._reopen()
-        if self._lazy and self._db is None:
-            self._attach(create=True)
-        return self._db is not None or self._journal is not None
-
-    def _reopen(self) -> None:
-        if self._closed is not None and self._db is None:
-            path, self._closed = self._closed, None
-            self._open_database(path)
-
-    def _open_database(self, path: Any) -> None:
-        from gatewaykit.costs.database import LedgerDatabase
-
-        self._db = LedgerDatabase(path, fsync=bool(self._fsync))
-        if self._budget_given:
-            self._db.set_budget(self._budget)
-        self._sync(force=True)
-
-    def _attach(self, *, create: bool) -> None:
-        """Open the per-user database (under the lock); on failure stay in memory, once warned."""
-        path = user_ledger_path()
-        if path is None:
-            self._lazy = False
-            return
-        if not create and not path.exists():
-            return
-        try:
-            self._open_database(path)
-        except Exception as exc:  # noqa: BLE001 - a broken ledger file never stops a request
-            self._db, self._lazy = None, False
-            warnings.warn(
-                f"{exc}; this kernel's ledger stays in memory "
-                f"(set Ledger(path=...) or the GATEWAYKIT_LEDGER_PATH environment variable)",
-                LedgerWarning,
-                stacklevel=4,
-            )
-
-    def _sync(self, *, force: bool = False) -> None:
-        """Apply what other processes committed to the database since the last read (under the lock)."""
-        self._reopen()
-        if self._lazy and self._db is None:
-            self._attach(create=False)
-        db = self._db
-        if db is None:
-            return
-        from gatewaykit.costs.database import LedgerDatabaseError
-
-        if db.backlog and not self._batch_depth:
-            with contextlib.suppress(Exception):
-                db.write()
-        try:
-            changes = db.poll(force=force)
-        except LedgerDatabaseError as exc:
-            warnings.warn(f"{exc}; showing the rows read so far", LedgerWarning, stacklevel=4)
-            return
-        if changes is None:
-            return
-        rows, updates = changes
-        for uid, row, base_url in rows:
-            self._take_row(uid, row, base_url, stored=True)
-        for event in updates:
-            status = _STATUS_ALIASES.get(event["status"], event["status"])
-            self._apply_update(event["id"], status, event["seconds"], event["error_message"], event["time"])
-        self._budget = db.budget
-
-    def _write(self, what: str, item: Any) -> None:
-        """Send one row or update to the file (under the lock); batched inside ``batch()``."""
-        self._batched.append((what, item))
-        if not self._batch_depth:
-            self._flush()
-
-    def _flush(self) -> None:
-        batched, self._batched = self._batched, []
-        if not batched:
-            return
-        if self._journal is not None:
-            self._persist([_journal_event(what, item) for what, item in batched])
-        elif self._db is not None:
-            rows = [item for what, item in batched if what == "row"]
-            updates = [item for what, item in batched if what == "update"]
-            try:
-                self._db.write(rows, updates)
-            except Exception as exc:  # noqa: BLE001 - never lose the user's result over the ledger file
-                warnings.warn(
-                    f"could not write to the ledger database {self._db.path}: {exc}; "
-                    f"{self._db.backlog} change(s) kept and retried with the next write",
-                    LedgerWarning,
-                    stacklevel=5,
-                )
-
-    def _persist(self, events: list[dict[str, Any]]) -> None:
-        if self._journal is None:
-            return
-        try:
-            self._journal.append(events)
-        except OSError as exc:  # never lose the user's result over the ledger file
-            warnings.warn(
-                f"could not write the ledger file {self._journal.path}: {exc}",
-                LedgerWarning,
-                stacklevel=4,
-            )
 
     # -------------------------------------------------------------- internals
 
@@ -672,126 +448,6 @@ class Ledger:
                 self._db.clear()
         self._warned = False
 
-    def reload(self) -> None:
-        """Re-read the file or database from the start (JSONL: to see other kernels' rows)."""
-        if self._journal is not None:
-            self._replay()
-            return
-        self._reopen()
-        if self._db is None and not self._lazy:
-            raise ValueError("this ledger has no path= to reload from")
-        with self._lock:
-            kept = self._memory_rows()
-            self._reset()
-            for uid, row, base_url in kept:
-                self._take_row(uid, row, base_url, stored=False)
-            if self._db is not None:
-                self._db.rewind()
-            self._sync(force=True)
-        self._maybe_warn()
-
-    # --------------------------------------------------- sharing between processes
-
-    def _snapshot(self) -> list[tuple[str, LedgerRow, Optional[str]]]:
-        """Copies of every row with its id and base URL (after a live read)."""
-        with self._lock:
-            self._sync()
-            return [
-                (uid, LedgerRow.from_json(row.to_json()), self._base_urls.get(row.id) if row.id else None)
-                for uid, row in zip(self._uids, self._rows)
-            ]
-
-    def merge(self, *others: "Ledger") -> "Ledger":
-        """Add the rows of other ledgers (say, from worker processes) that this one lacks.
-
-        A row already here (same id) is skipped; a job another ledger saw end is
-        ended here too. Returns this ledger.
-        """
-        for other in others:
-            if other is self:
-                continue
-            items = other._snapshot()
-            with self._lock:
-                self._sync()
-                for uid, row, base_url in items:
-                    self._merge_row(uid, row, base_url)
-                self._flush()
-        self._maybe_warn()
-        return self
-
-    def _merge_row(self, uid: str, row: LedgerRow, base_url: Optional[str]) -> None:
-        mine = self._by_uid.get(uid)
-        if mine is None and row.kind in JOB_KINDS and row.id is not None:
-            mine = self._jobs.get(row.id)
-        if mine is None:
-            stored = self._stores(row)
-            if self._take_row(uid, row, base_url, stored=stored) and stored:
-                self._write("row", (uid, row, base_url))
-            return
-        if mine.kind in JOB_KINDS and mine.id is not None and row.status in TERMINAL_STATES:
-            when = row.finished_time
-            if self._apply_update(mine.id, row.status, row.seconds, row.error_message, when):
-                if mine.id not in self._local_jobs:
-                    self._write("update", _update_event(mine.id, row.status, row.seconds, row.error_message, when))
-
-    @classmethod
-    def merged(cls, ledgers: Iterable["Ledger"], **options: Any) -> "Ledger":
-        """A new ledger (in memory unless ``path=`` is given) holding the rows of all ``ledgers``."""
-        options.setdefault("path", None)
-        return cls(**options).merge(*ledgers)
-
-    def to_jsonl(self, path: Union[str, os.PathLike]) -> None:
-        """Export every row (current state, with its id) as JSON Lines; ``from_jsonl`` reads it back."""
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(target.name + ".partial")
-        with partial.open("w", encoding="utf-8") as file:
-            for item in self._snapshot():
-                file.write(json.dumps(_journal_event("row", item), separators=(",", ":")) + "\n")
-        os.replace(partial, target)
-
-    @classmethod
-    def from_jsonl(cls, path: Union[str, os.PathLike], **options: Any) -> "Ledger":
-        """A ledger (in memory unless ``path=`` is given) holding the rows of a JSONL file."""
-        if not Path(path).exists():
-            raise FileNotFoundError(f"no ledger file at {path}")
-        options.setdefault("path", None)
-        ledger = cls(**options)
-        with ledger._lock:
-            ledger._load_journal(Journal(path, fsync=False), stored=False)
-        return ledger._store_all()
-
-    def _store_all(self) -> "Ledger":
-        """Write the in-memory rows to this ledger's file (after ``from_jsonl(..., path=...)``)."""
-        with self._lock:
-            for uid, row, base_url in self._memory_rows():
-                if self._stores(row):
-                    self._memory_uids.discard(uid)
-                    self._local_jobs.discard(row.id)
-                    self._write("row", (uid, row, base_url))
-            self._flush()
-        return self
-
-    def __reduce__(self):
-        with self._lock:
-            self._sync()
-            self._reopen()
-            if self._db is not None:
-                where: Any = str(self._db.path)
-            elif self._journal is not None:
-                where = str(self._journal.path)
-            else:
-                where = USER_LEDGER if self._lazy else None
-            state = {
-                "path": where,
-                "prices": dict(self._prices._prices),
-                "fsync": self._fsync,
-                "offline_in_memory": self._offline_in_memory,
-                "budget": self._budget if self._db is None else None,
-                "rows": [(uid, row.to_json(), base_url) for uid, row, base_url in self._memory_rows()],
-            }
-        return (_unpickle_ledger, (state,))
-
     # ---------------------------------------------------------- pandas views
 
     def to_pandas(self):
@@ -847,35 +503,6 @@ class Ledger:
 
     def _repr_html_(self) -> str:
         return self._repr_mimebundle_().get("text/html", "")
-
-
-def _update_event(job_id: str, status: str, seconds: Any, error_message: Optional[str], when: Any) -> dict:
-    event = {"id": job_id, "status": status, "time": when}
-    if seconds is not None:
-        event["seconds"] = seconds
-    if error_message is not None:
-        event["error_message"] = error_message
-    return event
-
-
-def _journal_event(what: str, item: Any) -> dict[str, Any]:
-    if what == "update":
-        return {"event": "update", **item}
-    uid, row, base_url = item
-    event = {"event": "row", "uid": uid, **row.to_json()}
-    if base_url:
-        event["base_url"] = base_url
-    return event
-
-
-def _unpickle_ledger(state: dict[str, Any]) -> "Ledger":
-    """A pickled ledger: the same database or file, plus the rows it kept in memory."""
-    ledger = Ledger(path=state["path"], prices=state["prices"], fsync=state["fsync"], budget=state["budget"])
-    with ledger._lock:
-        ledger._offline_in_memory = state["offline_in_memory"]
-        for uid, data, base_url in state["rows"]:
-            ledger._take_row(uid, LedgerRow.from_json(data), base_url, stored=False)
-    return ledger
 
 
 _COLUMN_GETTERS = tuple((name, operator.attrgetter(name)) for name in _rows.COLUMNS)
