@@ -44,10 +44,10 @@ import contextvars
 import itertools
 import math
 import operator
+import secrets
 import sys
 import threading
 import time
-import uuid
 import warnings
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Union
@@ -105,7 +105,7 @@ class Ledger(LedgerStorage, LedgerSharing):
         self._budget_given = budget is not None
         self._fsync = fsync
         self._warned = False
-        self._uid_prefix = uuid.uuid4().hex
+        self._uid_prefix = secrets.token_urlsafe(12)  # 96 random bits: unique across processes
         self._uid_numbers = itertools.count()
         self._batch_depth = 0
         self._batched: list[tuple[str, Any]] = []

@@ -83,16 +83,24 @@ class LedgerStorage:
             self._forget_on_disk(uid, row)
         return True
 
+    def _memory_only(self) -> bool:
+        """True when this ledger has no file and never will (``path=None``): every row is in memory."""
+        return self._db is None and self._journal is None and self._closed is None and not self._lazy
+
     def _forget_on_disk(self, uid: str, row: LedgerRow) -> None:
+        if self._memory_only():
+            return  # no need to remember which rows: all of them
         self._memory_uids.add(uid)
         if row.kind in JOB_KINDS and row.id is not None:
             self._local_jobs.add(row.id)
 
     def _memory_rows(self) -> list[tuple[str, LedgerRow, Optional[str]]]:
+        """The rows in no file (all of them for a memory-only ledger), with their ids and base URLs."""
+        everything = self._memory_only()
         return [
             (uid, row, self._base_urls.get(row.id) if row.id is not None else None)
             for uid, row in zip(self._uids, self._rows)
-            if uid in self._memory_uids
+            if everything or uid in self._memory_uids
         ]
 
     @contextlib.contextmanager
@@ -229,10 +237,10 @@ class LedgerStorage:
         if self._journal is not None:
             self._replay()
             return
-        self._reopen()
-        if self._db is None and not self._lazy:
-            raise ValueError("this ledger has no path= to reload from")
         with self._lock:
+            self._reopen()
+            if self._db is None and not self._lazy:
+                raise ValueError("this ledger has no path= to reload from")
             kept = self._memory_rows()
             self._reset()
             for uid, row, base_url in kept:
