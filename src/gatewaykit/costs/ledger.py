@@ -3,8 +3,9 @@
 A client hands each outcome to its ledger (the sink protocol in
 :mod:`gatewaykit.costs.records`); the ledger keeps one plain row per request
 or job and builds DataFrames only when asked. Every method is thread-safe (one
-``threading.Lock``, never held across I/O other than the optional file append)
-and safe from asyncio code (nothing awaits).
+``threading.Lock``, held across no I/O but the ledger's own file: a JSONL
+append, or a SQLite read or commit, tens of microseconds unless another
+process holds the database's lock) and safe from asyncio code (nothing awaits).
 
 Behaviours worth knowing:
 
@@ -35,6 +36,9 @@ Behaviours worth knowing:
 - Every row has a stable unique id, so ``merge`` never duplicates a row; a
   ledger pickles as its path (plus its in-memory rows). ``clear()`` forgets
   the rows seen so far (the file keeps them) unless ``clear(persisted=True)``.
+- ``pending_jobs()`` lists the jobs whose end was never seen (id, kind, model,
+  base URL: what a restarted kernel needs to resume them; never the key).
+- ``with ledger.batch():`` writes the rows recorded inside in one transaction.
 """
 
 from __future__ import annotations
