@@ -221,3 +221,32 @@ def test_a_closed_ledger_reopens_on_next_use(tmp_path, records):
     ledger.close()
     ledger.record(records.image_ok(cost=0.2))
     assert len(ledger) == 2 and Ledger(path=path).total_cost == pytest.approx(0.3)
+
+
+def test_env_path_to_a_jsonl_file_keeps_the_journal_format(tmp_path, monkeypatch, records):
+    """GATEWAYKIT_LEDGER_PATH ending in .jsonl makes the default ledger a JSONL journal."""
+    path = tmp_path / "costs.jsonl"
+    monkeypatch.setenv("GATEWAYKIT_LEDGER_PATH", str(path))
+    Ledger().record(records.chat_ok(cost=0.4))
+    assert '"event":"row"' in path.read_text() and Ledger().total_cost == 0.4
+
+
+def _record_in_child(ledger: Ledger) -> None:
+    import os
+
+    ledger.record(CostRecord("chat", "chat-mini", "ok", id="child", usage={"cost": {"total_cost": 0.2}}))
+    if ledger._db.pid != os.getpid():  # SQLite forbids using a connection across fork()
+        raise SystemExit(3)
+
+
+def test_a_forked_child_uses_its_own_connection(tmp_path, records):
+    """A ledger inherited through fork() reopens the database in the child; the parent sees the row."""
+    import multiprocessing
+
+    ledger = Ledger(path=tmp_path / "ledger.sqlite")
+    ledger.record(records.chat_ok(cost=0.1))
+    child = multiprocessing.get_context("fork").Process(target=_record_in_child, args=(ledger,))
+    child.start()
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert len(ledger) == 2 and ledger.total_cost == pytest.approx(0.3)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import operator
+import os
 import sqlite3
 import sys
 from dataclasses import fields
@@ -71,6 +72,7 @@ class LedgerDatabase:
 
     def __init__(self, path: Any, *, fsync: bool = False) -> None:
         self.path = Path(path)
+        self.pid = os.getpid()  # a connection is never used across fork()
         self._backlog_rows: list[StoredRow] = []
         self._backlog_updates: list[StoredUpdate] = []
         self._row_seq = 0

@@ -14,14 +14,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import warnings
 from typing import Any, Iterator, Optional
 
 from gatewaykit.costs.journal import Journal, LedgerWarning
-from gatewaykit.costs.location import user_ledger_path
+from gatewaykit.costs.location import is_journal, user_ledger_path
 from gatewaykit.costs.rows import JOB_KINDS, LedgerRow
 
 __all__ = ["LedgerStorage", "STATUS_ALIASES", "journal_event", "update_event"]
+
+_INHERITED: list[Any] = []  # database connections a forked child inherited (kept, unused)
 
 # DELETE of an unfinished video answers "cancelled or deleted" (spec); both mean never charged.
 STATUS_ALIASES = {"canceled": "cancelled", "deleted": "cancelled"}
@@ -131,11 +134,16 @@ class LedgerStorage:
         if self._offline_in_memory and row.offline:
             return False
         self._reopen()
-        if self._lazy and self._db is None:
+        if self._lazy:
             self._attach(create=True)
         return self._db is not None or self._journal is not None
 
     def _reopen(self) -> None:
+        """Open the database again after ``close()``, or in a forked child (never share a connection)."""
+        db = self._db
+        if db is not None and db.pid != os.getpid():
+            _INHERITED.append(db)  # the parent's connection: never used, never closed here
+            self._db, self._closed = None, db.path
         if self._closed is not None and self._db is None:
             path, self._closed = self._closed, None
             self._open_database(path)
@@ -150,6 +158,8 @@ class LedgerStorage:
 
     def _attach(self, *, create: bool) -> None:
         """Open the per-user database (under the lock); on failure stay in memory, once warned."""
+        if self._db is not None or self._journal is not None:
+            return
         path = user_ledger_path()
         if path is None:
             self._lazy = False
@@ -157,9 +167,13 @@ class LedgerStorage:
         if not create and not path.exists():
             return
         try:
-            self._open_database(path)
+            if is_journal(path):
+                self._journal = Journal(path, fsync=self._fsync is not False)
+                self._load_journal(self._journal, stored=True)
+            else:
+                self._open_database(path)
         except Exception as exc:  # noqa: BLE001 - a broken ledger file never stops a request
-            self._db, self._lazy = None, False
+            self._db, self._journal, self._lazy = None, None, False
             warnings.warn(
                 f"{exc}; this kernel's ledger stays in memory "
                 f"(set Ledger(path=...) or the GATEWAYKIT_LEDGER_PATH environment variable)",
@@ -170,7 +184,7 @@ class LedgerStorage:
     def _sync(self, *, force: bool = False) -> None:
         """Apply what other processes committed to the database since the last read (under the lock)."""
         self._reopen()
-        if self._lazy and self._db is None:
+        if self._lazy:
             self._attach(create=False)
         db = self._db
         if db is None:
