@@ -209,3 +209,23 @@ def test_a_locked_database_defers_the_write_and_retries(tmp_path, records, monke
     holder.close()
     ledger.record(CostRecord("chat", "chat-mini", "ok", id="second", usage={"cost": {"total_cost": 0.2}}))
     assert Ledger(path=path).total_cost == pytest.approx(0.3)
+
+
+def _worker_ledger(start: int) -> Ledger:
+    """A worker process's own in-memory ledger, returned (pickled) to the parent."""
+    ledger = Ledger(path=None)
+    for i in range(start, start + 50):
+        ledger.record(CostRecord("chat", "chat-mini", "ok", id=f"c{i}", usage={"cost": {"total_cost": 0.01}}))
+    return ledger
+
+
+@pytest.mark.slow
+def test_ledgers_from_spawned_workers_merge_without_duplicates():
+    """Ledgers built in spawned worker processes come back pickled and merge into one, each row once."""
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        parts = pool.map(_worker_ledger, [0, 50, 100])
+    merged = Ledger.merged(parts + parts)
+    assert len(merged) == 150 and len({row["id"] for row in merged.rows}) == 150
+    assert merged.total_cost == pytest.approx(1.5)

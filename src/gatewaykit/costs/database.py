@@ -71,7 +71,7 @@ class LedgerDatabase:
     """One connection to one ledger database; callers serialise access (the ledger's lock)."""
 
     def __init__(self, path: Any, *, fsync: bool = False) -> None:
-        self.path = Path(path)
+        self.path = Path(path).expanduser().absolute()  # a pickled ledger reopens it from any cwd
         self.pid = os.getpid()  # a connection is never used across fork()
         self._backlog_rows: list[StoredRow] = []
         self._backlog_updates: list[StoredUpdate] = []

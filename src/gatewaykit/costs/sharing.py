@@ -140,7 +140,7 @@ class LedgerSharing:
             if self._db is not None:
                 where: Any = str(self._db.path)
             elif self._journal is not None:
-                where = str(self._journal.path)
+                where = os.path.abspath(self._journal.path)
             else:
                 where = USER_LEDGER if self._lazy else None
             state = {
