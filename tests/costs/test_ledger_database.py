@@ -250,3 +250,17 @@ def test_a_forked_child_uses_its_own_connection(tmp_path, records):
     child.join(timeout=60)
     assert child.exitcode == 0
     assert len(ledger) == 2 and ledger.total_cost == pytest.approx(0.3)
+
+
+def test_the_database_never_holds_the_key(tmp_path, emulator, keys):
+    """After a chat and a video job through a real client, the key is in no byte of the database files."""
+    import gatewaykit as gk
+
+    ledger = Ledger(path=tmp_path / "ledger.sqlite")
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, ledger=ledger) as client:
+        client.chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "hi"}])
+        client.videos.create(model="video-tiers", prompt="waves", duration=4).wait(timeout=60)
+    ledger.close()
+    files = list(tmp_path.glob("ledger.sqlite*"))
+    assert len(Ledger(path=tmp_path / "ledger.sqlite")) == 2
+    assert all(keys.acme.encode() not in path.read_bytes() for path in files)
