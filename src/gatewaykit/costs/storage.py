@@ -133,10 +133,9 @@ class LedgerStorage:
         """Whether ``row`` goes to a file: the default ledger keeps offline rows in memory."""
         if self._offline_in_memory and row.offline:
             return False
-        self._reopen()
         if self._lazy:
             self._attach(create=True)
-        return self._db is not None or self._journal is not None
+        return self._db is not None or self._journal is not None or self._closed is not None
 
     def _reopen(self) -> None:
         """Open the database again after ``close()``, or in a forked child (never share a connection)."""
@@ -219,6 +218,7 @@ class LedgerStorage:
         batched, self._batched = self._batched, []
         if not batched:
             return
+        self._reopen()
         if self._journal is not None:
             self._persist([journal_event(what, item) for what, item in batched])
         elif self._db is not None:
