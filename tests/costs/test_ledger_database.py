@@ -264,3 +264,12 @@ def test_the_database_never_holds_the_key(tmp_path, emulator, keys):
     files = list(tmp_path.glob("ledger.sqlite*"))
     assert len(Ledger(path=tmp_path / "ledger.sqlite")) == 2
     assert all(keys.acme.encode() not in path.read_bytes() for path in files)
+
+
+def test_a_closed_default_ledger_reopens_the_same_database(user_db, records):
+    """close() on the default ledger, then a record: the row lands in the same per-user database."""
+    ledger = Ledger()
+    ledger.record(records.chat_ok(cost=0.1))
+    ledger.close()
+    ledger.record(records.chat_ok(cost=0.2))
+    assert ledger.path == user_db and Ledger(path=user_db).total_cost == pytest.approx(0.3)

@@ -157,7 +157,7 @@ class LedgerStorage:
 
     def _attach(self, *, create: bool) -> None:
         """Open the per-user database (under the lock); on failure stay in memory, once warned."""
-        if self._db is not None or self._journal is not None:
+        if self._db is not None or self._journal is not None or self._closed is not None:
             return
         path = user_ledger_path()
         if path is None:
