@@ -273,3 +273,10 @@ def test_a_closed_default_ledger_reopens_the_same_database(user_db, records):
     ledger.close()
     ledger.record(records.chat_ok(cost=0.2))
     assert ledger.path == user_db and Ledger(path=user_db).total_cost == pytest.approx(0.3)
+
+
+def test_replayed_rows_stay_in_memory_by_default(user_db, records):
+    """Rows replayed from a cassette (nothing sent) create no file in the default ledger."""
+    ledger = Ledger()
+    ledger.record(records.chat_ok(cost=0.3, replayed=True))
+    assert not user_db.exists() and len(ledger) == 1 and ledger.rows[0]["cost_source"] == "replayed"

@@ -48,7 +48,7 @@ import contextvars
 import itertools
 import math
 import operator
-import secrets
+import os
 import sys
 import threading
 import time
@@ -109,7 +109,7 @@ class Ledger(LedgerStorage, LedgerSharing):
         self._budget_given = budget is not None
         self._fsync = fsync
         self._warned = False
-        self._uid_prefix = secrets.token_urlsafe(12)  # 96 random bits: unique across processes
+        self._uid_prefix = os.urandom(12).hex()  # 96 random bits: unique across processes
         self._uid_numbers = itertools.count()
         self._batch_depth = 0
         self._batched: list[tuple[str, Any]] = []

@@ -6,7 +6,8 @@ per-user SQLite database, ``ledger.sqlite`` in
 ``GATEWAYKIT_LEDGER_PATH`` environment variable (``memory`` or an empty value
 keeps every ledger in memory). Nothing is resolved, read or created at import:
 the database is opened the first time the ledger is used and the file exists,
-and created the first time a row from a real (not offline) gateway arrives.
+and created the first time a row from a real gateway arrives (not an offline
+row, nor one replayed from a cassette: those stay in memory).
 
 ``Ledger(path=None)`` stays in memory; ``path="x.sqlite"`` (any name but
 ``.jsonl``) is a SQLite database; ``path="x.jsonl"`` is a JSON Lines journal.

@@ -20,7 +20,7 @@ from typing import Any, Iterator, Optional
 
 from gatewaykit.costs.journal import Journal, LedgerWarning
 from gatewaykit.costs.location import is_journal, user_ledger_path
-from gatewaykit.costs.rows import JOB_KINDS, LedgerRow
+from gatewaykit.costs.rows import JOB_KINDS, REPLAYED, LedgerRow
 
 __all__ = ["LedgerStorage", "STATUS_ALIASES", "journal_event", "update_event"]
 
@@ -130,8 +130,8 @@ class LedgerStorage:
     # -------------------------------------------------------------- storage
 
     def _stores(self, row: LedgerRow) -> bool:
-        """Whether ``row`` goes to a file: the default ledger keeps offline rows in memory."""
-        if self._offline_in_memory and row.offline:
+        """Whether ``row`` goes to a file: the default ledger keeps offline and replayed rows in memory."""
+        if self._offline_in_memory and (row.offline or row.cost_source == REPLAYED):
             return False
         if self._lazy:
             self._attach(create=True)
