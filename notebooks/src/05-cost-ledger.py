@@ -98,7 +98,7 @@ sorted(path.name for path in folder.iterdir())
 # %%
 VIDEO = client.models.pick("video", ["resolution"])
 prices = {VIDEO: {"per_second": {"480p": 0.05, "720p": 0.10, "1080p": 0.25}}}  # your price list, USD
-careful = gk.Ledger(budget=0.50, prices=prices)
+careful = gk.Ledger(budget=0.50, prices=prices, path=None)  # in memory: a budget for this demo only
 careful_client = gk.Client(ledger=careful)
 try:
     careful_client.videos.create(model=VIDEO, prompt="an expensive epic", duration=8, resolution="1080p")
