@@ -38,7 +38,7 @@ from gatewaykit.notebook.playground_fields import (
 
 __all__ = ["HTMLWidgetSink", "Playground", "PlaygroundUnavailable", "playground", "unavailable_reason"]
 
-WIDGET_FALLBACK = "(The playground is an ipywidgets form: open this notebook in Jupyter with the kernel running.)"
+WIDGET_FALLBACK = "(The playground is an ipywidgets form: run this cell in Jupyter, with its kernel, to show it.)"
 _counter = itertools.count(1)
 
 
