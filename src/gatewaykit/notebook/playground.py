@@ -20,101 +20,26 @@ text says how to get the widgets.
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 from typing import Any, Optional
 
 from gatewaykit.errors import GatewayError, JobFailedError, JobTimeoutError
 from gatewaykit.notebook import html as views
 from gatewaykit.notebook import style
-from gatewaykit.notebook.playground_fields import (
-    FieldSpec,
-    build_request,
-    check_request,
-    fields_for,
-    length_text,
-    models_by_kind,
-    skipped_parameters,
+from gatewaykit.notebook.playground_fields import build_request, check_request, fields_for, models_by_kind, skipped_parameters
+from gatewaykit.notebook.playground_widgets import (
+    LABEL_STYLE,
+    HTMLWidgetSink,
+    PlaygroundUnavailable,
+    field_widget,
+    unavailable_reason,
 )
 
-__all__ = ["HTMLWidgetSink", "Playground", "PlaygroundUnavailable", "playground", "unavailable_reason"]
+__all__ = ["Playground", "playground"]
 
 WIDGET_FALLBACK = "(The playground is an ipywidgets form: run this cell in Jupyter, with its kernel, to show it.)"
 _counter = itertools.count(1)
-
-
-class HTMLWidgetSink:
-    """A display sink (``show``/``update``) that writes each bundle's HTML into an ``HTML`` widget."""
-
-    def __init__(self, widget: Any) -> None:
-        self.widget = widget
-
-    def show(self, bundle: dict[str, Any]) -> None:
-        html = bundle.get("text/html")
-        self.widget.value = html if html is not None else f"<pre>{style.esc(bundle.get('text/plain', ''))}</pre>"
-
-    update = show
-
-
-class PlaygroundUnavailable:
-    """What :func:`playground` returns where widgets cannot work: a message saying how to get them."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-    def __repr__(self) -> str:
-        return self.reason
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        html = f'<div class="gk-playground-unavailable" style="{style.BOX}">{style.esc(self.reason)}</div>'
-        return {"text/plain": self.reason, "text/html": html}
-
-
-def unavailable_reason() -> Optional[str]:
-    """Why the widgets cannot show here (no ipywidgets, no kernel), or None when they can."""
-    from gatewaykit.notebook.kernel import in_kernel
-
-    try:
-        import ipywidgets  # noqa: F401
-    except ImportError:
-        return ("The playground needs ipywidgets: pip install 'gatewaykit[notebook]' (or pip install ipywidgets), "
-                "restart the kernel, and run gk.playground() again.")  # fmt: skip
-    if not in_kernel():
-        return ("The playground is an interactive form: run gk.playground() in a Jupyter notebook "
-                "(JupyterLab, Notebook 7, VS Code, Colab) or as an app: voila notebooks/09-playground.ipynb.")  # fmt: skip
-    return None
-
-
-def _field_widget(field: FieldSpec, widgets: Any) -> tuple[Any, Any]:
-    """(the value widget, what to lay out) for one field spec."""
-    common = dict(description=field.label, style={"description_width": "120px"})
-    if field.widget == "textarea":
-        area = widgets.Textarea(value=field.default or "", rows=4 if field.name != "system" else 2,
-                                layout=widgets.Layout(width="95%"), **common)  # fmt: skip
-        counter = widgets.HTML(layout=widgets.Layout(margin="0 0 0 124px"))
-        counter.add_class("gk-playground-count")
-
-        def count(_change: Any = None) -> None:
-            text, over = area.value, field.max_length is not None and len(area.value) > field.max_length
-            color = "color:#b00020" if over else style.MUTED
-            counter.value = f'<span style="{color};font-size:0.85em">{style.esc(length_text(text, field.max_length))}</span>'
-
-        area.observe(count, names="value")
-        count()
-        return area, widgets.VBox([area, counter])
-    if field.widget == "dropdown":
-        widget = widgets.Dropdown(options=[(str(v), v) for v in field.options], value=field.default, **common)
-    elif field.widget == "checkbox":
-        widget = widgets.Checkbox(value=bool(field.default), **common)
-    elif field.widget == "int_slider":
-        widget = widgets.IntSlider(value=field.default, min=field.low, max=field.high, step=field.step,
-                                   continuous_update=False, **common)  # fmt: skip
-    elif field.widget == "bounded_int":
-        widget = widgets.BoundedIntText(value=field.default, min=field.low, max=field.high, step=field.step, **common)
-    else:
-        widget = widgets.FloatSlider(value=field.default, min=field.low, max=field.high, step=field.step,
-                                     continuous_update=False, **common)  # fmt: skip
-    widget.add_class(f"gk-field-{field.name}")
-    return widget, widget
 
 
 class Playground:
@@ -126,13 +51,21 @@ class Playground:
         self.catalog = client.models.list()
         self.kinds = models_by_kind(self.catalog)
         first = next(iter(self.kinds))
-        self.kind_picker = widgets.ToggleButtons(options=list(self.kinds), value=first, description="Kind")
-        self.model_picker = widgets.Dropdown(options=self.kinds[first], value=self.kinds[first][0], description="Model")
+        self.kind_picker = widgets.ToggleButtons(options=list(self.kinds), value=first, style={"button_width": "80px"},
+                                                 layout=widgets.Layout(width="auto"))  # fmt: skip
+        # The label beside (not above) the buttons, lined up with the other fields' descriptions.
+        kind_label = widgets.HTML('<div style="text-align:right">Kind</div>', layout=widgets.Layout(width=LABEL_STYLE["description_width"]))
+        self.model_picker = widgets.Dropdown(options=self.kinds[first], value=self.kinds[first][0],
+                                             description="Model", style=LABEL_STYLE)  # fmt: skip
         self.form = widgets.VBox()
         self.message = widgets.HTML()
         self.message.add_class("gk-playground-message")
         self.run_button = widgets.Button(description="Run", button_style="primary", icon="play")
         self.run_button.add_class("gk-playground-run")
+        self.cancel_button = widgets.Button(description="Cancel", button_style="warning", icon="stop",
+                                            layout=widgets.Layout(display="none"))  # fmt: skip
+        self.cancel_button.add_class("gk-playground-cancel")
+        self.job: Any = None  # the job of the run in flight, if any
         self.result = widgets.HTML()
         self.result.add_class("gk-playground-result")
         self.cost = widgets.HTML()
@@ -145,8 +78,10 @@ class Playground:
         self.kind_picker.observe(self._kind_changed, names="value")
         self.model_picker.observe(lambda _change: self._rebuild(), names="value")
         self.run_button.on_click(self._clicked)
-        pickers = widgets.HBox([self.kind_picker, self.model_picker])
-        self.widget = widgets.VBox([pickers, self.form, self.message, self.run_button, self.cost, self.result])
+        self.cancel_button.on_click(self._cancel)
+        buttons = widgets.HBox([self.run_button, self.cancel_button])
+        kinds = widgets.HBox([kind_label, self.kind_picker])
+        self.widget = widgets.VBox([kinds, self.model_picker, self.form, self.message, buttons, self.cost, self.result])
         self.widget.add_class("gk-playground")
         self._rebuild()
         self._show_cost()
@@ -166,7 +101,7 @@ class Playground:
         entry = self.model
         self.values, rows = {}, []
         for field in fields_for(entry):
-            widget, row = _field_widget(field, self._widgets)
+            widget, row = field_widget(field, self._widgets)
             self.values[field.name] = widget
             widget.observe(self._changed, names="value")
             rows.append(row)
@@ -175,6 +110,9 @@ class Playground:
             note = f"Not in the playground: {', '.join(skipped)} (pass it to the client call in code)."
             rows.append(self._widgets.HTML(f'<span style="{style.MUTED};font-size:0.85em">{style.esc(note)}</span>'))
         self.form.children = rows
+        for name in self.form._dom_classes:
+            self.form.remove_class(name)
+        self.form.add_class("gk-form-" + re.sub(r"[^A-Za-z0-9_-]", "-", entry.id))  # which model the form is for
         self._touched = False
         self.message.value = ""
 
@@ -225,12 +163,10 @@ class Playground:
 
                     sink.show(mimebundle(self.client.images.generate(**request)))
                 else:
-                    from gatewaykit.notebook.jobs import wait_with_progress
-
                     create = self.client.videos.create if entry.kind == "video" else self.client.music.create
-                    job = create(**request)
+                    self.job = create(**request)
                     following_job = True
-                    wait_with_progress(job, sink=sink)
+                    self._follow(self.job, sink)
         except (JobFailedError, JobTimeoutError) as error:
             if not following_job:
                 sink.show({"text/html": views.render_error_html(error)})
@@ -238,7 +174,45 @@ class Playground:
             sink.show({"text/plain": str(error), "text/html": views.render_error_html(error)})
         finally:
             self.runs += 1
+            self.job = None
             self._finish()
+
+    def _follow(self, job: Any, sink: HTMLWidgetSink) -> None:
+        """``wait_with_progress`` with the playground's own Cancel button instead of the card's hint."""
+        from gatewaykit.notebook.cancel import cancellable
+        from gatewaykit.notebook.jobs import REPAINT_EVERY, JobProgress
+        from gatewaykit.notebook.kernel import start_thread
+
+        progress = JobProgress(job, sink=sink, buttons=False)
+        progress.cancel_hint = ""  # the Cancel button sits next to Run
+        progress.show()
+        if cancellable(job):
+            self.cancel_button.disabled, self.cancel_button.description = False, "Cancel"
+            self.cancel_button.layout.display = None
+        ticking = threading.Event()
+
+        def tick() -> None:  # the elapsed time moves between polls
+            while not ticking.wait(REPAINT_EVERY):
+                progress.paint()
+
+        start_thread(tick, name="gatewaykit-playground-clock")
+        try:
+            job.wait(on_update=progress.observe)
+        finally:
+            ticking.set()
+            self.cancel_button.layout.display = "none"
+            progress.observe(job)
+
+    def _cancel(self, _button: Any = None) -> None:
+        job, self.cancel_button.disabled = self.job, True
+        if job is None:
+            return
+        self.cancel_button.description = "Cancelling…"
+        try:
+            job.cancel()
+        except Exception as error:  # noqa: BLE001 - shown under the form, never raised into the front end
+            self.message.value = views.render_error_html(error)
+            self.cancel_button.disabled, self.cancel_button.description = False, "Cancel"
 
     def _finish(self) -> None:
         self._show_cost()
