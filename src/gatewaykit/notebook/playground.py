@@ -68,6 +68,7 @@ class Playground:
         self.job: Any = None  # the job of the run in flight, if any
         self.result = widgets.HTML()
         self.result.add_class("gk-playground-result")
+        self.result.add_class("jp-RenderedHTMLCommon")  # JupyterLab's (and Voilà's) styles for tables and code, as in outputs
         self.cost = widgets.HTML()
         self.cost.add_class("gk-playground-cost")
         self.values: dict[str, Any] = {}
