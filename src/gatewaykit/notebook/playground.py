@@ -7,7 +7,7 @@ kernel stays free, and a second click while a run is in flight is ignored)
 and shows the result with the notebook layer's own renderers, through a sink
 that writes into an ``HTML`` widget: chat streams live, images inline, jobs
 show their progress and then the player. The client's pre-send checks run on
-every change once the form was touched and again on Run; their message shows
+every change of a field and again on Run; their message shows
 under the form, never a traceback. Every row this playground adds to the
 client's ledger carries a tag of its own; the cost line sums those rows.
 
@@ -54,7 +54,8 @@ class Playground:
         self.kind_picker = widgets.ToggleButtons(options=list(self.kinds), value=first, style={"button_width": "80px"},
                                                  layout=widgets.Layout(width="auto"))  # fmt: skip
         # The label beside (not above) the buttons, lined up with the other fields' descriptions.
-        kind_label = widgets.HTML('<div style="text-align:right">Kind</div>', layout=widgets.Layout(width=LABEL_STYLE["description_width"]))
+        label_width = widgets.Layout(width=LABEL_STYLE["description_width"])
+        kind_label = widgets.HTML('<div style="text-align:right">Kind</div>', layout=label_width)
         self.model_picker = widgets.Dropdown(options=self.kinds[first], value=self.kinds[first][0],
                                              description="Model", style=LABEL_STYLE)  # fmt: skip
         self.form = widgets.VBox()
@@ -68,14 +69,14 @@ class Playground:
         self.job: Any = None  # the job of the run in flight, if any
         self.result = widgets.HTML()
         self.result.add_class("gk-playground-result")
-        self.result.add_class("jp-RenderedHTMLCommon")  # JupyterLab's (and Voilà's) styles for tables and code, as in outputs
+        self.result.add_class("jp-RenderedHTMLCommon")  # JupyterLab's (and Voilà's) styles for tables and code
         self.cost = widgets.HTML()
         self.cost.add_class("gk-playground-cost")
         self.values: dict[str, Any] = {}
         self.thread: Optional[threading.Thread] = None
         self.runs = 0
         self._lock = threading.Lock()
-        self._running = self._touched = False
+        self._running = False
         self.kind_picker.observe(self._kind_changed, names="value")
         self.model_picker.observe(lambda _change: self._rebuild(), names="value")
         self.run_button.on_click(self._clicked)
@@ -110,15 +111,15 @@ class Playground:
         if skipped:
             note = f"Not in the playground: {', '.join(skipped)} (pass it to the client call in code)."
             rows.append(self._widgets.HTML(f'<span style="{style.MUTED};font-size:0.85em">{style.esc(note)}</span>'))
-        self.form.children = rows
+        old, self.form.children = self.form.children, rows
+        for widget in old:
+            _close(widget)
         for name in self.form._dom_classes:
             self.form.remove_class(name)
         self.form.add_class("gk-form-" + re.sub(r"[^A-Za-z0-9_-]", "-", entry.id))  # which model the form is for
-        self._touched = False
         self.message.value = ""
 
     def _changed(self, _change: Any) -> None:
-        self._touched = True
         self.check()
 
     def request(self) -> dict[str, Any]:
@@ -244,6 +245,13 @@ class Playground:
         # Built by hand (not widget._repr_mimebundle_, which ipywidgets 7 lacks); both versions render view 2.0.
         view = {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}
         return {"text/plain": WIDGET_FALLBACK, "application/vnd.jupyter.widget-view+json": view}
+
+
+def _close(widget: Any) -> None:
+    """Close a widget and its children (their comms go away with the old form)."""
+    for child in getattr(widget, "children", ()):
+        _close(child)
+    widget.close()
 
 
 def playground(client: Any = None) -> Any:
