@@ -43,7 +43,8 @@ def executed(emulator, keys):
         "print(json.dumps({'message': pg.message.value, 'sent': len(client.ledger.rows) - before,"
         " 'disabled': pg.run_button.disabled, 'fields': list(pg.values)}))",
         f"pg.values['lyrics_prompt'].value = '{LYRICS}'\n"
-        "print(json.dumps({'message': pg.message.value}))",
+        "message = pg.message.value\npg.run_button.click(); assert pg.wait(60)\n"
+        "print(json.dumps({'message': message, 'result': pg.result.value}))",
         "pg.kind_picker.value = 'video'; pg.model_picker.value = 'video-tiers'\n"
         "pg.values['prompt'].value = 'waves at dusk'; pg.values['resolution'].value = '480p'\n"
         "pg.run_button.click(); assert pg.wait(60)\n"
@@ -87,18 +88,24 @@ def test_fixing_the_form_clears_the_message(executed):
     assert printed(executed.cells[3])["message"] == ""
 
 
+def test_music_run_ends_as_an_audio_player(executed):
+    """A song run shows the job's progress card and ends with the embedded audio player."""
+    result = printed(executed.cells[3])["result"]
+    assert 'data-status="completed"' in result and '<audio class="gk-audio" controls' in result
+
+
 def test_video_run_ends_as_a_player_and_counts_the_job(executed):
     """A video run ends as the embedded player; the cost line counts the job the gateway prices silently."""
     seen = printed(executed.cells[4])
     assert 'data-status="completed"' in seen["result"] and '<video class="gk-video" controls' in seen["result"]
-    assert "(2 runs)" in seen["cost"] and "1 job charged" in seen["cost"]
+    assert "(3 runs)" in seen["cost"] and "2 jobs charged" in seen["cost"]
 
 
 def test_chat_run_ends_as_the_static_answer(executed):
     """A chat run streams into the result area and ends as the static answer, tagged in the ledger."""
     seen = printed(executed.cells[5])
     assert 'class="gk-chat' in seen["result"] and "streaming…" not in seen["result"]
-    assert seen["rows"] == ["image.generate", "video", "chat.stream"]
+    assert seen["rows"] == ["image.generate", "music", "video", "chat.stream"]
 
 
 def test_without_ipywidgets_the_playground_says_how_to_get_them(executed):
@@ -114,3 +121,12 @@ def test_outside_a_kernel_the_playground_says_where_to_run_it():
 
     shown = gk.playground()
     assert "Jupyter notebook" in repr(shown) and "voila" in repr(shown)
+
+
+def test_an_async_client_is_refused_with_what_to_pass_instead(emulator, keys):
+    """gk.playground(AsyncClient) raises a TypeError naming gk.Client (checked before anything else)."""
+    import gatewaykit as gk
+
+    client = gk.AsyncClient(base_url=emulator.base_url, api_key=keys.acme)
+    with pytest.raises(TypeError, match=r"gk\.Client"):
+        gk.playground(client)

@@ -256,6 +256,10 @@ def _close(widget: Any) -> None:
 
 def playground(client: Any = None) -> Any:
     """The interactive playground (a :class:`Playground`), or a :class:`PlaygroundUnavailable` saying why not."""
+    from gatewaykit import AsyncClient, Client
+
+    if isinstance(client, AsyncClient):
+        raise TypeError("gk.playground() runs a synchronous client: pass gk.Client(...), not gk.AsyncClient")
     reason = unavailable_reason()
     if reason is not None:
         return PlaygroundUnavailable(reason)
@@ -264,8 +268,4 @@ def playground(client: Any = None) -> Any:
     from gatewaykit.notebook.cancel import enable_colab_widgets
 
     enable_colab_widgets()
-    if client is None:
-        from gatewaykit import Client
-
-        client = Client()
-    return Playground(client, ipywidgets)
+    return Playground(client if client is not None else Client(), ipywidgets)
