@@ -127,6 +127,7 @@ __all__ = [
     "image_part",
     "ledger",
     "load_ipython_extension",
+    "playground",
 ]
 
 
@@ -144,3 +145,14 @@ def load_ipython_extension(ipython: Any) -> None:
     from gatewaykit.notebook.magics import load_ipython_extension as _load
 
     _load(ipython)
+
+
+def playground(client: Any = None) -> Any:
+    """An interactive form over the catalog (model, parameters, Run, result, cost) for a notebook or Voilà.
+
+    ``client=None`` uses ``gk.Client()``. Needs ipywidgets in a kernel; elsewhere
+    it returns an object whose text says how to get them.
+    """
+    from gatewaykit.notebook.playground import playground as _playground
+
+    return _playground(client)
