@@ -34,6 +34,7 @@ import nbformat
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "src"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 STAMP = "gatewaykit"  # notebook metadata key: {"source_sha256": ...}
 
 
@@ -68,6 +69,17 @@ def execute(notebook: nbformat.NotebookNode) -> None:
                    resources={"metadata": {"path": str(HERE)}}).execute()
     notebook.metadata.pop("widgets", None)
     notebook.metadata["language_info"] = {"name": "python"}
+    drop_widget_views(notebook)
+
+
+def drop_widget_views(notebook: nbformat.NotebookNode) -> None:
+    """Keep a widget output's static fallback only: no widget state is saved, so a stored widget
+    view would show as "model not found" in a reopened notebook."""
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if WIDGET_VIEW in data and len(data) > 1:
+                del data[WIDGET_VIEW]
 
 
 def offline_environment() -> None:
