@@ -64,8 +64,12 @@ from gatewaykit.types import (
     VideoJob,
 )
 
+from gatewaykit._wiring import install_defaults as _install_defaults
+
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit import emulator as emulator
+
+_install_defaults()
 
 __all__ = [
     "APIConnectionError",

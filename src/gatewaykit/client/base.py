@@ -9,19 +9,24 @@ add only a transport, a flow driver, stream wrappers and closing.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Optional
+import logging
+from typing import Any, Mapping, Optional, Union
 
 from gatewaykit._version import __version__
-from gatewaykit.client.config import Settings, resolve_settings
+
+from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest, encode_json
+from gatewaykit.client.config import ConnectionSettings, resolve_settings
+from gatewaykit.client.display import Display, choose_display
 from gatewaykit.client.flows import Flow, RetryPolicy, send_with_retries
 from gatewaykit.client.recording import Recording, request_summary
-from gatewaykit.client.requests import NOT_GIVEN, ApiRequest, encode_json
 from gatewaykit.errors import GatewayError, error_from_response
 from gatewaykit.types import Model, ModelList
 
 __all__ = ["BaseClient", "raise_for_status"]
 
 DEFAULT_TIMEOUT = 120.0
+
+logger = logging.getLogger("gatewaykit")
 
 
 def raise_for_status(response: Any) -> None:
@@ -56,8 +61,15 @@ class BaseClient:
         ledger: Any = None,
         default_headers: Optional[Mapping[str, str]] = None,
         http_transport: Any = None,
+        display: Union[Display, bool, None] = None,
     ) -> None:
-        self._settings: Settings = resolve_settings(api_key, base_url, offline)
+        self._settings: ConnectionSettings = resolve_settings(api_key, base_url, offline)
+        self._display: Display = choose_display(display)
+        if self._settings.offline:
+            try:
+                self._display.offline_notice(self._settings.base_url, implicit=self._settings.offline_implicit)
+            except Exception:  # noqa: BLE001 - a display problem must not stop the client
+                logger.debug("the offline notice could not be shown", exc_info=True)
         self._policy = retry_policy or RetryPolicy(max_retries=max_retries)
         self._validate = validate
         self._ledger = ledger
@@ -91,6 +103,11 @@ class BaseClient:
     def offline(self) -> bool:
         """True when this client talks to the built-in offline gateway (synthetic results)."""
         return self._settings.offline
+
+    @property
+    def display(self) -> Display:
+        """What shows this client's streams, job waits, batches and offline notice (chosen at construction)."""
+        return self._display
 
     @property
     def max_retries(self) -> int:

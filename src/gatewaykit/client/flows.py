@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Generator, TypeVar
 
-from gatewaykit.client.requests import ApiRequest
+from gatewaykit.client.api_request import ApiRequest
 from gatewaykit.client.sse import SSEDecoder, ServerSentEvent
 from gatewaykit.errors import APIConnectionError, GatewayError, parse_retry_after
 

@@ -54,6 +54,11 @@ class _StreamBase:
         return self._final if self._final is not None else self._assembler.result()
 
     @property
+    def assembly(self) -> ChatAssembler:
+        """The stream's own assembly of the chunks so far (live views read it; never feed it)."""
+        return self._assembler
+
+    @property
     def chunks_received(self) -> int:
         return self._assembler.count
 

@@ -47,6 +47,7 @@ from gatewaykit.costs.pricing import PriceTable
 from gatewaykit.costs.records import CostRecord
 from gatewaykit.costs.rows import JOB_KINDS, TERMINAL_STATES, LedgerRow, row_from_record
 from gatewaykit.errors import BudgetExceededError
+from gatewaykit.presentation import rich_bundle
 
 __all__ = ["BudgetWarning", "Ledger"]
 
@@ -461,15 +462,9 @@ class Ledger:
         budget = "" if self._budget is None else f", budget ${self._budget:.2f}"
         return f"<Ledger {len(self._rows)} rows, ${self.total_cost:.6f}{budget}>"
 
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
-        from gatewaykit.costs.display import render_ledger
-
-        text = repr(self)
-        try:
-            text, html = render_ledger(self._columns(), budget=self._budget)
-        except Exception:  # a display bug must never break the user's cell
-            return {"text/plain": text}
-        return {"text/plain": text, "text/html": html}
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
+        # The table and chart come from the presentation layer (gatewaykit.notebook.ledger_html).
+        return rich_bundle(self)
 
     def _repr_html_(self) -> str:
         return self._repr_mimebundle_().get("text/html", "")

@@ -27,7 +27,7 @@ def __getattr__(name: str) -> Any:
 
         return render_stream
     if name in ("show_progress", "wait_with_progress"):
-        from gatewaykit.notebook import jobs
+        from gatewaykit.notebook import job_progress
 
         return getattr(jobs, name)
     raise AttributeError(f"module 'gatewaykit.notebook' has no attribute {name!r}")
