@@ -35,7 +35,7 @@ class ScriptedJob:
 
 @pytest.fixture(autouse=True)
 def fresh_history(monkeypatch):
-    monkeypatch.setattr(jobs, "_durations", {})
+    monkeypatch.setattr(job_progress, "_durations", {})
 
 
 def test_poll_moves_display_from_queued_to_player():
