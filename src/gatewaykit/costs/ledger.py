@@ -45,7 +45,7 @@ from gatewaykit.costs import rows as _rows
 from gatewaykit.costs.journal import Journal, LedgerWarning
 from gatewaykit.costs.pricing import PriceTable
 from gatewaykit.costs.records import CostRecord
-from gatewaykit.costs.rows import JOB_KINDS, TERMINAL_STATES, LedgerRow, row_from_record
+from gatewaykit.costs.rows import JOB_KINDS, TERMINAL_STATES, LedgerRow, job_transition, row_from_record
 from gatewaykit.errors import BudgetExceededError
 from gatewaykit.presentation import rich_bundle
 
@@ -300,21 +300,19 @@ class Ledger:
                 }
                 return True
             return False
-        if status not in TERMINAL_STATES:
-            if row.status not in TERMINAL_STATES and row.status != status:
-                row.status = sys.intern(str(status))
+        transition = job_transition(row.status, status, missing_seconds=row.seconds is None and seconds is not None)
+        if transition == "advance":
+            row.status = sys.intern(str(status))
             return False
-        if row.status in TERMINAL_STATES:
-            if row.status == status:
-                if status == "completed" and row.seconds is None and seconds is not None:
-                    return self._finish(row, status, seconds, error_message, when)
-                return False
+        if transition == "conflict":
             conflict = f"later reported {status}; kept the first state, {row.status}"
             if row.note != conflict:
                 row.note = conflict
                 return True
             return False
-        return self._finish(row, status, seconds, error_message, when)
+        if transition == "finish":
+            return self._finish(row, status, seconds, error_message, when)
+        return False
 
     def _finish(self, row, status, seconds, error_message, when) -> bool:
         self._spent -= _contribution(row)
