@@ -94,6 +94,9 @@ class BaseClient:
     def _run(self, flow: Flow[Any]) -> Any:  # a value (sync) or an awaitable (async)
         raise NotImplementedError
 
+    def _open_chat_stream(self, response: Any, recording: Recording) -> Any:  # a ChatStream or an AsyncChatStream
+        raise NotImplementedError
+
     @property
     def base_url(self) -> str:
         """The gateway host (no ``/v1``)."""

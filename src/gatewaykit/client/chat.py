@@ -302,7 +302,7 @@ class AsyncChat(Chat):
     ) -> ChatCompletion:
         """Ask one question; ``await`` the answer (rendered live in a notebook kernel)."""
         messages = _ask_messages(prompt, system)
-        result: Any = await self.completions.create(model=model, messages=messages, stream=stream, **fields)  # type: ignore[call-overload]
+        result: Any = await self.completions.create(model=model, messages=messages, stream=stream, **fields)  # type: ignore[call-overload,arg-type]
         if not stream:
             return cast(ChatCompletion, result)
         return await self._client.display.async_chat_stream(result)

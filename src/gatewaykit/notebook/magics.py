@@ -50,11 +50,16 @@ class GatewayMagics(Magics):
         self.system: Optional[str] = None
         self.chat_model: Optional[str] = None
 
+    def _namespace(self) -> dict[str, Any]:
+        shell = self.shell
+        assert shell is not None  # a magic always runs in a shell
+        return shell.user_ns  # type: ignore[no-any-return]
+
     def _client(self, name: Optional[str]) -> Any:
         global _default_client
         if name:
             try:
-                return self.shell.user_ns[name]
+                return self._namespace()[name]
             except KeyError:
                 raise NameError(f"--client {name}: no variable {name!r} in the notebook") from None
         if _default_client is None:
@@ -89,7 +94,7 @@ class GatewayMagics(Magics):
         completion = render_stream(stream)
         self.messages = messages[1:] if self.system else messages
         self.messages.append({"role": "assistant", "content": completion.content or ""})
-        self.shell.user_ns["_chat"] = completion
+        self._namespace()["_chat"] = completion
 
     @magic_arguments()
     @argument("--model", "-m", help="image model id (default: the catalog's first image model)")
@@ -117,7 +122,7 @@ class GatewayMagics(Magics):
             fields["width"], fields["height"] = int(width), int(height)
         model = args.model or _first_model(client, "image")
         result = client.images.generate(model=model, prompt=cell.strip(), **fields)
-        self.shell.user_ns["_image"] = result
+        self._namespace()["_image"] = result
         return result
 
 
