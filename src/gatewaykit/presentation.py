@@ -1,7 +1,7 @@
 """How core objects ask to be shown, without knowing who shows them.
 
 Gateway types, errors and the ledger implement ``_repr_mimebundle_`` by calling
-:func:`rich_bundle`. The presentation layer (``gatewaykit.notebook.rendering``)
+:func:`rich_bundle`. The presentation layer (the notebook package's ``rendering`` module)
 registers the function that builds the rich bundle; until one is registered,
 or when it fails, an object shows as ``text/plain`` only. The composition root
 (``gatewaykit/_wiring.py``) registers a loader that imports the notebook layer

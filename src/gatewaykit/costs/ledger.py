@@ -461,7 +461,7 @@ class Ledger:
         return f"<Ledger {len(self._rows)} rows, ${self.total_cost:.6f}{budget}>"
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
-        # The table and chart come from the presentation layer (gatewaykit.notebook.ledger_html).
+        # The table and chart come from the registered presentation layer (the notebook package).
         return rich_bundle(self)
 
     def _repr_html_(self) -> str:
