@@ -146,3 +146,15 @@ def test_a_display_without_the_protocol_methods_is_refused(emulator: Any, keys: 
     """An object that is not a Display is a TypeError naming what it lacks."""
     with pytest.raises(TypeError, match="chat_stream"):
         gk.Client(api_key=keys.acme, base_url=emulator.base_url, display=object())
+
+
+def test_batch_tally_counts_done_failures_and_cost(client: gk.Client) -> None:
+    """BatchTally turns map results into done/total, failures and the reported cost."""
+    from gatewaykit.client.display import BatchTally
+
+    answers = client.map(lambda text: client.chat.completions.create(model="chat-mini", messages=user(text)), ["a", "b"])
+    tally = BatchTally(3)
+    for item in [*answers, ValueError("lost")]:
+        tally.add(item)
+    expected = sum(answer.usage.total_cost for answer in answers)
+    assert (tally.done, tally.total, tally.failures) == (3, 3, 1) and tally.cost == pytest.approx(expected) and expected > 0

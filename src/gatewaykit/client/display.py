@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "BatchProgress",
+    "BatchTally",
     "Display",
     "NullBatchProgress",
     "NullDisplay",
@@ -65,6 +66,32 @@ class Display(Protocol):
     def batch_progress(self, total: int) -> BatchProgress: ...
 
     def offline_notice(self, base_url: str, *, implicit: bool) -> None: ...
+
+
+class BatchTally:
+    """The numbers a batch view shows, kept from ``item_done`` results: done/total, failures, cost."""
+
+    __slots__ = ("total", "done", "failures", "cost")
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.failures = 0
+        self.cost = 0.0  # USD the finished items reported (``usage.cost.total_cost``)
+
+    def add(self, result: Any) -> None:
+        """Count one finished item (its value, or the exception it raised)."""
+        self.done += 1
+        if isinstance(result, BaseException):
+            self.failures += 1
+            return
+        usage = getattr(result, "usage", None)
+        cost = getattr(usage, "total_cost", None)
+        if isinstance(cost, (int, float)):
+            self.cost += cost
+
+    def __repr__(self) -> str:
+        return f"BatchTally({self.done}/{self.total} done, {self.failures} failed, ${self.cost:.6f})"
 
 
 class NullBatchProgress:

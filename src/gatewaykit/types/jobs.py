@@ -82,13 +82,15 @@ class Job(GatewayModel):
 
     _client: Any = PrivateAttr(default=None)
 
-    id: str
-    model: Optional[str] = None
-    status: str
-    seconds: Optional[str] = None
-    created_at: Optional[int] = None
-    completed_at: Optional[int] = None
-    error: Optional[JobError] = None
+    if TYPE_CHECKING:
+        # Declared by each job type, in the order its API object lists them (repr and dumps keep it).
+        id: str
+        model: Optional[str]
+        status: str
+        seconds: Optional[str]
+        created_at: Optional[int]
+        completed_at: Optional[int]
+        error: Optional[JobError]
 
     def _bound(self) -> Any:
         client = self._client
@@ -137,9 +139,16 @@ class VideoJob(Job):
     From a client: ``refresh()``, ``wait()``, ``content()``, ``save(path)``, ``cancel()``.
     """
 
+    id: str
     object: Literal["video"] = "video"
+    model: Optional[str] = None
+    status: str
     size: Optional[str] = None
+    seconds: Optional[str] = None
+    created_at: Optional[int] = None
+    completed_at: Optional[int] = None
     videos: Optional[List[MediaLink]] = None
+    error: Optional[JobError] = None
 
     def cancel(self) -> "VideoJob":
         """Cancel the job (``DELETE /v1/videos/{id}``); a cancelled job is never charged."""
@@ -152,8 +161,15 @@ class MusicJob(Job):
     From a client: ``refresh()``, ``wait()``, ``content()``, ``save(path)``.
     """
 
+    id: str
     object: Literal["audio"] = "audio"
+    model: Optional[str] = None
+    status: str
+    seconds: Optional[str] = None
+    created_at: Optional[int] = None
+    completed_at: Optional[int] = None
     audio: Optional[List[MediaLink]] = None
+    error: Optional[JobError] = None
 
 
 if TYPE_CHECKING:
