@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 from gatewaykit.costs.summaries import aggregate, cumulative_by_model
 from gatewaykit.notebook.style import format_cost
+from gatewaykit.types.jobs import JobStatus
 
 __all__ = ["render_ledger", "sparkline_svg"]
 
@@ -47,7 +48,7 @@ def _totals(columns: dict[str, list]) -> dict[str, Any]:
     return {
         "requests": len(statuses),
         "charged": sum(1 for c in columns["charged"] if c),
-        "pending": sum(1 for s in statuses if s in ("queued", "in_progress")),
+        "pending": sum(1 for s in statuses if s in (JobStatus.QUEUED, JobStatus.IN_PROGRESS)),
         "not_reported": sum(g["not_reported"] for g in groups),
         "total": sum(g["total_cost"] for g in groups),
         "estimated": sum(g["estimated_cost"] for g in groups),
