@@ -87,8 +87,8 @@ class Client(_Surface):
     once (the notebook view inside an IPython kernel, nothing elsewhere), False
     turns it off.
 
-    ``Client()`` reads ``SVC_API_KEY`` (or a Colab secret of that name) and
-    ``SVC_BASE_URL``; with no key anywhere it uses the built-in offline gateway
+    ``Client()`` reads ``SVC_API_KEY`` and ``SVC_BASE_URL`` (or Colab secrets
+    of those names); with no key anywhere it uses the built-in offline gateway
     and warns (:class:`OfflineGatewayWarning`). ``Client(offline=True)`` asks for
     the offline gateway explicitly. Resources: ``models``, ``chat``, ``images``,
     ``videos``, ``music``; ``map``/``batch`` run many calls at once.
@@ -98,7 +98,11 @@ class Client(_Surface):
         # A plain job.wait() goes through the display (a live progress card in a kernel); the display
         # drives the one polling flow by calling back with its own on_update.
         if on_update is None:
-            return self._display.job_wait(job, lambda observe: super(Client, self)._job_wait(job, timeout, observe, poll_interval))
+
+            def poll(observe: Any) -> Any:
+                return _Surface._job_wait(self, job, timeout, observe, poll_interval)
+
+            return self._display.job_wait(job, poll)
         return super()._job_wait(job, timeout, on_update, poll_interval)
 
     def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
