@@ -74,7 +74,7 @@ def build_chunks(tokens: list[str]) -> list[ChatCompletionChunk]:
 class CountingSink:
     """Counts messages and bytes and keeps the last bundle, like a kernel that sends and forgets.
 
-    (Keeping every bundle, as the tests' ``RecordingSink`` does, would hold hundreds of MB at
+    (Keeping every bundle, as the tests' ``CapturingSink`` does, would hold hundreds of MB at
     low rates and charge the renderer for the page faults of that memory.)
     """
 

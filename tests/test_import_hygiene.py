@@ -23,3 +23,18 @@ def probe() -> dict:
 def test_import_loads_no_heavy_module() -> None:
     """A fresh interpreter importing gatewaykit has none of the heavy modules loaded."""
     assert probe()["loaded"] == []
+
+
+LAYERS_PROBE = """
+import json, sys
+import gatewaykit as gk
+client = gk.Client(api_key="sk-bf-probe-000000", base_url="https://gateway.example")
+client.close()
+print(json.dumps({"loaded": sorted(m for m in sys.modules if m.startswith(("gatewaykit.notebook", "gatewaykit.emulator")))}))
+"""
+
+
+def test_a_client_loads_neither_the_notebook_layer_nor_the_offline_gateway() -> None:
+    """``import gatewaykit`` and a keyed ``gk.Client(...)`` leave gatewaykit.notebook and gatewaykit.emulator unloaded."""
+    done = subprocess.run([sys.executable, "-c", LAYERS_PROBE], capture_output=True, text=True, check=True, timeout=60)
+    assert json.loads(done.stdout)["loaded"] == []

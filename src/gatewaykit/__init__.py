@@ -23,7 +23,10 @@ from gatewaykit.client import (
     ChatSession,
     ChatStream,
     Client,
+    Display,
+    NullDisplay,
     OfflineGatewayWarning,
+    RequestOptions,
     RetryPolicy,
     Turn,
     TurnEvent,
@@ -60,6 +63,7 @@ from gatewaykit.types import (
     Cost,
     ImageData,
     ImageResult,
+    JobStatus,
     Message,
     Model,
     ModelList,
@@ -70,8 +74,12 @@ from gatewaykit.types import (
     VideoJob,
 )
 
+from gatewaykit._wiring import install_defaults as _install_defaults
+
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit import emulator as emulator
+
+_install_defaults()
 
 __all__ = [
     "APIConnectionError",
@@ -94,11 +102,13 @@ __all__ = [
     "ConfigurationError",
     "Cost",
     "CostRecord",
+    "Display",
     "GatewayError",
     "ImageData",
     "ImageResult",
     "InsufficientQuotaError",
     "JobFailedError",
+    "JobStatus",
     "JobTimeoutError",
     "Ledger",
     "Message",
@@ -107,10 +117,12 @@ __all__ = [
     "ModelNotFoundError",
     "MusicJob",
     "NotFoundError",
+    "NullDisplay",
     "OfflineGatewayWarning",
     "PermissionDeniedError",
     "PromptTooLongError",
     "RateLimitError",
+    "RequestOptions",
     "RequestTooLargeError",
     "RetryPolicy",
     "ServerError",

@@ -36,6 +36,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
+from gatewaykit.presentation import rich_bundle
+
 __all__ = [
     "APIConnectionError",
     "APIStatusError",
@@ -121,15 +123,9 @@ class GatewayError(Exception):
         sep = ", " if fields else ""
         return f"{type(self).__name__}({self.message!r}{sep}{fields})"
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        try:
-            from gatewaykit.notebook.html import render_error_html
-        except Exception:  # noqa: BLE001 - display must never break a cell
-            return {"text/plain": repr(self)}
-        try:
-            return {"text/plain": str(self), "text/html": render_error_html(self)}
-        except Exception:  # noqa: BLE001
-            return {"text/plain": str(self)}
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """Short and readable in a notebook (the presentation layer's HTML); ``repr`` without one."""
+        return rich_bundle(self)
 
 
 class APIStatusError(GatewayError):

@@ -12,7 +12,7 @@ from gatewaykit.costs.records import CostRecord
 FAST_RETRIES = gk.RetryPolicy(max_retries=2, backoff_base=0.001, backoff_cap=0.002, retry_after_cap=0.0)
 
 
-class RecordingSink:
+class RecordingLedger:
     """A ledger test double: keeps what the client hands over (records.py protocol)."""
 
     def __init__(self, refuse: Optional[Exception] = None) -> None:
@@ -34,19 +34,19 @@ class RecordingSink:
 
 
 @pytest.fixture
-def sink() -> RecordingSink:
-    return RecordingSink()
+def sink() -> RecordingLedger:
+    return RecordingLedger()
 
 
 @pytest.fixture
-def client(emulator: Any, keys: Any, sink: RecordingSink) -> Iterator[gk.Client]:
+def client(emulator: Any, keys: Any, sink: RecordingLedger) -> Iterator[gk.Client]:
     """A sync client on the test gateway as the full-access key, fast retries, recording into ``sink``."""
     with gk.Client(api_key=keys.acme, base_url=emulator.base_url, ledger=sink, retry_policy=FAST_RETRIES) as made:
         yield made
 
 
 @pytest.fixture
-def make_client(emulator: Any, sink: RecordingSink) -> Any:
+def make_client(emulator: Any, sink: RecordingLedger) -> Any:
     """Build a client on the test gateway with another key or options."""
     made: list[gk.Client] = []
 

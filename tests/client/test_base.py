@@ -9,14 +9,14 @@ import pytest
 
 import gatewaykit as gk
 
-from .conftest import RecordingSink, user
+from .conftest import RecordingLedger, user
 
 
 def chat(client: gk.Client, model: str = "chat-mini", **options: Any) -> gk.ChatCompletion:
     return client.chat.completions.create(model=model, messages=user("Hi"), **options)
 
 
-def test_unknown_model_is_model_not_found(client: gk.Client, sink: RecordingSink) -> None:
+def test_unknown_model_is_model_not_found(client: gk.Client, sink: RecordingLedger) -> None:
     """A model id not in the catalog: ModelNotFoundError (400), recorded as an error."""
     with pytest.raises(gk.ModelNotFoundError) as caught:
         chat(client, model="no-such-model")
@@ -63,7 +63,7 @@ def test_model_not_allowed_for_key_is_both_errors(make_client: Any, keys: Any) -
     assert isinstance(caught.value, gk.ModelNotFoundError) and caught.value.status == 403
 
 
-def test_rate_limit_after_retries(client: gk.Client, sink: RecordingSink) -> None:
+def test_rate_limit_after_retries(client: gk.Client, sink: RecordingLedger) -> None:
     """A 429 whose Retry-After exceeds the cap is raised as RateLimitError with retry_after."""
     with pytest.raises(gk.RateLimitError) as caught:
         chat(client, extra_headers={"X-Emulator-Fault": "429"})
@@ -72,7 +72,7 @@ def test_rate_limit_after_retries(client: gk.Client, sink: RecordingSink) -> Non
 
 
 @pytest.mark.parametrize("fault", ["500", "503"])
-def test_server_errors_are_retried_then_raised(client: gk.Client, sink: RecordingSink, fault: str) -> None:
+def test_server_errors_are_retried_then_raised(client: gk.Client, sink: RecordingLedger, fault: str) -> None:
     """5xx faults are retried max_retries times, then raised as ServerError."""
     with pytest.raises(gk.ServerError) as caught:
         chat(client, extra_headers={"X-Emulator-Fault": fault})
@@ -80,7 +80,7 @@ def test_server_errors_are_retried_then_raised(client: gk.Client, sink: Recordin
     assert sink.records[0].attempts == 3
 
 
-def test_lost_chat_answer_is_connection_error(client: gk.Client, sink: RecordingSink) -> None:
+def test_lost_chat_answer_is_connection_error(client: gk.Client, sink: RecordingLedger) -> None:
     """A dropped connection on a buffered chat raises APIConnectionError and is not re-sent."""
     with pytest.raises(gk.APIConnectionError, match="not sent again"):
         chat(client, extra_headers={"X-Emulator-Fault": "disconnect"})
@@ -93,7 +93,7 @@ def test_slow_answer_times_out(client: gk.Client) -> None:
         chat(client, timeout=0.2, extra_headers={"X-Emulator-Fault": "slow"})
 
 
-def test_refused_connection_is_retried_then_raised(sink: RecordingSink) -> None:
+def test_refused_connection_is_retried_then_raised(sink: RecordingLedger) -> None:
     """Nothing listening: connect errors are retried (they never reached a server), then APIConnectionError."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -107,7 +107,7 @@ def test_refused_connection_is_retried_then_raised(sink: RecordingSink) -> None:
     assert caught.value.request_sent is False
 
 
-def test_refused_connection_is_retried_and_counted(sink: RecordingSink) -> None:
+def test_refused_connection_is_retried_and_counted(sink: RecordingLedger) -> None:
     """A request that never reached a server is retried; the ledger row counts every attempt."""
     from .conftest import FAST_RETRIES
 

@@ -9,10 +9,10 @@ import pytest
 
 import gatewaykit as gk
 
-from .conftest import RecordingSink, user
+from .conftest import RecordingLedger, user
 
 
-def test_create_returns_a_completion_with_cost(client: gk.Client, sink: RecordingSink) -> None:
+def test_create_returns_a_completion_with_cost(client: gk.Client, sink: RecordingLedger) -> None:
     """A buffered chat answers with content and usage.cost, and is recorded once as ok."""
     completion = client.chat.completions.create(model="chat-mini", messages=user("Say hello"))
     assert completion.content and completion.usage.cost.total_cost > 0
@@ -28,7 +28,7 @@ def test_messages_accept_message_models(client: gk.Client) -> None:
     assert completion.choices[0].message.role == "assistant"
 
 
-def test_stream_assembles_reasoning_and_usage(client: gk.Client, sink: RecordingSink) -> None:
+def test_stream_assembles_reasoning_and_usage(client: gk.Client, sink: RecordingLedger) -> None:
     """A streamed reasoner answer yields chunks; final() has content, reasoning and usage with cost."""
     stream = client.chat.completions.create(
         model="chat-reasoner", messages=user("Why is the sky blue?"), reasoning_effort="low", stream=True
@@ -101,7 +101,7 @@ def test_stream_asks_for_usage(client: gk.Client, monkeypatch: Any) -> None:
     assert json.loads(sent[0])["stream_options"] == {"include_usage": True}
 
 
-def test_disconnect_mid_stream_is_interrupted(client: gk.Client, sink: RecordingSink) -> None:
+def test_disconnect_mid_stream_is_interrupted(client: gk.Client, sink: RecordingLedger) -> None:
     """The gateway dropping a stream raises StreamInterruptedError and records 'interrupted'."""
     stream = client.chat.completions.create(
         model="chat-mini", messages=user("Tell me a story"), stream=True, extra_headers={"X-Emulator-Fault": "disconnect"}
@@ -114,7 +114,7 @@ def test_disconnect_mid_stream_is_interrupted(client: gk.Client, sink: Recording
 
 def test_budget_refusal_sends_nothing(make_client: Any, keys: Any) -> None:
     """A ledger refusing the budget stops the request before it is sent."""
-    refusing = RecordingSink(refuse=gk.BudgetExceededError("over budget", budget=1.0, spent=1.0))
+    refusing = RecordingLedger(refuse=gk.BudgetExceededError("over budget", budget=1.0, spent=1.0))
     client = make_client(keys.acme, ledger=refusing)
     with pytest.raises(gk.BudgetExceededError):
         client.chat.completions.create(model="chat-mini", messages=user("Hi"))

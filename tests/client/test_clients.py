@@ -10,11 +10,11 @@ import pytest
 
 import gatewaykit as gk
 
-from .conftest import FAST_RETRIES, RecordingSink, user
+from .conftest import FAST_RETRIES, RecordingLedger, user
 
 
 @pytest.fixture
-def aclient_options(emulator: Any, keys: Any, sink: RecordingSink) -> dict[str, Any]:
+def aclient_options(emulator: Any, keys: Any, sink: RecordingLedger) -> dict[str, Any]:
     return {"api_key": keys.acme, "base_url": emulator.base_url, "ledger": sink, "retry_policy": FAST_RETRIES}
 
 
@@ -32,7 +32,7 @@ def test_async_surface_mirrors_sync() -> None:
     asyncio.run(async_client.close())
 
 
-def test_async_chat_create_and_stream(aclient_options: dict[str, Any], sink: RecordingSink) -> None:
+def test_async_chat_create_and_stream(aclient_options: dict[str, Any], sink: RecordingLedger) -> None:
     """AsyncClient: awaited create, async-iterated stream and awaited final()."""
 
     async def run() -> tuple[Any, Any, list[str]]:

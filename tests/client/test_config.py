@@ -113,3 +113,58 @@ def test_default_headers_replace_ours_whatever_their_case(keys: Any) -> None:
                    default_headers={"authorization": f"Bearer {keys.acme}"}) as client:  # fmt: skip
         client.models.list()
     assert seen == [[f"Bearer {keys.acme}"]]
+
+
+def test_colab_secret_gives_the_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In Colab, the SVC_BASE_URL secret is read too, when neither base_url= nor the variable is set."""
+    secrets = {"SVC_API_KEY": "sk-bf-colab-secret", "SVC_BASE_URL": "https://colab-gateway.example/v1"}
+    colab = types.ModuleType("google.colab")
+    colab.userdata = types.SimpleNamespace(get=lambda name: secrets.get(name))  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    settings = resolve_settings(None, None, False)
+    assert (settings.base_url, settings.offline) == ("https://colab-gateway.example", False)
+
+
+def test_environment_base_url_wins_over_the_colab_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SVC_BASE_URL in the environment is used before a Colab secret of that name."""
+    colab = types.ModuleType("google.colab")
+    colab.userdata = types.SimpleNamespace(get=lambda name: "https://secret.example")  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    monkeypatch.setenv("SVC_BASE_URL", "https://env.example")
+    assert resolve_settings("sk-bf-arg", None, False).base_url == "https://env.example"
+
+
+WITHOUT_OFFLINE_EXTRA = r"""
+import sys
+
+class HideOfflineStack:
+    # Behave as if gatewaykit[offline] was not installed: its server stack cannot be imported.
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"uvicorn", "starlette"}:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, HideOfflineStack())
+import gatewaykit as gk
+try:
+    gk.Client(%s)
+except gk.ConfigurationError as exc:
+    print("ConfigurationError:", exc)
+"""
+
+
+@pytest.mark.parametrize("arguments", ["", "offline=True"])
+def test_missing_offline_extra_is_a_configuration_error(arguments: str) -> None:
+    """With only the core installed, Client() without a key names the gatewaykit[offline] extra."""
+    import os
+    import subprocess
+
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("SVC_")}
+    done = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", WITHOUT_OFFLINE_EXTRA % arguments],
+        capture_output=True, text=True, timeout=120, env=environment,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ConfigurationError:") and 'pip install "gatewaykit[offline]"' in done.stdout

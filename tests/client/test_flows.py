@@ -8,8 +8,8 @@ import pytest
 
 from gatewaykit import APIConnectionError, JobFailedError, JobTimeoutError, RetryPolicy, VideoJob
 from gatewaykit.client.flows import Sleep, send_with_retries
-from gatewaykit.client.jobs import wait_flow
-from gatewaykit.client.requests import ApiRequest
+from gatewaykit.client.job_flows import wait_flow
+from gatewaykit.client.api_request import ApiRequest
 
 POLICY = RetryPolicy(max_retries=2, backoff_base=1.0, backoff_cap=8.0, retry_after_cap=20.0)
 
@@ -116,9 +116,9 @@ class Polled:
     """Stands in for the client in wait_flow: its ledger and retry policy."""
 
     def __init__(self) -> None:
-        from .conftest import RecordingSink
+        from .conftest import RecordingLedger
 
-        self.ledger = RecordingSink()
+        self.ledger = RecordingLedger()
         self._policy = POLICY
 
     def _get(self, path: str, **_: Any) -> Any:

@@ -13,7 +13,7 @@ from PIL import Image
 
 import gatewaykit as gk
 
-from .conftest import RecordingSink
+from .conftest import RecordingLedger
 
 
 def png(colour: tuple[int, int, int] = (10, 120, 200), size: int = 16) -> bytes:
@@ -22,7 +22,7 @@ def png(colour: tuple[int, int, int] = (10, 120, 200), size: int = 16) -> bytes:
     return buffer.getvalue()
 
 
-def test_generate_gives_pil_images_with_cost(client: gk.Client, sink: RecordingSink) -> None:
+def test_generate_gives_pil_images_with_cost(client: gk.Client, sink: RecordingLedger) -> None:
     """generate returns an ImageResult whose images are PIL images of the reported size; recorded once."""
     result = client.images.generate(model="image-pixels", prompt="a red fox", width=256, height=256)
     assert result.images[0].size == (256, 256) and result.size == "256x256"
@@ -43,7 +43,7 @@ def test_url_response_format_decodes_too(client: gk.Client) -> None:
     assert result.data[0].url.startswith("data:image/png") and result.images[0].format == "PNG"
 
 
-def test_streamed_generation_gives_one_result(client: gk.Client, sink: RecordingSink) -> None:
+def test_streamed_generation_gives_one_result(client: gk.Client, sink: RecordingLedger) -> None:
     """stream=True skips keepalives and turns the completed event into an ImageResult."""
     result = client.images.generate(model="image-tiers", prompt="a castle", resolution="1K", stream=True)
     assert isinstance(result, gk.ImageResult) and len(result.images) == 1
@@ -67,7 +67,7 @@ def test_streamed_edit(client: gk.Client) -> None:
     assert len(result.data) == 1
 
 
-def test_edit_sends_image_parts_with_names_and_types(sink: RecordingSink, tmp_path: Path) -> None:
+def test_edit_sends_image_parts_with_names_and_types(sink: RecordingLedger, tmp_path: Path) -> None:
     """Each image goes as its own image[] part with a filename and sniffed content type."""
     seen: list[bytes] = []
 
@@ -85,7 +85,7 @@ def test_edit_sends_image_parts_with_names_and_types(sink: RecordingSink, tmp_pa
     assert b'name="prompt"\r\n\r\np\r\n' in body
 
 
-def test_stream_without_completed_event_is_interrupted(sink: RecordingSink) -> None:
+def test_stream_without_completed_event_is_interrupted(sink: RecordingLedger) -> None:
     """An image stream that ends with only keepalives raises StreamInterruptedError, recorded as such."""
 
     def answer(request: httpx.Request) -> httpx.Response:

@@ -10,7 +10,7 @@ import pytest
 
 import gatewaykit as gk
 
-from .conftest import FAST_RETRIES, RecordingSink
+from .conftest import FAST_RETRIES, RecordingLedger
 
 
 def test_wait_calls_on_update_and_completes(client: gk.Client) -> None:
@@ -52,7 +52,7 @@ def slow_gateway() -> Iterator[Any]:
 
 
 @pytest.fixture
-def slow_client(slow_gateway: Any, sink: RecordingSink) -> Iterator[gk.Client]:
+def slow_client(slow_gateway: Any, sink: RecordingLedger) -> Iterator[gk.Client]:
     with gk.Client(api_key=slow_gateway.api_key, base_url=slow_gateway.base_url, ledger=sink, retry_policy=FAST_RETRIES) as made:
         yield made
 
@@ -67,14 +67,14 @@ def test_wait_timeout_leaves_the_job_resumable(slow_client: gk.Client) -> None:
     job.cancel()
 
 
-def test_cancel_running_job(slow_client: gk.Client, sink: RecordingSink) -> None:
+def test_cancel_running_job(slow_client: gk.Client, sink: RecordingLedger) -> None:
     """cancel() on a running video job ends it 'cancelled' and reports it to the ledger."""
     job = slow_client.videos.create(model="video-tiers", prompt="a slow zoom", duration=8)
     assert job.cancel().status == "cancelled"
     assert (job.id, "cancelled") in [(job_id, seen["status"]) for job_id, seen in sink.jobs]
 
 
-def test_redirect_to_another_host_drops_the_key(sink: RecordingSink, tmp_path: Path) -> None:
+def test_redirect_to_another_host_drops_the_key(sink: RecordingLedger, tmp_path: Path) -> None:
     """Following the content redirect to a different origin sends no Authorization header."""
     seen: list[tuple[str, str | None]] = []
 
@@ -91,7 +91,7 @@ def test_redirect_to_another_host_drops_the_key(sink: RecordingSink, tmp_path: P
     assert [(host, auth is not None) for host, auth in seen] == [("gw.test", True), ("cdn.test", False)]
 
 
-def test_redirect_to_another_host_drops_an_authorization_default_header(sink: RecordingSink) -> None:
+def test_redirect_to_another_host_drops_an_authorization_default_header(sink: RecordingLedger) -> None:
     """A key passed as default_headers={"authorization": ...} (any case) is not sent to another origin either."""
     seen: list[tuple[str, list[str]]] = []
 

@@ -6,12 +6,12 @@ import pytest
 
 import gatewaykit as gk
 
-from .conftest import RecordingSink
+from .conftest import RecordingLedger
 
 LYRICS = "[Verse]\nSunlight on the harbour\n[Chorus]\nSing it back to me"
 
 
-def test_create_and_wait_gives_an_mp3(client: gk.Client, sink: RecordingSink) -> None:
+def test_create_and_wait_gives_an_mp3(client: gk.Client, sink: RecordingLedger) -> None:
     """A music job completes with an audio link; its content is MP3 bytes; the ledger sees completion."""
     job = client.music.create(model="music-song", prompt="bright folk, acoustic guitar", lyrics_prompt=LYRICS)
     assert isinstance(job, gk.MusicJob) and job.status == "in_progress"
@@ -28,7 +28,7 @@ def test_retrieve_unknown_is_not_found(client: gk.Client) -> None:
     assert caught.value.param == "audio_id"
 
 
-def test_failed_job_raises_with_the_gateway_message(client: gk.Client, sink: RecordingSink) -> None:
+def test_failed_job_raises_with_the_gateway_message(client: gk.Client, sink: RecordingLedger) -> None:
     """The job-fail fault makes wait() raise JobFailedError carrying the job; the ledger sees 'failed'."""
     job = client.music.create(model="music-song", prompt="lofi", lyrics_prompt=LYRICS, extra_headers={"X-Emulator-Fault": "job-fail"})
     with pytest.raises(gk.JobFailedError) as caught:

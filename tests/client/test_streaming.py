@@ -12,7 +12,7 @@ from gatewaykit.client.recording import Recording
 from gatewaykit.errors import APIConnectionError
 
 from .chunks import USAGE, chunk, sse
-from .conftest import RecordingSink
+from .conftest import RecordingLedger
 
 BODY = sse(chunk({"role": "assistant", "content": "Hel"}), chunk({"content": "lo"}, finish="stop"), chunk(None, usage=USAGE))
 
@@ -42,11 +42,11 @@ class Body:
         self.closed = True
 
 
-def stream_of(body: Body, sink: RecordingSink) -> ChatStream:
+def stream_of(body: Body, sink: RecordingLedger) -> ChatStream:
     return ChatStream(iter(body), body.close, Recording(sink, "chat.stream", "chat-mini", {}, False))
 
 
-def test_iterates_chunks_and_final_assembles(sink: RecordingSink) -> None:
+def test_iterates_chunks_and_final_assembles(sink: RecordingLedger) -> None:
     """Iterating gives every chunk; final() gives content and usage; the ledger gets one ok row."""
     body = Body(BODY)
     stream = stream_of(body, sink)
@@ -56,12 +56,12 @@ def test_iterates_chunks_and_final_assembles(sink: RecordingSink) -> None:
     assert [(r.status, r.usage["cost"]["total_cost"]) for r in sink.records] == [("ok", 0.25)]
 
 
-def test_final_without_iterating_reads_everything(sink: RecordingSink) -> None:
+def test_final_without_iterating_reads_everything(sink: RecordingLedger) -> None:
     """final() on a fresh stream consumes it."""
     assert stream_of(Body(BODY), sink).final().content == "Hello"
 
 
-def test_break_closes_the_connection(sink: RecordingSink) -> None:
+def test_break_closes_the_connection(sink: RecordingLedger) -> None:
     """Leaving the loop with break closes the response and records an interruption."""
     body = Body(BODY)
     stream = stream_of(body, sink)
@@ -71,7 +71,7 @@ def test_break_closes_the_connection(sink: RecordingSink) -> None:
     assert [r.status for r in sink.records] == ["interrupted"]
 
 
-def test_exception_in_loop_closes_the_connection(sink: RecordingSink) -> None:
+def test_exception_in_loop_closes_the_connection(sink: RecordingLedger) -> None:
     """An exception escaping the loop body closes the response."""
     body = Body(BODY)
     with pytest.raises(KeyError):
@@ -80,7 +80,7 @@ def test_exception_in_loop_closes_the_connection(sink: RecordingSink) -> None:
     assert body.closed
 
 
-def test_context_manager_closes(sink: RecordingSink) -> None:
+def test_context_manager_closes(sink: RecordingLedger) -> None:
     """Leaving a with block closes a half-read stream."""
     body = Body(BODY)
     with stream_of(body, sink) as stream:
@@ -88,7 +88,7 @@ def test_context_manager_closes(sink: RecordingSink) -> None:
     assert body.closed
 
 
-def test_missing_done_is_an_interruption_with_partial(sink: RecordingSink) -> None:
+def test_missing_done_is_an_interruption_with_partial(sink: RecordingLedger) -> None:
     """A body that ends before [DONE] raises StreamInterruptedError carrying the partial completion."""
     stream = stream_of(Body(sse(chunk({"content": "par"}), done=False)), sink)
     with pytest.raises(StreamInterruptedError) as caught:
@@ -97,7 +97,7 @@ def test_missing_done_is_an_interruption_with_partial(sink: RecordingSink) -> No
     assert [r.status for r in sink.records] == ["interrupted"]
 
 
-def test_dropped_connection_is_an_interruption(sink: RecordingSink) -> None:
+def test_dropped_connection_is_an_interruption(sink: RecordingLedger) -> None:
     """A transport failure mid-stream becomes StreamInterruptedError, recorded once."""
     stream = stream_of(Body(BODY, fail_after=3), sink)
     with pytest.raises(StreamInterruptedError):
@@ -107,7 +107,7 @@ def test_dropped_connection_is_an_interruption(sink: RecordingSink) -> None:
     assert [r.status for r in sink.records] == ["interrupted"]
 
 
-def test_error_event_raises_the_mapped_error(sink: RecordingSink) -> None:
+def test_error_event_raises_the_mapped_error(sink: RecordingLedger) -> None:
     """An error envelope sent inside the stream raises its class and records an error."""
     data = b'data: {"error": {"message": "slow down", "type": "rate_limit_error", "code": "rate_limit_exceeded"}}\n\n'
     with pytest.raises(RateLimitError):
@@ -115,7 +115,7 @@ def test_error_event_raises_the_mapped_error(sink: RecordingSink) -> None:
     assert [r.status for r in sink.records] == ["error"]
 
 
-def test_async_stream_iterates_and_assembles(sink: RecordingSink) -> None:
+def test_async_stream_iterates_and_assembles(sink: RecordingLedger) -> None:
     """AsyncChatStream: async for gives the chunks; await final() the completion."""
     body = Body(BODY)
 
@@ -128,7 +128,7 @@ def test_async_stream_iterates_and_assembles(sink: RecordingSink) -> None:
     assert (pieces, final.content, body.closed) == (["Hel", "lo"], "Hello", True)
 
 
-def test_async_context_manager_closes(sink: RecordingSink) -> None:
+def test_async_context_manager_closes(sink: RecordingLedger) -> None:
     """async with closes a half-read AsyncChatStream and records an interruption."""
     body = Body(BODY)
 

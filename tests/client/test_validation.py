@@ -8,14 +8,14 @@ import pytest
 
 import gatewaykit as gk
 
-from .conftest import RecordingSink, user
+from .conftest import RecordingLedger, user
 
 
 @pytest.mark.parametrize(
     ("field", "value"),
     [("temperature", 2.5), ("top_p", 1.5), ("frequency_penalty", -3), ("presence_penalty", 3), ("top_logprobs", 21), ("stop", ["a", "b", "c", "d", "e"])],
 )
-def test_chat_ranges(client: gk.Client, sink: RecordingSink, field: str, value: Any) -> None:
+def test_chat_ranges(client: gk.Client, sink: RecordingLedger, field: str, value: Any) -> None:
     """Out-of-range chat fields raise BadRequestError naming the param; nothing is sent or recorded."""
     with pytest.raises(gk.BadRequestError) as caught:
         client.chat.completions.create(model="chat-mini", messages=user("Hi"), **{field: value})
@@ -23,7 +23,7 @@ def test_chat_ranges(client: gk.Client, sink: RecordingSink, field: str, value: 
     assert sink.records == [] and sink.budget_checks == []
 
 
-def test_image_prompt_too_long(client: gk.Client, sink: RecordingSink) -> None:
+def test_image_prompt_too_long(client: gk.Client, sink: RecordingLedger) -> None:
     """An image prompt over the model's prompt_max_length raises PromptTooLongError before sending."""
     with pytest.raises(gk.PromptTooLongError, match="8,000"):
         client.images.generate(model="image-aspect", prompt="x" * 8_001)
@@ -71,7 +71,7 @@ def test_music_lyrics_required(client: gk.Client) -> None:
         client.music.create(model="music-song", prompt="jazz")
 
 
-def test_validate_false_lets_the_gateway_answer(client: gk.Client, sink: RecordingSink) -> None:
+def test_validate_false_lets_the_gateway_answer(client: gk.Client, sink: RecordingLedger) -> None:
     """validate=False sends the request: the gateway's own 400 comes back and is recorded."""
     with pytest.raises(gk.BadRequestError):
         client.images.generate(model="image-tiers", prompt="a fox", resolution="8K", validate=False)
@@ -98,7 +98,7 @@ def _png() -> bytes:
 PNG = _png()
 
 
-def test_image_to_video_on_a_text_only_model(client: gk.Client, sink: RecordingSink) -> None:
+def test_image_to_video_on_a_text_only_model(client: gk.Client, sink: RecordingLedger) -> None:
     """input_reference on a model without image input fails locally, naming the field; nothing is sent."""
     with pytest.raises(gk.BadRequestError, match="image-to-video") as caught:
         client.videos.create(model="video-range", prompt="waves", input_reference="data:image/png;base64,AAAA")

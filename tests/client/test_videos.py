@@ -10,10 +10,10 @@ from PIL import Image
 
 import gatewaykit as gk
 
-from .conftest import RecordingSink
+from .conftest import RecordingLedger
 
 
-def test_create_returns_a_bound_queued_job(client: gk.Client, sink: RecordingSink) -> None:
+def test_create_returns_a_bound_queued_job(client: gk.Client, sink: RecordingLedger) -> None:
     """create returns a VideoJob with its billed size and seconds; the ledger gets the create status."""
     job = client.videos.create(model="video-tiers", prompt="waves at dusk", resolution="480p", duration=4)
     assert isinstance(job, gk.VideoJob) and job.id and job.seconds == "4"
@@ -56,7 +56,7 @@ def test_image_to_video_accepts_bytes(client: gk.Client) -> None:
     assert client.videos.create(model="video-tiers", prompt="zoom", input_reference=buffer.getvalue()).id
 
 
-def test_delete_reports_the_end_state(client: gk.Client, sink: RecordingSink) -> None:
+def test_delete_reports_the_end_state(client: gk.Client, sink: RecordingLedger) -> None:
     """delete(id) returns the job in its end state and tells the ledger."""
     job = client.videos.create(model="video-range", prompt="rain", duration=2)
     gone = client.videos.delete(job.id)
@@ -64,7 +64,7 @@ def test_delete_reports_the_end_state(client: gk.Client, sink: RecordingSink) ->
     assert (job.id, gone.status) in [(job_id, seen["status"]) for job_id, seen in sink.jobs]
 
 
-def test_lost_create_answer_is_not_resent(client: gk.Client, sink: RecordingSink) -> None:
+def test_lost_create_answer_is_not_resent(client: gk.Client, sink: RecordingLedger) -> None:
     """A dropped connection on videos.create raises, explaining the job may exist; sent once."""
     with pytest.raises(gk.APIConnectionError, match="may have created the job"):
         client.videos.create(model="video-range", prompt="storm", duration=2, extra_headers={"X-Emulator-Fault": "disconnect"})

@@ -136,3 +136,24 @@ def test_record_holds_no_request_body(records):
     ledger = Ledger()
     ledger.record(CostRecord("chat", "chat-mini", "ok", request={"messages": [{"content": "secret"}]}))
     assert "secret" not in repr(ledger.rows)
+
+
+@pytest.mark.parametrize(
+    ("current", "reported", "missing_seconds", "expected"),
+    [
+        ("queued", "in_progress", False, "advance"),
+        ("in_progress", "in_progress", False, "ignore"),
+        ("in_progress", "completed", False, "finish"),
+        ("queued", "cancelled", False, "finish"),
+        ("completed", "completed", False, "ignore"),
+        ("completed", "completed", True, "finish"),
+        ("failed", "failed", True, "ignore"),
+        ("completed", "failed", False, "conflict"),
+        ("completed", "in_progress", False, "ignore"),
+    ],
+)
+def test_job_transition_is_the_ledger_state_machine(current, reported, missing_seconds, expected):
+    """job_transition says what a job row does with a reported status (pure, no ledger needed)."""
+    from gatewaykit.costs.rows import job_transition
+
+    assert job_transition(current, reported, missing_seconds=missing_seconds) == expected

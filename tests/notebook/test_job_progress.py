@@ -5,10 +5,11 @@ from factories import music_job, video_job
 
 import gatewaykit as gk
 
-from gatewaykit.notebook import jobs
-from gatewaykit.notebook.jobs import JobProgress, estimate_seconds, record_duration, wait_with_progress
+from gatewaykit.client.job_flows import PollSchedule
+from gatewaykit.notebook import job_progress
+from gatewaykit.notebook.job_progress import JobProgress, estimate_seconds, record_duration, wait_with_progress
 from gatewaykit.notebook.players import EMBED_LIMIT, media_player_html
-from gatewaykit.notebook.sinks import RecordingSink
+from gatewaykit.notebook.sinks import CapturingSink
 
 
 class ScriptedJob:
@@ -34,13 +35,13 @@ class ScriptedJob:
 
 @pytest.fixture(autouse=True)
 def fresh_history(monkeypatch):
-    monkeypatch.setattr(jobs, "_durations", {})
+    monkeypatch.setattr(job_progress, "_durations", {})
 
 
 def test_poll_moves_display_from_queued_to_player():
     """Polling a job to completion ends with an embedded, deterministic <video> player."""
     job = ScriptedJob(video_job("queued", id="video_a"), [{"status": "in_progress"}, {"status": "completed", "created_at": 10, "completed_at": 14}])
-    sink = RecordingSink()
+    sink = CapturingSink()
     progress = JobProgress(job, sink=sink, buttons=False).show()
     progress.poll_once()
     assert 'data-status="in_progress"' in progress.bundle()["text/html"]
@@ -55,13 +56,13 @@ def test_poll_moves_display_from_queued_to_player():
 def test_running_job_shows_elapsed_time():
     """A running job's card shows the elapsed time."""
     job = ScriptedJob(video_job("in_progress"), [])
-    assert "elapsed" in JobProgress(job, sink=RecordingSink(), buttons=False).bundle()["text/html"]
+    assert "elapsed" in JobProgress(job, sink=CapturingSink(), buttons=False).bundle()["text/html"]
 
 
 def test_music_job_becomes_audio_player():
     """A completed music job shows an <audio> player."""
     job = ScriptedJob(music_job("in_progress", id="audio_b"), [{"status": "completed"}], content=b"ID3abc")
-    progress = JobProgress(job, sink=RecordingSink(), buttons=False)
+    progress = JobProgress(job, sink=CapturingSink(), buttons=False)
     progress.poll_once()
     assert 'src="data:audio/mpeg;base64,SUQzYWJj"' in progress.bundle()["text/html"]
 
@@ -71,7 +72,7 @@ def test_failed_job_shows_gateway_message(emulator, keys):
     with gk.Client(api_key=keys.acme, base_url=emulator.base_url, ledger=gk.Ledger()) as client:
         job = client.videos.create(model="video-range", prompt="a failing take", duration=2,
                                    extra_headers={"X-Emulator-Fault": "job-fail"})
-        progress = JobProgress(job, sink=RecordingSink(), buttons=False)
+        progress = JobProgress(job, sink=CapturingSink(), buttons=False)
         for _ in range(200):
             progress.poll_once()
             if progress.done:
@@ -85,7 +86,7 @@ def test_several_jobs_form_one_dashboard():
     """Several jobs render as one dashboard with a summary line."""
     first = ScriptedJob(video_job("queued", id="v1"), [{"status": "completed"}])
     second = ScriptedJob(music_job("in_progress", id="m1"), [])
-    sink = RecordingSink()
+    sink = CapturingSink()
     progress = JobProgress([first, second], sink=sink, buttons=False).show()
     progress.poll_once()
     html = progress.bundle()["text/html"]
@@ -98,14 +99,14 @@ def test_estimate_comes_from_finished_jobs_of_the_same_model():
     record_duration("video-tiers", 8.0)
     record_duration("video-tiers", 4.0)
     assert estimate_seconds("video-tiers") == 6.0
-    html = JobProgress(ScriptedJob(video_job("in_progress"), []), sink=RecordingSink(), buttons=False).bundle()["text/html"]
+    html = JobProgress(ScriptedJob(video_job("in_progress"), []), sink=CapturingSink(), buttons=False).bundle()["text/html"]
     assert "usually 6.0s" in html
 
 
 def test_completion_records_duration_for_estimates():
     """A completed job's server-side run time is remembered for its model."""
     job = ScriptedJob(video_job("queued"), [{"status": "completed", "created_at": 100, "completed_at": 107}])
-    JobProgress(job, sink=RecordingSink(), buttons=False).poll_once()
+    JobProgress(job, sink=CapturingSink(), buttons=False).poll_once()
     assert estimate_seconds("video-tiers") == 7
 
 
@@ -116,7 +117,7 @@ def test_refresh_errors_are_noted_not_raised():
         def refresh(self):
             raise ConnectionError("network down")
 
-    progress = JobProgress(Broken(video_job("queued"), []), sink=RecordingSink(), buttons=False)
+    progress = JobProgress(Broken(video_job("queued"), []), sink=CapturingSink(), buttons=False)
     progress.poll_once()
     assert "could not refresh (ConnectionError: network down)" in progress.bundle()["text/html"]
     assert not progress.done
@@ -125,20 +126,16 @@ def test_refresh_errors_are_noted_not_raised():
 def test_background_thread_follows_job_to_the_end():
     """start() returns at once and the thread polls until the job completes."""
     job = ScriptedJob(video_job("queued"), [{"status": "in_progress"}, {"status": "completed"}])
-    sink = RecordingSink()
-    progress = JobProgress(job, sink=sink, buttons=False)
-    jobs.FIRST_POLL, saved = 0.01, jobs.FIRST_POLL
-    try:
-        progress.start()
-        assert progress.join(timeout=10)
-    finally:
-        jobs.FIRST_POLL = saved
+    sink = CapturingSink()
+    progress = JobProgress(job, sink=sink, buttons=False, schedule=PollSchedule(first=0.01))
+    progress.start()
+    assert progress.join(timeout=10)
     assert "gk-video" in sink.last["text/html"]
 
 
 def test_without_buttons_video_card_says_how_to_cancel():
     """Without ipywidgets buttons, a running video job's card says job.cancel()."""
-    html = JobProgress(ScriptedJob(video_job("queued"), []), sink=RecordingSink(), buttons=False).bundle()["text/html"]
+    html = JobProgress(ScriptedJob(video_job("queued"), []), sink=CapturingSink(), buttons=False).bundle()["text/html"]
     assert "job.cancel()" in html
 
 
@@ -153,7 +150,7 @@ def test_wait_with_progress_uses_on_update_and_returns_job():
             return self
 
     job = Waiting(video_job("queued"), [{"status": "in_progress"}, {"status": "completed"}])
-    sink = RecordingSink()
+    sink = CapturingSink()
     assert wait_with_progress(job, sink=sink) is job
     assert "gk-video" in sink.last["text/html"]
 
@@ -180,7 +177,7 @@ def test_embed_limit_is_8_megabytes():
 def test_background_view_says_how_to_wait_until_the_job_ends():
     """show_progress's first view (what headless runs keep) says the job runs on and how to block."""
     job = ScriptedJob(video_job("queued", id="video_bg"), [{"status": "completed", "created_at": 1, "completed_at": 2}])
-    sink = RecordingSink()
+    sink = CapturingSink()
     progress = JobProgress(job, sink=sink, buttons=False).start()
     assert progress.join(10)
     first, last = sink.messages[0][1], sink.last
@@ -193,7 +190,7 @@ def test_blocking_wait_view_has_no_background_note():
     """wait_with_progress blocks the cell, so its view does not tell the user to block."""
     job = ScriptedJob(music_job("in_progress"), [])
     job.wait = lambda timeout=None, on_update=None, **_: job
-    sink = RecordingSink()
+    sink = CapturingSink()
     wait_with_progress(job, sink=sink)
     assert all("Running in the background" not in bundle["text/html"] for _, bundle in sink.messages)
 

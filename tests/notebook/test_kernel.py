@@ -24,6 +24,9 @@ def executed(emulator, keys):
         "len(get_ipython().magics_manager.registry['GatewayMagics'].messages)",
         "%%image --model image-pixels --size 256x256\na red square",
         "offline = gk.Client(offline=True)",
+        "print(type(client.display).__name__)",
+        f"quiet = gk.Client(base_url={emulator.base_url!r}, api_key={keys.acme!r}, display=False)\n"
+        "_ = quiet.chat.ask('Explain queues', model='chat-mini')",
     ]
     return run_notebook(cells)
 
@@ -74,3 +77,13 @@ def test_offline_client_shows_banner(executed):
     """Client(offline=True) in a kernel shows the offline banner."""
     html = "".join(html_outputs(executed.cells[9]))
     assert "synthetic results from the offline gateway" in html
+
+
+def test_a_client_built_in_a_kernel_gets_the_kernel_display(executed):
+    """Inside a kernel, Client() chooses the notebook layer's KernelDisplay once, at construction."""
+    assert executed.cells[10].outputs[0]["text"].strip() == "KernelDisplay"
+
+
+def test_display_false_shows_no_live_view_in_a_kernel(executed):
+    """Client(display=False) in a kernel streams without any live output."""
+    assert output_types(executed.cells[11]) == []

@@ -6,7 +6,7 @@ from factories import HOSTILE, chunks
 from gatewaykit.errors import ServerError, StreamInterruptedError
 from gatewaykit.notebook.live import LiveChatRenderer, render_stream
 from gatewaykit.notebook.rendering import mimebundle
-from gatewaykit.notebook.sinks import RecordingSink
+from gatewaykit.notebook.sinks import CapturingSink
 
 
 class Clock:
@@ -36,7 +36,7 @@ class PacedStream:
 
 
 def run(pieces, step=0.001, **kwargs):
-    clock, sink = Clock(), RecordingSink()
+    clock, sink = Clock(), CapturingSink()
     stream = PacedStream(chunks(pieces), clock, step, **kwargs)
     return stream, sink, render_stream(stream, sink=sink, clock=clock)
 
@@ -87,7 +87,7 @@ def test_uses_stream_final_when_available():
 
             return chat("from final()")
 
-    clock, sink = Clock(), RecordingSink()
+    clock, sink = Clock(), CapturingSink()
     completion = render_stream(WithFinal(chunks(["x"]), clock, 0.01), sink=sink, clock=clock)
     assert completion.content == "from final()"
     assert "from final()" in sink.last["text/plain"]
@@ -95,7 +95,7 @@ def test_uses_stream_final_when_available():
 
 def test_keyboard_interrupt_keeps_partial_static_and_reraises():
     """An interrupt closes the stream, leaves the partial answer marked, and re-raises."""
-    clock, sink = Clock(), RecordingSink()
+    clock, sink = Clock(), CapturingSink()
     stream = PacedStream(chunks(["par", "tial", "never"]), clock, 0.01, fail_at=2, error=KeyboardInterrupt())
     with pytest.raises(KeyboardInterrupt) as info:
         render_stream(stream, sink=sink, clock=clock)
@@ -114,7 +114,7 @@ def test_stream_interrupted_keeps_partial_with_note():
 
 def test_stream_interrupted_message_is_visible():
     """The error note names the interruption."""
-    clock, sink = Clock(), RecordingSink()
+    clock, sink = Clock(), CapturingSink()
     stream = PacedStream(chunks(["kept"]), clock, 0.01, fail_at=1, error=StreamInterruptedError("dropped"))
     with pytest.raises(StreamInterruptedError):
         render_stream(stream, sink=sink, clock=clock)
@@ -123,7 +123,7 @@ def test_stream_interrupted_message_is_visible():
 
 def test_error_before_first_token_shows_error():
     """An error before any token replaces the placeholder with the error display."""
-    clock, sink = Clock(), RecordingSink()
+    clock, sink = Clock(), CapturingSink()
     stream = PacedStream(chunks(["x"]), clock, 0.01, fail_at=0, error=ServerError("boom", status=500))
     with pytest.raises(ServerError):
         render_stream(stream, sink=sink, clock=clock)
@@ -134,7 +134,7 @@ def test_reasoning_streams_into_open_details_before_the_answer():
     """While only reasoning has arrived, it shows in an open <details>."""
     from gatewaykit.types import ChatCompletionChunk
 
-    clock, sink = Clock(), RecordingSink()
+    clock, sink = Clock(), CapturingSink()
     renderer = LiveChatRenderer(sink, clock=clock)
     renderer.start()
     clock.now = 1
@@ -144,7 +144,7 @@ def test_reasoning_streams_into_open_details_before_the_answer():
 
 def feed_paced(pieces, rate):
     """Feed ``pieces`` at ``rate`` tokens per second of a fake clock; return (renderer, sink, completion)."""
-    clock, sink = Clock(), RecordingSink()
+    clock, sink = Clock(), CapturingSink()
     renderer = LiveChatRenderer(sink, clock=clock)
     renderer.start()
     for chunk in chunks(pieces):

@@ -7,7 +7,7 @@ from factories import chunks
 
 from gatewaykit.notebook import kernel
 from gatewaykit.notebook.live import render_async_stream
-from gatewaykit.notebook.sinks import RecordingSink
+from gatewaykit.notebook.sinks import CapturingSink
 
 
 class FakeShell:
@@ -73,7 +73,7 @@ class AsyncStream:
 
 def test_async_stream_renders_to_final_answer():
     """render_async_stream consumes an async stream and ends with the static answer."""
-    sink = RecordingSink()
+    sink = CapturingSink()
     completion = asyncio.run(render_async_stream(AsyncStream(chunks(["a", "b"])), sink=sink))
     assert completion.content == "ab"
     assert "gk-live" not in sink.last["text/html"]
@@ -81,7 +81,7 @@ def test_async_stream_renders_to_final_answer():
 
 def test_async_cancellation_keeps_partial_answer():
     """Cancelling the task closes the stream and keeps the partial answer."""
-    sink = RecordingSink()
+    sink = CapturingSink()
     stream = AsyncStream(chunks(["kept", "lost"]), fail=asyncio.CancelledError())
     with pytest.raises(asyncio.CancelledError):
         asyncio.run(render_async_stream(stream, sink=sink))

@@ -10,7 +10,7 @@ from reliability_gateways import RELIABILITY_ADMIN, account_balance, one_account
 
 import gatewaykit as gk
 from gatewaykit.notebook.live import render_async_stream, render_stream
-from gatewaykit.notebook.sinks import RecordingSink
+from gatewaykit.notebook.sinks import CapturingSink
 
 KEY = "sk-bf-stream-drop-000000000000001"
 ESSAY = [{"role": "user", "content": "Write a long paragraph about the history of lighthouses."}]
@@ -61,7 +61,7 @@ def test_completed_stream_is_charged_exactly_what_it_reports(gateway):
 
 def test_live_display_keeps_the_partial_text_of_a_dropped_stream(gateway):
     """The live renderer's last output shows the partial answer and says the stream was interrupted."""
-    sink = RecordingSink()
+    sink = CapturingSink()
     with _client(gateway, gk.Ledger()) as client:
         stream = client.chat.completions.create(model="chat-mini", messages=ESSAY, stream=True, extra_headers=DROP)
         with pytest.raises(gk.StreamInterruptedError):
@@ -75,7 +75,7 @@ def test_live_display_keeps_the_partial_text_of_a_dropped_stream(gateway):
 def test_async_dropped_stream_keeps_partial_text_and_is_not_charged(gateway):
     """The same through AsyncClient and the async live renderer."""
     ledger = gk.Ledger()
-    sink = RecordingSink()
+    sink = CapturingSink()
     before = account_balance(gateway.base_url, "drops")
 
     async def main() -> Any:

@@ -1,6 +1,6 @@
 """The only module that imports httpx.
 
-Everything else in the client works on :class:`~gatewaykit.client.requests.ApiRequest`
+Everything else in the client works on :class:`~gatewaykit.client.api_request.ApiRequest`
 (what to send) and on the duck-typed response this module returns
 (``status_code``, ``headers``, ``content``). Transport failures are translated
 here, in one place, into :class:`APIConnectionError` / :class:`APITimeoutError`,
@@ -14,7 +14,7 @@ from typing import Any, AsyncIterator, Iterator
 
 import httpx
 
-from gatewaykit.client.requests import NOT_GIVEN, ApiRequest
+from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
 from gatewaykit.errors import APIConnectionError, APITimeoutError
 
 __all__ = ["AsyncTransport", "SyncTransport", "translate_error"]

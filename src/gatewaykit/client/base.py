@@ -9,20 +9,24 @@ add only a transport, a flow driver, stream wrappers and closing.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Optional
+import logging
+from typing import Any, Mapping, Optional, Union
 
 from gatewaykit._version import __version__
+from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest, encode_json
 from gatewaykit.client.cassette_store import REPLAY_BASE_URL, Cassette
-from gatewaykit.client.config import Settings, normalise_base_url, resolve_settings
+from gatewaykit.client.config import ConnectionSettings, normalise_base_url, resolve_settings
+from gatewaykit.client.display import Display, choose_display
 from gatewaykit.client.flows import Flow, RetryPolicy, send_with_retries
 from gatewaykit.client.recording import Recording, request_summary
-from gatewaykit.client.requests import NOT_GIVEN, ApiRequest, encode_json
 from gatewaykit.errors import GatewayError, error_from_response
 from gatewaykit.types import Model, ModelList
 
 __all__ = ["BaseClient", "raise_for_status"]
 
 DEFAULT_TIMEOUT = 120.0
+
+logger = logging.getLogger("gatewaykit")
 
 
 def raise_for_status(response: Any) -> None:
@@ -59,13 +63,21 @@ class BaseClient:
         http_transport: Any = None,
         cassette: Any = None,
         cassette_mode: str = "auto",
+        display: Union[Display, bool, None] = None,
     ) -> None:
         self._cassette = Cassette(cassette, cassette_mode) if cassette is not None else None
+        self._settings: ConnectionSettings
         if self._cassette is not None and cassette_mode == "replay":
             # Replay never sends anything: no key needed, no offline gateway started, no SVC_* read.
-            self._settings = Settings(normalise_base_url(base_url or REPLAY_BASE_URL), "", False, "cassette")
+            self._settings = ConnectionSettings(normalise_base_url(base_url or REPLAY_BASE_URL), "", False, "cassette")
         else:
             self._settings = resolve_settings(api_key, base_url, offline)
+        self._display: Display = choose_display(display)
+        if self._settings.offline:
+            try:
+                self._display.offline_notice(self._settings.base_url, implicit=self._settings.offline_implicit)
+            except Exception:  # noqa: BLE001 - a display problem must not stop the client
+                logger.debug("the offline notice could not be shown", exc_info=True)
         self._policy = retry_policy or RetryPolicy(max_retries=max_retries)
         self._validate = validate
         self._ledger = ledger
@@ -96,6 +108,9 @@ class BaseClient:
     def _run(self, flow: Flow[Any]) -> Any:  # a value (sync) or an awaitable (async)
         raise NotImplementedError
 
+    def _open_chat_stream(self, response: Any, recording: Recording) -> Any:  # a ChatStream or an AsyncChatStream
+        raise NotImplementedError
+
     @property
     def base_url(self) -> str:
         """The gateway host (no ``/v1``)."""
@@ -110,6 +125,11 @@ class BaseClient:
     def cassette(self) -> Any:
         """The cassette this client records to or replays from (``path``, ``mode``), or None."""
         return self._cassette
+
+    @property
+    def display(self) -> Display:
+        """What shows this client's streams, job waits, batches and offline notice (chosen at construction)."""
+        return self._display
 
     @property
     def max_retries(self) -> int:

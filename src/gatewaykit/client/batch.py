@@ -46,21 +46,28 @@ class BatchResult(list):
         return f"BatchResult({len(self)} results, {failed} failed)"
 
 
-def _capture(call: Callable[[], Any]) -> Any:
+OnDone = Optional[Callable[[Any], None]]
+
+
+def _capture(call: Callable[[], Any], on_done: OnDone = None) -> Any:
     try:
-        return call()
+        result = call()
     except Exception as exc:  # noqa: BLE001 - kept in the result, by design
-        return exc
+        result = exc
+    if on_done is not None:
+        on_done(result)
+    return result
 
 
-def run_thread_batch(calls: Iterable[Callable[[], Any]], concurrency: int = 8) -> BatchResult:
+def run_thread_batch(calls: Iterable[Callable[[], Any]], concurrency: int = 8, on_done: OnDone = None) -> BatchResult:
+    """Run ``calls`` on up to ``concurrency`` threads; ``on_done(result)`` as each one finishes."""
     calls = list(calls)
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     if not calls:
         return BatchResult()
     with ThreadPoolExecutor(max_workers=min(concurrency, len(calls)), thread_name_prefix="gatewaykit") as pool:
-        futures = [pool.submit(_capture, call) for call in calls]
+        futures = [pool.submit(_capture, call, on_done) for call in calls]
         try:
             return BatchResult(future.result() for future in futures)
         except BaseException:
@@ -70,7 +77,10 @@ def run_thread_batch(calls: Iterable[Callable[[], Any]], concurrency: int = 8) -
 
 
 async def run_async_batch(
-    calls: Iterable[Callable[[], Awaitable[Any]]], concurrency: int = 8, semaphore: Optional["asyncio.Semaphore"] = None
+    calls: Iterable[Callable[[], Awaitable[Any]]],
+    concurrency: int = 8,
+    semaphore: Optional["asyncio.Semaphore"] = None,
+    on_done: OnDone = None,
 ) -> BatchResult:
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
@@ -81,8 +91,11 @@ async def run_async_batch(
     async def one(call: Callable[[], Awaitable[Any]]) -> Any:
         async with gate:
             try:
-                return await call()
+                result = await call()
             except Exception as exc:  # noqa: BLE001
-                return exc
+                result = exc
+        if on_done is not None:
+            on_done(result)
+        return result
 
     return BatchResult(await asyncio.gather(*(one(call) for call in calls)))

@@ -8,18 +8,60 @@ in :class:`AsyncChat`.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, Optional, Union, cast, overload
+
+from typing_extensions import Unpack
 
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
 from gatewaykit.client.media_inputs import normalise_messages
-from gatewaykit.client.notebook_hooks import notebook_function
 from gatewaykit.client.recording import Recording
-from gatewaykit.client.requests import NOT_GIVEN, merge_body
+from gatewaykit.client.api_request import RequestOptions, call_options, merge_body
 from gatewaykit.client.validation import check_chat
 from gatewaykit.types import ChatCompletion
 
-__all__ = ["AsyncChat", "Chat", "Completions"]
+if TYPE_CHECKING:
+    from gatewaykit.client.streaming import AsyncChatStream, ChatStream
+
+__all__ = ["AsyncChat", "AsyncCompletions", "Chat", "ChatParams", "Completions"]
+
+
+class ChatParams(RequestOptions, total=False):
+    """The optional fields of ``chat.completions.create`` (and the request options), for type checkers."""
+
+    temperature: Optional[float]
+    top_p: Optional[float]
+    max_tokens: Optional[int]
+    max_completion_tokens: Optional[int]
+    reasoning_effort: Optional[str]
+    stop: Union[str, list[str], None]
+    stream_options: Optional[Mapping[str, Any]]
+    seed: Optional[int]
+    n: Optional[int]
+    frequency_penalty: Optional[float]
+    presence_penalty: Optional[float]
+    logit_bias: Optional[Mapping[str, float]]
+    logprobs: Optional[bool]
+    top_logprobs: Optional[int]
+    response_format: Optional[Mapping[str, Any]]
+    tools: Optional[Iterable[Any]]
+    tool_choice: Union[str, Mapping[str, Any], None]
+    parallel_tool_calls: Optional[bool]
+    user: Optional[str]
+    include_svc_system_prompt: Optional[bool]
+    fallbacks: Optional[list[str]]
+    metadata: Optional[Mapping[str, Any]]
+    modalities: Optional[list[str]]
+    prompt_cache_key: Optional[str]
+    prompt_cache_retention: Optional[str]
+    reasoning: Optional[Mapping[str, Any]]
+    safety_identifier: Optional[str]
+    service_tier: Optional[str]
+    store: Optional[bool]
+    prediction: Optional[Mapping[str, Any]]
+    web_search_options: Optional[Mapping[str, Any]]
+    truncation: Optional[str]
+    verbosity: Optional[str]
 
 _parse_completion = ChatCompletion.model_validate_json
 
@@ -41,6 +83,21 @@ class Completions:
 
     def __init__(self, client: BaseClient) -> None:
         self._client = client
+
+    @overload
+    def create(
+        self, *, model: str, messages: Iterable[Any], stream: Literal[False] = False, **params: Unpack[ChatParams]
+    ) -> ChatCompletion: ...
+
+    @overload
+    def create(
+        self, *, model: str, messages: Iterable[Any], stream: Literal[True], **params: Unpack[ChatParams]
+    ) -> ChatStream: ...
+
+    @overload
+    def create(
+        self, *, model: str, messages: Iterable[Any], stream: bool, **params: Unpack[ChatParams]
+    ) -> Union[ChatCompletion, ChatStream]: ...
 
     def create(
         self,
@@ -81,17 +138,15 @@ class Completions:
         web_search_options: Optional[Mapping[str, Any]] = None,
         truncation: Optional[str] = None,
         verbosity: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_body: Optional[Mapping[str, Any]] = None,
-        timeout: Any = NOT_GIVEN,
-        validate: Optional[bool] = None,
-        **kwargs: Any,
+        **options: Any,
     ) -> Any:
         """A chat completion (``stream=True``: a ``ChatStream`` of chunks, asking for ``include_usage``).
 
         Messages are dicts or :class:`gatewaykit.Message`; content lists may hold
-        image inputs (paths, bytes, PIL images), sent as ``data:`` URIs. Any other
-        keyword is sent as-is; ``extra_body`` is merged last.
+        image inputs (paths, bytes, PIL images), sent as ``data:`` URIs.
+        ``options``: :class:`~gatewaykit.client.api_request.RequestOptions`
+        (``extra_headers``, ``extra_body`` merged last, ``timeout``, ``validate``);
+        any other keyword is sent as-is.
         """
         fields = {
             "model": model,
@@ -129,14 +184,15 @@ class Completions:
             "truncation": truncation,
             "verbosity": verbosity,
         }
-        body = merge_body(fields, kwargs, extra_body)
+        call = call_options(options)
+        body = merge_body(fields, call.passthrough, call.extra_body)
         if stream:
             body["stream"] = True
             options = dict(body.get("stream_options") or stream_options or {})
             options.setdefault("include_usage", True)
             body["stream_options"] = options
-        checked = self._client._checks_on(validate)
-        return self._client._run(self._flow(body, stream, extra_headers, timeout, checked))
+        checked = self._client._checks_on(call.validate)
+        return self._client._run(self._flow(body, stream, call.extra_headers, call.timeout, checked))
 
     def parse(
         self, *, model: str, messages: Iterable[Any], response_format: Any, retries: int = 0, **fields: Any
@@ -187,12 +243,37 @@ def _ask_messages(prompt: Any, system: Optional[str]) -> list[dict[str, Any]]:
     return messages
 
 
+class AsyncCompletions(Completions):
+    """``aclient.chat.completions``: ``await create(...)``; with ``stream=True`` an :class:`AsyncChatStream`."""
+
+    if TYPE_CHECKING:
+
+        @overload  # type: ignore[override]
+        async def create(
+            self, *, model: str, messages: Iterable[Any], stream: Literal[False] = False, **params: Unpack[ChatParams]
+        ) -> ChatCompletion: ...
+
+        @overload
+        async def create(
+            self, *, model: str, messages: Iterable[Any], stream: Literal[True], **params: Unpack[ChatParams]
+        ) -> AsyncChatStream: ...
+
+        @overload
+        async def create(
+            self, *, model: str, messages: Iterable[Any], stream: bool, **params: Unpack[ChatParams]
+        ) -> Union[ChatCompletion, AsyncChatStream]: ...
+
+        async def create(self, **params: Any) -> Any: ...
+
+
 class Chat:
     """``client.chat``: ``completions`` and the one-line ``ask``."""
 
+    _completions_type: type[Completions] = Completions
+
     def __init__(self, client: BaseClient) -> None:
         self._client = client
-        self.completions = Completions(client)
+        self.completions = self._completions_type(client)
 
     def ask(
         self,
@@ -205,19 +286,15 @@ class Chat:
     ) -> ChatCompletion:
         """Ask one question; the answer as a ``ChatCompletion``.
 
-        In a running notebook kernel the answer renders live as it streams (the
-        notebook layer's ``live.render_stream``); elsewhere the stream is read to
-        its end. ``prompt`` may be a list of content parts (text and images).
+        The client's display shows the stream as it arrives (live Markdown in a
+        notebook kernel); with no display the stream is read to its end. ``prompt`` may be a list of content parts (text and images).
         Without ``model=``, the catalog's first chat model answers.
         """
         messages = _ask_messages(prompt, system)
-        result = self.completions.create(model=model, messages=messages, stream=stream, **fields)  # type: ignore[arg-type]
+        result: Any = self.completions.create(model=model, messages=messages, stream=stream, **fields)  # type: ignore[arg-type]
         if not stream:
-            return result
-        render = notebook_function("live", "render_stream")
-        if render is not None:
-            return render(result)
-        return result.final()
+            return cast(ChatCompletion, result)
+        return self._client.display.chat_stream(result)
 
     def session(
         self,
@@ -247,6 +324,9 @@ class Chat:
 class AsyncChat(Chat):
     """``aclient.chat``: the same, awaitable."""
 
+    _completions_type = AsyncCompletions
+    completions: AsyncCompletions
+
     async def ask(  # type: ignore[override]
         self,
         prompt: Any,
@@ -258,10 +338,7 @@ class AsyncChat(Chat):
     ) -> ChatCompletion:
         """Ask one question; ``await`` the answer (rendered live in a notebook kernel)."""
         messages = _ask_messages(prompt, system)
-        result = await self.completions.create(model=model, messages=messages, stream=stream, **fields)  # type: ignore[arg-type]
+        result: Any = await self.completions.create(model=model, messages=messages, stream=stream, **fields)  # type: ignore[call-overload,arg-type]
         if not stream:
-            return result
-        render = notebook_function("live", "render_async_stream")
-        if render is not None:
-            return await render(result)
-        return await result.final()
+            return cast(ChatCompletion, result)
+        return await self._client.display.async_chat_stream(result)

@@ -8,26 +8,32 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterable, Optional, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Optional, Union
 
-from gatewaykit.client import jobs
+from gatewaykit.client import job_flows
 from gatewaykit.client.base import DEFAULT_TIMEOUT, BaseClient
 from gatewaykit.client.batch import BatchResult, run_async_batch, run_thread_batch
 from gatewaykit.client.chat import AsyncChat, Chat
 from gatewaykit.client.flows import Flow, RetryPolicy, run_async, run_sync
-from gatewaykit.client.images import Images
-from gatewaykit.client.models import Models
-from gatewaykit.client.music import Music
-from gatewaykit.client.notebook_hooks import notebook_function
+from gatewaykit.client.images import AsyncImages, Images
+from gatewaykit.client.models import AsyncModels, Models
+from gatewaykit.client.music import AsyncMusic, Music
+from gatewaykit.client.display import Display
 from gatewaykit.client.recording import Recording
 from gatewaykit.client.streaming import AsyncChatStream, ChatStream
-from gatewaykit.client.videos import Videos
+from gatewaykit.client.videos import AsyncVideos, Videos
 
 __all__ = ["AsyncClient", "Client"]
 
 
 class _Surface(BaseClient):
     """The resources, and the job operations the job types call back into."""
+
+    models: Models
+    chat: Chat
+    images: Images
+    videos: Videos
+    music: Music
 
     def __init__(
         self,
@@ -44,40 +50,47 @@ class _Surface(BaseClient):
         http_transport: Any = None,
         cassette: Union[str, Path, None] = None,
         cassette_mode: str = "auto",
+        display: Union[Display, bool, None] = None,
     ) -> None:
         super().__init__(
             api_key=api_key, base_url=base_url, offline=offline, timeout=timeout, max_retries=max_retries,
             retry_policy=retry_policy, validate=validate, ledger=ledger, default_headers=default_headers,
-            http_transport=http_transport, cassette=cassette, cassette_mode=cassette_mode,
+            http_transport=http_transport, cassette=cassette, cassette_mode=cassette_mode, display=display,
         )  # fmt: skip
-        self.models = Models(self)
-        self.chat = AsyncChat(self) if self._is_async else Chat(self)
-        self.images = Images(self)
-        self.videos = Videos(self)
-        self.music = Music(self)
+        if self._is_async:
+            self.models, self.chat, self.images = AsyncModels(self), AsyncChat(self), AsyncImages(self)
+            self.videos, self.music = AsyncVideos(self), AsyncMusic(self)
+        else:
+            self.models, self.chat, self.images = Models(self), Chat(self), Images(self)
+            self.videos, self.music = Videos(self), Music(self)
 
     # Called by VideoJob / MusicJob methods (types/ never touches the transport).
     def _job_refresh(self, job: Any) -> Any:
-        return self._run(jobs.refresh_flow(self, job))
+        return self._run(job_flows.refresh_flow(self, job))
 
     def _job_wait(self, job: Any, timeout: Optional[float], on_update: Any, poll_interval: Optional[float]) -> Any:
-        return self._run(jobs.wait_flow(self, job, timeout=timeout, on_update=on_update, poll_interval=poll_interval))
+        return self._run(job_flows.wait_flow(self, job, timeout=timeout, on_update=on_update, poll_interval=poll_interval))
 
     def _job_content(self, job: Any) -> Any:
-        return self._run(jobs.content_flow(self, job))
+        return self._run(job_flows.content_flow(self, job))
 
     def _job_save(self, job: Any, path: Union[str, Path, None]) -> Any:
-        return self._run(jobs.content_flow(self, job, path=jobs.default_save_path(job, path)))
+        return self._run(job_flows.content_flow(self, job, path=job_flows.default_save_path(job, path)))
 
     def _job_cancel(self, job: Any) -> Any:
-        return self._run(jobs.cancel_flow(self, job))
+        return self._run(job_flows.cancel_flow(self, job))
 
 
 class Client(_Surface):
     """The gateway, with blocking calls.
 
-    ``Client()`` reads ``SVC_API_KEY`` (or a Colab secret of that name) and
-    ``SVC_BASE_URL``; with no key anywhere it uses the built-in offline gateway
+    ``display=``: what shows live streams, job waits, batch progress and the
+    offline notice (a :class:`~gatewaykit.client.display.Display`); None chooses
+    once (the notebook view inside an IPython kernel, nothing elsewhere), False
+    turns it off.
+
+    ``Client()`` reads ``SVC_API_KEY`` and ``SVC_BASE_URL`` (or Colab secrets
+    of those names); with no key anywhere it uses the built-in offline gateway
     and warns (:class:`OfflineGatewayWarning`). ``Client(offline=True)`` asks for
     the offline gateway explicitly. Resources: ``models``, ``chat``, ``images``,
     ``videos``, ``music``; ``map``/``batch`` run many calls at once.
@@ -90,12 +103,14 @@ class Client(_Surface):
     """
 
     def _job_wait(self, job: Any, timeout: Optional[float], on_update: Any, poll_interval: Optional[float]) -> Any:
-        # In a kernel, a plain job.wait() shows the same live progress as show_progress();
-        # the notebook layer calls back with on_update, so this never loops.
+        # A plain job.wait() goes through the display (a live progress card in a kernel); the display
+        # drives the one polling flow by calling back with its own on_update.
         if on_update is None:
-            with_progress = notebook_function("jobs", "wait_with_progress")
-            if with_progress is not None:
-                return with_progress(job, timeout=timeout, poll_interval=poll_interval)
+
+            def poll(observe: Any) -> Any:
+                return _Surface._job_wait(self, job, timeout, observe, poll_interval)
+
+            return self._display.job_wait(job, poll)
         return super()._job_wait(job, timeout, on_update, poll_interval)
 
     def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
@@ -113,11 +128,16 @@ class Client(_Surface):
     def map(self, function: Callable[[Any], Any], items: Iterable[Any], *, concurrency: int = 8) -> BatchResult:
         """``function(item)`` for every item on up to ``concurrency`` threads; results in input order,
         a failed item holds its exception (see ``BatchResult.errors``)."""
-        return run_thread_batch([_bind(function, item) for item in items], concurrency)
+        return self.batch([_bind(function, item) for item in items], concurrency=concurrency)
 
     def batch(self, calls: Iterable[Callable[[], Any]], *, concurrency: int = 8) -> BatchResult:
         """Run zero-argument callables (e.g. ``lambda: client.images.generate(...)``) concurrently."""
-        return run_thread_batch(calls, concurrency)
+        calls = list(calls)
+        progress = self._display.batch_progress(len(calls))
+        try:
+            return run_thread_batch(calls, concurrency, on_done=progress.item_done)
+        finally:
+            progress.close()
 
     def close(self) -> None:
         """Close the connection pool."""
@@ -135,6 +155,13 @@ class AsyncClient(_Surface):
 
     _is_async = True
 
+    if TYPE_CHECKING:
+        models: AsyncModels
+        chat: AsyncChat
+        images: AsyncImages
+        videos: AsyncVideos
+        music: AsyncMusic
+
     def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
         from gatewaykit.client._transport import AsyncTransport
 
@@ -150,10 +177,15 @@ class AsyncClient(_Surface):
         self, function: Callable[[Any], Awaitable[Any]], items: Iterable[Any], *, concurrency: int = 8
     ) -> BatchResult:
         """``await function(item)`` for every item, at most ``concurrency`` at a time; in input order."""
-        return await run_async_batch([_bind(function, item) for item in items], concurrency)
+        return await self.batch([_bind(function, item) for item in items], concurrency=concurrency)
 
     async def batch(self, calls: Iterable[Callable[[], Awaitable[Any]]], *, concurrency: int = 8) -> BatchResult:
-        return await run_async_batch(calls, concurrency)
+        calls = list(calls)
+        progress = self._display.batch_progress(len(calls))
+        try:
+            return await run_async_batch(calls, concurrency, on_done=progress.item_done)
+        finally:
+            progress.close()
 
     async def close(self) -> None:
         await self._transport.close()

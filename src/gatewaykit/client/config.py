@@ -1,14 +1,18 @@
 """Where the client's key and base URL come from, and the offline fallback.
 
 Order: ``api_key=`` argument, the ``SVC_API_KEY`` environment variable, then a
-Colab secret named ``SVC_API_KEY``; ``base_url=``, then ``SVC_BASE_URL``.
+Colab secret named ``SVC_API_KEY``; ``base_url=``, then ``SVC_BASE_URL``, then
+a Colab secret named ``SVC_BASE_URL``.
 
-- ``offline=True``: the process-wide offline gateway (``gatewaykit.emulator.shared()``),
-  announced with one ``logging`` INFO line (you asked for it) and, in a running
-  notebook kernel, the notebook layer's banner.
+- ``offline=True``: the offline gateway from the installed
+  :data:`OfflineGatewayProvider` (the composition root installs the built-in
+  one from ``gatewaykit[offline]``), announced with one ``logging`` INFO line
+  (you asked for it) and the client's display (a banner in a notebook).
 - No key anywhere: the same offline gateway, announced with an
   :class:`OfflineGatewayWarning` (synthetic results must never pass for real
-  ones) and the banner in a notebook.
+  ones) and the display's notice.
+- No provider (only the core installed): :class:`ConfigurationError` naming
+  ``pip install "gatewaykit[offline]"``.
 - A key but no base URL, or ``base_url=`` but no key: :class:`ConfigurationError`.
 
 The key is kept only in the request headers; nothing here logs or shows it.
@@ -21,12 +25,18 @@ import os
 import sys
 import warnings
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional, Protocol
 
-from gatewaykit.client.notebook_hooks import notebook_function
 from gatewaykit.errors import ConfigurationError
 
-__all__ = ["OfflineGatewayWarning", "Settings", "resolve_settings"]
+__all__ = [
+    "ConnectionSettings",
+    "OfflineGateway",
+    "OfflineGatewayProvider",
+    "OfflineGatewayWarning",
+    "resolve_settings",
+    "set_offline_gateway_provider",
+]
 
 logger = logging.getLogger("gatewaykit")
 
@@ -39,11 +49,46 @@ class OfflineGatewayWarning(UserWarning):
 
 
 @dataclass(frozen=True)
-class Settings:
+class ConnectionSettings:
+    """Where a client sends its requests, and with which key."""
+
     base_url: str
     api_key: str = field(repr=False)
     offline: bool
     key_source: str  # "argument", "environment", "colab secret" or "offline gateway"
+    offline_implicit: bool = False  # offline because no key was found (not asked for)
+
+
+class OfflineGateway(Protocol):
+    """A running offline gateway: where it listens and the key it accepts."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    @property
+    def api_key(self) -> str: ...
+
+
+OfflineGatewayProvider = Callable[[], OfflineGateway]
+"""Starts (or returns the running) offline gateway; raises ConfigurationError when it cannot."""
+
+OFFLINE_EXTRA_HINT = 'pip install "gatewaykit[offline]"'
+
+
+def _no_offline_gateway() -> OfflineGateway:
+    raise ConfigurationError(
+        "No API key was found and the offline gateway is not installed: set SVC_API_KEY and "
+        f"SVC_BASE_URL (or pass api_key= and base_url=), or install it with {OFFLINE_EXTRA_HINT}"
+    )
+
+
+_offline_provider: OfflineGatewayProvider = _no_offline_gateway
+
+
+def set_offline_gateway_provider(provider: OfflineGatewayProvider) -> None:
+    """Install what ``offline=True`` (or no key) connects to; the composition root calls this once."""
+    global _offline_provider
+    _offline_provider = provider
 
 
 def normalise_base_url(url: str) -> str:
@@ -74,7 +119,7 @@ def colab_secret(name: str) -> Optional[str]:
 
 def resolve_settings(
     api_key: Optional[str], base_url: Optional[str], offline: bool
-) -> Settings:
+) -> ConnectionSettings:
     if offline:
         return _offline_settings(implicit=False)
     key, source = api_key, "argument"
@@ -89,19 +134,17 @@ def resolve_settings(
                 "or use offline=True for the built-in offline gateway"
             )
         return _offline_settings(implicit=True)
-    url = base_url or os.environ.get(BASE_URL_VARIABLE)
+    url = base_url or os.environ.get(BASE_URL_VARIABLE) or colab_secret(BASE_URL_VARIABLE)
     if not url:
         raise ConfigurationError(
             f"An API key was found ({source}) but no base URL: set {BASE_URL_VARIABLE} "
-            "(the gateway host, e.g. https://gateway.example.com) or pass base_url="
+            "(or a Colab secret of that name: the gateway host, e.g. https://gateway.example.com) or pass base_url="
         )
-    return Settings(normalise_base_url(url), key, False, source)
+    return ConnectionSettings(normalise_base_url(url), key, False, source)
 
 
-def _offline_settings(*, implicit: bool) -> Settings:
-    from gatewaykit import emulator
-
-    server = emulator.shared()
+def _offline_settings(*, implicit: bool) -> ConnectionSettings:
+    server = _offline_provider()
     url = normalise_base_url(server.base_url)
     if implicit:
         warnings.warn(
@@ -114,16 +157,4 @@ def _offline_settings(*, implicit: bool) -> Settings:
         )
     else:
         logger.info("gatewaykit: using the built-in offline gateway at %s (synthetic results)", url)
-    show_offline_banner(url, implicit=implicit)
-    return Settings(url, server.api_key, True, "offline gateway")
-
-
-def show_offline_banner(base_url: str, *, implicit: bool) -> None:
-    """In a running notebook kernel, the notebook layer's offline banner (``notebook.banner.show_offline_banner``)."""
-    show = notebook_function("banner", "show_offline_banner")
-    if show is None:
-        return
-    try:
-        show(base_url, implicit=implicit)
-    except Exception:  # noqa: BLE001 - a display problem must not stop the client
-        logger.debug("offline banner could not be shown", exc_info=True)
+    return ConnectionSettings(url, server.api_key, True, "offline gateway", offline_implicit=implicit)

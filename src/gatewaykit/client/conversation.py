@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from gatewaykit.client.conversation_state import SessionState
-from gatewaykit.client.notebook_hooks import notebook_function
+from gatewaykit.client.display import NullDisplay
 from gatewaykit.client.tool_loop import Ask, RunTools, Turn, turn_flow
 from gatewaykit.client.tools import ToolCallOutcome, Toolbox, error_text, result_text
 from gatewaykit.types import ChatCompletion
@@ -30,21 +30,19 @@ from gatewaykit.types import ChatCompletion
 __all__ = ["AsyncChatSession", "ChatSession", "show_live", "show_live_async"]
 
 
-# -- the live view: the one place a session meets the notebook layer (switch here to the client's display) --
-def live_view_available() -> bool:
-    """Whether requests should stream to a live view (a notebook kernel with the notebook layer)."""
-    return notebook_function("live", "render_stream") is not None
+# -- the live view: the client's display (``Client(display=...)``), the same one ``client.chat.ask`` uses --
+def live_view_available(client: Any) -> bool:
+    """Whether requests should stream to a live view (the client has a display that shows something)."""
+    return not isinstance(client.display, NullDisplay)
 
 
-def show_live(stream: Any) -> ChatCompletion:
-    """Read a ``ChatStream`` to its end, rendering it live where ``ask`` would; the completion."""
-    render = notebook_function("live", "render_stream")
-    return render(stream) if render is not None else stream.final()
+def show_live(client: Any, stream: Any) -> ChatCompletion:
+    """Read a ``ChatStream`` to its end through the client's display; the completion."""
+    return cast(ChatCompletion, client.display.chat_stream(stream))
 
 
-async def show_live_async(stream: Any) -> ChatCompletion:
-    render = notebook_function("live", "render_async_stream")
-    return await (render(stream) if render is not None else stream.final())
+async def show_live_async(client: Any, stream: Any) -> ChatCompletion:
+    return cast(ChatCompletion, await client.display.async_chat_stream(stream))
 
 
 def _raw_arguments(call: Any) -> dict[str, Any]:
@@ -120,11 +118,11 @@ class ChatSession(SessionState):
         fields = dict(command.fields)
         stream = fields.pop("stream", None)
         if stream is None:
-            stream = live_view_available()
+            stream = live_view_available(self._client)
         result = self._client.chat.completions.create(
             model=self.model, messages=command.messages, stream=stream, **fields
         )
-        completion = show_live(result) if stream else result
+        completion = show_live(self._client, result) if stream else result
         self._spent(completion)
         return completion
 
@@ -195,11 +193,11 @@ class AsyncChatSession(SessionState):
         fields = dict(command.fields)
         stream = fields.pop("stream", None)
         if stream is None:
-            stream = live_view_available()
+            stream = live_view_available(self._client)
         result = await self._client.chat.completions.create(
             model=self.model, messages=command.messages, stream=stream, **fields
         )
-        completion = await show_live_async(result) if stream else result
+        completion = await show_live_async(self._client, result) if stream else result
         self._spent(completion)
         return completion
 

@@ -19,6 +19,7 @@ from gatewaykit.client.media_inputs import image_part
 from gatewaykit.client.structured import OutputSchema, check_retries, parse_flow, supports_strict
 from gatewaykit.client.tool_loop import LIMIT_PROMPT, Turn, TurnEvent, assistant_message
 from gatewaykit.client.tools import Toolbox, approval_of
+from gatewaykit.presentation import rich_bundle
 from gatewaykit.types import ChatCompletion, Cost, Usage
 
 __all__ = ["SessionState"]
@@ -216,19 +217,16 @@ class SessionState:
             f"{requests} request{'' if requests == 1 else 's'}, ${self.cost:.6f}>"
         )
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        """The whole conversation: turns, tool calls and results, cost (HTML sanitised as in the live view)."""
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """The whole conversation: turns, tool calls and results, cost (HTML from the presentation layer,
+        sanitised as in the live view; text only without it)."""
         from gatewaykit.client.transcript import to_text
 
-        bundle = {"text/plain": repr(self)}
         try:
-            bundle["text/plain"] = to_text(self)
-            from gatewaykit.notebook.conversation_html import render_conversation_html
-
-            bundle["text/html"] = render_conversation_html(self)
+            plain = to_text(self)
         except Exception:  # noqa: BLE001 - a display bug must never break the user's cell
-            pass
-        return bundle
+            plain = repr(self)
+        return rich_bundle(self, plain=plain)
 
 
 def turns_of(messages: list[dict[str, Any]]) -> list[Turn]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Generator, TypeVar
 
-from gatewaykit.client.requests import ApiRequest
+from gatewaykit.client.api_request import ApiRequest
 from gatewaykit.client.sse import SSEDecoder, ServerSentEvent
 from gatewaykit.errors import APIConnectionError, GatewayError, parse_retry_after
 
@@ -104,7 +104,7 @@ def send_with_retries(request: ApiRequest, policy: RetryPolicy) -> Flow[tuple[An
             response = yield request
         except APIConnectionError as exc:
             sent = getattr(exc, "request_sent", True)
-            exc.attempts = attempt + 1  # type: ignore[attr-defined] - the ledger records how many were sent
+            exc.attempts = attempt + 1  # type: ignore[attr-defined]  # the ledger records how many were sent
             if sent and not request.replay_safe:
                 lost = _annotated(exc, _LOST_JOB if request.creates_job else _LOST_POST)
                 lost.attempts = attempt + 1  # type: ignore[attr-defined]

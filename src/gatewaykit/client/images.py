@@ -8,20 +8,23 @@ one terminal ``image_generation.completed`` event; the call still returns one
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Optional, cast
 
+from typing_extensions import Unpack
+
+from gatewaykit.client.awaitable_surface import awaitable_method
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow, ReadEvents
 from gatewaykit.client.media_inputs import to_upload
 from gatewaykit.client.recording import Recording
-from gatewaykit.client.requests import NOT_GIVEN, ApiRequest, encode_json, merge_body
+from gatewaykit.client.api_request import ApiRequest, RequestOptions, call_options, encode_json, merge_body
 from gatewaykit.client.sse import ServerSentEvent
 from gatewaykit.client.streaming import error_in_stream
 from gatewaykit.client.validation import check_image
 from gatewaykit.errors import APIConnectionError, GatewayError, StreamInterruptedError
 from gatewaykit.types import ImageResult
 
-__all__ = ["Images"]
+__all__ = ["AsyncImages", "Images"]
 
 COMPLETED_EVENT = "image_generation.completed"
 
@@ -75,21 +78,19 @@ class Images:
         aspect_ratio: Optional[str] = None,
         resolution: Optional[str] = None,
         image_size: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_body: Optional[Mapping[str, Any]] = None,
-        timeout: Any = NOT_GIVEN,
-        validate: Optional[bool] = None,
-        **kwargs: Any,
-    ) -> Any:
+        **options: Unpack[RequestOptions],
+    ) -> ImageResult:
         """Generate images; an :class:`ImageResult` (``.images`` are PIL images, ``.save(dir)``)."""
         fields = dict(
             model=model, prompt=prompt, n=n, response_format=response_format, output_format=output_format,
             quality=quality, stream=stream or None, seed=seed, width=width, height=height,
             aspect_ratio=aspect_ratio, resolution=resolution, image_size=image_size,
         )  # fmt: skip
-        body = merge_body(fields, kwargs, extra_body)
-        checked = self._client._checks_on(validate)
-        return self._client._run(self._flow("image.generate", body, None, extra_headers, timeout, checked))
+        call = call_options(options)
+        body = merge_body(fields, call.passthrough, call.extra_body)
+        checked = self._client._checks_on(call.validate)
+        flow = self._flow("image.generate", body, None, call.extra_headers, call.timeout, checked)
+        return cast(ImageResult, self._client._run(flow))
 
     def edit(
         self,
@@ -108,12 +109,8 @@ class Images:
         aspect_ratio: Optional[str] = None,
         resolution: Optional[str] = None,
         image_size: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_body: Optional[Mapping[str, Any]] = None,
-        timeout: Any = NOT_GIVEN,
-        validate: Optional[bool] = None,
-        **kwargs: Any,
-    ) -> Any:
+        **options: Unpack[RequestOptions],
+    ) -> ImageResult:
         """Edit images: ``image`` is one or a list of paths, bytes, binary file objects or PIL images."""
         uploads = to_upload(image)
         fields = dict(
@@ -121,9 +118,11 @@ class Images:
             quality=quality, stream=stream or None, seed=seed, width=width, height=height,
             aspect_ratio=aspect_ratio, resolution=resolution, image_size=image_size,
         )  # fmt: skip
-        body = merge_body(fields, kwargs, extra_body)
-        checked = self._client._checks_on(validate)
-        return self._client._run(self._flow("image.edit", body, uploads, extra_headers, timeout, checked))
+        call = call_options(options)
+        body = merge_body(fields, call.passthrough, call.extra_body)
+        checked = self._client._checks_on(call.validate)
+        flow = self._flow("image.edit", body, uploads, call.extra_headers, call.timeout, checked)
+        return cast(ImageResult, self._client._run(flow))
 
     def _flow(
         self,
@@ -161,6 +160,14 @@ class Images:
             result = ImageResult.model_validate_json(response.content)
         recording.ok(usage=result.usage, images=len(result.data))
         return result
+
+
+class AsyncImages(Images):
+    """``aclient.images``: the same calls, awaitable."""
+
+    if TYPE_CHECKING:
+        generate = awaitable_method(Images.generate)  # type: ignore[assignment]
+        edit = awaitable_method(Images.edit)  # type: ignore[assignment]
 
 
 def _read_stream(response: Any, recording: Recording) -> Flow[ImageResult]:

@@ -71,8 +71,8 @@ def load_image(value: ImageInput, *, index: int = 0) -> tuple[str, bytes, str]:
         raise TypeError(
             f"Cannot use {type(value).__name__} as an image: pass a path, bytes, a binary file object or a PIL image"
         )
-    content_type = sniff_content_type(data) or (mimetypes.guess_type(name)[0] if name else None)
-    content_type = content_type or "application/octet-stream"
+    sniffed = sniff_content_type(data) or (mimetypes.guess_type(name)[0] if name else None)
+    content_type = sniffed or "application/octet-stream"
     if not name:
         name = f"image-{index}.{_EXTENSIONS.get(content_type, 'bin')}"
     return name, data, content_type

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, cast
 
+from gatewaykit.client.awaitable_surface import awaitable_method
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
+from gatewaykit.client.api_request import NOT_GIVEN
 from gatewaykit.client.model_choice import choose_model
-from gatewaykit.client.requests import NOT_GIVEN
 from gatewaykit.errors import ModelNotFoundError
 from gatewaykit.types import Model, ModelList
 
-__all__ = ["Models"]
+__all__ = ["AsyncModels", "Models"]
 
 
 class Models:
@@ -20,13 +21,13 @@ class Models:
     def __init__(self, client: BaseClient) -> None:
         self._client = client
 
-    def list(self, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN) -> Any:
+    def list(self, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN) -> ModelList:
         """Fetch the catalog (always fresh); it also replaces the cache the pre-send checks use."""
-        return self._client._run(self._client._fetch_models(extra_headers=extra_headers, timeout=timeout))
+        return cast(ModelList, self._client._run(self._client._fetch_models(extra_headers=extra_headers, timeout=timeout)))
 
-    def get(self, model_id: str, *, timeout: Any = NOT_GIVEN) -> Any:
+    def get(self, model_id: str, *, timeout: Any = NOT_GIVEN) -> Model:
         """One catalog entry. Uses the cached catalog; refetches once before raising ModelNotFoundError."""
-        return self._client._run(self._get(model_id, timeout))
+        return cast(Model, self._client._run(self._get(model_id, timeout)))
 
     def _get(self, model_id: str, timeout: Any) -> Flow[Model]:
         catalog = self._client._catalog
@@ -40,7 +41,7 @@ class Models:
             param="model",
         )
 
-    def pick(self, kind: str, needs: Iterable[str] = (), *, timeout: Any = NOT_GIVEN) -> Any:
+    def pick(self, kind: str, needs: Iterable[str] = (), *, timeout: Any = NOT_GIVEN) -> str:
         """The id of a ``kind`` model ("chat", "image", "video", "music") accepting every name in ``needs``.
 
         A need is a catalog parameter (``"width"``, ``"resolution"``) or a capability
@@ -49,7 +50,7 @@ class Models:
         Uses the cached catalog (fetched once); raises ModelNotFoundError listing what
         the key's models accept when none fits. Async clients: ``await``.
         """
-        return self._client._run(self._pick(kind, needs, timeout))
+        return cast(str, self._client._run(self._pick(kind, needs, timeout)))
 
     def _pick(self, kind: str, needs: Iterable[str], timeout: Any) -> Flow[str]:
         catalog = self._client._catalog
@@ -61,3 +62,12 @@ class Models:
     def cached(self) -> Optional[ModelList]:
         """The catalog as last fetched by this client (None before the first fetch)."""
         return self._client._catalog
+
+
+class AsyncModels(Models):
+    """``aclient.models``: the same calls, awaitable."""
+
+    if TYPE_CHECKING:
+        list = awaitable_method(Models.list)  # type: ignore[assignment]
+        get = awaitable_method(Models.get)  # type: ignore[assignment]
+        pick = awaitable_method(Models.pick)  # type: ignore[assignment]

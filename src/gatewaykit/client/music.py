@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional, cast
 
+from typing_extensions import Unpack
+
+from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions, call_options, merge_body
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
-from gatewaykit.client.jobs import seen
-from gatewaykit.client.requests import NOT_GIVEN, merge_body
+from gatewaykit.client.job_flows import create_job_flow, seen
 from gatewaykit.client.validation import check_music
-from gatewaykit.client.videos import create_job_flow
 from gatewaykit.types import MusicJob
 
-__all__ = ["Music"]
+
+if TYPE_CHECKING:
+    from gatewaykit.types import AsyncMusicJob
+
+__all__ = ["AsyncMusic", "Music"]
 
 
 class Music:
@@ -30,30 +35,49 @@ class Music:
         sample_rate: Optional[int] = None,
         bitrate: Optional[int] = None,
         format: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_body: Optional[Mapping[str, Any]] = None,
-        timeout: Any = NOT_GIVEN,
-        validate: Optional[bool] = None,
-        **kwargs: Any,
-    ) -> Any:
-        """Start a song: ``prompt`` is the style, ``lyrics_prompt`` the lyrics ([Verse]/[Chorus] lines)."""
+        **options: Unpack[RequestOptions],
+    ) -> MusicJob:
+        """Start a song: ``prompt`` is the style, ``lyrics_prompt`` the lyrics ([Verse]/[Chorus] lines).
+
+        ``options``: :class:`~gatewaykit.client.api_request.RequestOptions`.
+        """
         fields = dict(
             model=model, prompt=prompt, lyrics_prompt=lyrics_prompt,
             sample_rate=sample_rate, bitrate=bitrate, format=format,
         )  # fmt: skip
-        body = merge_body(fields, kwargs, extra_body)
-        checked = self._client._checks_on(validate)
+        call = call_options(options)
+        body = merge_body(fields, call.passthrough, call.extra_body)
+        checked = self._client._checks_on(call.validate)
         flow = create_job_flow(
-            self._client, "music", "/v1/audio/generations", body, MusicJob, check_music, extra_headers, timeout, checked
-        )
-        return self._client._run(flow)
+            self._client, "music", "/v1/audio/generations", body, MusicJob, check_music,
+            call.extra_headers, call.timeout, checked,
+        )  # fmt: skip
+        return cast(MusicJob, self._client._run(flow))
 
-    def retrieve(self, audio_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN) -> Any:
+    def retrieve(
+        self, audio_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
+    ) -> MusicJob:
         """The job's current state (a failed job is still an answer: check ``status``)."""
-        return self._client._run(self._retrieve(audio_id, extra_headers, timeout))
+        return cast(MusicJob, self._client._run(self._retrieve(audio_id, extra_headers, timeout)))
 
     def _retrieve(self, audio_id: str, extra_headers: Any, timeout: Any) -> Flow[MusicJob]:
         response = yield from self._client._get(
             f"/v1/audio/generations/{audio_id}", extra_headers=extra_headers, timeout=timeout
         )
         return seen(self._client, MusicJob.model_validate_json(response.content))
+
+
+class AsyncMusic(Music):
+    """``aclient.music``: the same calls, awaitable."""
+
+    if TYPE_CHECKING:
+
+        async def create(  # type: ignore[override]
+            self, *, model: str, prompt: str, lyrics_prompt: Optional[str] = None,
+            sample_rate: Optional[int] = None, bitrate: Optional[int] = None, format: Optional[str] = None,
+            **options: Unpack[RequestOptions],
+        ) -> AsyncMusicJob: ...  # fmt: skip
+
+        async def retrieve(  # type: ignore[override]
+            self, audio_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
+        ) -> AsyncMusicJob: ...

@@ -88,8 +88,8 @@ class SSEDecoder:
             self._event = None
             return event
         if raw[:5] == b"data:":
-            value = raw[6:] if raw[5:6] == b" " else raw[5:]
-            self._data.append(value.decode("utf-8", "replace"))
+            payload = raw[6:] if raw[5:6] == b" " else raw[5:]
+            self._data.append(payload.decode("utf-8", "replace"))
             self._has_data = True
             return None
         if raw[:1] == b":":

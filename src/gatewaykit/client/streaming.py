@@ -12,7 +12,7 @@ the partial completion, and the ledger records it as ``interrupted``.
 from __future__ import annotations
 
 import json
-from typing import Any, AsyncIterator, Callable, Iterator, Optional
+from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
 
 from gatewaykit.client.assembly import ChatAssembler
 from gatewaykit.client.sse import SSEDecoder
@@ -52,6 +52,11 @@ class _StreamBase:
     def completion(self) -> ChatCompletion:
         """The completion assembled from the chunks received so far."""
         return self._final if self._final is not None else self._assembler.result()
+
+    @property
+    def assembly(self) -> ChatAssembler:
+        """The stream's own assembly of the chunks so far (live views read it; never feed it)."""
+        return self._assembler
 
     @property
     def chunks_received(self) -> int:
@@ -112,7 +117,7 @@ class ChatStream(_StreamBase):
         super().__init__(recording)
         self._bytes = byte_iter
         self._close_response = close
-        self._iterator: Optional[Iterator[ChatCompletionChunk]] = None
+        self._iterator: Optional[Generator[ChatCompletionChunk, None, None]] = None
 
     def __iter__(self) -> Iterator[ChatCompletionChunk]:
         # A fresh generator per loop: when a loop is left with break it is dropped, closing the stream.
@@ -123,7 +128,7 @@ class ChatStream(_StreamBase):
             self._iterator = self._chunks()
         return next(self._iterator)
 
-    def _chunks(self) -> Iterator[ChatCompletionChunk]:
+    def _chunks(self) -> Generator[ChatCompletionChunk, None, None]:
         if self._state != "open":
             return
         try:

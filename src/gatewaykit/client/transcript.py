@@ -16,6 +16,9 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
+from gatewaykit.errors import ConfigurationError
+from gatewaykit.presentation import rich_bundle
+
 __all__ = ["export", "from_markdown", "to_markdown", "to_text"]
 
 _HEAD = "<!-- gatewaykit:conversation "
@@ -194,9 +197,25 @@ def export(session: Any, path: Path) -> Path:
         }  # fmt: skip
         path.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
     elif suffix in (".html", ".htm"):
-        from gatewaykit.notebook.conversation_html import render_conversation_page
-
-        path.write_text(render_conversation_page(session), encoding="utf-8")
+        path.write_text(html_page(session), encoding="utf-8")
     else:
         raise ValueError(f"export() writes .md, .html or .json files, not {path.name!r}")
     return path
+
+
+def html_page(session: Any) -> str:
+    """A standalone HTML document of the conversation; the fragment comes from the presentation layer."""
+    from html import escape
+
+    fragment = rich_bundle(session).get("text/html")
+    if fragment is None:
+        raise ConfigurationError(
+            'export() to .html needs the notebook layer (pip install "gatewaykit[notebook]"); '
+            ".md and .json need nothing more"
+        )
+    title = escape(f"Conversation with {session.model}" if session.model else "Conversation")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{title}</title></head>"
+        f'<body style="max-width:48em;margin:2em auto;padding:0 1em">{fragment}</body></html>\n'
+    )

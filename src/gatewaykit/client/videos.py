@@ -2,34 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional, cast
 
+from typing_extensions import Unpack
+
+from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions, call_options, merge_body
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
-from gatewaykit.client.jobs import cancel_flow, seen
+from gatewaykit.client.job_flows import cancel_flow, create_job_flow, seen
 from gatewaykit.client.media_inputs import to_image_url
-from gatewaykit.client.requests import NOT_GIVEN, merge_body
 from gatewaykit.client.validation import check_video
 from gatewaykit.types import VideoJob
 
-__all__ = ["Videos", "create_job_flow"]
+if TYPE_CHECKING:
+    from gatewaykit.types import AsyncVideoJob
 
-
-def create_job_flow(
-    client: BaseClient, kind: str, path: str, body: dict[str, Any], job_type: type, check: Any,
-    extra_headers: Any, timeout: Any, checked: bool,
-) -> Flow[Any]:  # fmt: skip
-    """Validate, check the budget, POST once (a lost answer is never re-sent), record the job."""
-    if checked:
-        entry = yield from client._catalog_entry(body.get("model"))
-        if entry is not None:
-            check(entry, body)
-    recording = client._recording(kind, body.get("model"), body)
-    request = client._json_request("POST", path, body, extra_headers=extra_headers, timeout=timeout, creates_job=True)
-    response = yield from client._billable_send(request, recording)
-    job = job_type.model_validate_json(response.content)
-    recording.ok(id=job.id, status=job.status)
-    return seen(client, job)
+__all__ = ["AsyncVideos", "Videos"]
 
 
 class Videos:
@@ -49,35 +37,56 @@ class Videos:
         aspect_ratio: Optional[str] = None,
         generate_audio: Optional[bool] = None,
         seed: Optional[int] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_body: Optional[Mapping[str, Any]] = None,
-        timeout: Any = NOT_GIVEN,
-        validate: Optional[bool] = None,
-        **kwargs: Any,
-    ) -> Any:
-        """Start a video job. ``input_reference``: an URL, ``data:`` URI, path, bytes or PIL image."""
+        **options: Unpack[RequestOptions],
+    ) -> VideoJob:
+        """Start a video job. ``input_reference``: an URL, ``data:`` URI, path, bytes or PIL image.
+
+        ``options``: :class:`~gatewaykit.client.api_request.RequestOptions`
+        (``extra_headers``, ``extra_body``, ``timeout``, ``validate``).
+        """
         fields = dict(
             model=model, prompt=prompt,
             input_reference=to_image_url(input_reference) if input_reference is not None else None,
             resolution=resolution, duration=duration, aspect_ratio=aspect_ratio,
             generate_audio=generate_audio, seed=seed,
         )  # fmt: skip
-        body = merge_body(fields, kwargs, extra_body)
-        checked = self._client._checks_on(validate)
+        call = call_options(options)
+        body = merge_body(fields, call.passthrough, call.extra_body)
+        checked = self._client._checks_on(call.validate)
         flow = create_job_flow(
-            self._client, "video", "/v1/videos", body, VideoJob, check_video, extra_headers, timeout, checked
+            self._client, "video", "/v1/videos", body, VideoJob, check_video, call.extra_headers, call.timeout, checked
         )
-        return self._client._run(flow)
+        return cast(VideoJob, self._client._run(flow))
 
-    def retrieve(self, video_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN) -> Any:
+    def retrieve(
+        self, video_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
+    ) -> VideoJob:
         """The job's current state (a failed job is still an answer: check ``status``)."""
-        return self._client._run(self._retrieve(video_id, extra_headers, timeout))
+        return cast(VideoJob, self._client._run(self._retrieve(video_id, extra_headers, timeout)))
 
     def _retrieve(self, video_id: str, extra_headers: Any, timeout: Any) -> Flow[VideoJob]:
         response = yield from self._client._get(f"/v1/videos/{video_id}", extra_headers=extra_headers, timeout=timeout)
         return seen(self._client, VideoJob.model_validate_json(response.content))
 
-    def delete(self, video_id: str, *, timeout: Any = NOT_GIVEN) -> Any:
+    def delete(self, video_id: str, *, timeout: Any = NOT_GIVEN) -> VideoJob:
         """Cancel (or delete) the job; a cancelled job is never charged."""
         job = VideoJob(id=video_id, status="unknown")
-        return self._client._run(cancel_flow(self._client, job, timeout=timeout))
+        return cast(VideoJob, self._client._run(cancel_flow(self._client, job, timeout=timeout)))
+
+
+class AsyncVideos(Videos):
+    """``aclient.videos``: the same calls, awaitable."""
+
+    if TYPE_CHECKING:
+
+        async def create(  # type: ignore[override]
+            self, *, model: str, prompt: str, input_reference: Any = None, resolution: Optional[str] = None,
+            duration: Optional[int] = None, aspect_ratio: Optional[str] = None,
+            generate_audio: Optional[bool] = None, seed: Optional[int] = None, **options: Unpack[RequestOptions],
+        ) -> AsyncVideoJob: ...  # fmt: skip
+
+        async def retrieve(  # type: ignore[override]
+            self, video_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
+        ) -> AsyncVideoJob: ...
+
+        async def delete(self, video_id: str, *, timeout: Any = NOT_GIVEN) -> AsyncVideoJob: ...  # type: ignore[override]

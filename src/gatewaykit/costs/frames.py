@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence, Union
+from typing import Any, Mapping, Sequence, Union
 
 from gatewaykit.costs.rows import COLUMNS, COST_FIELDS
 from gatewaykit.costs.summaries import aggregate, normalise_keys
@@ -29,7 +29,7 @@ def _utc(pd, values):
     return pd.to_datetime(seconds, unit="s", utc=True)
 
 
-def rows_to_frame(columns: dict[str, tuple]):
+def rows_to_frame(columns: Mapping[str, Sequence[Any]]):
     """A DataFrame with one row per request or job, columns in ``COLUMNS`` order."""
     import numpy as np
     import pandas as pd
@@ -52,7 +52,7 @@ def rows_to_frame(columns: dict[str, tuple]):
     return pd.DataFrame(data, columns=list(COLUMNS))
 
 
-def summary_frame(columns: dict[str, tuple], by: Union[str, Sequence[str]]):
+def summary_frame(columns: Mapping[str, Sequence[Any]], by: Union[str, Sequence[str]]):
     """``aggregate`` as a DataFrame (one row per group)."""
     import pandas as pd
 

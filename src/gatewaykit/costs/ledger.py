@@ -61,10 +61,11 @@ from gatewaykit.costs.journal import Journal
 from gatewaykit.costs.location import USER_LEDGER, is_journal, user_ledger_path
 from gatewaykit.costs.pricing import PriceTable
 from gatewaykit.costs.records import CostRecord
+from gatewaykit.costs.rows import JOB_KINDS, TERMINAL_STATES, LedgerRow, job_transition, row_from_record
 from gatewaykit.costs.sharing import LedgerSharing
 from gatewaykit.costs.storage import STATUS_ALIASES, LedgerStorage, update_event
-from gatewaykit.costs.rows import JOB_KINDS, TERMINAL_STATES, LedgerRow, row_from_record
 from gatewaykit.errors import BudgetExceededError
+from gatewaykit.presentation import rich_bundle
 
 __all__ = ["BudgetWarning", "Ledger"]
 
@@ -329,21 +330,19 @@ class Ledger(LedgerStorage, LedgerSharing):
                 }
                 return True
             return False
-        if status not in TERMINAL_STATES:
-            if row.status not in TERMINAL_STATES and row.status != status:
-                row.status = sys.intern(str(status))
+        transition = job_transition(row.status, status, missing_seconds=row.seconds is None and seconds is not None)
+        if transition == "advance":
+            row.status = sys.intern(str(status))
             return False
-        if row.status in TERMINAL_STATES:
-            if row.status == status:
-                if status == "completed" and row.seconds is None and seconds is not None:
-                    return self._finish(row, status, seconds, error_message, when)
-                return False
+        if transition == "conflict":
             conflict = f"later reported {status}; kept the first state, {row.status}"
             if row.note != conflict:
                 row.note = conflict
                 return True
             return False
-        return self._finish(row, status, seconds, error_message, when)
+        if transition == "finish":
+            return self._finish(row, status, seconds, error_message, when)
+        return False
 
     def _finish(self, row, status, seconds, error_message, when) -> bool:
         self._spent -= _contribution(row)
@@ -495,15 +494,9 @@ class Ledger(LedgerStorage, LedgerSharing):
         budget = "" if self._budget is None else f", budget ${self._budget:.2f}"
         return f"<Ledger {count} rows, ${total:.6f}{budget}>"
 
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
-        from gatewaykit.costs.display import render_ledger
-
-        text = repr(self)
-        try:
-            text, html = render_ledger(self._columns(), budget=self._budget)
-        except Exception:  # a display bug must never break the user's cell
-            return {"text/plain": text}
-        return {"text/plain": text, "text/html": html}
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
+        # The table and chart come from the registered presentation layer (the notebook package).
+        return rich_bundle(self)
 
     def _repr_html_(self) -> str:
         return self._repr_mimebundle_().get("text/html", "")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any, Mapping, Sequence
 
 from gatewaykit.costs.summaries import cumulative_by_model
 
@@ -22,7 +23,7 @@ def _new_axes():
     return Figure(figsize=(7, 3.2), layout="constrained").subplots()
 
 
-def plot_cumulative(columns: dict[str, tuple], ax=None):
+def plot_cumulative(columns: Mapping[str, Sequence[Any]], ax=None):
     """Draw step lines of running USD per model on ``ax`` (a new figure if None); return the Axes."""
     from datetime import datetime, timezone
 

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from sys import intern as _intern
 from dataclasses import dataclass, fields
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 from gatewaykit.costs.records import CostRecord
 from gatewaykit.types.common import Cost
+from gatewaykit.types.jobs import FINISHED_STATES, JobStatus
 
 __all__ = [
     "CHARGED_SOURCES",
@@ -32,7 +33,9 @@ __all__ = [
     "COST_FIELDS",
     "JOB_KINDS",
     "TERMINAL_STATES",
+    "JobTransition",
     "LedgerRow",
+    "job_transition",
     "row_from_record",
 ]
 
@@ -45,7 +48,7 @@ REPLAYED_NOTE = "replayed from a cassette: not charged"
 CHARGED_SOURCES = frozenset({REPORTED, NOT_REPORTED, ESTIMATED})
 
 JOB_KINDS = frozenset({"video", "music"})
-TERMINAL_STATES = frozenset({"completed", "failed", "cancelled"})
+TERMINAL_STATES = FINISHED_STATES  # the one finished set (types/jobs.py)
 # The breakdown fields of ``usage.cost`` (every field of the Cost type but the total).
 COST_FIELDS = tuple(name for name in Cost.model_fields if name != "total_cost")
 # Request fields kept (privately, never as columns) so a job can be priced when it completes.
@@ -197,3 +200,26 @@ def row_from_record(record: CostRecord, tags: tuple = ()) -> LedgerRow:
     if record.kind in JOB_KINDS or (record.kind.startswith("image") and row.images is None):
         row.pricing = _pricing_fields(record.request)
     return row
+
+
+JobTransition = Literal["ignore", "advance", "finish", "conflict"]
+
+
+def job_transition(current: str, reported: str, *, missing_seconds: bool = False) -> JobTransition:
+    """The ledger's job state machine: what a job row in state ``current`` does with a ``reported`` status.
+
+    - ``advance``: both unfinished and different (queued -> in_progress); the row takes the new status;
+    - ``finish``: an unfinished row reaches a finished state (settle its cost), or a completed row
+      hears ``completed`` again with the run time it lacked (``missing_seconds``);
+    - ``conflict``: a finished row is reported in another finished state (the first one is kept);
+    - ``ignore``: nothing changes (a repeat, or an unfinished report about a finished row).
+
+    Pure: the ledger applies the outcome under its lock.
+    """
+    if reported not in FINISHED_STATES:
+        return "advance" if current not in FINISHED_STATES and current != reported else "ignore"
+    if current in FINISHED_STATES:
+        if current != reported:
+            return "conflict"
+        return "finish" if reported == JobStatus.COMPLETED and missing_seconds else "ignore"
+    return "finish"

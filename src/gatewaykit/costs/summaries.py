@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time as _time
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 __all__ = ["SUMMARY_KEYS", "aggregate", "billed_times", "cumulative_by_model", "normalise_keys"]
 
@@ -26,7 +26,7 @@ def normalise_keys(by: Union[str, Sequence[str]]) -> tuple:
     return keys if "offline" in keys else keys + ("offline",)
 
 
-def billed_times(columns: dict[str, list]) -> list[float]:
+def billed_times(columns: Mapping[str, Sequence[Any]]) -> list[float]:
     """When each row's cost was incurred: ``finished_time`` for jobs, else ``time``."""
     return [f if f is not None else t for t, f in zip(columns["time"], columns["finished_time"])]
 
@@ -43,7 +43,7 @@ def _days(when: list[float]) -> list[str]:
     return out
 
 
-def _key_column(key: str, columns: dict[str, list], when: list[float]) -> list:
+def _key_column(key: str, columns: Mapping[str, Sequence[Any]], when: list[float]) -> Sequence[Any]:
     if key == "tag":
         return [tags or (None,) for tags in columns["tags"]]
     if key == "day":
@@ -51,7 +51,7 @@ def _key_column(key: str, columns: dict[str, list], when: list[float]) -> list:
     return columns[key]
 
 
-def _group_members(keys: tuple, columns: dict[str, list]) -> dict[tuple, list[int]]:
+def _group_members(keys: tuple, columns: Mapping[str, Sequence[Any]]) -> dict[tuple, list[int]]:
     when = billed_times(columns)
     key_columns = [_key_column(key, columns, when) for key in keys]
     members: dict[tuple, list[int]] = {}
@@ -69,7 +69,7 @@ def _group_members(keys: tuple, columns: dict[str, list]) -> dict[tuple, list[in
     return members
 
 
-def aggregate(columns: dict[str, list], by: Union[str, Sequence[str]]) -> list[dict[str, Any]]:
+def aggregate(columns: Mapping[str, Sequence[Any]], by: Union[str, Sequence[str]]) -> list[dict[str, Any]]:
     """One dict per group: keys, requests, charged, not charged, token sums, costs."""
     keys = normalise_keys(by)
     members = _group_members(keys, columns)
@@ -100,7 +100,7 @@ def aggregate(columns: dict[str, list], by: Union[str, Sequence[str]]) -> list[d
 
 
 def cumulative_by_model(
-    columns: dict[str, list], *, per_model: bool = True
+    columns: Mapping[str, Sequence[Any]], *, per_model: bool = True
 ) -> dict[Optional[str], tuple[list[float], list[float]]]:
     """Per model (or one series under ``None`` when not ``per_model``): billed times and running USD."""
     when = billed_times(columns)

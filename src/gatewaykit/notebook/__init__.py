@@ -1,17 +1,20 @@
 """The notebook layer: rich display, live chat streams, job progress and players, magics.
 
-Nothing here is imported by ``import gatewaykit``; the core reaches it lazily
-(``GatewayModel._repr_mimebundle_`` → :func:`rendering.mimebundle`,
-``chat.ask()`` → :func:`live.render_stream`, ``job.wait()`` →
-:func:`jobs.wait_with_progress`, the offline fallback →
-:func:`banner.show_offline_banner`). Importing this package is cheap; IPython,
+Nothing here is imported by ``import gatewaykit`` and the core never names it:
+``kernel_display.KernelDisplay`` implements the client's ``Display`` Protocol
+(``chat.ask()`` → :func:`live.render_stream`, ``job.wait()`` →
+:func:`job_progress.wait_with_progress`, the offline notice →
+:func:`banner.show_offline_banner`), and :mod:`rendering` registers the rich
+display of core objects with :mod:`gatewaykit.presentation`. The composition
+root (``gatewaykit/_wiring.py``) plugs both in. Importing this package is cheap; IPython,
 ipywidgets, markdown-it-py and nh3 load on first use.
 
 Modules: ``html``/``media_html`` (pure renderers), ``markdown`` (sanitising
-Markdown), ``rendering`` (mimebundles), ``live`` (streamed chats), ``jobs``
+Markdown), ``rendering`` (mimebundles), ``live`` (streamed chats), ``job_progress``
 (progress, dashboard), ``players`` (embedded media), ``cancel`` (buttons),
 ``banner``, ``magics``, ``sinks`` (where live views send messages),
-``kernel`` (threads that publish to the right cell), ``display``.
+``kernel`` (threads that publish to the right cell), ``shown_once``,
+``ledger_html`` (the ledger's table), ``kernel_display``.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ def __getattr__(name: str) -> Any:
 
         return render_stream
     if name in ("show_progress", "wait_with_progress"):
-        from gatewaykit.notebook import jobs
+        from gatewaykit.notebook import job_progress
 
-        return getattr(jobs, name)
+        return getattr(job_progress, name)
     raise AttributeError(f"module 'gatewaykit.notebook' has no attribute {name!r}")

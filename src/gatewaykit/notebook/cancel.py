@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gatewaykit.notebook.kernel import in_kernel
+from gatewaykit.types import is_finished
 
 __all__ = ["CancelButtons", "FALLBACK_TEXT", "enable_colab_widgets"]
 
 FALLBACK_TEXT = "(Cancel buttons need ipywidgets in the front end; job.cancel() works anywhere.)"
-_TERMINAL = frozenset({"completed", "failed", "cancelled", "canceled", "deleted"})
 
 
 def enable_colab_widgets() -> None:
@@ -32,7 +32,7 @@ def enable_colab_widgets() -> None:
 
 
 def cancellable(job: Any) -> bool:
-    return getattr(job, "object", None) == "video" and callable(getattr(job, "cancel", None)) and job.status not in _TERMINAL
+    return getattr(job, "object", None) == "video" and callable(getattr(job, "cancel", None)) and not is_finished(job.status)
 
 
 class CancelButtons:

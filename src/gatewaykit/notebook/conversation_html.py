@@ -16,7 +16,7 @@ from gatewaykit.notebook import style
 from gatewaykit.notebook.html import _markdown
 from gatewaykit.notebook.style import esc
 
-__all__ = ["render_conversation_html", "render_conversation_page"]
+__all__ = ["render_conversation_html"]
 
 _ROLE_STYLE = "font-size:0.8em;text-transform:uppercase;letter-spacing:0.05em;" + style.MUTED
 _PRE = f"{style.CODE};white-space:pre-wrap;margin:2px 0 6px 0"
@@ -94,13 +94,3 @@ def render_conversation_html(session: Any) -> str:
              f"{requests} request{'' if requests == 1 else 's'}", f"{usage.total_tokens:,} tokens",
              esc(style.format_cost(session.cost))]  # fmt: skip
     return f'<div class="gk-conversation" style="{style.BOX}">' + "".join(blocks) + style.footer(parts) + "</div>"
-
-
-def render_conversation_page(session: Any) -> str:
-    """A standalone HTML document of the conversation (for ``chat.export("x.html")``)."""
-    title = esc(f"Conversation with {session.model}" if session.model else "Conversation")
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{title}</title></head>"
-        f'<body style="max-width:48em;margin:2em auto;padding:0 1em">{render_conversation_html(session)}</body></html>\n'
-    )

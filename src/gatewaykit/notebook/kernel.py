@@ -20,6 +20,8 @@ import sys
 import threading
 from typing import Any, Callable, Optional
 
+from gatewaykit.client.display import in_kernel  # the one kernel detector (the core chooses displays with it)
+
 __all__ = ["in_kernel", "shell", "start_thread"]
 
 
@@ -32,12 +34,6 @@ def shell() -> Optional[Any]:
     except Exception:  # noqa: BLE001
         return None
     return get_ipython()
-
-
-def in_kernel() -> bool:
-    """True inside a Jupyter kernel (a front end that can show rich output)."""
-    ip = shell()
-    return ip is not None and getattr(ip, "kernel", None) is not None
 
 
 def _parent_is_context_local() -> bool:

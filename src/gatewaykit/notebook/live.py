@@ -41,6 +41,7 @@ import inspect
 import time
 from typing import Any, Callable, Iterable, Optional
 
+from gatewaykit.client.assembly import ChatAssembler
 from gatewaykit.notebook import html as views
 from gatewaykit.notebook.markdown_stream import IncrementalMarkdown
 from gatewaykit.notebook.rendering import chat_text, mimebundle
@@ -56,7 +57,13 @@ MARKDOWN_BUDGET_PER_TOKEN = 4e-6  # CPU seconds per received token that re-parsi
 
 
 class LiveChatRenderer:
-    """Feeds chunks into a sink: ``start()``, ``feed(chunk)`` per chunk, ``finish(completion)``."""
+    """Feeds chunks into a sink: ``start()``, ``feed(chunk)`` per chunk, ``finish(completion)``.
+
+    ``assembly`` is the stream's own :class:`~gatewaykit.client.assembly.ChatAssembler`
+    (``ChatStream.assembly``): the renderer reads it for the model and the
+    partial answer and never assembles the chunks again. Without one (any plain
+    iterable of chunks) the renderer keeps an assembly of its own.
+    """
 
     def __init__(
         self,
@@ -65,8 +72,8 @@ class LiveChatRenderer:
         model: Optional[str] = None,
         interval: float = UPDATE_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
+        assembly: Optional[ChatAssembler] = None,
     ) -> None:
-        from gatewaykit.client.assembly import ChatAssembler
 
         self.sink = sink
         self.model = model
@@ -83,7 +90,8 @@ class LiveChatRenderer:
         self._markdown = IncrementalMarkdown()
         self._parsed_at = float("-inf")  # clock time of the last parse of the open block
         self._credit = 0.0  # CPU seconds the next parses of the open block may spend
-        self._assembler = ChatAssembler()
+        self._own_assembly = assembly is None
+        self._assembler = ChatAssembler() if assembly is None else assembly
         self.updates = 0
 
     @property
@@ -96,7 +104,8 @@ class LiveChatRenderer:
         self.sink.show(self._bundle(note="waiting for the first token…"))
 
     def feed(self, chunk: ChatCompletionChunk) -> None:
-        self._assembler.add(chunk)
+        if self._own_assembly:
+            self._assembler.add(chunk)
         choices = chunk.choices
         if choices:
             delta = choices[0].delta
@@ -199,7 +208,7 @@ class LiveChatRenderer:
         """Show the final answer (``result`` of ``stream.final()``, or what was assembled) and return it."""
         completion = result if isinstance(result, ChatCompletion) else self.partial()
         self.finish(completion)
-        from gatewaykit.notebook.display import mark_shown_live
+        from gatewaykit.notebook.shown_once import mark_shown_live
 
         mark_shown_live(completion)
         return completion
@@ -249,8 +258,9 @@ def render_stream(
     from gatewaykit.errors import StreamInterruptedError
 
     renderer = LiveChatRenderer(
-        sink if sink is not None else default_sink(), model=model, interval=interval, clock=clock
-    )
+        sink if sink is not None else default_sink(), model=model, interval=interval, clock=clock,
+        assembly=getattr(stream, "assembly", None),
+    )  # fmt: skip
     renderer.start()
     try:
         for chunk in stream:
@@ -296,8 +306,9 @@ async def render_async_stream(
     from gatewaykit.errors import StreamInterruptedError
 
     renderer = LiveChatRenderer(
-        sink if sink is not None else default_sink(), model=model, interval=interval, clock=clock
-    )
+        sink if sink is not None else default_sink(), model=model, interval=interval, clock=clock,
+        assembly=getattr(stream, "assembly", None),
+    )  # fmt: skip
     renderer.start()
     try:
         async for chunk in stream:

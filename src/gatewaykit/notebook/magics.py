@@ -58,11 +58,16 @@ class GatewayMagics(Magics):
             return []
         return [message for message in self.session.history if message["role"] != "system"]
 
+    def _namespace(self) -> dict[str, Any]:
+        shell = self.shell
+        assert shell is not None  # a magic always runs in a shell
+        return shell.user_ns  # type: ignore[no-any-return]
+
     def _client(self, name: Optional[str]) -> Any:
         global _default_client
         if name:
             try:
-                return self.shell.user_ns[name]
+                return self._namespace()[name]
             except KeyError:
                 raise NameError(f"--client {name}: no variable {name!r} in the notebook") from None
         if _default_client is None:
@@ -95,8 +100,9 @@ class GatewayMagics(Magics):
             self.session = client.chat.session(model=self.chat_model, system=self.system)
         self.session.model = self.chat_model
         completion = self.session(cell.strip(), stream=True)
-        self.shell.user_ns["_chat"] = completion
-        self.shell.user_ns["_chat_session"] = self.session
+        namespace = self._namespace()
+        namespace["_chat"] = completion
+        namespace["_chat_session"] = self.session
 
     @magic_arguments()
     @argument("--model", "-m", help="image model id (default: the catalog's first image model)")
@@ -124,7 +130,7 @@ class GatewayMagics(Magics):
             fields["width"], fields["height"] = int(width), int(height)
         model = args.model or _first_model(client, "image")
         result = client.images.generate(model=model, prompt=cell.strip(), **fields)
-        self.shell.user_ns["_image"] = result
+        self._namespace()["_image"] = result
         return result
 
 

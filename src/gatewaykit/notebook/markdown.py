@@ -63,7 +63,7 @@ def markdown_parser() -> Any:
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
-    md.validateLink = is_safe_url
+    md.validateLink = is_safe_url  # type: ignore[method-assign]
 
     def image_as_link(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         token = tokens[idx]

@@ -14,6 +14,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 from gatewaykit.notebook import style
 from gatewaykit.notebook.style import esc
+from gatewaykit.types.jobs import is_finished
 
 __all__ = [
     "image_data_uri",
@@ -27,7 +28,6 @@ __all__ = [
 ]
 
 _IMAGE_URI = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$")
-_TERMINAL = ("completed", "failed", "cancelled", "deleted")
 
 
 def sniff_image_type(head: bytes) -> str:
@@ -189,7 +189,7 @@ def render_job_html(
         f'<span style="{style.MUTED};font-size:0.8em">{esc(getattr(job, "id", ""))}</span></div>'
     )
     body = ""
-    if status not in _TERMINAL:
+    if not is_finished(status):
         body = _progress_bar(elapsed, estimate)
     error = getattr(job, "error", None)
     if status == "failed":
@@ -207,7 +207,7 @@ def render_job_html(
 
 def render_jobs_dashboard_html(cards: Sequence[str], statuses: Sequence[str]) -> str:
     """Several job cards (from :func:`render_job_html`) as one dashboard with a summary."""
-    done = sum(status in _TERMINAL for status in statuses)
+    done = sum(is_finished(status) for status in statuses)
     counts: dict[str, int] = {}
     for status in statuses:
         counts[status] = counts.get(status, 0) + 1

@@ -58,6 +58,7 @@ def media_player_html(
         relative = f"{MEDIA_DIR}/{filename}" if directory is None else str(folder / filename)
         download = relative
         src = src or relative
+    assert src is not None and download is not None  # both set above: inline or from the saved file
     if content_type.startswith("audio/"):
         return render_audio_player_html(src, download_href=download, filename=filename)
     return render_video_player_html(src, download_href=download, filename=filename)

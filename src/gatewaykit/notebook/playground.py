@@ -182,7 +182,7 @@ class Playground:
     def _follow(self, job: Any, sink: HTMLWidgetSink) -> None:
         """``wait_with_progress`` with the playground's own Cancel button instead of the card's hint."""
         from gatewaykit.notebook.cancel import cancellable
-        from gatewaykit.notebook.jobs import REPAINT_EVERY, JobProgress
+        from gatewaykit.notebook.job_progress import REPAINT_EVERY, JobProgress
         from gatewaykit.notebook.kernel import start_thread
 
         progress = JobProgress(job, sink=sink, buttons=False)

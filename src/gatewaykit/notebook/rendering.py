@@ -1,7 +1,9 @@
-"""``mimebundle(obj)``: how every gateway object shows itself in a notebook.
+"""``mimebundle(obj)``: how every gateway object, error and the ledger show themselves in a notebook.
 
-``GatewayModel._repr_mimebundle_`` calls :func:`mimebundle` lazily, so the
-core never imports this package. Each type gets a ``text/plain`` that reads
+Importing this module registers :func:`mimebundle` with
+:mod:`gatewaykit.presentation`, which every core object's ``_repr_mimebundle_``
+asks, so the core never imports this package (the composition root imports it
+on the first display). Each type gets a ``text/plain`` that reads
 well in a terminal, a saved notebook or a diff, and ``text/html`` from the
 pure renderers in :mod:`gatewaykit.notebook.html`. A rendering bug must not
 break the user's cell: :func:`mimebundle` falls back to ``text/plain`` (the
@@ -13,8 +15,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from gatewaykit.client.conversation_state import SessionState
+from gatewaykit.costs.ledger import Ledger
+from gatewaykit.errors import GatewayError
 from gatewaykit.notebook import html as views
 from gatewaykit.notebook import style
+from gatewaykit.presentation import register_renderer
 from gatewaykit.types import (
     ChatCompletion,
     ChatCompletionChunk,
@@ -25,6 +31,7 @@ from gatewaykit.types import (
     MusicJob,
     Usage,
     VideoJob,
+    is_finished,
 )
 
 __all__ = ["chat_text", "mimebundle", "plain_bundle"]
@@ -116,13 +123,21 @@ def _job_bundle(job: Any) -> dict[str, Any]:
     plain = f"{type(job).__name__}({job.id!r}, {', '.join(facts)})"
     player = job_player_html(job) if job.status == "completed" else ""
     hint = ""
-    if job.status not in ("completed", "failed", "cancelled", "deleted"):
+    if not is_finished(job.status):
         hint = "Still running: job.wait() or gatewaykit.notebook.show_progress(job) follows it live."
     return {"text/plain": plain, "text/html": views.render_job_html(job, player=player, hint=hint)}
 
 
 _bundle.register(VideoJob, _job_bundle)
 _bundle.register(MusicJob, _job_bundle)
+
+
+@_bundle.register
+def _(obj: SessionState) -> dict[str, Any]:
+    from gatewaykit.client.transcript import to_text
+    from gatewaykit.notebook.conversation_html import render_conversation_html
+
+    return {"text/plain": to_text(obj), "text/html": render_conversation_html(obj)}
 
 
 @_bundle.register
@@ -147,3 +162,19 @@ def _(obj: Usage) -> dict[str, Any]:
 @_bundle.register
 def _(obj: Cost) -> dict[str, Any]:
     return {"text/plain": f"Cost({style.format_cost(obj.total_cost)})"}
+
+
+@_bundle.register
+def _(obj: GatewayError) -> dict[str, Any]:
+    return {"text/plain": str(obj), "text/html": views.render_error_html(obj)}
+
+
+@_bundle.register
+def _(obj: Ledger) -> dict[str, Any]:
+    from gatewaykit.notebook.ledger_html import render_ledger
+
+    text, html = render_ledger(obj._columns(), budget=obj.budget)
+    return {"text/plain": text, "text/html": html}
+
+
+register_renderer(mimebundle)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Protocol
 
-__all__ = ["DisplaySink", "IPythonSink", "NullSink", "RecordingSink", "default_sink"]
+__all__ = ["DisplaySink", "IPythonSink", "NullSink", "CapturingSink", "default_sink"]
 
 Bundle = dict[str, Any]
 
@@ -23,7 +23,7 @@ class DisplaySink(Protocol):
     def update(self, bundle: Bundle) -> None: ...
 
 
-class RecordingSink:
+class CapturingSink:
     """Keeps every message: ``messages`` is a list of ``("show" | "update", bundle)``."""
 
     def __init__(self) -> None:

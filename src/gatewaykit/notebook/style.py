@@ -35,10 +35,16 @@ def esc(value: Any) -> str:
     return "" if value is None else html.escape(str(value), quote=True)
 
 
-def format_cost(usd: Optional[float]) -> str:
-    """``$0.0421`` / ``$0.000150``: enough digits for per-request amounts."""
+def format_cost(usd: Optional[float], *, exact: bool = False) -> str:
+    """``$0.0421`` / ``$0.000150``: enough digits for per-request amounts.
+
+    ``exact=True`` always shows six decimals (``$0.042100``), as the ledger's
+    table does so that its columns line up and sum visibly.
+    """
     if usd is None:
         return ""
+    if exact:
+        return f"${usd:.6f}"
     if usd == 0:
         return "$0"
     if abs(usd) >= 0.01:

@@ -34,9 +34,23 @@ from gatewaykit.types.common import (
     Usage,
 )
 from gatewaykit.types.images import ImageData, ImageResult
-from gatewaykit.types.jobs import JobError, MediaLink, MusicJob, VideoJob
+from gatewaykit.types.jobs import (
+    FINISHED_STATES,
+    AsyncMusicJob,
+    AsyncVideoJob,
+    Job,
+    JobError,
+    JobStatus,
+    MediaLink,
+    MusicJob,
+    VideoJob,
+    is_finished,
+)
 
 __all__ = [
+    "FINISHED_STATES",
+    "AsyncMusicJob",
+    "AsyncVideoJob",
     "Annotation",
     "ChatCompletion",
     "ChatCompletionChunk",
@@ -57,7 +71,9 @@ __all__ = [
     "ImageData",
     "ImageResult",
     "ImageURL",
+    "Job",
     "JobError",
+    "JobStatus",
     "MediaLink",
     "Message",
     "Model",
@@ -70,4 +86,5 @@ __all__ = [
     "ToolCall",
     "Usage",
     "VideoJob",
+    "is_finished",
 ]

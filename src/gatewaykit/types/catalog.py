@@ -72,7 +72,7 @@ class ModelList(GatewayModel):
             raise KeyError(key)
         return self.data[key]
 
-    def __contains__(self, model_id: object) -> bool:
+    def __contains__(self, model_id: Any) -> bool:
         return any(model.id == model_id for model in self.data)
 
     @property

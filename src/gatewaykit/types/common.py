@@ -6,6 +6,8 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict
 
+from gatewaykit.presentation import rich_bundle
+
 
 class GatewayModel(BaseModel):
     """Base of every gateway type: unknown fields are kept, never dropped."""
@@ -17,15 +19,8 @@ class GatewayModel(BaseModel):
         return self.model_dump(mode="json", exclude_none=True)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        """Rich display in Jupyter; the notebook layer is imported only when a frontend asks."""
-        try:
-            from gatewaykit.notebook.rendering import mimebundle
-        except ImportError:
-            return {"text/plain": repr(self)}
-        try:
-            return mimebundle(self)
-        except Exception:  # noqa: BLE001 - a display bug must never break the user's cell
-            return {"text/plain": repr(self)}
+        """Rich display in Jupyter from the registered presentation layer; ``text/plain`` without one."""
+        return rich_bundle(self)
 
 
 class Cost(GatewayModel):

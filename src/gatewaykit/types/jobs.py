@@ -1,13 +1,61 @@
-"""Asynchronous video and music jobs."""
+"""Asynchronous video and music jobs, and the one definition of a job's lifecycle."""
 
 from __future__ import annotations
 
+import enum
 import os
-from typing import Any, Callable, List, Literal, Optional, Union
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, List, Literal, Optional, TypeVar, Union
 
 from pydantic import PrivateAttr
 
 from gatewaykit.types.common import GatewayModel
+
+__all__ = [
+    "FINISHED_STATES",
+    "AsyncMusicJob",
+    "AsyncVideoJob",
+    "Job",
+    "JobError",
+    "JobStatus",
+    "MediaLink",
+    "MusicJob",
+    "VideoJob",
+    "is_finished",
+]
+
+
+class JobStatus(str, enum.Enum):
+    """Every state a job is reported in (the spec's, plus the spellings a DELETE may answer)."""
+
+    QUEUED = "queued"
+    IN_PROGRESS = "in_progress"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    CANCELED = "canceled"  # US spelling some gateways send
+    DELETED = "deleted"  # DELETE of an unfinished job may answer this
+
+    def __str__(self) -> str:
+        return self.value
+
+
+FINISHED_STATES: frozenset[str] = frozenset(
+    status.value for status in (JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED, JobStatus.CANCELED, JobStatus.DELETED)
+)
+"""The states a job never leaves. ``canceled`` and ``deleted`` mean ``cancelled``."""
+
+_CANCELLED_SPELLINGS = {JobStatus.CANCELED.value: JobStatus.CANCELLED.value, JobStatus.DELETED.value: JobStatus.CANCELLED.value}
+
+
+def is_finished(status: Optional[str]) -> bool:
+    """True when ``status`` is a state the job never leaves."""
+    return status in FINISHED_STATES
+
+
+def canonical_status(status: str) -> str:
+    """``canceled``/``deleted`` as ``cancelled``; every other status unchanged."""
+    return _CANCELLED_SPELLINGS.get(status, status)
 
 
 class MediaLink(GatewayModel):
@@ -22,14 +70,27 @@ class JobError(GatewayModel):
     message: str
 
 
-class _JobMethods:
-    """Methods of a job received from a client; they go through that client (sync or async).
+J = TypeVar("J", bound="Job")
 
-    With a ``Client`` they return values; with an ``AsyncClient`` they return
-    awaitables of the same values (``await job.wait()``).
+
+class Job(GatewayModel):
+    """What video and music jobs share: status, timing, error, and the calls that follow them.
+
+    A job received from a ``Client`` returns values from its methods; from an
+    ``AsyncClient`` (typed :data:`AsyncVideoJob`/:data:`AsyncMusicJob`) awaitables of the same values.
     """
 
-    _client: Any
+    _client: Any = PrivateAttr(default=None)
+
+    if TYPE_CHECKING:
+        # Declared by each job type, in the order its API object lists them (repr and dumps keep it).
+        id: str
+        model: Optional[str]
+        status: str
+        seconds: Optional[str]
+        created_at: Optional[int]
+        completed_at: Optional[int]
+        error: Optional[JobError]
 
     def _bound(self) -> Any:
         client = self._client
@@ -42,43 +103,41 @@ class _JobMethods:
 
     @property
     def done(self) -> bool:
-        """True in a terminal state (completed, failed, cancelled)."""
-        return getattr(self, "status", None) in ("completed", "failed", "cancelled", "canceled", "deleted")
+        """True in a finished state (completed, failed, cancelled)."""
+        return is_finished(self.status)
 
-    def refresh(self) -> Any:
+    def refresh(self: J) -> J:
         """Poll once; the job updates in place (and is returned)."""
-        return self._bound()._job_refresh(self)
+        return self._bound()._job_refresh(self)  # type: ignore[no-any-return]
 
     def wait(
-        self,
+        self: J,
         timeout: Optional[float] = None,
         on_update: Optional[Callable[[Any], Any]] = None,
         poll_interval: Optional[float] = None,
-    ) -> Any:
+    ) -> J:
         """Poll (0.5 s growing to 5 s) until the job ends; the completed job.
 
         Raises JobFailedError when it fails, JobTimeoutError after ``timeout``
         seconds (the job goes on; ``retrieve(id).wait()`` resumes). ``on_update(job)``
         is called after every poll.
         """
-        return self._bound()._job_wait(self, timeout, on_update, poll_interval)
+        return self._bound()._job_wait(self, timeout, on_update, poll_interval)  # type: ignore[no-any-return]
 
-    def content(self) -> Any:
+    def content(self) -> bytes:
         """The finished media as bytes (follows the gateway's redirect)."""
-        return self._bound()._job_content(self)
+        return self._bound()._job_content(self)  # type: ignore[no-any-return]
 
-    def save(self, path: Union[str, "os.PathLike[str]", None] = None) -> Any:
+    def save(self, path: Union[str, "os.PathLike[str]", None] = None) -> Path:
         """Stream the finished media to ``path`` (a file, or a directory for ``<id>.mp4/.mp3``); the Path."""
-        return self._bound()._job_save(self, path)
+        return self._bound()._job_save(self, path)  # type: ignore[no-any-return]
 
 
-class VideoJob(_JobMethods, GatewayModel):
+class VideoJob(Job):
     """A video job (``object: "video"``). ``status``: queued, in_progress, completed, failed.
 
     From a client: ``refresh()``, ``wait()``, ``content()``, ``save(path)``, ``cancel()``.
     """
-
-    _client: Any = PrivateAttr(default=None)
 
     id: str
     object: Literal["video"] = "video"
@@ -91,18 +150,16 @@ class VideoJob(_JobMethods, GatewayModel):
     videos: Optional[List[MediaLink]] = None
     error: Optional[JobError] = None
 
-    def cancel(self) -> Any:
+    def cancel(self) -> "VideoJob":
         """Cancel the job (``DELETE /v1/videos/{id}``); a cancelled job is never charged."""
-        return self._bound()._job_cancel(self)
+        return self._bound()._job_cancel(self)  # type: ignore[no-any-return]
 
 
-class MusicJob(_JobMethods, GatewayModel):
+class MusicJob(Job):
     """A music job (``object: "audio"``). ``status``: in_progress, completed, failed.
 
     From a client: ``refresh()``, ``wait()``, ``content()``, ``save(path)``.
     """
-
-    _client: Any = PrivateAttr(default=None)
 
     id: str
     object: Literal["audio"] = "audio"
@@ -113,3 +170,31 @@ class MusicJob(_JobMethods, GatewayModel):
     completed_at: Optional[int] = None
     audio: Optional[List[MediaLink]] = None
     error: Optional[JobError] = None
+
+
+if TYPE_CHECKING:
+    # What an AsyncClient hands out, as a type checker sees it: the same objects, awaitable calls.
+
+    class AsyncVideoJob(VideoJob):
+        async def refresh(self) -> "AsyncVideoJob": ...  # type: ignore[override]
+        async def wait(  # type: ignore[override]
+            self, timeout: Optional[float] = None, on_update: Optional[Callable[[Any], Any]] = None,
+            poll_interval: Optional[float] = None,
+        ) -> "AsyncVideoJob": ...  # fmt: skip
+        async def content(self) -> bytes: ...  # type: ignore[override]
+        async def save(self, path: Union[str, "os.PathLike[str]", None] = None) -> Path: ...  # type: ignore[override]
+        async def cancel(self) -> "AsyncVideoJob": ...  # type: ignore[override]
+
+    class AsyncMusicJob(MusicJob):
+        async def refresh(self) -> "AsyncMusicJob": ...  # type: ignore[override]
+        async def wait(  # type: ignore[override]
+            self, timeout: Optional[float] = None, on_update: Optional[Callable[[Any], Any]] = None,
+            poll_interval: Optional[float] = None,
+        ) -> "AsyncMusicJob": ...  # fmt: skip
+        async def content(self) -> bytes: ...  # type: ignore[override]
+        async def save(self, path: Union[str, "os.PathLike[str]", None] = None) -> Path: ...  # type: ignore[override]
+
+else:
+    # At run time they are the very same classes (one type per object, one repr).
+    AsyncVideoJob = VideoJob
+    AsyncMusicJob = MusicJob

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, TypedDict
 
-__all__ = ["NOT_GIVEN", "ApiRequest", "NotGiven", "encode_json", "merge_body"]
+__all__ = [
+    "NOT_GIVEN",
+    "ApiRequest",
+    "CallOptions",
+    "NotGiven",
+    "ReadOptions",
+    "RequestOptions",
+    "call_options",
+    "encode_json",
+    "merge_body",
+]
 
 
 class NotGiven:
@@ -71,3 +81,46 @@ def merge_body(
     if extra_body:
         body.update(extra_body)
     return body
+
+
+class ReadOptions(TypedDict, total=False):
+    """Options every call takes: headers for this request, and its timeout (seconds or an ``httpx.Timeout``)."""
+
+    extra_headers: Mapping[str, str]
+    timeout: Any
+
+
+class RequestOptions(ReadOptions, total=False):
+    """Options every creating call takes (``create``, ``generate``, ``edit``), besides its own fields.
+
+    ``extra_body`` is merged into the JSON body last (it can send an explicit
+    null); ``validate`` overrides the client's catalog check for this call.
+    Any other keyword is sent as a body field as-is (type checkers ask for
+    ``extra_body`` instead).
+    """
+
+    extra_body: Mapping[str, Any]
+    validate: Optional[bool]
+
+
+@dataclass(slots=True)
+class CallOptions:
+    """A call's :class:`RequestOptions`, split from the body fields passed through by keyword."""
+
+    extra_headers: Optional[Mapping[str, str]]
+    extra_body: Optional[Mapping[str, Any]]
+    timeout: Any
+    validate: Optional[bool]
+    passthrough: dict[str, Any]
+
+
+def call_options(options: Mapping[str, Any]) -> CallOptions:
+    """Split ``**options`` into the request options and the unknown fields to send as-is."""
+    rest = dict(options)
+    return CallOptions(
+        extra_headers=rest.pop("extra_headers", None),
+        extra_body=rest.pop("extra_body", None),
+        timeout=rest.pop("timeout", NOT_GIVEN),
+        validate=rest.pop("validate", None),
+        passthrough=rest,
+    )

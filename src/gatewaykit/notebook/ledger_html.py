@@ -13,8 +13,14 @@ from html import escape
 from typing import Any, Optional
 
 from gatewaykit.costs.summaries import aggregate, cumulative_by_model
+from gatewaykit.notebook.style import format_cost
+from gatewaykit.types.jobs import JobStatus
 
 __all__ = ["render_ledger", "sparkline_svg"]
+
+
+def _usd_exact(value: Optional[float]) -> str:
+    return format_cost(value, exact=True)
 
 RECENT_ROWS = 10
 OFFLINE_BANNER = "Synthetic costs from the offline gateway: not real charges."
@@ -26,10 +32,6 @@ _STYLE = (
     ".gk-ledger .gk-banner{background:#fff3cd;color:#664d03;padding:4px 8px;border-radius:4px}"
     "</style>"
 )
-
-
-def _usd(value: Optional[float]) -> str:
-    return "" if value is None else f"${value:.6f}"
 
 
 def _when(seconds: Optional[float]) -> str:
@@ -46,7 +48,7 @@ def _totals(columns: dict[str, list]) -> dict[str, Any]:
     return {
         "requests": len(statuses),
         "charged": sum(1 for c in columns["charged"] if c),
-        "pending": sum(1 for s in statuses if s in ("queued", "in_progress")),
+        "pending": sum(1 for s in statuses if s in (JobStatus.QUEUED, JobStatus.IN_PROGRESS)),
         "not_reported": sum(g["not_reported"] for g in groups),
         "total": sum(g["total_cost"] for g in groups),
         "estimated": sum(g["estimated_cost"] for g in groups),
@@ -59,12 +61,12 @@ def _totals(columns: dict[str, list]) -> dict[str, Any]:
 def _headline(totals: dict[str, Any], budget: Optional[float]) -> str:
     parts = [
         f"{totals['requests']} requests ({totals['charged']} charged)",
-        f"total {_usd(totals['total'])}",
+        f"total {_usd_exact(totals['total'])}",
     ]
     if totals["estimated"]:
-        parts.append(f"of which estimated {_usd(totals['estimated'])}")
+        parts.append(f"of which estimated {_usd_exact(totals['estimated'])}")
     if totals["offline"] and totals["real"]:
-        parts.append(f"real {_usd(totals['real'])}, synthetic {_usd(totals['synthetic'])}")
+        parts.append(f"real {_usd_exact(totals['real'])}, synthetic {_usd_exact(totals['synthetic'])}")
     if totals["not_reported"]:
         parts.append(f"{totals['not_reported']} billed with no amount reported")
     if totals["pending"]:
@@ -92,7 +94,7 @@ def sparkline_svg(columns: dict[str, list], width: int = 240, height: int = 40) 
     path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="cumulative cost {_usd(ys[-1])}">'
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="cumulative cost {_usd_exact(ys[-1])}">'
         f'<polyline fill="none" stroke="#3b6ea5" stroke-width="1.5" points="{path}"/></svg>'
     )
 
@@ -120,7 +122,7 @@ def _summary_rows(groups: list[dict[str, Any]]) -> list[list[str]]:
             str(g["requests"]),
             str(g["charged"]),
             str(g["total_tokens"]),
-            _usd(g["total_cost"]),
+            _usd_exact(g["total_cost"]),
         ]
         for g in groups
     ]
@@ -138,7 +140,7 @@ def _recent_rows(columns: dict[str, list]) -> list[list[str]]:
                 str(columns["model"][i]),
                 str(columns["status"][i]),
                 "" if tokens is None else str(tokens),
-                _usd(columns["total_cost"][i]),
+                _usd_exact(columns["total_cost"][i]),
                 str(columns["cost_source"][i]),
                 ", ".join(columns["tags"][i]),
                 columns["note"][i] or "",

@@ -11,7 +11,9 @@ saved output: the button's display is blanked when the jobs finish); without
 ipywidgets the card says how to cancel.
 
 ``wait_with_progress(job)`` is the blocking twin used by ``job.wait()`` in a
-kernel: the same display, driven by the client's ``wait(on_update=...)``.
+kernel (through ``KernelDisplay.job_wait``): the same display, driven by the
+client's polling flow (``wait(on_update=...)``). The background thread polls
+on the same schedule (:data:`gatewaykit.client.job_flows.POLL_SCHEDULE`).
 The final state of either is deterministic HTML (no timings), so a saved
 notebook shows the player and nothing that changes between runs.
 """
@@ -23,18 +25,18 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Optional, Union
 
+from gatewaykit.client.job_flows import POLL_SCHEDULE, PollSchedule
 from gatewaykit.notebook import html as views
 from gatewaykit.notebook import style
 from gatewaykit.notebook.cancel import CancelButtons, cancellable
 from gatewaykit.notebook.kernel import start_thread
 from gatewaykit.notebook.players import job_player_html
 from gatewaykit.notebook.sinks import DisplaySink, default_sink
+from gatewaykit.types import is_finished
 
 __all__ = ["JobProgress", "estimate_seconds", "record_duration", "show_progress", "wait_with_progress"]
 
-TERMINAL = frozenset({"completed", "failed", "cancelled", "canceled", "deleted"})
 REPAINT_EVERY = 1.0  # seconds between repaints of the elapsed time
-FIRST_POLL, MAX_POLL, POLL_GROWTH = 0.5, 3.0, 1.5
 MAX_REFRESH_FAILURES = 5
 BACKGROUND_NOTE = (
     "Running in the background: this view updates live in Jupyter. To block until the job ends, "
@@ -89,9 +91,11 @@ class JobProgress:
         sink: Optional[DisplaySink] = None,
         clock: Callable[[], float] = time.monotonic,
         buttons: Optional[bool] = None,
+        schedule: PollSchedule = POLL_SCHEDULE,
     ) -> None:
         items = list(jobs) if isinstance(jobs, (list, tuple)) else [jobs]
         self._clock = clock
+        self._schedule = schedule
         now = clock()
         self._tracked = [_Tracked(job, now - (_server_age(job) or 0.0)) for job in items]
         self.sink = sink if sink is not None else default_sink()
@@ -142,7 +146,7 @@ class JobProgress:
     def _settle(self, tracked: _Tracked) -> None:
         """Bookkeeping for a job that reached a terminal state: duration, player."""
         job = tracked.job
-        if tracked.done or job.status not in TERMINAL:
+        if tracked.done or not is_finished(job.status):
             return
         tracked.done = True
         if job.status == "completed":
@@ -203,14 +207,13 @@ class JobProgress:
         return self
 
     def _run(self) -> None:
-        interval = FIRST_POLL
+        intervals = self._schedule.intervals()
         next_poll = self._clock()
         while not self._stop.is_set():
             if self._clock() >= next_poll or self._wake.is_set():
                 self._wake.clear()
                 self.poll_once()
-                next_poll = self._clock() + interval
-                interval = min(interval * POLL_GROWTH, MAX_POLL)
+                next_poll = self._clock() + next(intervals)
             self.paint()
             if self.done:
                 return
@@ -260,11 +263,19 @@ def show_progress(jobs: Union[Any, Iterable[Any]], **options: Any) -> JobProgres
     return JobProgress(jobs, **options).start()
 
 
-def wait_with_progress(job: Any, *, timeout: Optional[float] = None, sink: Optional[DisplaySink] = None, **wait_options: Any) -> Any:
+def wait_with_progress(
+    job: Any,
+    *,
+    timeout: Optional[float] = None,
+    sink: Optional[DisplaySink] = None,
+    wait: Optional[Callable[[Callable[[Any], Any]], Any]] = None,
+    **wait_options: Any,
+) -> Any:
     """``job.wait()`` with the live display: blocks until the job ends, returns the job.
 
-    Calls ``job.wait(timeout=..., on_update=...)`` (the client's wait never
-    calls back into the notebook layer when ``on_update`` is given). Raises
+    Runs the client's polling flow: ``wait(on_update)`` when given (what
+    ``KernelDisplay.job_wait`` passes), else ``job.wait(timeout=..., on_update=...)``
+    (the client's wait never calls the display when ``on_update`` is given). Raises
     what ``wait`` raises (``JobFailedError``, ``JobTimeoutError``) after the
     display shows it; ``KeyboardInterrupt`` stops waiting, not the job.
     """
@@ -277,7 +288,10 @@ def wait_with_progress(job: Any, *, timeout: Optional[float] = None, sink: Optio
 
     start_thread(tick, name="gatewaykit-job-wait-clock")
     try:
-        result = job.wait(timeout=timeout, on_update=progress.observe, **wait_options)
+        if wait is not None:
+            result = wait(progress.observe)
+        else:
+            result = job.wait(timeout=timeout, on_update=progress.observe, **wait_options)
     except KeyboardInterrupt:
         progress._tracked[0].note = "stopped waiting (the job goes on; job.wait() resumes)"
         raise
@@ -285,7 +299,7 @@ def wait_with_progress(job: Any, *, timeout: Optional[float] = None, sink: Optio
         ticker_stop.set()
         progress.observe(job)
     if sink is None:  # the cell shows the final state already: `job.wait()` as its last line adds no second player
-        from gatewaykit.notebook.display import mark_shown_live
+        from gatewaykit.notebook.shown_once import mark_shown_live
 
         mark_shown_live(result)
     return result

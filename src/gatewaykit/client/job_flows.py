@@ -1,4 +1,4 @@
-"""Video and music jobs: refresh, wait (polling with backoff), content, save, cancel.
+"""Video and music jobs: create, refresh, wait (polling with backoff), content, save, cancel.
 
 Each operation is one flow shared by both clients. ``wait`` polls with a
 growing interval (0.5 s, x1.5 per poll, at most 5 s), calls ``on_update(job)``
@@ -12,25 +12,42 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Iterator, Optional, TypeVar, Union
 from urllib.parse import urljoin, urlsplit
 
 from gatewaykit.client.base import BaseClient, raise_for_status
 from gatewaykit.client.flows import Download, Flow, Sleep, send_with_retries
 from gatewaykit.client.recording import report_job
-from gatewaykit.client.requests import NOT_GIVEN, ApiRequest
+from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
 from gatewaykit.errors import APIConnectionError, JobFailedError, JobTimeoutError
-from gatewaykit.types import MusicJob, VideoJob
+from gatewaykit.types import Job, JobStatus, MusicJob, VideoJob, is_finished
 
-__all__ = ["TERMINAL_STATES", "job_path", "wait_flow"]
+__all__ = ["POLL_SCHEDULE", "PollSchedule", "create_job_flow", "job_path", "wait_flow"]
 
-Job = Union[VideoJob, MusicJob]
+J = TypeVar("J", bound=Job)
 
-TERMINAL_STATES = frozenset({"completed", "failed", "cancelled", "canceled", "deleted"})
-FIRST_INTERVAL = 0.5
-MAX_INTERVAL = 5.0
-GROWTH = 1.5
+
+@dataclass(frozen=True)
+class PollSchedule:
+    """How often a job is polled: ``first`` seconds, growing by ``growth`` up to ``maximum``."""
+
+    first: float = 0.5
+    growth: float = 1.5
+    maximum: float = 5.0
+
+    def intervals(self, fixed: Optional[float] = None) -> Iterator[float]:
+        """The pauses between polls (all ``fixed`` when given)."""
+        interval = fixed if fixed is not None else self.first
+        while True:
+            yield interval
+            if fixed is None:
+                interval = min(interval * self.growth, self.maximum)
+
+
+POLL_SCHEDULE = PollSchedule()
+"""The one polling schedule: ``job.wait()`` and the notebook's background progress both use it."""
 
 
 def job_path(job: Job) -> str:
@@ -43,7 +60,7 @@ def _resource_name(job: Job) -> str:
     return "videos" if isinstance(job, VideoJob) else "music"
 
 
-def absorb(job: Job, fresh: Job) -> Job:
+def absorb(job: J, fresh: J) -> J:
     """Copy a newer view of the job into ``job`` (the caller's object stays current)."""
     for name in type(job).model_fields:
         setattr(job, name, getattr(fresh, name))
@@ -53,15 +70,32 @@ def absorb(job: Job, fresh: Job) -> Job:
     return job
 
 
-def seen(client: BaseClient, job: Job) -> Job:
-    """Bind a job received from the gateway to the client and report a terminal state."""
+def seen(client: BaseClient, job: J) -> J:
+    """Bind a job received from the gateway to the client and report a finished state."""
     job._client = client
-    if job.status in TERMINAL_STATES:
+    if is_finished(job.status):
         report_job(client.ledger, job)
     return job
 
 
-def refresh_flow(client: BaseClient, job: Job, *, timeout: Any = NOT_GIVEN) -> Flow[Job]:
+def create_job_flow(
+    client: BaseClient, kind: str, path: str, body: dict[str, Any], job_type: type[J], check: Any,
+    extra_headers: Any, timeout: Any, checked: bool,
+) -> Flow[J]:  # fmt: skip
+    """Validate, check the budget, POST once (a lost answer is never re-sent), record the job."""
+    if checked:
+        entry = yield from client._catalog_entry(body.get("model"))
+        if entry is not None:
+            check(entry, body)
+    recording = client._recording(kind, body.get("model"), body)
+    request = client._json_request("POST", path, body, extra_headers=extra_headers, timeout=timeout, creates_job=True)
+    response = yield from client._billable_send(request, recording)
+    job = job_type.model_validate_json(response.content)
+    recording.ok(id=job.id, status=job.status)
+    return seen(client, job)
+
+
+def refresh_flow(client: BaseClient, job: J, *, timeout: Any = NOT_GIVEN) -> Flow[J]:
     response = yield from client._get(job_path(job), timeout=timeout)
     fresh = type(job).model_validate_json(response.content)
     return seen(client, absorb(job, fresh))
@@ -69,23 +103,24 @@ def refresh_flow(client: BaseClient, job: Job, *, timeout: Any = NOT_GIVEN) -> F
 
 def wait_flow(
     client: BaseClient,
-    job: Job,
+    job: J,
     *,
     timeout: Optional[float] = None,
-    on_update: Optional[Callable[[Job], Any]] = None,
+    on_update: Optional[Callable[[J], Any]] = None,
     poll_interval: Optional[float] = None,
     clock: Callable[[], float] = time.monotonic,
-) -> Flow[Job]:
+    schedule: PollSchedule = POLL_SCHEDULE,
+) -> Flow[J]:
     start = clock()
-    interval = poll_interval if poll_interval is not None else FIRST_INTERVAL
+    intervals = schedule.intervals(poll_interval)
     while True:
         yield from refresh_flow(client, job)
         if on_update is not None:
             on_update(job)
-        if job.status == "failed":
+        if job.status == JobStatus.FAILED:
             message = job.error.message if job.error is not None else "the job failed (no message given)"
             raise JobFailedError(message, job=job)
-        if job.status in TERMINAL_STATES:
+        if is_finished(job.status):
             return job
         elapsed = clock() - start
         if timeout is not None and elapsed >= timeout:
@@ -94,10 +129,9 @@ def wait_flow(
                 f"if it completes); resume with client.{_resource_name(job)}.retrieve({job.id!r}).wait()",
                 job=job,
             )
+        interval = next(intervals)
         pause = interval if timeout is None else min(interval, max(timeout - elapsed, 0.0))
         yield Sleep(pause)
-        if poll_interval is None:
-            interval = min(interval * GROWTH, MAX_INTERVAL)
 
 
 def _same_origin(a: str, b: str) -> bool:
@@ -147,7 +181,7 @@ def cancel_flow(client: BaseClient, job: VideoJob, *, timeout: Any = NOT_GIVEN) 
     if isinstance(body, dict) and body.get("status"):
         absorb(job, VideoJob.model_validate({"id": job.id, **body}))
     else:
-        job.status = "cancelled"
+        job.status = JobStatus.CANCELLED.value
     return seen(client, job)
 
 

@@ -1,0 +1,74 @@
+"""The composition root: the one place that knows every layer and plugs the defaults in.
+
+The client core (``client/``, ``types/``, ``costs/``, ``errors``) only defines
+seams: a :class:`~gatewaykit.client.display.Display` Protocol, an offline
+gateway provider, and the presentation registry. ``import gatewaykit`` runs
+:func:`install_defaults`, which plugs in, lazily:
+
+- the display chooser: the notebook layer's ``KernelDisplay`` when an IPython
+  kernel runs (asked once per client, at construction), else ``NullDisplay``;
+- the offline gateway: ``gatewaykit.emulator.shared()``, or a
+  ``ConfigurationError`` naming ``gatewaykit[offline]`` when its server stack
+  is not installed;
+- the rich display of core objects: ``gatewaykit.notebook.rendering``,
+  imported on the first display a front end asks for.
+
+Nothing here imports the notebook layer or the emulator until it is needed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Optional
+
+from gatewaykit.client.config import OFFLINE_EXTRA_HINT, OfflineGateway, set_offline_gateway_provider
+from gatewaykit.client.display import Display, NullDisplay, in_kernel, set_default_display
+from gatewaykit.errors import ConfigurationError
+from gatewaykit.presentation import Bundle, register_renderer
+
+__all__ = ["install_defaults"]
+
+# Third-party modules the offline gateway needs; missing one means the extra is not installed.
+_OFFLINE_DEPENDENCIES = frozenset({"starlette", "uvicorn", "multipart", "python_multipart", "numpy", "PIL", "av", "lameenc", "orjson"})
+
+
+def choose_default_display() -> Display:
+    """The notebook layer's display inside a kernel, nothing elsewhere."""
+    if not in_kernel():
+        return NullDisplay()
+    try:
+        from gatewaykit.notebook.kernel_display import KernelDisplay
+    except ImportError:  # the notebook extra is not installed: plain behaviour
+        return NullDisplay()
+    return KernelDisplay()
+
+
+def start_offline_gateway() -> OfflineGateway:
+    """The process-wide offline gateway (started on first use)."""
+    try:
+        emulator = importlib.import_module("gatewaykit.emulator")
+        return emulator.shared()  # type: ignore[no-any-return]
+    except ModuleNotFoundError as exc:
+        missing = (exc.name or "").split(".")[0]
+        if missing not in _OFFLINE_DEPENDENCIES:
+            raise
+        raise ConfigurationError(
+            f"The offline gateway needs packages that are not installed ({missing}): install them with "
+            f'{OFFLINE_EXTRA_HINT}, or set SVC_API_KEY and SVC_BASE_URL to use a real gateway'
+        ) from exc
+
+
+def render_with_notebook_layer(obj: Any) -> Optional[Bundle]:
+    """First display: import the notebook layer (it registers its renderer) and render with it."""
+    try:
+        rendering = importlib.import_module("gatewaykit.notebook.rendering")
+    except ImportError:
+        register_renderer(None)
+        return None
+    return rendering.mimebundle(obj)  # type: ignore[no-any-return]
+
+
+def install_defaults() -> None:
+    set_default_display(choose_default_display)
+    set_offline_gateway_provider(start_offline_gateway)
+    register_renderer(render_with_notebook_layer)

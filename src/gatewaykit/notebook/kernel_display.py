@@ -1,0 +1,63 @@
+"""``KernelDisplay``: the notebook layer's implementation of the client's ``Display`` Protocol.
+
+A client built inside an IPython kernel gets one (the composition root chooses
+it once, at construction). It shows a streamed answer as live Markdown
+(:mod:`gatewaykit.notebook.live`, reading the stream's own assembly), a
+blocking ``job.wait()`` as a progress card that becomes the player
+(:mod:`gatewaykit.notebook.job_progress`, driving the client's polling flow),
+and the offline gateway's banner once per gateway. Constructing it installs
+the kernel's display formatter that keeps a live-shown answer or job from
+showing twice in its own cell.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, TypeVar
+
+from gatewaykit.client.display import BatchProgress, NullBatchProgress
+from gatewaykit.client.streaming import AsyncChatStream, ChatStream
+from gatewaykit.types import ChatCompletion
+
+__all__ = ["KernelDisplay"]
+
+J = TypeVar("J")
+
+
+class KernelDisplay:
+    """Live views in the current cell of a running kernel."""
+
+    def __init__(self) -> None:
+        from gatewaykit.notebook import rendering  # noqa: F401 - registers the rich display of core objects
+        from gatewaykit.notebook.kernel import shell
+        from gatewaykit.notebook.shown_once import install_display_formatters
+
+        ip = shell()
+        if ip is not None:
+            install_display_formatters(ip)
+
+    def chat_stream(self, stream: ChatStream) -> ChatCompletion:
+        from gatewaykit.notebook.live import render_stream
+
+        return render_stream(stream)
+
+    async def async_chat_stream(self, stream: AsyncChatStream) -> ChatCompletion:
+        from gatewaykit.notebook.live import render_async_stream
+
+        return await render_async_stream(stream)
+
+    def job_wait(self, job: J, wait: Callable[[Optional[Callable[[Any], Any]]], J]) -> J:
+        from gatewaykit.notebook.job_progress import wait_with_progress
+
+        return wait_with_progress(job, wait=wait)  # type: ignore[no-any-return]
+
+    def batch_progress(self, total: int) -> BatchProgress:
+        # The seam is in place; a live batch view is the notebook layer's next step.
+        return NullBatchProgress()
+
+    def offline_notice(self, base_url: str, *, implicit: bool) -> None:
+        from gatewaykit.notebook.banner import show_offline_banner
+
+        show_offline_banner(base_url, implicit=implicit)
+
+    def __repr__(self) -> str:
+        return "KernelDisplay()"

@@ -1,0 +1,77 @@
+"""The layers and seams stay as drawn: import-linter contracts, mypy over src/ and the public API, no names smuggled in strings."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "src"
+BIN = Path(sys.executable).parent
+# The core: what must work with only `pip install gatewaykit` and never reach up a layer.
+CORE = ["client", "types", "costs", "errors.py", "presentation.py"]
+UPPER_LAYERS = re.compile(r"gatewaykit\.(notebook|emulator)|gatewaykit import (notebook|emulator)|import_module")
+
+
+def tool(name: str) -> str:
+    found = BIN / name
+    if not found.exists():
+        pytest.skip(f"{name} is not installed (it comes with gatewaykit[test])")
+    return str(found)
+
+
+def lint_imports(source: Path) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PYTHONPATH": str(source)}
+    return subprocess.run(
+        [tool("lint-imports"), "--no-cache", "--config", str(ROOT / "pyproject.toml")],
+        capture_output=True, text=True, timeout=240, cwd=ROOT, env=environment,
+    )  # fmt: skip
+
+
+def mypy(*targets: Path) -> subprocess.CompletedProcess[str]:
+    cache = Path(tempfile.gettempdir()) / "gatewaykit-mypy-cache"
+    return subprocess.run(
+        [tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache), *map(str, targets)],
+        capture_output=True, text=True, timeout=600, cwd=ROOT, env={**os.environ, "MYPYPATH": str(SOURCE)},
+    )  # fmt: skip
+
+
+def test_import_contracts_are_kept() -> None:
+    """lint-imports keeps every contract in pyproject.toml (layers; core and emulator independence)."""
+    done = lint_imports(SOURCE)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_core_import_of_the_notebook_layer_breaks_the_contracts(tmp_path: Path) -> None:
+    """The contracts are not vacuous: a copy of src/ whose client imports the notebook layer fails them."""
+    copy = tmp_path / "src"
+    shutil.copytree(SOURCE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    base = copy / "gatewaykit" / "client" / "base.py"
+    base.write_text(base.read_text() + "\nfrom gatewaykit.notebook import rendering  # a layering bug\n")
+    done = lint_imports(copy)
+    assert done.returncode != 0 and "BROKEN" in done.stdout
+
+
+def test_the_core_names_no_upper_layer_even_in_strings() -> None:
+    """client/, types/, costs/, errors.py and presentation.py never spell the notebook or emulator module (no importlib)."""
+    offenders = []
+    for entry in CORE:
+        path = SOURCE / "gatewaykit" / entry
+        for file in [path] if path.is_file() else sorted(path.rglob("*.py")):
+            for number, line in enumerate(file.read_text().splitlines(), 1):
+                if UPPER_LAYERS.search(line):
+                    offenders.append(f"{file.relative_to(SOURCE)}:{number}: {line.strip()}")
+    assert offenders == []
+
+
+def test_src_and_the_public_api_type_check() -> None:
+    """mypy finds no error in src/ nor in tests/typing/public_api.py (the public calls' declared types)."""
+    done = mypy(SOURCE / "gatewaykit", ROOT / "tests" / "typing" / "public_api.py")
+    assert done.returncode == 0, done.stdout + done.stderr
