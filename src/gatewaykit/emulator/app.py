@@ -31,7 +31,8 @@ _HTTP_CODES = {404: "unknown_url", 405: "method_not_allowed", 413: "request_too_
 
 
 class OfflineHeaderAndDrops:
-    """Pure ASGI middleware: adds ``X-Gateway-Offline: 1``; turns :class:`DropConnection` into a dropped socket
+    """Pure ASGI middleware: serves a path with one trailing slash as the path without it; adds
+    ``X-Gateway-Offline: 1``; turns :class:`DropConnection` into a dropped socket
     and any other exception (a bug) into the 500 envelope.
 
     The bug is answered here, and not re-raised, so the server keeps the keep-alive connection: an exception
@@ -47,6 +48,7 @@ class OfflineHeaderAndDrops:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        scope = without_trailing_slash(scope)
         started = False
 
         async def send_marked(message: Message) -> None:
@@ -69,6 +71,21 @@ class OfflineHeaderAndDrops:
             if started or not isinstance(exc, Exception):  # cancellation, or an answer already under way
                 raise
             await _answer_bug(scope, exc, send_marked)
+
+
+def without_trailing_slash(scope: Scope) -> Scope:
+    """``/v1/chat/completions/`` is served as ``/v1/chat/completions`` (one slash only).
+
+    Starlette would answer an empty 307 redirect instead, which clients do not follow for a POST (httpx
+    follows none by default): the client got an empty body where it expected an answer or an envelope.
+    """
+    path = scope["path"]
+    if len(path) > 1 and path.endswith("/"):
+        scope = {**scope, "path": path[:-1]}
+        raw = scope.get("raw_path")
+        if isinstance(raw, bytes) and raw.endswith(b"/"):
+            scope["raw_path"] = raw[:-1]
+    return scope
 
 
 def _is_drop(exc: BaseException) -> bool:
@@ -142,6 +159,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         gateway.close()  # cancels running jobs inside the server's own event loop
 
     app = Starlette(routes=_routes(), exception_handlers=handlers, lifespan=lifespan)
+    app.router.redirect_slashes = False  # no empty 307s: see without_trailing_slash
     app.state.gateway = gateway
     app.add_middleware(OfflineHeaderAndDrops)
     return app
