@@ -142,3 +142,17 @@ def test_the_command_line_itself_prints_one_error_line(tmp_path, arguments, hint
                               text=True, timeout=60)
     assert finished.returncode == 2 and finished.stdout == ""
     assert hint in _error_line(finished.stderr)
+
+
+@pytest.mark.parametrize("options,name", [
+    ({"port": 99999}, "port"), ({"port": -1}, "port"), ({"port": "8000"}, "port"),
+    ({"time_scale": math.inf}, "time_scale"), ({"time_scale": math.nan}, "time_scale"),
+    ({"retention_seconds": math.nan}, "retention_seconds"), ({"slow_seconds": math.inf}, "slow_seconds"),
+    ({"max_body_bytes": -1}, "max_body_bytes"), ({"tokens_per_second": 0}, "tokens_per_second"),
+])
+def test_start_refuses_out_of_range_options_with_value_error(options, name):
+    """`start(port=99999)`, `start(time_scale=inf)`...: a ValueError naming the option, no thread traceback."""
+    from gatewaykit.emulator import start
+
+    with pytest.raises(ValueError, match=name):
+        start(**options).stop()
