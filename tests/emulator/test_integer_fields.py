@@ -95,5 +95,6 @@ def test_multipart_integer_fields_follow_the_same_rule(http, text, status, secon
     assert answer.status_code == status, answer.text
     if status == 200:
         assert answer.json()["seconds"] == seconds
+        _finished(http, f"/v1/videos/{answer.json()['id']}")  # charged before the next test reads a balance
     else:
         assert answer.json()["error"]["param"] == "duration"
