@@ -155,6 +155,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        gateway.start_workers()
         yield
         gateway.close()  # cancels running jobs inside the server's own event loop
 

@@ -43,6 +43,15 @@ class Gateway:
         self._seed_rng = random.Random(f"seeds-{settings.seed}")
         self._seed_lock = threading.Lock()
 
+    def start_workers(self) -> None:
+        """Start every worker thread now (pools start them lazily), so a running gateway's thread count
+        stays constant: a later thread is a leak, never a pool growing."""
+        import concurrent.futures
+
+        for executor, count in ((self.executor, REQUEST_WORKERS), (self.job_executor, JOB_WORKERS)):
+            barrier = threading.Barrier(count)  # each task waits for the others: one thread per task
+            concurrent.futures.wait([executor.submit(barrier.wait, 5) for _ in range(count)])
+
     def random_seed(self) -> int:
         """A seed for requests that omit one: random, but reproducible for a given ``--seed``."""
         with self._seed_lock:
