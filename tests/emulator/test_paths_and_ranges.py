@@ -97,6 +97,7 @@ def test_odd_paths_answer_an_envelope_never_an_empty_redirect(http, method, path
     answer = http.request(method, path)
     assert answer.status_code in (404, 405), answer.status_code
     assert set(answer.json()["error"]) == {"message", "type", "code", "param"}
+    assert f" {path}." in answer.json()["error"]["message"]  # the path as sent, slash included
 
 
 @pytest.mark.parametrize("header", ["items=0-1", "pages=1", "bytes=abc", "bytes=5-2", "bytes 0-1", "=0-1",

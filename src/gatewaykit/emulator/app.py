@@ -27,6 +27,7 @@ from gatewaykit.emulator.settings import Settings
 
 log = logging.getLogger("gatewaykit.emulator")
 OFFLINE_HEADER = "X-Gateway-Offline"
+SENT_PATH = "gatewaykit.sent_path"  # scope key: the path before without_trailing_slash
 _HTTP_CODES = {404: "unknown_url", 405: "method_not_allowed", 413: "request_too_large"}
 
 
@@ -81,7 +82,7 @@ def without_trailing_slash(scope: Scope) -> Scope:
     """
     path = scope["path"]
     if len(path) > 1 and path.endswith("/"):
-        scope = {**scope, "path": path[:-1]}
+        scope = {**scope, "path": path[:-1], SENT_PATH: path}
         raw = scope.get("raw_path")
         if isinstance(raw, bytes) and raw.endswith(b"/"):
             scope["raw_path"] = raw[:-1]
@@ -103,10 +104,11 @@ async def _api_error(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
+    path = request.scope.get(SENT_PATH, request.url.path)  # as the client sent it (trailing slash included)
     if exc.status_code == 404:
-        message = f"No such endpoint: {request.method} {request.url.path}. See /openapi.json."
+        message = f"No such endpoint: {request.method} {path[:200]}. See /openapi.json."
     elif exc.status_code == 405:
-        message = f"{request.method} is not allowed on {request.url.path}."
+        message = f"{request.method} is not allowed on {path[:200]}."
     else:
         message = str(exc.detail)
     headers = dict(exc.headers or {})
