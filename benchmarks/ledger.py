@@ -2,9 +2,12 @@
 
     .venv/bin/python benchmarks/ledger.py [--rows 100000]
 
-Prints the time to record N chat rows (target < 1 s for 100,000), the time of
-``to_pandas()`` on them (target < 0.5 s), memory per row (tracemalloc, rows
-kept by the ledger), and the persisted write rate with and without fsync.
+Prints the time to record N chat rows in memory (target < 1 s for 100,000),
+the time of ``to_pandas()`` on them (target < 0.5 s), memory per row
+(tracemalloc, rows kept by the ledger), the JSONL write rate with and without
+fsync, and the SQLite figures: N rows recorded inside ``batch()`` (target
+< 2 s for 100,000), unbatched ``record()`` rate, opening an N-row database,
+and a live read of 10,000 rows another ledger wrote (target < 0.2 s).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ def make_records(count: int) -> list[CostRecord]:
 
 
 def bench_record(records: list[CostRecord]) -> tuple[Ledger, float]:
-    ledger = Ledger()
+    ledger = Ledger(path=None)
     gc.collect()
     start = time.perf_counter()
     for record in records:
@@ -48,7 +51,7 @@ def bench_record(records: list[CostRecord]) -> tuple[Ledger, float]:
 
 
 def bench_memory(records: list[CostRecord]) -> float:
-    ledger = Ledger()
+    ledger = Ledger(path=None)
     gc.collect()
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
@@ -62,7 +65,7 @@ def bench_memory(records: list[CostRecord]) -> float:
 def bench_persist(count: int, fsync: bool) -> float:
     records = make_records(count)
     with tempfile.TemporaryDirectory() as folder:
-        ledger = Ledger(path=Path(folder) / "costs.jsonl", fsync=fsync)
+        ledger = Ledger(path=Path(folder) / "costs.jsonl", fsync=fsync)  # noqa: E501
         start = time.perf_counter()
         for record in records:
             ledger.record(record)
@@ -73,6 +76,49 @@ def bench_persist(count: int, fsync: bool) -> float:
         assert len(reloaded) == count
     print(f"  reload of {count:,} persisted rows: {reload_time:.3f} s")
     return count / elapsed
+
+
+def _timed(action) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of ``action()`` (CPU time is steadier on a shared machine)."""
+    gc.collect()
+    wall, cpu = time.perf_counter(), time.process_time()
+    action()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def bench_sqlite(records: list[CostRecord]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "ledger.sqlite"
+        ledger = Ledger(path=path)
+
+        def record_batched() -> None:
+            with ledger.batch():
+                for record in records:
+                    ledger.record(record)
+
+        wall, cpu = _timed(record_batched)
+        print(f"SQLite record() in batch(): {len(records):,} rows in {wall:.3f} s (CPU {cpu:.3f} s; target < 2 s)")
+        ledger.close()
+        wall, cpu = _timed(lambda: len(Ledger(path=path)))
+        print(f"SQLite open of a {len(records):,}-row database: {wall:.3f} s (CPU {cpu:.3f} s)")
+
+        path = Path(folder) / "live.sqlite"
+        reader, writer = Ledger(path=path), Ledger(path=path)
+        count = 2_000
+        unbatched = make_records(count)
+        wall, cpu = _timed(lambda: [writer.record(record) for record in unbatched])
+        print(f"SQLite record() unbatched: {count / wall:,.0f} rows/s (CPU {count / cpu:,.0f} rows/s; {count:,} rows)")
+        reader.total_cost
+        with writer.batch():
+            for record in make_records(10_000):
+                writer.record(record)
+        wall, cpu = _timed(lambda: reader.total_cost)
+        assert len(reader) == count + 10_000
+        print(f"SQLite live read of 10,000 new rows another ledger wrote: {wall:.3f} s (CPU {cpu:.3f} s; target < 0.2 s)")
+        wall, cpu = _timed(lambda: [len(reader) for _ in range(1000)])
+        print(f"SQLite len() with nothing new: {wall * 1e3:.1f} us per read (CPU {cpu * 1e3:.1f} us)")
+        wall, cpu = _timed(reader.to_pandas)
+        print(f"SQLite to_pandas() of 12,000 rows (nothing new): {wall:.3f} s (CPU {cpu:.3f} s)")
 
 
 def main() -> None:
@@ -103,7 +149,9 @@ def main() -> None:
     for fsync in (False, True):
         count = 20_000 if not fsync else 2_000
         rate = bench_persist(count, fsync)
-        print(f"persisted record() with fsync={fsync}: {rate:,.0f} rows/s ({count:,} rows)")
+        print(f"JSONL record() with fsync={fsync}: {rate:,.0f} rows/s ({count:,} rows)")
+
+    bench_sqlite(records)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,20 @@ from gateway_accounts import (  # noqa: F401 - re-exported for fixtures below
 )
 
 
+@pytest.fixture(scope="session")
+def ledger_folder(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return tmp_path_factory.mktemp("ledgers")
+
+
+@pytest.fixture(autouse=True)
+def _own_ledger_database(ledger_folder: Any, monkeypatch: pytest.MonkeyPatch, request: Any) -> None:
+    """Every test's default ledger database is its own temporary file, never the user's."""
+    import hashlib
+
+    name = hashlib.sha1(request.node.nodeid.encode()).hexdigest()[:16]
+    monkeypatch.setenv("GATEWAYKIT_LEDGER_PATH", str(ledger_folder / f"{name}.sqlite"))
+
+
 class Admin:
     """Reads balances through the admin endpoint."""
 

@@ -16,13 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 from gatewaykit._version import __version__
 from gatewaykit.client import (
+    AsyncChatSession,
     AsyncChatStream,
     AsyncClient,
     BatchResult,
+    ChatSession,
     ChatStream,
     Client,
     OfflineGatewayWarning,
     RetryPolicy,
+    Turn,
+    TurnEvent,
     image_part,
 )
 from gatewaykit.costs import CostRecord, Ledger, ledger
@@ -33,6 +37,7 @@ from gatewaykit.errors import (
     AuthenticationError,
     BadRequestError,
     BudgetExceededError,
+    CassetteMissError,
     ConfigurationError,
     GatewayError,
     InsufficientQuotaError,
@@ -46,6 +51,7 @@ from gatewaykit.errors import (
     RequestTooLargeError,
     ServerError,
     StreamInterruptedError,
+    StructuredOutputError,
 )
 from gatewaykit.types import (
     ChatCompletion,
@@ -71,15 +77,18 @@ __all__ = [
     "APIConnectionError",
     "APIStatusError",
     "APITimeoutError",
+    "AsyncChatSession",
     "AsyncChatStream",
     "AsyncClient",
     "AuthenticationError",
     "BadRequestError",
     "BatchResult",
     "BudgetExceededError",
+    "CassetteMissError",
     "ChatCompletion",
     "ChatCompletionChunk",
     "ChatMessage",
+    "ChatSession",
     "ChatStream",
     "Client",
     "ConfigurationError",
@@ -106,8 +115,11 @@ __all__ = [
     "RetryPolicy",
     "ServerError",
     "StreamInterruptedError",
+    "StructuredOutputError",
     "Tool",
     "ToolCall",
+    "Turn",
+    "TurnEvent",
     "Usage",
     "VideoJob",
     "__version__",
@@ -115,6 +127,7 @@ __all__ = [
     "image_part",
     "ledger",
     "load_ipython_extension",
+    "playground",
 ]
 
 
@@ -132,3 +145,14 @@ def load_ipython_extension(ipython: Any) -> None:
     from gatewaykit.notebook.magics import load_ipython_extension as _load
 
     _load(ipython)
+
+
+def playground(client: Any = None) -> Any:
+    """An interactive form over the catalog (model, parameters, Run, result, cost) for a notebook or Voilà.
+
+    ``client=None`` uses ``gk.Client()``. Needs ipywidgets in a kernel; elsewhere
+    it returns an object whose text says how to get them.
+    """
+    from gatewaykit.notebook.playground import playground as _playground
+
+    return _playground(client)

@@ -22,6 +22,8 @@ gateway's error envelope (``status``, ``code``, ``type``, ``param``,
     ├── JobFailedError                  a video or music job ended ``failed``
     ├── JobTimeoutError                 ``job.wait(timeout=)`` ran out; the job goes on
     ├── BudgetExceededError             the ledger's budget would be passed; nothing sent
+    ├── StructuredOutputError           a reply did not validate against the asked-for schema
+    ├── CassetteMissError               replay mode: the cassette holds no recording of the request
     └── ConfigurationError              no usable key / base URL combination
 
 HTTP answers are mapped to classes in one place, :func:`error_from_response`.
@@ -41,6 +43,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "BudgetExceededError",
+    "CassetteMissError",
     "ConfigurationError",
     "GatewayError",
     "InsufficientQuotaError",
@@ -54,6 +57,7 @@ __all__ = [
     "RequestTooLargeError",
     "ServerError",
     "StreamInterruptedError",
+    "StructuredOutputError",
     "error_from_response",
     "redact",
 ]
@@ -247,6 +251,33 @@ class BudgetExceededError(GatewayError):
         super().__init__(message, **kwargs)
         self.budget = budget
         self.spent = spent
+
+
+class CassetteMissError(GatewayError):
+    """A request the cassette holds no recording of, in ``cassette_mode="replay"`` (nothing was sent)."""
+
+    def __init__(self, message: str, *, request: Any = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.request = request  # the normalised request (method, url, body): what was not found
+
+
+class StructuredOutputError(GatewayError, ValueError):
+    """The model's reply did not validate against the asked-for ``response_format``.
+
+    ``raw`` is the reply's text, ``errors`` pydantic's validation errors (a list
+    of dicts), ``completion`` the last ``ChatCompletion``, ``attempts`` how many
+    replies were tried (``retries + 1``). The replies were charged.
+    """
+
+    def __init__(
+        self, message: str, *, raw: Any = None, errors: Any = None, completion: Any = None, attempts: int = 1,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(message, **kwargs)
+        self.raw = raw
+        self.errors = errors or []
+        self.completion = completion
+        self.attempts = attempts
 
 
 class ConfigurationError(GatewayError, ValueError):

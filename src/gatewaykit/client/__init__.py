@@ -11,17 +11,23 @@ against the catalog before sending; ``recording`` hands costs to the ledger.
 from gatewaykit.client.batch import BatchResult
 from gatewaykit.client.clients import AsyncClient, Client
 from gatewaykit.client.config import OfflineGatewayWarning
+from gatewaykit.client.conversation import AsyncChatSession, ChatSession
 from gatewaykit.client.flows import RetryPolicy
 from gatewaykit.client.media_inputs import image_part
 from gatewaykit.client.streaming import AsyncChatStream, ChatStream
+from gatewaykit.client.tool_loop import Turn, TurnEvent
 
 __all__ = [
+    "AsyncChatSession",
     "AsyncChatStream",
     "AsyncClient",
     "BatchResult",
+    "ChatSession",
     "ChatStream",
     "Client",
     "OfflineGatewayWarning",
     "RetryPolicy",
+    "Turn",
+    "TurnEvent",
     "image_part",
 ]

@@ -12,7 +12,8 @@ import json
 from typing import Any, Mapping, Optional
 
 from gatewaykit._version import __version__
-from gatewaykit.client.config import Settings, resolve_settings
+from gatewaykit.client.cassette_store import REPLAY_BASE_URL, Cassette
+from gatewaykit.client.config import Settings, normalise_base_url, resolve_settings
 from gatewaykit.client.flows import Flow, RetryPolicy, send_with_retries
 from gatewaykit.client.recording import Recording, request_summary
 from gatewaykit.client.requests import NOT_GIVEN, ApiRequest, encode_json
@@ -56,8 +57,15 @@ class BaseClient:
         ledger: Any = None,
         default_headers: Optional[Mapping[str, str]] = None,
         http_transport: Any = None,
+        cassette: Any = None,
+        cassette_mode: str = "auto",
     ) -> None:
-        self._settings: Settings = resolve_settings(api_key, base_url, offline)
+        self._cassette = Cassette(cassette, cassette_mode) if cassette is not None else None
+        if self._cassette is not None and cassette_mode == "replay":
+            # Replay never sends anything: no key needed, no offline gateway started, no SVC_* read.
+            self._settings = Settings(normalise_base_url(base_url or REPLAY_BASE_URL), "", False, "cassette")
+        else:
+            self._settings = resolve_settings(api_key, base_url, offline)
         self._policy = retry_policy or RetryPolicy(max_retries=max_retries)
         self._validate = validate
         self._ledger = ledger
@@ -73,6 +81,12 @@ class BaseClient:
             for ours in [key for key in headers if key.lower() == name.lower()]:
                 del headers[ours]
             headers[name] = value
+        if self._cassette is not None:
+            from gatewaykit.client.cassette import cassette_transport  # httpx loads with the first client
+
+            http_transport = cassette_transport(
+                self._cassette, self._settings.base_url, http_transport, is_async=self._is_async
+            )
         self._transport = self._make_transport(self._settings.base_url, headers, timeout, http_transport)
 
     # -- configuration -----------------------------------------------------------------
@@ -91,6 +105,11 @@ class BaseClient:
     def offline(self) -> bool:
         """True when this client talks to the built-in offline gateway (synthetic results)."""
         return self._settings.offline
+
+    @property
+    def cassette(self) -> Any:
+        """The cassette this client records to or replays from (``path``, ``mode``), or None."""
+        return self._cassette
 
     @property
     def max_retries(self) -> int:
@@ -172,7 +191,9 @@ class BaseClient:
 
     # -- one billable call -------------------------------------------------------------------
     def _recording(self, kind: str, model: Optional[str], body: dict[str, Any]) -> Recording:
-        return Recording(self.ledger, kind, model, request_summary(body), self.offline)
+        recording = Recording(self.ledger, kind, model, request_summary(body), self.offline)
+        recording.replayed = self._cassette is not None and self._cassette.mode == "replay"
+        return recording
 
     def _billable_send(self, request: ApiRequest, recording: Recording) -> Flow[Any]:
         """Budget check, send with retries, record an error outcome; the successful response."""

@@ -138,6 +138,18 @@ class Completions:
         checked = self._client._checks_on(validate)
         return self._client._run(self._flow(body, stream, extra_headers, timeout, checked))
 
+    def parse(
+        self, *, model: str, messages: Iterable[Any], response_format: Any, retries: int = 0, **fields: Any
+    ) -> Any:
+        """A completion whose ``choices[0].message.parsed`` is ``response_format`` (a pydantic model) validated.
+
+        Sent as a strict ``json_schema`` where the model supports it; a reply that does
+        not validate is re-asked ``retries`` times, then raises ``StructuredOutputError``.
+        """
+        from gatewaykit.client.structured_calls import parse_completion
+
+        return parse_completion(self, model, messages, response_format, retries, fields)
+
     def _flow(
         self, body: dict[str, Any], stream: bool, extra_headers: Any, timeout: Any, checked: bool
     ) -> Flow[Any]:
@@ -206,6 +218,30 @@ class Chat:
         if render is not None:
             return render(result)
         return result.final()
+
+    def session(
+        self,
+        *,
+        model: Optional[str] = None,
+        system: Optional[str] = None,
+        tools: Iterable[Any] = (),
+        max_steps: int = 8,
+        approve: Any = None,
+        **defaults: Any,
+    ) -> Any:
+        """A conversation (``ChatSession``): ``reply = chat("...")`` sends the history plus the prompt,
+        runs ``tools`` (Python functions) the model calls, up to ``max_steps`` requests a turn.
+
+        ``approve``: a callable ``(name, arguments) -> bool`` asked before each tool call, or
+        True to ask on the console. ``on_event=`` receives each step (``TurnEvent``).
+        Other keywords are sent with every request (``temperature=``, ...).
+        """
+        from gatewaykit.client.conversation import AsyncChatSession, ChatSession
+
+        kind = AsyncChatSession if self._client._is_async else ChatSession
+        return kind(
+            self._client, model=model, system=system, tools=tools, max_steps=max_steps, approve=approve, **defaults
+        )
 
 
 class AsyncChat(Chat):

@@ -42,11 +42,13 @@ class _Surface(BaseClient):
         ledger: Any = None,
         default_headers: Optional[dict[str, str]] = None,
         http_transport: Any = None,
+        cassette: Union[str, Path, None] = None,
+        cassette_mode: str = "auto",
     ) -> None:
         super().__init__(
             api_key=api_key, base_url=base_url, offline=offline, timeout=timeout, max_retries=max_retries,
             retry_policy=retry_policy, validate=validate, ledger=ledger, default_headers=default_headers,
-            http_transport=http_transport,
+            http_transport=http_transport, cassette=cassette, cassette_mode=cassette_mode,
         )  # fmt: skip
         self.models = Models(self)
         self.chat = AsyncChat(self) if self._is_async else Chat(self)
@@ -79,6 +81,12 @@ class Client(_Surface):
     and warns (:class:`OfflineGatewayWarning`). ``Client(offline=True)`` asks for
     the offline gateway explicitly. Resources: ``models``, ``chat``, ``images``,
     ``videos``, ``music``; ``map``/``batch`` run many calls at once.
+
+    ``cassette="demo.jsonl"`` records the exchanges to a file and replays them:
+    ``cassette_mode="record"`` (always the network, the file rewritten),
+    ``"replay"`` (never the network, no key needed; an unrecorded request raises
+    :class:`CassetteMissError`) or ``"auto"`` (replay what is recorded, fetch and
+    append the rest). Replayed calls are labelled ``cost_source="replayed"`` in the ledger.
     """
 
     def _job_wait(self, job: Any, timeout: Optional[float], on_update: Any, poll_interval: Optional[float]) -> Any:

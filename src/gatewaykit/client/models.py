@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
+from gatewaykit.client.model_choice import choose_model
 from gatewaykit.client.requests import NOT_GIVEN
 from gatewaykit.errors import ModelNotFoundError
 from gatewaykit.types import Model, ModelList
@@ -38,6 +39,23 @@ class Models:
             f"The model {model_id!r} is not in the catalog for this key; available: {', '.join(catalog.ids)}",
             param="model",
         )
+
+    def pick(self, kind: str, needs: Iterable[str] = (), *, timeout: Any = NOT_GIVEN) -> Any:
+        """The id of a ``kind`` model ("chat", "image", "video", "music") accepting every name in ``needs``.
+
+        A need is a catalog parameter (``"width"``, ``"resolution"``) or a capability
+        (``"vision"``, ``"reasoning"``, ``"tools"``, ``"json_schema"``, ``"edit"``,
+        ``"image_to_video"``), so one notebook runs offline and on the real gateway.
+        Uses the cached catalog (fetched once); raises ModelNotFoundError listing what
+        the key's models accept when none fits. Async clients: ``await``.
+        """
+        return self._client._run(self._pick(kind, needs, timeout))
+
+    def _pick(self, kind: str, needs: Iterable[str], timeout: Any) -> Flow[str]:
+        catalog = self._client._catalog
+        if catalog is None:
+            catalog = yield from self._client._fetch_models(timeout=timeout)
+        return choose_model(catalog, kind, needs)
 
     @property
     def cached(self) -> Optional[ModelList]:

@@ -14,7 +14,7 @@ import time
 from typing import Any, Optional
 
 from gatewaykit.costs.records import CostRecord
-from gatewaykit.errors import APIStatusError, GatewayError
+from gatewaykit.errors import APIStatusError, CassetteMissError, GatewayError
 
 __all__ = ["Recording", "job_seconds", "request_summary"]
 
@@ -39,7 +39,7 @@ def job_seconds(value: Any) -> Optional[float]:
 class Recording:
     """The ledger row of one billable request, written once."""
 
-    __slots__ = ("ledger", "kind", "model", "request", "started", "attempts", "offline", "done")
+    __slots__ = ("ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "done")
 
     def __init__(self, ledger: Any, kind: str, model: Optional[str], request: dict[str, Any], offline: bool) -> None:
         self.ledger = ledger
@@ -47,6 +47,7 @@ class Recording:
         self.model = model
         self.request = request
         self.offline = offline
+        self.replayed = False
         self.started = 0.0
         self.attempts = 1
         self.done = False
@@ -54,7 +55,7 @@ class Recording:
     def check_budget(self) -> None:
         """Ask the ledger before sending; its BudgetExceededError stops the request."""
         check = getattr(self.ledger, "check_budget", None)
-        if check is not None:
+        if check is not None and not self.replayed:  # a replay-only client spends nothing
             check(self.kind, self.model, self.request)
         self.started = time.perf_counter()
 
@@ -62,6 +63,8 @@ class Recording:
         self.attempts = attempts
         if response.headers.get("x-gateway-offline") == "1":
             self.offline = True
+        if response.headers.get("x-gatewaykit-cassette") == "replayed":
+            self.replayed = True  # from a cassette: nothing was sent, nothing charged
 
     def ok(
         self,
@@ -76,6 +79,8 @@ class Recording:
         self._write(status, id=id, usage=usage_dict, images=images, seconds=seconds)
 
     def error(self, exc: GatewayError) -> None:
+        if isinstance(exc, CassetteMissError):  # nothing was sent or answered: no row
+            return
         self.attempts = getattr(exc, "attempts", self.attempts)
         self._write(
             "error",
@@ -103,6 +108,7 @@ class Recording:
             latency=(time.perf_counter() - self.started) if self.started else None,
             attempts=self.attempts,
             offline=self.offline,
+            replayed=self.replayed,
             request=self.request,
             **fields,
         )

@@ -7,12 +7,15 @@ matplotlib until a DataFrame or a chart is asked for.
 
 from gatewaykit.costs.journal import LedgerWarning
 from gatewaykit.costs.ledger import BudgetWarning, Ledger
+from gatewaykit.costs.location import USER_LEDGER
 from gatewaykit.costs.pricing import PriceTable
 from gatewaykit.costs.records import KINDS, CostRecord, LedgerSink
 from gatewaykit.costs.rows import COLUMNS
 
 ledger = Ledger()
-"""The process-wide ledger (in memory, no budget): ``gk.ledger.budget = 2.0`` sets one."""
+"""The process-wide ledger: rows from a real gateway persist in the per-user database
+(opened on first use, never at import; see :mod:`gatewaykit.costs.location`), offline
+rows stay in memory. ``gk.ledger.budget = 2.0`` sets a budget every kernel obeys."""
 
 __all__ = [
     "COLUMNS",
@@ -23,5 +26,6 @@ __all__ = [
     "LedgerSink",
     "LedgerWarning",
     "PriceTable",
+    "USER_LEDGER",
     "ledger",
 ]

@@ -3,8 +3,9 @@
 A client hands each outcome to its ledger (the sink protocol in
 :mod:`gatewaykit.costs.records`); the ledger keeps one plain row per request
 or job and builds DataFrames only when asked. Every method is thread-safe (one
-``threading.Lock``, never held across I/O other than the optional file append)
-and safe from asyncio code (nothing awaits).
+``threading.Lock``, held across no I/O but the ledger's own file: a JSONL
+append, or a SQLite read or commit, tens of microseconds unless another
+process holds the database's lock) and safe from asyncio code (nothing awaits).
 
 Behaviours worth knowing:
 
@@ -23,15 +24,28 @@ Behaviours worth knowing:
 - ``with ledger.tag("x"):`` tags every row recorded in that context (nested
   tags accumulate). Tags live in a ``contextvars.ContextVar``: asyncio tasks
   inherit them; a new thread starts untagged unless run in a copied context.
-- With ``path=``, rows are reloaded on start and every change is appended to
-  the file (see :mod:`gatewaykit.costs.journal`). ``clear()`` forgets the rows
-  in memory only, unless ``clear(persisted=True)``.
+- Where rows are kept (:mod:`gatewaykit.costs.location`): by default the
+  per-user SQLite database (:mod:`gatewaykit.costs.database`), opened lazily;
+  rows from the offline gateway stay in memory unless a path is given.
+  ``path="x.sqlite"`` keeps everything in that database, ``path="x.jsonl"``
+  in a JSON Lines journal (:mod:`gatewaykit.costs.journal`, re-read with
+  ``reload()``), ``path=None`` in memory only. With a database, every read
+  (``len``, ``rows``, ``to_pandas()``, ``total_cost``, ``check_budget``...)
+  first applies the rows and job updates other processes committed, and the
+  budget is stored in the database, so it applies to every kernel sharing it.
+- Every row has a stable unique id, so ``merge`` never duplicates a row; a
+  ledger pickles as its path (plus its in-memory rows). ``clear()`` forgets
+  the rows seen so far (the file keeps them) unless ``clear(persisted=True)``.
+- ``pending_jobs()`` lists the jobs whose end was never seen (id, kind, model,
+  base URL: what a restarted kernel needs to resume them; never the key).
+- ``with ledger.batch():`` writes the rows recorded inside in one transaction.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
 import math
 import operator
 import os
@@ -39,12 +53,16 @@ import sys
 import threading
 import time
 import warnings
+from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Union
 
 from gatewaykit.costs import rows as _rows
-from gatewaykit.costs.journal import Journal, LedgerWarning
+from gatewaykit.costs.journal import Journal
+from gatewaykit.costs.location import USER_LEDGER, is_journal, user_ledger_path
 from gatewaykit.costs.pricing import PriceTable
 from gatewaykit.costs.records import CostRecord
+from gatewaykit.costs.sharing import LedgerSharing
+from gatewaykit.costs.storage import STATUS_ALIASES, LedgerStorage, update_event
 from gatewaykit.costs.rows import JOB_KINDS, TERMINAL_STATES, LedgerRow, row_from_record
 from gatewaykit.errors import BudgetExceededError
 
@@ -52,8 +70,6 @@ __all__ = ["BudgetWarning", "Ledger"]
 
 _NOT_CHARGED_STATES = frozenset({"error", "failed", "cancelled"})
 _PENDING_NOTE = "pending: billed on completion"
-# DELETE of an unfinished video answers "cancelled or deleted" (spec); both mean never charged.
-_STATUS_ALIASES = {"canceled": "cancelled", "deleted": "cancelled"}
 
 
 class BudgetWarning(UserWarning):
@@ -64,8 +80,15 @@ def _contribution(row: LedgerRow) -> float:
     return row.total_cost if row.charged and row.total_cost is not None else 0.0
 
 
-class Ledger:
-    """Records what every request cost; ``to_pandas()``, ``summary()``, ``plot()`` show it."""
+class Ledger(LedgerStorage, LedgerSharing):
+    """Records what every request cost; ``to_pandas()``, ``summary()``, ``plot()`` show it.
+
+    ``path``: where rows are kept (default: the per-user database, see
+    :mod:`gatewaykit.costs.location`; ``None``: memory only). ``fsync``: a JSONL
+    file is fsync-ed after every append unless ``False``; a database is synced
+    by SQLite's WAL (safe when a kernel dies) and fsync-ed on every commit
+    only with ``fsync=True`` (safe when the machine loses power).
+    """
 
     warn_fraction = 0.8
 
@@ -73,9 +96,9 @@ class Ledger:
         self,
         *,
         budget: Optional[float] = None,
-        path: Union[str, os.PathLike, None] = None,
+        path: Any = USER_LEDGER,
         prices: Optional[Mapping[str, Mapping[str, Any]]] = None,
-        fsync: bool = True,
+        fsync: Optional[bool] = None,
     ) -> None:
         self._lock = threading.Lock()
         self._tags: contextvars.ContextVar[tuple] = contextvars.ContextVar(
@@ -83,46 +106,43 @@ class Ledger:
         )
         self._prices = PriceTable(prices)
         self._budget = self._valid_budget(budget)
+        self._budget_given = budget is not None
+        self._fsync = fsync
         self._warned = False
-        self._journal = Journal(path, fsync=fsync) if path is not None else None
+        self._uid_prefix = os.urandom(12).hex()  # 96 random bits: unique across processes
+        self._uid_numbers = itertools.count()
+        self._batch_depth = 0
+        self._batched: list[tuple[str, Any]] = []
+        self._lazy = path is USER_LEDGER  # the per-user database, opened on first use
+        self._offline_in_memory = self._lazy  # the default ledger keeps offline rows out of files
+        self._closed: Optional[Path] = None  # a database close() closed: reopened on next use
+        self._journal: Optional[Journal] = None
+        self._db: Any = None
         self._reset()
-        if self._journal is not None:
+        if path is None or self._lazy:
+            return
+        if is_journal(path):
+            self._journal = Journal(path, fsync=fsync is not False)
             self._replay()
+        else:
+            self._open_database(path)
 
     # ------------------------------------------------------------------ state
 
     def _reset(self) -> None:
         self._rows: list[LedgerRow] = []
+        self._uids: list[str] = []  # parallel to _rows: each row's stable unique id
+        self._by_uid: dict[str, LedgerRow] = {}
+        self._memory_uids: set[str] = set()  # rows kept in memory only (in no file)
+        self._local_jobs: set[str] = set()  # their job ids: updates stay in memory too
+        self._base_urls: dict[str, str] = {}  # job id -> the gateway it runs on
         self._jobs: dict[str, LedgerRow] = {}
         self._early_updates: dict[str, dict[str, Any]] = {}
         self._committed: dict[str, float] = {}
         self._spent = 0.0
 
-    def _replay(self) -> None:
-        assert self._journal is not None
-        with self._lock:
-            self._reset()
-            for event in self._journal.read():
-                if event.get("event") == "row":
-                    try:
-                        row = LedgerRow.from_json(event)
-                    except TypeError:
-                        warnings.warn(
-                            f"ledger file {self._journal.path}: skipped a malformed row",
-                            LedgerWarning,
-                            stacklevel=3,
-                        )
-                        continue
-                    self._add_row(row)
-                elif isinstance(event.get("id"), str):
-                    self._apply_update(
-                        event["id"],
-                        str(event.get("status")),
-                        event.get("seconds"),
-                        event.get("error_message"),
-                        float(event.get("time") or 0.0) or None,
-                    )
-        self._maybe_warn()
+    def _new_uid(self) -> str:
+        return f"{self._uid_prefix}-{next(self._uid_numbers)}"
 
     @staticmethod
     def _valid_budget(budget: Optional[float]) -> Optional[float]:
@@ -135,12 +155,22 @@ class Ledger:
 
     @property
     def budget(self) -> Optional[float]:
-        """USD limit, or None for no limit. Settable; setting it re-arms the 80 % warning."""
-        return self._budget
+        """USD limit, or None for no limit. Settable; setting it re-arms the 80 % warning.
+
+        With a database the budget is stored in it: every kernel sharing the file obeys it.
+        """
+        with self._lock:
+            self._sync()
+            return self._budget
 
     @budget.setter
     def budget(self, value: Optional[float]) -> None:
-        self._budget = self._valid_budget(value)
+        value = self._valid_budget(value)
+        with self._lock:
+            self._sync()
+            if self._db is not None:
+                self._db.set_budget(value)
+            self._budget, self._budget_given = value, True
         self._warned = False
 
     @property
@@ -148,17 +178,23 @@ class Ledger:
         return self._prices
 
     @property
-    def path(self) -> Optional[os.PathLike]:
-        return self._journal.path if self._journal is not None else None
+    def path(self) -> Optional[Path]:
+        """The database or file rows are kept in (for the default ledger, where it would be)."""
+        if self._db is not None or self._closed is not None:
+            return self._db.path if self._db is not None else self._closed
+        if self._journal is not None:
+            return self._journal.path
+        return user_ledger_path() if self._lazy else None
 
     # ---------------------------------------------------------- sink protocol
 
     def check_budget(self, kind: str, model: Optional[str], request: Optional[Mapping[str, Any]] = None) -> None:
         """Raise :class:`BudgetExceededError` if this request may not be sent."""
-        budget = self._budget
-        if budget is None:
-            return
         with self._lock:
+            self._sync()
+            budget = self._budget
+            if budget is None:
+                return
             spent = self._spent + math.fsum(self._committed.values())
         estimate = self._prices.estimate_request(kind, model, request or {}) if self._prices else None
         if spent >= budget:
@@ -180,12 +216,15 @@ class Ledger:
     def record(self, record: CostRecord) -> None:
         """Add one request's or job's outcome (called once per request by the client)."""
         row = row_from_record(record, self._tags.get())
+        base_url = getattr(record, "base_url", None)
+        uid = self._new_uid()
         with self._lock:
+            stored = self._stores(row)
             if row.kind in JOB_KINDS and row.id is not None and row.id in self._jobs:
                 return  # the same job recorded twice: keep the first
-            self._add_row(row)
-            if self._journal is not None:
-                self._persist([{"event": "row", **row.to_json()}])
+            self._take_row(uid, row, base_url, stored=stored)
+            if stored:
+                self._write("row", (uid, row, base_url))
         self._maybe_warn()
 
     def update_job(
@@ -198,34 +237,23 @@ class Ledger:
     ) -> None:
         """A job reached ``status``. Idempotent; the first terminal state wins."""
         now = time.time()
-        status = _STATUS_ALIASES.get(status, status)
+        status = STATUS_ALIASES.get(status, status)
         with self._lock:
+            self._sync()
             changed = self._apply_update(job_id, status, seconds, error_message, now)
-            if changed:
-                event = {"event": "update", "id": job_id, "status": status, "time": now}
-                if seconds is not None:
-                    event["seconds"] = seconds
-                if error_message is not None:
-                    event["error_message"] = error_message
-                self._persist([event])
+            if changed and job_id not in self._local_jobs:
+                self._write("update", update_event(job_id, status, seconds, error_message, now))
         self._maybe_warn()
 
     # -------------------------------------------------------------- internals
 
-    def _persist(self, events: list[dict[str, Any]]) -> None:
-        if self._journal is None:
-            return
-        try:
-            self._journal.append(events)
-        except OSError as exc:  # never lose the user's result over the ledger file
-            warnings.warn(
-                f"could not write the ledger file {self._journal.path}: {exc}",
-                LedgerWarning,
-                stacklevel=4,
-            )
-
     def _settle(self, row: LedgerRow) -> None:
         """Decide ``cost_source``, ``charged`` and ``total_cost`` from the row's status."""
+        if row.cost_source == _rows.REPLAYED:  # from a cassette: never charged, whatever its status
+            row.charged, row.total_cost = False, 0.0
+            if row.note is None:
+                row.note = _rows.REPLAYED_NOTE
+            return
         status = row.status
         if status in ("ok", "completed"):
             row.charged = True
@@ -260,9 +288,11 @@ class Ledger:
             row.total_cost = None
             row.note = _PENDING_NOTE
 
-    def _add_row(self, row: LedgerRow) -> None:
+    def _add_row(self, row: LedgerRow, uid: str) -> None:
         self._settle(row)
         self._rows.append(row)
+        self._uids.append(uid)
+        self._by_uid[uid] = row
         self._spent += _contribution(row)
         if row.kind in JOB_KINDS and row.id is not None:
             self._jobs.setdefault(row.id, row)
@@ -274,7 +304,7 @@ class Ledger:
 
     def _commit(self, row: LedgerRow) -> None:
         # A pending job's estimated price counts towards the budget until it ends.
-        if self._prices and row.id is not None:
+        if self._prices and row.id is not None and row.cost_source != _rows.REPLAYED:
             estimate = self._prices.estimate(row.kind, row.model, params=row.pricing)
             if estimate is not None:
                 self._committed[row.id] = estimate
@@ -374,50 +404,53 @@ class Ledger:
     # ------------------------------------------------------------ plain views
 
     def __len__(self) -> int:
-        return len(self._rows)
+        with self._lock:
+            self._sync()
+            return len(self._rows)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
         """Every row as a fresh dict (changing them does not change the ledger)."""
         with self._lock:
+            self._sync()
             return [row.as_dict() for row in self._rows]
 
     def _columns(self) -> dict[str, list]:
         """A consistent copy of every column (name -> values), taken under the lock."""
         with self._lock:
+            self._sync()
             return {name: list(map(getter, self._rows)) for name, getter in _COLUMN_GETTERS}
+
+    def _costs(self, source: Optional[str] = None) -> float:
+        with self._lock:
+            self._sync()
+            return math.fsum(_contribution(r) for r in self._rows if source is None or r.cost_source == source)
 
     @property
     def total_cost(self) -> float:
         """USD recorded: reported plus estimated (pending and not-reported jobs count 0)."""
-        with self._lock:
-            return math.fsum(_contribution(r) for r in self._rows)
+        return self._costs()
 
     @property
     def reported_cost(self) -> float:
         """USD the gateway reported (exactly what it deducted for these rows)."""
-        with self._lock:
-            return math.fsum(_contribution(r) for r in self._rows if r.cost_source == _rows.REPORTED)
+        return self._costs(_rows.REPORTED)
 
     @property
     def estimated_cost(self) -> float:
         """USD estimated from the price table (jobs billed with no amount reported)."""
-        with self._lock:
-            return math.fsum(_contribution(r) for r in self._rows if r.cost_source == _rows.ESTIMATED)
+        return self._costs(_rows.ESTIMATED)
 
     def clear(self, *, persisted: bool = False) -> None:
-        """Forget every row (and empty the file too when ``persisted=True``)."""
+        """Forget every row seen so far (and empty the file too when ``persisted=True``)."""
         with self._lock:
+            self._sync()
             self._reset()
             if persisted and self._journal is not None:
                 self._journal.truncate()
+            if persisted and self._db is not None:
+                self._db.clear()
         self._warned = False
-
-    def reload(self) -> None:
-        """Re-read the file (to see rows another kernel appended since this one started)."""
-        if self._journal is None:
-            raise ValueError("this ledger has no path= to reload from")
-        self._replay()
 
     # ---------------------------------------------------------- pandas views
 
@@ -458,8 +491,9 @@ class Ledger:
     # ---------------------------------------------------------------- display
 
     def __repr__(self) -> str:
+        count, total = len(self), self.total_cost
         budget = "" if self._budget is None else f", budget ${self._budget:.2f}"
-        return f"<Ledger {len(self._rows)} rows, ${self.total_cost:.6f}{budget}>"
+        return f"<Ledger {count} rows, ${total:.6f}{budget}>"
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
         from gatewaykit.costs.display import render_ledger

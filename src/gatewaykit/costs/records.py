@@ -14,7 +14,8 @@ these three methods can be passed as ``Client(ledger=...)``):
     ``status="error"`` for an HTTP error answer (``http_status``,
     ``error_code``; never charged), ``status="interrupted"`` for a stream that
     broke off before its usage arrived, and for jobs the create answer's status
-    (``queued`` / ``in_progress``) with the job id.
+    (``queued`` / ``in_progress``) with the job id. ``replayed=True`` marks an
+    answer from a cassette (nothing sent): never charged.
 
 ``update_job(job_id, status=, seconds=, error_message=)``
     Called whenever the client sees a job in a terminal state (``completed``,
@@ -53,6 +54,9 @@ class CostRecord:
     error_message: Optional[str] = None
     offline: bool = False
     request: Optional[dict[str, Any]] = None
+    replayed: bool = False  # answered from a cassette: nothing sent, never charged
+    base_url: Optional[str] = None
+    """The gateway the request went to (kept for jobs, so a restart can resume them)."""
 
 
 class LedgerSink(Protocol):

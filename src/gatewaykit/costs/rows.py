@@ -10,6 +10,8 @@ demand. ``COLUMNS`` is the DataFrame's column order.
 ``not reported``  charged by the gateway, no amount in the answer (a completed
                   video or music job, or a chat answer without usage);
 ``estimated``     as ``not reported``, priced from the user's price table;
+``replayed``      answered from a cassette (``Client(cassette=...)``): nothing was
+                  sent, never charged, total 0 (the recorded cost is in ``note``);
 ``none``          not charged: HTTP errors (400s, 429s, ...), streams that broke
                   off before their usage, failed and cancelled jobs, and jobs
                   still pending (billed only on completion).
@@ -38,6 +40,8 @@ REPORTED = "reported"
 NOT_REPORTED = "not reported"
 ESTIMATED = "estimated"
 NONE = "none"
+REPLAYED = "replayed"
+REPLAYED_NOTE = "replayed from a cassette: not charged"
 CHARGED_SOURCES = frozenset({REPORTED, NOT_REPORTED, ESTIMATED})
 
 JOB_KINDS = frozenset({"video", "music"})
@@ -183,6 +187,13 @@ def row_from_record(record: CostRecord, tags: tuple = ()) -> LedgerRow:
                 value = cost.get(name)
                 if value is not None:
                     setattr(row, name, _number(value))
+    if getattr(record, "replayed", False):
+        recorded = row.total_cost
+        for name in COST_FIELDS:
+            setattr(row, name, None)
+        row.total_cost, row.cost_source = 0.0, REPLAYED
+        row.note = REPLAYED_NOTE + (f" (recorded cost ${recorded:.6f})" if recorded else "")
+        return row
     if record.kind in JOB_KINDS or (record.kind.startswith("image") and row.images is None):
         row.pricing = _pricing_fields(record.request)
     return row

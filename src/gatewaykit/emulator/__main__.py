@@ -23,6 +23,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--fault-rate", type=probability, default=0.0, help="probability of a random fault per request")
     parser.add_argument("--faults", default=",".join(RANDOM_FAULT_KINDS),
                         help=f"fault kinds to draw from (default: {','.join(RANDOM_FAULT_KINDS)})")
+    parser.add_argument("--script", help="JSON file of scripted chat answers (see the README)")
     parser.add_argument("--slow-seconds", type=seconds, default=8.0, help="delay of the 'slow' fault")
     return parser.parse_args(argv)
 
@@ -43,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = make_settings(args.accounts, args.time_scale, args.seed, admin_token,
                                  retention_seconds=args.retention, fault_rate=args.fault_rate,
                                  fault_kinds=tuple(k for k in args.faults.split(",") if k),
-                                 slow_seconds=args.slow_seconds)
+                                 slow_seconds=args.slow_seconds, script=args.script)
         app = create_app(settings)
     except (OSError, ValueError) as exc:
         print(f"error: {start_error(exc, args.accounts)}", file=sys.stderr)

@@ -65,6 +65,8 @@ class Settings:
     #: (unscaled) seconds an ``in-memory`` entry lives after its last use (``24h`` entries: a day).
     prompt_cache_blocks: int = 4096
     prompt_cache_memory_seconds: float = 300.0
+    #: Scripted chat answers (a dict or a JSON file path; see ``chat/script.py``); None: synthetic only.
+    script: Any = None
 
     def __post_init__(self) -> None:
         if self.time_scale < 0:
@@ -75,3 +77,7 @@ class Settings:
         if unknown:
             raise ValueError(f"unknown fault kinds {unknown}; choose from {', '.join(RANDOM_FAULT_KINDS)}")
         self.fault_kinds = tuple(self.fault_kinds)
+        if self.script is not None:
+            from gatewaykit.emulator.chat.script import load_script
+
+            self.script = load_script(self.script)

@@ -82,7 +82,7 @@ class CancelButtons:
     def show(self) -> None:
         from IPython.display import display
 
-        bundle = dict(self.box._repr_mimebundle_())
+        bundle = _widget_view_bundle(self.box)
         bundle["text/plain"] = FALLBACK_TEXT
         self._handle = display(bundle, raw=True, display_id=True)
 
@@ -98,3 +98,12 @@ class CancelButtons:
                 button.close()
         except Exception:  # noqa: BLE001
             pass
+
+
+def _widget_view_bundle(widget: Any) -> dict[str, Any]:
+    """The widget's view as a MIME bundle: ipywidgets 8 has ``_repr_mimebundle_``, 7 (Colab's) does not."""
+    own = getattr(widget, "_repr_mimebundle_", None)
+    if own is not None:
+        return dict(own())
+    view = {"version_major": 2, "version_minor": 0, "model_id": widget.model_id}
+    return {"application/vnd.jupyter.widget-view+json": view}

@@ -79,6 +79,9 @@ def _server_age(job: Any) -> Optional[float]:
 class JobProgress:
     """One live display for one or several jobs; ``start()`` polls in the background."""
 
+    #: The note on a cancellable job's card when no Cancel button is shown ("" for none).
+    cancel_hint = "Cancel with job.cancel()."
+
     def __init__(
         self,
         jobs: Union[Any, Iterable[Any]],
@@ -120,7 +123,7 @@ class JobProgress:
                 estimate = None if tracked.done else estimate_seconds(job.model)
                 hint = tracked.note
                 if not hint and self._buttons is None and cancellable(job):
-                    hint = "Cancel with job.cancel()."
+                    hint = self.cancel_hint
                 cards.append(views.render_job_html(job, elapsed=elapsed, estimate=estimate, player=tracked.player, hint=hint))
                 line = f"{type(job).__name__} {job.id} ({job.model}): {job.status}"
                 if elapsed is not None:

@@ -1,10 +1,11 @@
 """``%load_ext gatewaykit``: the ``%%chat`` and ``%%image`` cell magics.
 
 ``%%chat [--model M] [--system TEXT] [--new] [--client NAME]``
-    Sends the cell's text as the next user message and streams the answer
-    live. The conversation is kept across ``%%chat`` cells (``--new`` starts
-    over; a different ``--system`` also starts over). The completion is stored
-    as ``_chat`` in the user namespace.
+    Sends the cell's text as the next turn of the notebook's ``ChatSession``
+    and streams the answer live. The conversation is kept across ``%%chat``
+    cells (``--new`` starts over; a different ``--system`` or ``--client``
+    also starts over). The completion is stored as ``_chat`` and the session
+    as ``_chat_session`` in the user namespace.
 
 ``%%image [--model M] [--n N] [--size WxH] [--aspect-ratio R] [--resolution R]
 [--quality Q] [--image-size S] [--seed N] [--format F] [--client NAME]``
@@ -46,9 +47,16 @@ def _first_model(client: Any, kind: str) -> Optional[str]:
 class GatewayMagics(Magics):
     def __init__(self, shell: Any) -> None:
         super().__init__(shell)
-        self.messages: list[dict[str, Any]] = []
+        self.session: Optional[Any] = None  # the notebook's ChatSession
         self.system: Optional[str] = None
         self.chat_model: Optional[str] = None
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The conversation so far, without the system message."""
+        if self.session is None:
+            return []
+        return [message for message in self.session.history if message["role"] != "system"]
 
     def _client(self, name: Optional[str]) -> Any:
         global _default_client
@@ -73,23 +81,22 @@ class GatewayMagics(Magics):
         """Stream the cell's text as a prompt, keeping the conversation across cells."""
         args = parse_argstring(self.chat, line)
         system = " ".join(args.system) if args.system else None
-        if args.new or (system is not None and system != self.system):
-            self.messages = []
-            self.system = system
         client = self._client(args.client)
+        if args.new or (system is not None and system != self.system) or self.session is None or (
+            self.session._client is not client
+        ):
+            self.system = system if system is not None or args.new else self.system
+            self.session = None
         if args.model:
             self.chat_model = args.model
         if self.chat_model is None:
             self.chat_model = _first_model(client, "chat")
-        messages = ([{"role": "system", "content": self.system}] if self.system else []) + self.messages
-        messages.append({"role": "user", "content": cell.strip()})
-        stream = client.chat.completions.create(model=self.chat_model, messages=messages, stream=True)
-        from gatewaykit.notebook.live import render_stream
-
-        completion = render_stream(stream)
-        self.messages = messages[1:] if self.system else messages
-        self.messages.append({"role": "assistant", "content": completion.content or ""})
+        if self.session is None:
+            self.session = client.chat.session(model=self.chat_model, system=self.system)
+        self.session.model = self.chat_model
+        completion = self.session(cell.strip(), stream=True)
         self.shell.user_ns["_chat"] = completion
+        self.shell.user_ns["_chat_session"] = self.session
 
     @magic_arguments()
     @argument("--model", "-m", help="image model id (default: the catalog's first image model)")

@@ -78,7 +78,10 @@ class Message(GatewayModel):
 
 
 class ChatMessage(GatewayModel):
-    """The assistant message of a choice. The trace is ``reasoning``/``reasoning_details``."""
+    """The assistant message of a choice. The trace is ``reasoning``/``reasoning_details``.
+
+    ``parsed`` is set by ``completions.parse``: the validated value (never sent or dumped).
+    """
 
     role: str = "assistant"
     content: Optional[str] = None
@@ -87,6 +90,7 @@ class ChatMessage(GatewayModel):
     reasoning_details: Optional[List[ReasoningDetail]] = None
     tool_calls: Optional[List[ToolCall]] = None
     annotations: Optional[List[Annotation]] = None
+    parsed: Any = Field(default=None, exclude=True)
 
 
 class ChoiceLogprobs(GatewayModel):

@@ -57,7 +57,14 @@ def completion_body(model: str, result: ChatResult, usage: dict[str, Any], compl
     return {
         "id": completion_id, "object": "chat.completion", "created": created, "model": model,
         "choices": choices, "usage": usage, "system_fingerprint": "fp_svc_offline", "service_tier": "default",
+        "extra_fields": extra_fields(result, model),
     }
+
+
+def extra_fields(result: ChatResult, model: str) -> dict[str, Any]:
+    """``extra_fields``; ``offline_content`` says the answer is ``synthetic`` or ``scripted`` (for a footer)."""
+    return {"request_type": "chat.completion", "model_requested": model, "model_deployment": "offline",
+            "offline_content": result.source}
 
 
 def _groups(tokens: list[str], rng: random.Random) -> Iterator[tuple[int, int]]:

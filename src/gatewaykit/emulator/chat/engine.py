@@ -16,10 +16,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gatewaykit.emulator.chat.request import ChatRequest
+from gatewaykit.emulator.chat.prompt_reading import read_prompt
+from gatewaykit.emulator.chat.schema_checks import SchemaProblem
 from gatewaykit.emulator.chat.schema_values import instance_of
+from gatewaykit.emulator.chat.script import Script
 from gatewaykit.emulator.chat.tokens import count_tokens, tokenize
+from gatewaykit.emulator.chat.tool_results import text_of, tool_reply
 from gatewaykit.emulator.chat.vision import ImageNote, image_parts
-from gatewaykit.emulator.chat.writing import answer, keywords, reasoning_trace, topic_of
+from gatewaykit.emulator.chat.writing import answer, reasoning_trace
+
+
+class SchemaTooBig(ValueError):
+    """A schema check or limit failed while writing a value; ``param`` names the request field."""
+
+    def __init__(self, param: str, problem: SchemaProblem) -> None:
+        super().__init__(f"{param}: {problem}")
+        self.param = param
 
 
 @dataclass
@@ -54,20 +66,14 @@ class ChatResult:
     reasoning_tokens: int = 0
     text_tokens: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Where the answer came from: ``synthetic`` (the offline model) or ``scripted`` (a --script entry).
+    source: str = "synthetic"
     #: The prompt, one string per token (:func:`prompt_units`); prompt caching hashes its prefixes.
     prompt_units: list[str] = field(default_factory=list, repr=False)
 
     @property
     def completion_tokens(self) -> int:
         return self.reasoning_tokens + self.text_tokens
-
-
-def text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(p.get("text") or "" for p in content if isinstance(p, dict) and p.get("type") == "text")
-    return ""
 
 
 def prompt_units(request: ChatRequest, notes: list[ImageNote]) -> list[str]:
@@ -126,47 +132,14 @@ def _tools_to_call(request: ChatRequest, prompt: str) -> list[dict[str, Any]]:
     return matching if request.parallel_tool_calls else matching[:1]
 
 
-def _tool_reply(request: ChatRequest, rng: random.Random) -> str:
-    results = []
-    for message in reversed(request.messages):
-        if message.get("role") != "tool":
-            break
-        results.append(message)
-    results.reverse()
-    names = {}
-    for message in request.messages:
-        for call in message.get("tool_calls") or []:
-            if isinstance(call, dict) and isinstance(call.get("function"), dict):
-                names[call.get("id")] = call["function"].get("name")
-    lines = [f"Here is what the tool{'s' if len(results) > 1 else ''} returned:", ""]
-    for message in results:
-        content = text_of(message.get("content"))
-        name = names.get(message.get("tool_call_id")) or "tool"
-        try:
-            data = json.loads(content)
-        except ValueError:
-            data = None
-        if isinstance(data, dict) and data:
-            lines.append(f"**{name}**:")
-            lines += [f"- **{key}**: {json.dumps(value) if not isinstance(value, str) else value}"
-                      for key, value in list(data.items())[:12]]
-        else:
-            lines.append(f"**{name}**: {content[:500]}")
-    question = _last_user_text(request.messages)
-    lines += ["", f"In short, for “{topic_of(question)}”, the result above is the answer."
-              if question else "That is the result."]
-    return "\n".join(lines)
-
-
 def _json_content(request: ChatRequest, prompt: str, rng: random.Random) -> str:
     fmt = request.response_format or {}
     if fmt.get("type") == "json_schema":
         schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
         value = instance_of(schema, rng, prompt, all_properties=True)
     else:
-        points = keywords(prompt, 3) or ["answer"]
-        value = {"topic": topic_of(prompt), "summary": answer(prompt + " in one sentence", rng),
-                 "key_points": [p.lower() for p in points], "confidence": round(rng.uniform(0.6, 0.95), 2)}
+        value = {"question": read_prompt(prompt).quoted, "answer": answer(prompt + " (in one sentence)", rng),
+                 "synthetic": True, "source": "offline gateway"}
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
@@ -190,28 +163,58 @@ def _apply_stop(text: str, stops: list[str]) -> tuple[str, bool]:
     return (text[:cut], True) if cut >= 0 else (text, False)
 
 
-def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_model: bool) -> ChoiceResult:
+_VISION_LIMIT = ("That is all the offline model can tell about an image (its size and colours); it cannot see "
+                 "what the image shows.")
+
+
+def _scripted(script: Script | None, request: ChatRequest) -> Any:
+    if script is None or request.messages[-1].get("role") != "user":
+        return None
+    return script.answer_for(text_of(request.messages[-1].get("content")))
+
+
+def _tool_arguments(request: ChatRequest, tool: dict[str, Any], rng: random.Random, prompt: str) -> str:
+    try:
+        arguments = instance_of(tool["function"].get("parameters") or {"type": "object"}, rng, prompt,
+                                all_properties=bool(tool["function"].get("strict")))
+    except SchemaProblem as problem:
+        index = next(i for i, t in enumerate(request.tools) if t is tool)
+        raise SchemaTooBig(f"tools[{index}].function.parameters", problem) from None
+    return json.dumps(arguments, ensure_ascii=False)
+
+
+def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_model: bool,
+            script: Script | None = None) -> ChoiceResult:
     rng = _rng_for(request, index)
     prompt = _last_user_text(request.messages)
     effort = request.reasoning_effort or "medium"
     trace = reasoning_trace(prompt, rng, effort) if reasoning_model and effort != "none" else ""
+    scripted = _scripted(script, request)
     calls = []
-    for tool in _tools_to_call(request, prompt):
-        arguments = instance_of(tool["function"].get("parameters") or {"type": "object"}, rng, prompt,
-                                all_properties=bool(tool["function"].get("strict")))
+    if scripted is not None and scripted.tool_call is not None:
+        calls.append({"id": f"call_{rng.getrandbits(96):024x}", "type": "function", "function": scripted.tool_call})
+    for tool in _tools_to_call(request, prompt) if scripted is None else []:
         calls.append({"id": f"call_{rng.getrandbits(96):024x}", "type": "function",
                       "function": {"name": tool["function"]["name"],
-                                   "arguments": json.dumps(arguments, ensure_ascii=False)}})
+                                   "arguments": _tool_arguments(request, tool, rng, prompt)}})
     if calls:
         content = ""
+    elif scripted is not None:
+        content = scripted.content or ""
     elif request.messages[-1].get("role") == "tool":
-        content = _tool_reply(request, rng)
+        content = tool_reply(request.messages)
     elif request.response_format:
-        content = _json_content(request, prompt, rng)
+        try:
+            content = _json_content(request, prompt, rng)
+        except SchemaProblem as problem:
+            raise SchemaTooBig("response_format.json_schema.schema", problem) from None
     else:
-        content = answer(prompt, rng)
-        if notes:
-            content = "\n\n".join(note.text for note in notes) + "\n\n" + content
+        room = None if request.max_tokens is None else request.max_tokens - count_tokens(trace)
+        content = answer(prompt, rng, room)
+        if notes and len(notes) == 1 and read_prompt(prompt).sentences == 1:  # one sentence, as asked
+            content = notes[0].text.rstrip(".") + "; the offline model can tell only its size and colours."
+        elif notes:
+            content = "\n\n".join([*(note.text for note in notes), _VISION_LIMIT, content])
     content, stopped = _apply_stop(content, request.stop)
     reasoning_tokens, content_tokens = tokenize(trace), tokenize(content)
     finish = "tool_calls" if calls else "stop"
@@ -229,10 +232,13 @@ def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_
     return result
 
 
-def complete(request: ChatRequest, notes: list[ImageNote], *, reasoning_model: bool) -> ChatResult:
+def complete(request: ChatRequest, notes: list[ImageNote], *, reasoning_model: bool,
+             script: Script | None = None) -> ChatResult:
+    """The finished answer (CPU work: routes call it off the event loop). Raises :class:`SchemaTooBig`."""
     units = prompt_units(request, notes)
-    result = ChatResult([_choice(request, i, notes, reasoning_model) for i in range(request.n)],
-                        len(units), sum(note.tokens for note in notes), prompt_units=units)
+    result = ChatResult([_choice(request, i, notes, reasoning_model, script) for i in range(request.n)],
+                        len(units), sum(note.tokens for note in notes), prompt_units=units,
+                        source="scripted" if _scripted(script, request) is not None else "synthetic")
     result.reasoning_tokens = sum(len(c.reasoning_tokens) for c in result.choices)
     result.text_tokens = sum(len(c.content_tokens) + c.tool_call_tokens() for c in result.choices)
     return result

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gatewaykit.emulator.chat.schema_checks import MAX_JSON_DEPTH, SchemaProblem, check_schema, json_depth
 from gatewaykit.emulator.errors import bad_request
 from gatewaykit.emulator.fields import opt_bool, opt_enum, opt_int, opt_number, opt_seed, opt_str
 from gatewaykit.emulator.prompt_cache import RETENTIONS
@@ -90,6 +91,12 @@ def _check_messages(messages: Any) -> list[dict[str, Any]]:
         calls = message.get("tool_calls")
         if calls is not None and not isinstance(calls, list):
             raise bad_request(f"{where}.tool_calls must be an array.", param=f"{where}.tool_calls")
+        for j, call in enumerate(calls or []):
+            function = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not isinstance(function, dict) \
+                    or not isinstance(function.get("name"), str) or not isinstance(function.get("arguments", ""), str):
+                raise bad_request(f"{where}.tool_calls[{j}] must be {{id: string, type: 'function', function: "
+                                  "{name: string, arguments: JSON string}}.", param=f"{where}.tool_calls[{j}]")
     return messages
 
 
@@ -109,6 +116,7 @@ def _check_tools(body: dict) -> tuple[list[dict], Any]:
         if function.get("parameters") is not None and not isinstance(function["parameters"], dict):
             raise bad_request(f"tools[{i}].function.parameters must be a JSON Schema object.",
                               param=f"tools[{i}].function.parameters")
+        _check_schema(function.get("parameters") or {}, f"tools[{i}].function.parameters")
     choice = body.get("tool_choice")
     names = {tool["function"]["name"] for tool in tools}
     if choice is None or choice in ("none", "auto", "required"):
@@ -138,7 +146,21 @@ def _check_response_format(value: Any) -> dict[str, Any] | None:
         if not isinstance(spec, dict) or not isinstance(spec.get("schema", {}), dict):
             raise bad_request("response_format.json_schema must be {name, schema: {...}}.",
                               param="response_format.json_schema")
+        _check_schema(spec.get("schema") or {}, "response_format.json_schema.schema")
     return None if value["type"] == "text" else value
+
+
+def _check_schema(schema: dict[str, Any], param: str) -> None:
+    try:
+        check_schema(schema)
+    except SchemaProblem as problem:
+        raise bad_request(f"{param}: {problem}.", param=param) from None
+
+
+def _check_depth(body: dict[str, Any]) -> None:
+    for key, value in body.items():
+        if json_depth(value) > MAX_JSON_DEPTH:
+            raise bad_request(f"'{key}' is nested more than {MAX_JSON_DEPTH} levels deep; flatten it.", param=key)
 
 
 def _check_stop(value: Any) -> list[str]:
@@ -153,6 +175,7 @@ def _check_stop(value: Any) -> list[str]:
 
 
 def parse_chat_request(body: dict[str, Any], model: str) -> ChatRequest:
+    _check_depth(body)
     messages = _check_messages(body.get("messages"))
     opt_number(body, "temperature", 0, 2)
     opt_number(body, "top_p", 0, 1)

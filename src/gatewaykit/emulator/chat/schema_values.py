@@ -1,22 +1,61 @@
 """Instances of a JSON Schema, for tool-call arguments and ``json_schema`` answers.
 
-Supports what tool definitions use in practice: ``type`` (or a list of types),
-``enum``/``const``, ``properties``/``required``, ``items``, ``minItems``/``maxItems``,
-``minimum``/``maximum`` (and the exclusive forms), ``minLength``/``maxLength``,
-``format`` (date, date-time, email, uri), ``anyOf``/``oneOf``/``allOf`` and local
-``$ref`` (``#/$defs/...``, ``#/definitions/...``). Strings are taken from the
-prompt where the property name suggests it (a city, a name, a query).
+The value validates against the whole schema: ``type`` (lists, nullable), ``enum``/``const``,
+``properties``/``required``/``additionalProperties``/``patternProperties``/``minProperties``/
+``maxProperties``, ``items``/``prefixItems``/``contains``/``minItems``/``maxItems``/``uniqueItems``,
+``minimum``/``maximum`` (and the exclusive forms, draft-4 booleans too), ``multipleOf``,
+``minLength``/``maxLength``, ``pattern``, ``format`` (date, date-time, time, email, uri, uuid,
+hostname, ipv4, ipv6), ``anyOf``/``oneOf``/``allOf`` and local ``$ref`` (``#/$defs/...``,
+``#/definitions/...``, ``#``). Values are plausible for the field's name (see :mod:`.field_values`).
+Call :func:`.schema_checks.check_schema` first: it rejects malformed and oversized schemas.
 """
 
 from __future__ import annotations
 
+import math
 import random
-import re
 from typing import Any
 
-from gatewaykit.emulator.chat.writing import keywords, topic_of
+from gatewaykit.emulator.chat.field_values import WORDS, number_range, prompt_names, string_for
+from gatewaykit.emulator.chat.regex_strings import PatternError, string_matching
+from gatewaykit.emulator.chat.schema_checks import MAX_ANSWER_CHARS, MAX_VALUES, SchemaProblem
 
-_MAX_DEPTH = 8
+#: Past this $ref/nesting depth the writer takes the smallest choices (null, fewest items) to end recursion.
+_SHALLOW = 6
+_MAX_DEPTH = 48
+_MIN_KEYS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
+_MAX_KEYS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
+
+
+def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
+    """Both schemas' constraints in one (the tighter bound wins)."""
+    merged = {**left, **right}
+    for key in ("properties", "patternProperties", "$defs"):
+        if isinstance(left.get(key), dict) and isinstance(right.get(key), dict):
+            merged[key] = {**left[key], **right[key]}
+            for name in set(left[key]) & set(right[key]):
+                if isinstance(left[key][name], dict) and isinstance(right[key][name], dict):
+                    merged[key][name] = _merge(left[key][name], right[key][name])
+    if isinstance(left.get("required"), list) and isinstance(right.get("required"), list):
+        merged["required"] = list(dict.fromkeys([*left["required"], *right["required"]]))
+    for key in _MIN_KEYS + _MAX_KEYS:
+        if key in left and key in right and not isinstance(left[key], bool) and not isinstance(right[key], bool):
+            merged[key] = (max if key in _MIN_KEYS else min)(left[key], right[key])
+    if isinstance(left.get("enum"), list) and isinstance(right.get("enum"), list):
+        merged["enum"] = [v for v in left["enum"] if v in right["enum"]] or left["enum"]
+    return merged
+
+
+def _natural_range(natural: tuple[float, float], low: float, high: float) -> tuple[float, float]:
+    """Where to draw a number: the field's natural range, moved or cut to lie within [low, high]."""
+    start, stop = natural
+    width = stop - start
+    if start < low:
+        start, stop = low, max(stop, low + width) if stop < low else stop
+    if stop > high:
+        stop = high
+        start = max(low, high - width) if start > high else start
+    return start, stop
 
 
 class SchemaWriter:
@@ -24,146 +63,197 @@ class SchemaWriter:
         self.root = root
         self.rng = rng
         self.prompt = prompt
-        self.words = keywords(prompt, 8)
+        self.names = prompt_names(prompt)
         self.all_properties = all_properties
+        self.values = 0
+        self.chars = 0
 
     def value(self, schema: Any, name: str = "", depth: int = 0) -> Any:
-        if not isinstance(schema, dict) or depth > _MAX_DEPTH:
+        self.values += 1
+        if self.values > MAX_VALUES:
+            raise SchemaProblem("", f"the answer would hold more than {MAX_VALUES:,} values; lower minItems "
+                                    "(nested minItems multiply)")
+        if self.chars > MAX_ANSWER_CHARS:
+            raise SchemaProblem("", f"the answer would be longer than {MAX_ANSWER_CHARS:,} characters; lower "
+                                    "minItems or minLength")
+        if depth > _MAX_DEPTH:
+            raise SchemaProblem("", "the schema recurses without a way out (a required $ref cycle)")
+        if schema is True or schema == {} or not isinstance(schema, dict):
             return self._string({}, name)
         if "$ref" in schema:
-            return self.value(self._resolve(schema["$ref"]), name, depth + 1)
+            rest = {k: v for k, v in schema.items() if k != "$ref"}
+            return self.value(_merge(self._resolve(schema["$ref"]), rest), name, depth + 1)
+        if "allOf" in schema:
+            merged = {k: v for k, v in schema.items() if k != "allOf"}
+            for part in schema["allOf"]:
+                if isinstance(part, dict):
+                    merged = _merge(merged, self._resolve(part["$ref"]) if "$ref" in part else part)
+            return self.value(merged, name, depth + 1)
         if "const" in schema:
             return schema["const"]
         if isinstance(schema.get("enum"), list) and schema["enum"]:
             return self.rng.choice(schema["enum"])
         for combinator in ("anyOf", "oneOf"):
-            options = schema.get(combinator)
-            if isinstance(options, list) and options:
-                non_null = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
-                return self.value((non_null or options)[0], name, depth + 1)
-        if isinstance(schema.get("allOf"), list):
-            merged: dict[str, Any] = {}
-            for part in schema["allOf"]:
-                if isinstance(part, dict):
-                    merged = _merge(merged, self._resolve(part["$ref"]) if "$ref" in part else part)
-            return self.value(merged, name, depth + 1)
+            if isinstance(schema.get(combinator), list):
+                rest = {k: v for k, v in schema.items() if k != combinator}
+                return self.value(_merge(rest, self._option(schema[combinator], depth)), name, depth + 1)
         kind = schema.get("type")
         if isinstance(kind, list):
-            kind = next((k for k in kind if k != "null"), "null")
+            real = [k for k in kind if k != "null"]
+            kind = (real[0] if real and depth <= _SHALLOW * 2 else "null") if real else "null"
         if kind is None:
-            kind = "object" if "properties" in schema else "array" if "items" in schema else "string"
-        if kind == "object":
-            return self._object(schema, depth)
-        if kind == "array":
-            return self._array(schema, name, depth)
-        if kind == "integer":
-            return self._integer(schema)
-        if kind == "number":
-            return self._number(schema)
-        if kind == "boolean":
-            return self.rng.random() < 0.5
-        if kind == "null":
-            return None
-        return self._string(schema, name)
+            kind = ("object" if {"properties", "required", "additionalProperties"} & set(schema) else
+                    "array" if {"items", "prefixItems", "minItems"} & set(schema) else
+                    "number" if {"minimum", "maximum", "multipleOf"} & set(schema) else "string")
+        writer = {"object": self._object, "array": self._array, "integer": self._integer, "number": self._number,
+                  "boolean": lambda s, n, d: self.rng.random() < 0.5, "null": lambda s, n, d: None}
+        return writer.get(kind, lambda s, n, d: self._string(s, n))(schema, name, depth)
 
-    def _resolve(self, ref: Any) -> Any:
-        if not isinstance(ref, str) or not ref.startswith("#/"):
+    def _option(self, options: list[Any], depth: int) -> Any:
+        def is_null(option: Any) -> bool:
+            return isinstance(option, dict) and option.get("type") == "null"
+
+        if depth > _SHALLOW:
+            simple = [o for o in options if is_null(o)] or [o for o in options if "$ref" not in o]
+            if simple:
+                return simple[0]
+        non_null = [o for o in options if not is_null(o)]
+        return (non_null or options)[0]
+
+    def _resolve(self, ref: Any) -> dict[str, Any]:
+        if not isinstance(ref, str) or not ref.startswith("#"):
             return {}
         node: Any = self.root
-        for part in ref[2:].split("/"):
+        for part in [p for p in ref[1:].split("/") if p]:
             node = node.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(node, dict) else None
         return node if isinstance(node, dict) else {}
 
-    def _object(self, schema: dict, depth: int) -> dict[str, Any]:
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        required = set(schema.get("required") or []) if isinstance(schema.get("required"), list) else set()
+    def _object(self, schema: dict, name: str, depth: int) -> dict[str, Any]:
+        properties = schema.get("properties") or {}
+        required = list(schema.get("required") or [])
+        extra = schema.get("additionalProperties", True)
+        most = schema.get("maxProperties", math.inf)
         out: dict[str, Any] = {}
+        for prop in required:
+            out[prop] = self.value(properties.get(prop, extra if isinstance(extra, dict) else {}), prop, depth + 1)
         for prop, sub in properties.items():
-            if prop in required or self.all_properties or self.rng.random() < 0.5:
+            if prop not in out and len(out) < most and (self.all_properties and depth <= _SHALLOW
+                                                       or self.rng.random() < 0.5 and depth <= _SHALLOW):
                 out[prop] = self.value(sub, prop, depth + 1)
-        for prop in required - set(out):
-            out[str(prop)] = self._string({}, str(prop))
+        patterns = schema.get("patternProperties") or {}
+        number = 1
+        while len(out) < schema.get("minProperties", 0) and number < 10 * (len(out) + 10):
+            if patterns:
+                pattern, sub = list(patterns.items())[number % len(patterns)]
+                key = self._pattern_string(pattern, 0, None)
+            elif extra is not False:
+                key, sub = f"extra_{number}", extra if isinstance(extra, dict) else {}
+            else:
+                remaining = [prop for prop in properties if prop not in out]
+                if not remaining:
+                    break
+                key, sub = remaining[0], properties[remaining[0]]
+            if key not in out:
+                out[key] = self.value(sub, key, depth + 1)
+            number += 1
         return out
 
     def _array(self, schema: dict, name: str, depth: int) -> list[Any]:
-        low = _int(schema.get("minItems"), 1 if not schema.get("minItems") == 0 else 0)
-        high = max(low, _int(schema.get("maxItems"), max(low, 3)))
-        count = self.rng.randint(max(low, min(1, high)), min(high, max(low, 3)))
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        low = schema.get("minItems", 0)
+        high = schema.get("maxItems", math.inf)
+        prefix = schema.get("prefixItems") or (schema["items"] if isinstance(schema.get("items"), list) else [])
+        items = schema.get("items") if isinstance(schema.get("items"), (dict, bool)) else {}
+        if items is False:
+            high = min(high, len(prefix))
+        natural = 0 if depth > _SHALLOW else self.rng.randint(1, 3)
+        count = int(min(high, max(low, natural, 1 if "contains" in schema else 0)))
+        item_name = name[:-1] if name.endswith("s") and len(name) > 3 else name
         values: list[Any] = []
-        for _ in range(count * 3):
-            if len(values) == count:
-                break
-            item = self.value(items, name.rstrip("s"), depth + 1)
-            if not schema.get("uniqueItems") or item not in values:
-                values.append(item)
+        attempts = 0
+        while len(values) < count and attempts < count * 10 + 20:
+            attempts += 1
+            sub = prefix[len(values)] if len(values) < len(prefix) else items
+            if len(values) == 0 and "contains" in schema and not prefix:
+                sub = schema["contains"]
+            item = self.value(sub, item_name, depth + 1)
+            if schema.get("uniqueItems") and item in values:
+                continue
+            values.append(item)
         return values
 
-    def _integer(self, schema: dict) -> int:
-        low = schema.get("minimum", 0 if schema.get("maximum", 100) >= 0 else schema.get("maximum", 0) - 100)
-        high = schema.get("maximum", max(low, 0) + 100)
-        if "exclusiveMinimum" in schema and not isinstance(schema["exclusiveMinimum"], bool):
-            low = max(low, schema["exclusiveMinimum"] + 1)
-        if "exclusiveMaximum" in schema and not isinstance(schema["exclusiveMaximum"], bool):
-            high = min(high, schema["exclusiveMaximum"] - 1)
-        low, high = int(-(-low // 1)), int(high // 1)
-        return self.rng.randint(low, high) if high >= low else low
+    def _bounds(self, schema: dict, name: str) -> tuple[float, bool, float, bool]:
+        low, high = schema.get("minimum", -math.inf), schema.get("maximum", math.inf)
+        low_ex = high_ex = False
+        ex_low, ex_high = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
+        if ex_low is True:
+            low_ex = True
+        elif ex_low is not None and ex_low is not False and ex_low >= low:
+            low, low_ex = ex_low, True
+        if ex_high is True:
+            high_ex = True
+        elif ex_high is not None and ex_high is not False and ex_high <= high:
+            high, high_ex = ex_high, True
+        return low, low_ex, high, high_ex
 
-    def _number(self, schema: dict) -> float:
-        low = float(schema.get("minimum", schema.get("exclusiveMinimum", 0) or 0))
-        high = float(schema.get("maximum", schema.get("exclusiveMaximum", low + 100) or low + 100))
-        value = round(self.rng.uniform(low, high), 2)
-        return min(max(value, low), high)
+    def _number(self, schema: dict, name: str, depth: int, integer: bool = False) -> float | int:
+        low, low_ex, high, high_ex = self._bounds(schema, name)
+        start, stop = _natural_range(number_range(name) or (0, 100), low, high)
+
+        def fits(v: float) -> bool:
+            ok = (v > low if low_ex else v >= low) and (v < high if high_ex else v <= high)
+            step = schema.get("multipleOf")
+            if step and ok:
+                quotient = v / step
+                ok = quotient == int(quotient) if math.isfinite(quotient) else False
+            return ok and (not integer or float(v).is_integer())
+
+        step = schema.get("multipleOf")
+        for _ in range(60):
+            if step:
+                k = self.rng.randint(math.ceil(start / step), max(math.ceil(start / step), math.floor(stop / step)))
+                v: float = k * step if isinstance(step, int) else round(k * step, 12)
+            elif integer:
+                v = self.rng.randint(math.ceil(start), max(math.ceil(start), math.floor(stop)))
+            else:
+                v = round(self.rng.uniform(start, stop), 2)
+            if fits(v):
+                return int(v) if integer else v
+        for v in (0, math.ceil(low) + 1, math.ceil(low), math.floor(high) - 1, (low + high) / 2):
+            if math.isfinite(v) and fits(v):
+                return int(v) if integer else v
+        if step:
+            k = math.ceil(low / step)
+            while k * step <= high and not fits(k * step) and k < math.ceil(low / step) + 50:
+                k += 1
+            return int(k * step) if integer else k * step
+        return int(start) if integer else start
+
+    def _integer(self, schema: dict, name: str, depth: int) -> int:
+        return int(self._number(schema, name, depth, integer=True))
+
+    def _pattern_string(self, pattern: str, low: int, high: int | None) -> str:
+        try:
+            return string_matching(pattern, self.rng, low, high)
+        except PatternError as exc:
+            raise SchemaProblem("", str(exc)) from None
 
     def _string(self, schema: dict, name: str) -> str:
-        fmt = schema.get("format")
-        low_name = name.lower()
-        if fmt == "date" or low_name.endswith("date"):
-            text = f"2026-0{self.rng.randint(1, 9)}-{self.rng.randint(10, 28)}"
-        elif fmt == "date-time":
-            text = f"2026-07-{self.rng.randint(10, 28)}T{self.rng.randint(10, 23)}:00:00Z"
-        elif fmt == "email" or "email" in low_name:
-            text = "ada@example.com"
-        elif fmt in ("uri", "url") or low_name in ("url", "uri", "link", "website"):
-            text = "https://example.com/" + (self.words[0].lower() if self.words else "page")
-        elif low_name in ("city", "location", "place", "town", "country", "region", "destination"):
-            text = self._proper_noun() or "Paris"
-        elif low_name in ("name", "first_name", "username", "person", "author"):
-            text = self._proper_noun() or "Ada"
-        elif low_name in ("query", "q", "search", "text", "topic", "prompt", "question", "subject", "title"):
-            text = topic_of(self.prompt)
-        elif low_name in ("unit", "units"):
-            text = "celsius"
-        elif low_name in ("language", "lang"):
-            text = "en"
-        elif low_name.endswith("id"):
-            text = f"{low_name[:-2].strip('_') or 'item'}_{self.rng.randint(100, 999)}"
+        low, high = schema.get("minLength", 0), schema.get("maxLength")
+        if isinstance(schema.get("pattern"), str):
+            text = self._pattern_string(schema["pattern"], low, high)
         else:
-            text = self.rng.choice(self.words).lower() if self.words else "example"
-        low_len, high_len = _int(schema.get("minLength"), 0), _int(schema.get("maxLength"), 10_000)
-        if len(text) < low_len:
-            text = (text + " " + "x" * low_len)[:max(low_len, 1)]
-        return text[:high_len]
-
-    def _proper_noun(self) -> str | None:
-        names = re.findall(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})?)", self.prompt)
-        return names[0] if names else None
-
-
-def _int(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
-
-
-def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
-    merged = {**left, **right}
-    if "properties" in left and "properties" in right:
-        merged["properties"] = {**left["properties"], **right["properties"]}
-    if "required" in left and "required" in right:
-        merged["required"] = list({*left["required"], *right["required"]})
-    return merged
+            text = string_for(name, schema.get("format"), self.rng, self.names, self.prompt)
+            while len(text) < low:
+                text += " " + self.rng.choice(WORDS)
+            if len(text) > low and low:
+                text = text[:max(low, len(text.rstrip()))]
+            if high is not None and len(text) > high:
+                text = text[:high].rstrip() if len(text[:high].rstrip()) >= low else text[:high]
+        self.chars += len(text)
+        return text
 
 
 def instance_of(schema: Any, rng: random.Random, prompt: str, *, all_properties: bool = False) -> Any:
-    """A value conforming to ``schema`` (an object schema gives a dict)."""
+    """A value conforming to ``schema`` (an object schema gives a dict); check it with ``check_schema`` first."""
     root = schema if isinstance(schema, dict) else {}
     return SchemaWriter(root, rng, prompt, all_properties=all_properties).value(root)

@@ -83,8 +83,8 @@ def describe_images(messages: list[dict[str, Any]], cache: dict[str, ImageNote])
                 raise bad_request(f"{param} is not a readable image: {exc}", param=param) from None
             colours = ", ".join(f"{name} ({hexa}, about {round(share * 100)} %)"
                                 for name, hexa, share in facts.dominant_colours)
-            text = (f"is a {facts.width}×{facts.height} pixel {facts.format.upper()} image. "
-                    f"Its dominant colours are {colours or 'hard to tell'}.")
+            text = (f"is a {facts.width}×{facts.height} pixel {facts.format.upper()} image whose dominant colours "
+                    f"are {colours or 'hard to tell'}.")
             if len(cache) > 256:
                 cache.clear()
             cache[key] = ImageNote(text, image_tokens(facts.width, facts.height, image.get("detail")))

@@ -1,208 +1,172 @@
-"""Readable, Markdown-rich synthetic answers written from the prompt and a seeded RNG.
+"""The synthetic model's prose: honest about being offline, and a demonstration of rendering.
 
-Answers have a heading, an introduction, a list of points, a fenced code block,
-a table when the prompt asks for one (or for a comparison) and a closing line.
-Prompts asking for brevity get a short plain paragraph. Nothing here claims to
-be true: the words are arranged from the prompt's own keywords.
+It never pretends to answer. Every reply says it comes from the offline model,
+restates the question, and (room permitting) shows the Markdown a real answer
+would use: a heading, a list, a table when one is asked for, and a code block in
+the language the prompt names. The form follows the prompt ("in one sentence",
+"three bullet points") and the ``max_tokens`` budget; the wording varies with
+the seed, and every sentence is fixed, correct English (no phrases assembled
+from prompt words).
 """
 
 from __future__ import annotations
 
 import random
-import re
 
-_STOP = set("""a an the and or but if then of to in on at by for with from into about as is are was were be
-been being do does did can could should would will shall may might must i you he she it we they me my your our
-their this that these those what which who whom whose why how when where please explain tell show give write
-describe make let lets list some any all more most very just also like using use need want briefly short
-sentence sentences word words one two three four five paragraph paragraphs quick simple simply summary
-summarize summarise table compare comparison versus vs between difference differences its it's im i'm
-hello hi hey thanks thank""".split())
+from gatewaykit.emulator.chat.prompt_reading import PromptShape, comparison_columns, read_prompt
+from gatewaykit.emulator.chat.tokens import count_tokens
 
-_ASPECTS = ["Performance", "Simplicity", "Reliability", "Cost", "Tooling", "Security", "Scalability",
-            "Observability", "Learning curve", "Ecosystem", "Portability", "Testing"]
-_RATINGS = ["High", "Medium", "Low", "Excellent", "Good", "Fair", "Limited", "Strong"]
-
-_INTROS = [
-    "**{Topic}** is easiest to understand as a few moving parts that work together.",
-    "In short, {topic} is about doing one job predictably and making failure visible.",
-    "Here is a practical overview of {topic}, from the core idea to a working example.",
-    "{Topic} comes up often; the essentials fit on one screen.",
-    "Think of {topic} as a contract: inputs on one side, guarantees on the other.",
-    "The quickest way into {topic} is to look at what it changes in everyday work.",
+_OPENINGS = [
+    "This reply comes from the offline gateway's synthetic model, so it is not a real answer.",
+    "I am the offline gateway's synthetic model: I can't answer this, but I can show how an answer renders.",
+    "You are talking to the offline gateway, whose synthetic model cannot answer this.",
+    "This is synthetic text from the offline gateway; no real model read your message.",
 ]
-_POINTS = [
-    "keep the {word} step small and explicit so it is easy to test",
-    "measure before optimising; {word} costs are rarely where you expect",
-    "make {word} failures loud and retries safe",
-    "document the {word} defaults next to the code that relies on them",
-    "prefer boring, well-understood {word} tools over clever ones",
-    "treat {word} input as untrusted until it has been validated",
-    "cache {word} results only when invalidation is obvious",
-    "log the {word} decisions you will want to explain later",
-    "start with the simplest {word} setup that could possibly work",
-    "write down how {word} behaves at the edges: empty, huge and slow",
+_RESTATES = [
+    "You wrote: “{q}”",
+    "Your message was: “{q}”",
+    "The prompt, as received: “{q}”",
 ]
+_QUOTE_INTROS = ["Your message, as received:", "This is what you sent:", "The prompt it received:"]
+_FACTS = [
+    "The same prompt and seed always give the same reply, so notebooks rerun identically.",
+    "Token counts, prices and streaming behave like the real gateway's.",
+    "Set an API key to send this prompt to a real model instead.",
+    "Nothing in this reply comes from a language model.",
+    "The formatting is real Markdown, so you can check how answers render.",
+    "Costs here are charged to a pretend balance, not to your account.",
+    "Tool calls, JSON output and reasoning traces are synthetic too.",
+    "Scripted answers can be loaded with the --script option for a fixed demo.",
+    "A real model's reply would differ in both content and length.",
+    "This text is for testing layouts, not for learning facts.",
+]
+_HEADINGS = ["## Offline answer", "## A synthetic reply", "## From the offline model", "## Placeholder answer"]
+_LIST_HEADINGS = ["### About this reply", "### What you are seeing", "### Good to know"]
 _CLOSINGS = [
-    "Start small, check each step, and grow from there.",
-    "With these pieces in place, {topic} becomes routine rather than risky.",
-    "If you want, I can go deeper into any of these points.",
-    "That covers the essentials; the details depend on your setup.",
+    "Connect to a real gateway for a real answer.",
+    "With a real key, the same call returns a real model's answer.",
+    "Everything above is placeholder content from the offline gateway.",
 ]
-_TIPS = [
-    "> **Tip:** try it on a tiny example first; the behaviour is easier to see.",
-    "> **Note:** defaults differ between versions, so pin what you depend on.",
-    "> **Watch out:** the slow path is usually the one nobody tested.",
+_ONE_SENTENCE = [
+    "I'm the offline gateway's synthetic model, so I can't answer “{q}” — a real model can, once a key is set.",
+    "This offline, synthetic reply can't answer “{q}”; set an API key to ask a real model.",
+    "The offline model does not know the answer to “{q}”, so this one sentence is a placeholder.",
 ]
-_LANGUAGES = {"python": "python", "javascript": "javascript", "js": "javascript", "typescript": "typescript",
-              "sql": "sql", "bash": "bash", "shell": "bash", "rust": "rust", "go": "go", "golang": "go"}
+_DISPLAY = {"javascript": "JavaScript", "typescript": "TypeScript", "sql": "SQL", "csharp": "C#", "cpp": "C++",
+            "html": "HTML", "css": "CSS", "r": "R"}
+_TABLE_ROWS = ["Summary", "Strengths", "Weaknesses", "Typical use", "Learning curve", "Tooling"]
 
 
-def keywords(text: str, limit: int = 4) -> list[str]:
-    words = re.findall(r"[A-Za-z][A-Za-z0-9+#\-]{2,}", text)
-    seen: list[str] = []
-    for word in words:
-        low = word.lower()
-        if low not in _STOP and low not in (w.lower() for w in seen):
-            seen.append(word)
-        if len(seen) == limit:
-            break
-    return seen
-
-
-def topic_of(text: str) -> str:
-    words = keywords(text, 3)
-    return " ".join(words) if words else "this question"
-
-
-def wants_table(prompt: str) -> bool:
-    return bool(re.search(r"\b(table|compare|comparison|versus|vs\.?|differences?)\b", prompt, re.I))
-
-
-def brevity(prompt: str) -> int | None:
-    """How many sentences a brevity request asks for (None: a full answer)."""
-    low = prompt.lower()
-    match = re.search(r"\b(one|two|three|a|1|2|3)\s+sentences?\b", low)
-    if match:
-        return {"one": 1, "a": 1, "1": 1, "two": 2, "2": 2, "three": 3, "3": 3}[match.group(1)]
-    if re.search(r"\b(briefly|brief|short answer|tl;?dr|in a word|one word|one line)\b", low):
-        return 2
-    if re.fullmatch(r"\s*(hi|hello|hey|hallo|good (morning|afternoon|evening))\b.*", low) and len(low) < 40:
-        return 2
-    return None
-
-
-def _sentence(rng: random.Random, templates: list[str], topic: str, words: list[str]) -> str:
-    text = rng.choice(templates).format(Topic=topic[:1].upper() + topic[1:], topic=topic,
-                                        word=(rng.choice(words) if words else "core").lower())
-    return text[:1].upper() + text[1:]
-
-
-def short_answer(prompt: str, rng: random.Random, sentences: int) -> str:
-    topic = topic_of(prompt)
-    words = keywords(prompt) or ["it"]
-    if re.match(r"\s*(hi|hello|hey|hallo|good)\b", prompt, re.I):
-        return rng.choice(["Hello! How can I help you today?", "Hi there! What would you like to explore?"])
-    parts = [_sentence(rng, _INTROS, topic, words)]
-    while len(parts) < sentences:
-        parts.append(_sentence(rng, _POINTS, topic, words) + ".")
-    return " ".join(parts[:sentences])
-
-
-def _code_block(prompt: str, rng: random.Random, words: list[str]) -> str:
-    language = "python"
-    for token in re.findall(r"[a-z]+", prompt.lower()):
-        if token in _LANGUAGES:
-            language = _LANGUAGES[token]
-            break
-    name = re.sub(r"[^a-z0-9]+", "_", (words[0] if words else "task").lower()).strip("_") or "task"
-    number = rng.randint(2, 9)
+def _code(language: str, question: str) -> str:
+    """A small, correct program in ``language`` that prints a note about the question."""
+    text = "".join(ch for ch in question if ch.isprintable()).replace("\\", "/")[:80]
+    dq = text.replace('"', "'")
     bodies = {
-        "python": f"def {name}(items):\n    \"\"\"Process each item and keep the ones that pass.\"\"\"\n"
-                  f"    kept = [item for item in items if item]\n    return kept[:{number}]\n\n\n"
-                  f"print({name}([1, 0, 2, 3]))",
-        "javascript": f"function {name}(items) {{\n  return items.filter(Boolean).slice(0, {number});\n}}\n\n"
-                      f"console.log({name}([1, 0, 2, 3]));",
-        "typescript": f"export function {name}(items: number[]): number[] {{\n"
-                      f"  return items.filter(Boolean).slice(0, {number});\n}}",
-        "sql": f"SELECT {name}, COUNT(*) AS total\nFROM events\nGROUP BY {name}\n"
-               f"ORDER BY total DESC\nLIMIT {number};",
-        "bash": f"#!/usr/bin/env bash\nset -euo pipefail\nfor i in $(seq 1 {number}); do\n"
-                f"  echo \"{name} step $i\"\ndone",
-        "rust": f"fn {name}(items: &[i32]) -> Vec<i32> {{\n"
-                f"    items.iter().copied().filter(|x| *x != 0).take({number}).collect()\n}}",
-        "go": f"func {name}(items []int) []int {{\n\tout := []int{{}}\n\tfor _, x := range items {{\n"
-              f"\t\tif x != 0 {{\n\t\t\tout = append(out, x)\n\t\t}}\n\t}}\n\treturn out\n}}",
+        "python": f'question = "{dq}"\nprint(f"Offline placeholder for: {{question}}")',
+        "javascript": f'const question = "{dq}";\nconsole.log(`Offline placeholder for: ${{question}}`);',
+        "typescript": f'const question: string = "{dq}";\nconsole.log(`Offline placeholder for: ${{question}}`);',
+        "sql": "SELECT 'Offline placeholder for: ' || '{}' AS note;".format(text.replace("'", "''")),
+        "bash": "question='{}'\necho \"Offline placeholder for: $question\"".format(text.replace("'", "'\\''")),
+        "rust": f'fn main() {{\n    let question = "{dq}";\n    println!("Offline placeholder for: {{}}", question);\n}}',
+        "go": f'package main\n\nimport "fmt"\n\nfunc main() {{\n\tquestion := "{dq}"\n'
+              f'\tfmt.Println("Offline placeholder for:", question)\n}}',
+        "java": f'public class Placeholder {{\n    public static void main(String[] args) {{\n'
+                f'        System.out.println("Offline placeholder for: {dq}");\n    }}\n}}',
+        "csharp": f'Console.WriteLine("Offline placeholder for: {dq}");',
+        "ruby": f'question = "{dq}"\nputs "Offline placeholder for: #{{question}}"',
+        "r": f'question <- "{dq}"\ncat("Offline placeholder for:", question, "\\n")',
+        "julia": f'question = "{dq}"\nprintln("Offline placeholder for: ", question)',
+        "cpp": f'#include <iostream>\n\nint main() {{\n    std::cout << "Offline placeholder for: {dq}" << std::endl;\n}}',
+        "html": "<p>Offline placeholder for: {}</p>".format(text.replace("&", "&amp;").replace("<", "&lt;")),
+        "css": "/* Offline placeholder */\n.answer {\n  font-style: italic;\n}",
     }
-    return f"```{language}\n{bodies[language]}\n```"
+    return f"```{language}\n{bodies.get(language, bodies['python'])}\n```"
 
 
-def _table(prompt: str, rng: random.Random, words: list[str]) -> str:
-    match = re.search(r"([\w+#.\-]+)\s+(?:vs\.?|versus|and|or)\s+([\w+#.\-]+)", prompt, re.I)
-    if match and match.group(1).lower() not in _STOP and match.group(2).lower() not in _STOP:
-        columns = [match.group(1), match.group(2)]
-    else:
-        columns = (words + ["Option A", "Option B"])[:2] if len(words) >= 2 else ["Option A", "Option B"]
-    aspects = rng.sample(_ASPECTS, 4)
+def _table(shape: PromptShape, rng: random.Random) -> str:
+    columns = comparison_columns(shape.text) or ["Option A", "Option B"]
     lines = [f"| Aspect | {columns[0]} | {columns[1]} |", "|---|---|---|"]
-    for aspect in aspects:
-        lines.append(f"| {aspect} | {rng.choice(_RATINGS)} | {rng.choice(_RATINGS)} |")
+    for row in rng.sample(_TABLE_ROWS, 3):
+        lines.append(f"| {row} | (offline placeholder) | (offline placeholder) |")
     return "\n".join(lines)
 
 
-def full_answer(prompt: str, rng: random.Random) -> str:
-    topic = topic_of(prompt)
-    words = keywords(prompt) or ["core"]
-    title = topic[:1].upper() + topic[1:]
-    blocks = [f"## {title}", _sentence(rng, _INTROS, topic, words)]
-    heading = rng.choice(["### Key points", "### What matters", "### In practice", "### The essentials"])
-    points = rng.sample(_POINTS, rng.randint(3, 5))
-    aspects = rng.sample(_ASPECTS, len(points))
-    if rng.random() < 0.5:
-        items = [f"- **{a}**: {p.format(word=rng.choice(words).lower())}." for a, p in zip(aspects, points)]
-    else:
-        items = [f"{i}. {p.format(word=rng.choice(words).lower()).capitalize()}."
-                 for i, p in enumerate(points, 1)]
-    blocks += [heading, "\n".join(items)]
-    if wants_table(prompt):
-        blocks += ["### Comparison", _table(prompt, rng, words)]
-    blocks += [rng.choice(["### Example", "### A small example", "### Try it"]), _code_block(prompt, rng, words)]
-    if rng.random() < 0.6:
-        blocks.append(rng.choice(_TIPS))
-    blocks.append(_sentence(rng, _CLOSINGS, topic, words))
+def _bullets(rng: random.Random, count: int, numbered: bool) -> str:
+    facts = rng.sample(_FACTS, min(count, len(_FACTS)))
+    while len(facts) < count:
+        facts.append(f"Placeholder point {len(facts) + 1}, added because the prompt asked for {count}.")
+    return "\n".join(f"{i}. {fact}" if numbered else f"- {fact}" for i, fact in enumerate(facts, 1))
+
+
+def _sentences(shape: PromptShape, rng: random.Random, count: int) -> str:
+    if count == 1:
+        return rng.choice(_ONE_SENTENCE).format(q=shape.quoted)
+    parts = [rng.choice(_OPENINGS), rng.choice(_RESTATES).format(q=shape.quoted.rstrip(".")) + "."]
+    parts += rng.sample(_FACTS, min(count - 2, len(_FACTS)))
+    return " ".join(parts[:count])
+
+
+def _full(shape: PromptShape, rng: random.Random, *, code: bool, table: bool) -> str:
+    blocks = [rng.choice(_HEADINGS), rng.choice(_OPENINGS) + " " + rng.choice(_QUOTE_INTROS), "> " + shape.quoted]
+    blocks += [rng.choice(_LIST_HEADINGS), _bullets(rng, shape.bullets or rng.randint(3, 4), rng.random() < 0.4)]
+    if table:
+        blocks += ["### A table, for layout", _table(shape, rng)]
+    if code:
+        language = shape.language or "python"
+        blocks += [f"### {_DISPLAY.get(language, language.capitalize())} code, for layout", _code(language, shape.text)]
+    blocks.append(rng.choice(_CLOSINGS))
     return "\n\n".join(blocks)
 
 
-def answer(prompt: str, rng: random.Random) -> str:
-    sentences = brevity(prompt)
-    if sentences is not None:
-        return short_answer(prompt, rng, sentences)
-    return full_answer(prompt, rng)
+def answer(prompt: str, rng: random.Random, max_tokens: int | None = None) -> str:
+    """The synthetic reply to ``prompt``: the fullest form that fits ``max_tokens`` (the shortest otherwise)."""
+    shape = read_prompt(prompt)
+    if shape.greeting:
+        return rng.choice(["Hello! I'm the offline gateway's synthetic model; ask me anything to see how an "
+                           "answer renders.", "Hi! This is the offline gateway. Its synthetic model replies with "
+                           "placeholder text, so you can try the API without a key."])
+    if shape.sentences:
+        return _sentences(shape, rng, shape.sentences)
+    if shape.bullets and not shape.wants_code and not shape.table:
+        return rng.choice(_OPENINGS) + "\n\n" + _bullets(rng, shape.bullets, False)
+    forms = [_full(shape, rng, code=True, table=shape.table),
+             _full(shape, rng, code=shape.wants_code, table=shape.table),
+             _sentences(shape, rng, 4), _sentences(shape, rng, 1)]
+    for form in forms:
+        if max_tokens is None or count_tokens(form) <= max_tokens:
+            return form
+    return forms[-1]
 
 
-_STEPS = [
-    "The user is asking about {topic}; first I should pin down what they actually need.",
-    "Key terms here: {words}. Each one suggests a part of the answer.",
-    "A short overview first, then concrete points, then an example seems right.",
-    "I should check the edge cases: empty input, very large input, and failures.",
-    "Is there an ambiguity? The wording could mean a definition or a how-to; covering both briefly is safest.",
-    "A code sample will make the idea concrete; keep it small and runnable.",
-    "Let me double-check the ordering of the points so that each builds on the previous one.",
-    "Trade-offs matter here: simplicity against flexibility, speed against safety.",
-    "I should avoid overclaiming and keep statements general where details depend on the setup.",
-    "Formatting: a heading, a list and a code block will render well in Markdown.",
-    "One more pass: is anything missing that a newcomer would trip over?",
-    "Good, the structure is settled; now write the answer.",
+_TRACE = [
+    "This is a synthetic reasoning trace: the offline model does not reason about the question.",
+    "The question is “{q}”.",
+    "I cannot answer it, so I will say that plainly instead of guessing.",
+    "{form}",
+    "A heading and a short list show how Markdown renders.",
+    "{code}",
+    "The reply has to fit within the token budget, so shorter forms are preferred when it is tight.",
+    "The same prompt and seed must give the same reply.",
+    "I will restate the question so the reader can see what was received.",
+    "A closing line will point to a real gateway for a real answer.",
+    "I should not invent facts, numbers or names.",
+    "The plan is settled; now write the reply.",
 ]
 EFFORT_STEPS = {"low": 2, "medium": 5, "high": 10}
 
 
 def reasoning_trace(prompt: str, rng: random.Random, effort: str) -> str:
-    topic = topic_of(prompt)
-    words = ", ".join(keywords(prompt)) or "none in particular"
+    """A trace that only describes what the synthetic model will do (never a fake chain of thought)."""
+    shape = read_prompt(prompt)
+    form = (f"The prompt asks for {shape.sentences} sentence{'s' if shape.sentences > 1 else ''}, so the reply "
+            "will have exactly that many." if shape.sentences else
+            f"The prompt asks for {shape.bullets} points, so the list will have {shape.bullets} items."
+            if shape.bullets else "No particular length is asked for, so a full demonstration fits.")
+    code = (f"The prompt names {shape.language}, so any code block will be {shape.language}." if shape.language
+            else "No programming language is named, so a code block, if any, will be Python.")
+    steps = [step.format(q=shape.quoted, form=form, code=code) for step in _TRACE]
     count = EFFORT_STEPS.get(effort, 5)
-    middle = _STEPS[1:-1]
-    chosen = [_STEPS[0]] + rng.sample(middle, min(count - 1, len(middle)))
-    if count >= 5:
-        chosen.append(_STEPS[-1])
-    return "\n\n".join(step.format(topic=topic, words=words) for step in chosen[: max(count, 2)])
+    picked = sorted(rng.sample(range(2, len(steps) - 1), min(count - 2, len(steps) - 3))) if count > 2 else []
+    middle = [steps[i] for i in picked]  # in plan order, so the trace reads as one line of thought
+    chosen = [steps[0], steps[1]] + middle + ([steps[-1]] if count >= 5 else [])
+    return "\n\n".join(chosen)

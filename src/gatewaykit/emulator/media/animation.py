@@ -9,9 +9,9 @@ encoding, not drawing, dominates the cost of a clip.
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageOps
+from PIL import Image, ImageOps
 
-from .caption import caption_font, draw_caption
+from .caption import draw_caption
 from .decoding import open_image, to_rgb
 from .errors import MediaError
 from .palette import RGB, derive_seed, palette_for
@@ -49,46 +49,25 @@ def blend_patch(frame: np.ndarray, colour: RGB, alpha: np.ndarray, x: int, y: in
     frame[y0:y1, x0:x1] = region
 
 
-class _Overlay:
-    """Progress bar and per-second timecode drawn on top of every frame."""
-
-    def __init__(self, width: int, height: int, frames: int, fps: int, colour: RGB) -> None:
-        self.width, self.frames, self.fps, self.colour = width, frames, fps, colour
-        self.bar = max(2, height // 120)
-        size = max(8, height // 28)
-        font = caption_font(size)
-        total = frames / fps
-        self.labels: list[np.ndarray] = []
-        for second in range(int(total) + 1):
-            text = f"{second // 60:02d}:{second % 60:02d} / {int(total) // 60:02d}:{round(total) % 60:02d}"
-            label = Image.new("L", (int(font.getlength(text)) + size, round(size * 1.6)), 0)
-            ImageDraw.Draw(label).text((size // 2, size // 4), text, font=font, fill=255)
-            self.labels.append(np.asarray(label, dtype=np.float32) / 255.0)
-        self.margin = size // 2
-
-    def draw(self, frame: np.ndarray, index: int) -> None:
-        done = round(self.width * (index + 1) / self.frames)
-        frame[-self.bar:, :done] = self.colour
-        frame[-self.bar:, done:] //= 3
-        label = self.labels[min(len(self.labels) - 1, int(index / self.fps))]
-        blend_patch(frame, (0, 0, 0), np.full(label.shape, 0.45, np.float32), self.margin, self.margin)
-        blend_patch(frame, (250, 250, 250), label, self.margin, self.margin)
-
-
 class PromptAnimation:
-    """A prompt scene with a sun crossing the sky and drifting orbs, over a static caption."""
+    """A prompt scene with a sun crossing the sky and drifting orbs, under a static caption at the top.
+
+    No timecode or progress bar is drawn (the player shows both), and nothing sits along the
+    bottom edge, where a player's controls would cover it.
+    """
 
     def __init__(self, prompt: str, *, seed: int, width: int, height: int, frames: int, fps: int) -> None:
         palette = palette_for(prompt, seed)
         scenery = paint_scene(prompt, palette, width, height, seed=seed, detail=1, draw_sun=False)
-        band_top = draw_caption(scenery.image, prompt, ink=palette.ink, shade=palette.shade)
+        band_bottom = draw_caption(scenery.image, prompt, ink=palette.ink, shade=palette.shade, at="top")
         self.background = np.asarray(scenery.image, dtype=np.uint8).copy()
         self.cover = np.asarray(scenery.foreground, dtype=np.float32) / 255.0
         self.frames = max(1, frames)
         self.sun_colour = palette.sun
         self.sun = disc_sprite(scenery.sun_radius)
         rng = np.random.default_rng(derive_seed(prompt, seed, "animation"))
-        self.sun_y = (scenery.sun_centre[1] * height, min(band_top - scenery.sun_radius, height * 0.45))
+        clear = band_bottom + scenery.sun_radius * 2  # the sun's glow stays below the caption
+        self.sun_y = (max(scenery.sun_centre[1] * height, clear), max(height * 0.45, clear))
         self.sun_x = (width * rng.uniform(0.05, 0.3), width * rng.uniform(0.7, 0.95))
         if rng.random() < 0.5:
             self.sun_x = self.sun_x[::-1]
@@ -97,11 +76,11 @@ class PromptAnimation:
         for index in range(3):
             radius = short * rng.uniform(0.02, 0.05)
             colour = palette.accents[index % len(palette.accents)]
-            start = (rng.uniform(0, width), rng.uniform(radius, max(radius + 1, band_top - 3 * radius)))
+            top = band_bottom + 3 * radius
+            start = (rng.uniform(0, width), rng.uniform(top, max(top + 1, height * 0.8)))
             speed = rng.uniform(0.1, 0.35) * width * (1 if rng.random() < 0.5 else -1)
             self.orbs.append((colour, disc_sprite(radius, glow=1.4), start, speed, rng.uniform(0, 6.3)))
         self.fps = fps
-        self.overlay = _Overlay(width, height, self.frames, fps, palette.sun)
 
     def frame(self, index: int) -> np.ndarray:
         """The ``index``-th frame as an ``(height, width, 3)`` uint8 array."""
@@ -118,7 +97,6 @@ class PromptAnimation:
             ox = (x0 + speed * seconds) % (width + size) - size
             oy = y0 + np.sin(phase + seconds * 1.5) * size * 0.3
             blend_patch(frame, orb_colour, orb_alpha, round(ox), round(oy) - size // 2, self.cover)
-        self.overlay.draw(frame, index)
         return frame
 
 
@@ -138,8 +116,6 @@ class KenBurnsAnimation:
         self.end = (rng.uniform(0.3, 0.7), rng.uniform(0.3, 0.7))
         self.size = (width, height)
         self.frames = max(1, frames)
-        colour = tuple(int(c) for c in np.asarray(picture.resize((1, 1), Image.Resampling.BOX))[0, 0])
-        self.overlay = _Overlay(width, height, self.frames, fps, colour)
 
     def frame(self, index: int) -> np.ndarray:
         """The ``index``-th frame as an ``(height, width, 3)`` uint8 array."""
@@ -155,5 +131,4 @@ class KenBurnsAnimation:
         top = (source_h - box_h) * cy
         view = self.source.resize(self.size, Image.Resampling.BILINEAR, box=(left, top, left + box_w, top + box_h))
         frame = np.asarray(view, dtype=np.uint8).copy()
-        self.overlay.draw(frame, index)
         return frame

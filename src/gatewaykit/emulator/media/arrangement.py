@@ -8,6 +8,7 @@ the prompt hash, and each lyric section gets bars in proportion to its lines.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -116,6 +117,19 @@ def _default_sections() -> list[Section]:
     return [Section("intro"), Section("verse", ["", ""]), Section("chorus", ["", ""]), Section("outro")]
 
 
+def _share_bars(weights: list[int], total: int) -> list[int]:
+    """``total`` bars shared in proportion to ``weights`` (each at least 1), summing to exactly ``total``."""
+    exact = [total * w / sum(weights) for w in weights]
+    bars = [max(1, int(x)) for x in exact]
+    by_remainder = sorted(range(len(weights)), key=lambda i: exact[i] - int(exact[i]), reverse=True)
+    for index in by_remainder[: max(0, total - sum(bars))]:
+        bars[index] += 1
+    while sum(bars) > total:  # only when rounding every section up to one bar overshot
+        largest = max(range(len(bars)), key=lambda i: bars[i])
+        bars[largest] -= 1
+    return bars
+
+
 def plan_song(prompt: str, lyrics: str, *, seed: int, seconds: float | None = None) -> SongPlan:
     """Plan the arrangement; total length is ``seconds`` or derived from the lyrics (20-90 s)."""
     sections = [s for s in parse_lyrics(lyrics)] or _default_sections()
@@ -126,10 +140,13 @@ def plan_song(prompt: str, lyrics: str, *, seed: int, seconds: float | None = No
     bar_seconds = BEATS_PER_BAR * 60.0 / bpm
     weights = [max(1, len(s.lines)) * BARS_PER_LINE for s in sections]
     natural = sum(weights) * bar_seconds
-    target = float(seconds) if seconds is not None else min(MAX_NATURAL_SECONDS, max(MIN_NATURAL_SECONDS, natural))
-    total_bars = max(1, round(target / bar_seconds))
-    scale = total_bars / sum(weights)
-    bars = [max(1, round(w * scale)) for w in weights]
+    if seconds is not None:  # an exact length (a video's soundtrack): enough bars to play to the very end
+        target = float(seconds)
+        total_bars = max(1, math.ceil(target / bar_seconds - 1e-9))
+    else:  # a natural length ends exactly where the last bar ends
+        total_bars = max(1, round(min(MAX_NATURAL_SECONDS, max(MIN_NATURAL_SECONDS, natural)) / bar_seconds))
+        target = total_bars * bar_seconds
+    bars = _share_bars(weights, max(total_bars, len(weights)))
     picker = derive_seed(prompt, seed, "progressions")
     planned, start = [], 0
     for index, (section, count) in enumerate(zip(sections, bars)):

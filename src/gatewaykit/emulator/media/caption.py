@@ -1,4 +1,6 @@
-"""Prompt captions: word-wrapped text on a translucent band at the bottom of a picture.
+"""Prompt captions: word-wrapped text on a translucent band along the bottom or top of a picture.
+
+Videos put it at the top, where a player's controls do not cover it.
 
 Uses Pillow's bundled default font (``ImageFont.load_default(size=...)``), so no
 font files or network access are needed. Text that does not fit in the allowed
@@ -75,26 +77,29 @@ def draw_caption(
     ink: RGB = (250, 250, 245),
     shade: RGB = (10, 10, 18),
     opacity: float = 0.55,
+    at: str = "bottom",
 ) -> int:
-    """Draw ``text`` on a translucent band along the bottom of ``image`` (RGB, in place).
+    """Draw ``text`` on a translucent band along the bottom (or ``at="top"``) of ``image`` (RGB, in place).
 
-    Returns the y coordinate of the top of the band (``image.height`` if nothing was
-    drawn) so callers can keep moving content above it.
+    Returns the edge of the band facing the rest of the picture: for the bottom its top
+    (``image.height`` if nothing was drawn), for the top its bottom (0 if nothing was
+    drawn), so callers can keep moving content clear of it.
     """
     text = " ".join(text[:2000].split())
     width, height = image.size
+    empty = height if at == "bottom" else 0
     if not text or width < 16 or height < 16:
-        return height
+        return empty
     size = caption_font_size(width, height)
     font = caption_font(size)
     pad = max(2, size // 2)
     max_lines = 1 if height < 160 else 2 if height < 420 else 3
     lines = wrap_caption(text, font, width - 2 * pad, max_lines)
     if not lines:
-        return height
+        return empty
     line_height = round(size * 1.25)
     band_height = min(height // 2, len(lines) * line_height + pad * 2 - (line_height - size))
-    top = height - band_height
+    top = height - band_height if at == "bottom" else 0
     band = image.crop((0, top, width, height)).convert("RGBA")
     overlay = Image.new("RGBA", band.size, shade + (round(255 * opacity),))
     band = Image.alpha_composite(band, overlay)
@@ -102,4 +107,4 @@ def draw_caption(
     for row, line in enumerate(lines):
         draw.text((pad, pad + row * line_height), line, font=font, fill=ink + (255,))
     image.paste(band.convert("RGB"), (0, top))
-    return top
+    return top if at == "bottom" else band_height

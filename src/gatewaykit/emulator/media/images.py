@@ -2,8 +2,10 @@
 
 :func:`draw_image` paints a deterministic picture for a prompt: a palette from the
 prompt's colour words and hash, a procedural scene (sky, sun, ridges, waves or
-orbs) and the prompt as a caption. With reference images it composes them into a
-collage tinted by the prompt instead. :func:`inspect_image` reports the size,
+orbs), the prompt's main noun as a flat silhouette in its colour word when one is
+recognised, and a small "synthetic" badge. The prompt is not burned in as a caption
+(notebooks show it under the picture). With reference images it composes them into
+a collage tinted by the prompt instead. :func:`inspect_image` reports the size,
 format and dominant named colours of any encoded image, for vision chat models.
 """
 
@@ -15,11 +17,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from PIL import Image
 
-from .caption import draw_caption
 from .collage import compose_references, decode_references, tint_towards
 from .colour_names import dominant_colours
 from .decoding import open_image, to_rgb
 from .errors import MediaError
+from .motifs import draw_badge, draw_motif
 from .palette import palette_for
 from .scenery import paint_scene
 
@@ -90,7 +92,7 @@ def draw_image(
 
     Deterministic for equal arguments. ``quality="low"`` draws less detail and
     ``"high"``/``"hd"`` more; other values mean normal. ``references`` (encoded
-    images) are composed into a tinted collage under the caption. Raises
+    images) are composed into a tinted collage. Raises
     :class:`MediaError` for unsupported formats/sizes or undecodable references.
     """
     fmt = _check_request(fmt, width, height)
@@ -100,8 +102,8 @@ def draw_image(
         picture = tint_towards(compose_references(decode_references(references), width, height), palette)
     else:
         picture = paint_scene(prompt, palette, width, height, seed=seed, detail=detail).image
-    if detail > 0 or min(width, height) >= 128:
-        draw_caption(picture, prompt, ink=palette.ink, shade=palette.shade)
+        draw_motif(picture, prompt, palette)
+    draw_badge(picture)
     return encode_image(picture, fmt, detail)
 
 

@@ -80,7 +80,7 @@ def render_video(
     """Return MP4 bytes: H.264 video of ``seconds`` at ``width`` x ``height`` (odd sides rounded up).
 
     Without ``reference`` the prompt's scene is animated (moving sun and orbs,
-    caption, timecode, progress bar); with ``reference`` (encoded image bytes) the
+    caption at the top, no timecode or progress bar); with ``reference`` (encoded image bytes) the
     image is shown with a slow Ken Burns zoom and pan. ``audio=True`` adds a stereo
     48 kHz AAC track of the same length. Raises :class:`MediaError` for bad
     arguments or an undecodable reference.

@@ -7,13 +7,14 @@ import secrets
 import time
 from typing import Any, AsyncIterator
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from gatewaykit.emulator.admission import Caller, admit, insufficient_quota, read_json, resolve_model
 from gatewaykit.emulator.catalog import ModelSpec
-from gatewaykit.emulator.chat.answers import chunk_deltas, completion_body, usage_body
-from gatewaykit.emulator.chat.engine import ChatResult, complete
+from gatewaykit.emulator.chat.answers import chunk_deltas, completion_body, extra_fields, usage_body
+from gatewaykit.emulator.chat.engine import ChatResult, SchemaTooBig, complete
 from gatewaykit.emulator.chat.request import ChatRequest, parse_chat_request
 from gatewaykit.emulator.chat.vision import describe_images, image_parts
 from gatewaykit.emulator.errors import bad_request
@@ -21,6 +22,11 @@ from gatewaykit.emulator.faults import DropConnection
 from gatewaykit.emulator.gateway import Gateway
 from gatewaykit.emulator.pricing import chat_cost
 from gatewaykit.emulator.routes.responses import SSE_DONE, SSE_HEADERS, JSONResponse, sse_data
+
+
+#: Says where a chat answer came from: ``synthetic`` (the offline model) or ``scripted`` (a --script entry).
+#: ``X-Gateway-Offline: 1`` stays on every answer; ``extra_fields.offline_content`` carries the same word.
+CONTENT_HEADER = "X-Gateway-Offline-Content"
 
 
 async def chat_completions(request: Request) -> Response:
@@ -38,7 +44,12 @@ async def chat_completions(request: Request) -> Response:
         notes = await gateway.run_in_worker(describe_images, chat.messages, gateway.vision_cache)
     if chat.response_format and not features["json_mode"]:
         raise bad_request(f"{spec.id!r} does not support response_format.", param="response_format")
-    result = complete(chat, notes, reasoning_model=features["reasoning"])
+    try:  # CPU work (a big schema, a long conversation) stays off the event loop
+        result = await run_in_threadpool(complete, chat, notes, reasoning_model=features["reasoning"],
+                                         script=gateway.settings.script)
+    except SchemaTooBig as exc:
+        raise bad_request(str(exc), param=exc.param) from None
+    headers = {CONTENT_HEADER: result.source}
     cache = gateway.prompt_cache.lookup(caller.account.id, spec.id, chat.prompt_cache_key, result.prompt_units,
                                         chat.prompt_cache_retention)
     components = chat_cost(spec, result.prompt_tokens, result.text_tokens, result.reasoning_tokens,
@@ -53,7 +64,7 @@ async def chat_completions(request: Request) -> Response:
         gateway.prompt_cache.store(caller.account.id, cache)  # the prompt was read, even if the stream drops
         drop = caller.fault in ("disconnect", "stream-drop")
         events = _stream(gateway, chat, spec, result, usage, completion_id, created, caller, price, drop)
-        return StreamingResponse(events, media_type="text/event-stream", headers=SSE_HEADERS)
+        return StreamingResponse(events, media_type="text/event-stream", headers={**SSE_HEADERS, **headers})
     if caller.fault == "disconnect":
         raise DropConnection()
     if not caller.account.can_pay(price):
@@ -64,7 +75,7 @@ async def chat_completions(request: Request) -> Response:
     if not caller.account.charge(price):
         raise insufficient_quota()
     gateway.prompt_cache.store(caller.account.id, cache)
-    return JSONResponse(completion_body(spec.id, result, usage, completion_id, created))
+    return JSONResponse(completion_body(spec.id, result, usage, completion_id, created), headers=headers)
 
 
 async def _stream(gateway: Gateway, chat: ChatRequest, spec: ModelSpec, result: ChatResult, usage: dict[str, Any],
@@ -72,7 +83,7 @@ async def _stream(gateway: Gateway, chat: ChatRequest, spec: ModelSpec, result: 
     """The SSE events; the held price is charged only once ``[DONE]`` has been handed to the socket."""
     paid = False
     base = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": spec.id,
-            "system_fingerprint": "fp_svc_offline"}
+            "system_fingerprint": "fp_svc_offline", "extra_fields": extra_fields(result, spec.id)}
     per_token = gateway.scaled(1.0 / gateway.settings.tokens_per_second)
     deltas = list(chunk_deltas(result, completion_id))
     drop_at = len(deltas) // 2 if drop else None

@@ -1,0 +1,121 @@
+# %% [markdown]
+# # gatewaykit quickstart
+#
+# A two-minute tour of the **Multi-modal Generation Gateway** from Python:
+# one key and one prepaid balance give chat, image, video and music models.
+# Every cell below runs as it is, with or without a key.
+
+# %%
+import sys
+if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+    # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
+import gatewaykit as gk
+client = gk.Client()  # SVC_API_KEY (+ SVC_BASE_URL): the real gateway; no key: the offline one
+
+# %% [markdown]
+# ### Which gateway?
+#
+# The first cell picks the gateway. With `SVC_API_KEY` and `SVC_BASE_URL` set
+# (in Colab the key may be a secret named `SVC_API_KEY`) it talks to the real
+# gateway and you pay for what you run. Without a key it starts the built-in
+# **offline gateway**, a local server with synthetic models: free, fast, and
+# clearly labelled as synthetic.
+
+# %% [markdown]
+# ## The catalog
+#
+# `client.models.list()` shows the models your key may call. Image, video and
+# music entries list the parameters each model accepts.
+
+# %%
+catalog = client.models.list()
+catalog
+
+# %% [markdown]
+# Catalogs differ from key to key, so the notebooks never hard-code a model id:
+# `client.models.pick(kind, needs)` gives a model of that kind that accepts every
+# parameter (or capability, such as `"vision"`) in `needs`.
+
+# %%
+client.models.pick("image", ["width", "height"])
+
+# %% [markdown]
+# ## Chat
+#
+# `client.chat.ask()` streams the answer: in a notebook it appears word by word
+# and ends as a static Markdown answer. It returns a `ChatCompletion`.
+
+# %% tags=["nbval-ignore-output"]
+answer = client.chat.ask("Explain in three short sentences what server-sent events are.",
+                         model=client.models.pick("chat"))
+
+# %%
+print(answer.choices[0].message.content[:80], "...")
+print("tokens:", answer.usage.total_tokens, "| cost in USD:", answer.usage.cost.total_cost)
+assert answer.choices[0].message.content
+
+# %% [markdown]
+# ## An image
+#
+# `client.images.generate()` returns an `ImageResult`: it shows the images inline,
+# and `.images` gives them as PIL images.
+
+# %%
+picture = client.images.generate(model=client.models.pick("image", ["width", "height"]),
+                                  prompt="a lighthouse at dusk", width=512, height=320)
+picture
+
+# %%
+picture.images[0].size
+
+# %% [markdown]
+# ## A video
+#
+# Video and music are **jobs**: `create()` returns at once, the gateway works,
+# and you poll until it is done. In a notebook, `job.wait()` shows the status and
+# elapsed time while it waits, then an embedded player.
+
+# %% tags=["nbval-ignore-output"]
+job = client.videos.create(model=client.models.pick("video", ["resolution"]),
+                           prompt="waves at sunrise", duration=4, resolution="480p")
+video = job.wait()  # shows progress while it runs, then a player
+
+# %%
+assert video.status == "completed"
+print(video.model, video.size, video.seconds, "seconds")
+
+# %% [markdown]
+# ## A song
+#
+# Music models take a style `prompt` and lyrics with section tags such as
+# `[Verse]` and `[Chorus]`.
+
+# %% tags=["nbval-ignore-output"]
+job = client.music.create(model=client.models.pick("music", ["lyrics_prompt"]), prompt="upbeat synth pop",
+                          lyrics_prompt="[Verse]\nHello gateway\n[Chorus]\nOne key for every model",
+                          bitrate=32000)  # a low bitrate keeps this notebook small
+song = job.wait()
+
+# %%
+assert song.status == "completed"
+print(song.model, song.seconds, "seconds")
+
+# %% [markdown]
+# ## What it cost
+#
+# Every request is recorded in the cost ledger, `gk.ledger`: one row per request
+# or job, as a pandas DataFrame.
+
+# %%
+gk.ledger.to_pandas()[["kind", "model", "status", "cost_source"]]
+
+# %% tags=["nbval-ignore-output"]
+print(f"spent so far: ${gk.ledger.total_cost:.4f}")
+
+# %% [markdown]
+# ## Next
+#
+# Each topic has its own notebook: [chat](01-chat.ipynb), [images](02-images.ipynb),
+# [video](03-video.ipynb), [music](04-music.ipynb), [the cost ledger](05-cost-ledger.ipynb),
+# [many requests at once](06-many-requests.ipynb) and
+# [errors and retries](07-errors-and-retries.ipynb).

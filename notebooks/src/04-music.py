@@ -1,0 +1,79 @@
+# %% [markdown]
+# # Music
+#
+# Songs from a style prompt and lyrics. Like video, music is an asynchronous job.
+
+# %%
+import sys
+if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+    # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
+import gatewaykit as gk
+client = gk.Client()  # SVC_API_KEY (+ SVC_BASE_URL): the real gateway; no key: the offline one
+
+# %% [markdown]
+# ### Which gateway?
+#
+# The first cell picks the gateway. With `SVC_API_KEY` and `SVC_BASE_URL` set
+# (in Colab the key may be a secret named `SVC_API_KEY`) it talks to the real
+# gateway and you pay for what you run. Without a key it starts the built-in
+# **offline gateway**, a local server with synthetic models: free, fast, and
+# clearly labelled as synthetic.
+
+# %%
+SONG = client.models.pick("music", ["lyrics_prompt"])
+client.models.get(SONG).parameters
+
+# %% [markdown]
+# ## Lyrics
+#
+# `lyrics_prompt` is required (10 to 3000 characters). Section tags such as
+# `[Verse]`, `[Chorus]` and `[Bridge]` shape the song; `prompt` describes the style
+# (at most 300 characters).
+
+# %%
+lyrics = """[Verse]
+Packets in the morning light
+Tokens streaming through the night
+[Chorus]
+One key, one balance, every song
+The gateway hums along
+"""
+job = client.music.create(model=SONG, prompt="mellow acoustic folk, warm vocals",
+                          lyrics_prompt=lyrics, bitrate=32000)  # a low bitrate keeps this notebook small
+print(job.status)
+
+# %% [markdown]
+# ## Wait and listen
+#
+# The progress display turns into an audio player when the song is ready.
+
+# %% tags=["nbval-ignore-output"]
+song = job.wait()
+
+# %%
+assert song.status == "completed"
+print(song.seconds, "seconds")
+
+# %% [markdown]
+# ## Save it
+#
+# `job.save(folder)` writes `<job id>.mp3`; `job.content()` gives the bytes.
+
+# %%
+import tempfile
+
+path = job.save(tempfile.mkdtemp())
+data = job.content()
+print(path.suffix, len(data) == path.stat().st_size)
+
+# %% [markdown]
+# ## Mistakes caught before sending
+#
+# The client checks requests against the catalog: a missing or too short
+# `lyrics_prompt` fails at once, with nothing sent and nothing charged.
+
+# %%
+try:
+    client.music.create(model=SONG, prompt="jazz", lyrics_prompt="la la")
+except gk.BadRequestError as error:
+    print(type(error).__name__, "-", error.param)

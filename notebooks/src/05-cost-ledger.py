@@ -1,0 +1,110 @@
+# %% [markdown]
+# # The cost ledger
+#
+# Every request's cost lands in `gk.ledger`: a table you can summarise by model or
+# tag, plot, export, and guard with a budget.
+
+# %%
+import sys
+if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+    # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
+import gatewaykit as gk
+client = gk.Client()  # SVC_API_KEY (+ SVC_BASE_URL): the real gateway; no key: the offline one
+
+# %% [markdown]
+# ### Which gateway?
+#
+# The first cell picks the gateway. With `SVC_API_KEY` and `SVC_BASE_URL` set
+# (in Colab the key may be a secret named `SVC_API_KEY`) it talks to the real
+# gateway and you pay for what you run. Without a key it starts the built-in
+# **offline gateway**, a local server with synthetic models: free, fast, and
+# clearly labelled as synthetic.
+
+# %% [markdown]
+# ## Tags
+#
+# Requests made inside `with gk.ledger.tag(...)` carry that tag, so you can see
+# what each experiment cost.
+
+# %%
+CHAT = client.models.pick("chat")
+IMAGE = client.models.pick("image", ["width", "height"])
+
+with gk.ledger.tag("haiku"):
+    for topic in ["rain", "trains", "tea"]:
+        client.chat.completions.create(model=CHAT, messages=[{"role": "user",
+                                                              "content": f"A haiku about {topic}"}])
+with gk.ledger.tag("posters"):
+    client.images.generate(model=IMAGE, prompt="a retro travel poster", width=256, height=256)
+len(gk.ledger)
+
+# %% [markdown]
+# ## The ledger shows itself
+#
+# Displayed, the ledger is a table with totals and a per-model summary.
+
+# %% tags=["nbval-ignore-output"]
+gk.ledger
+
+# %%
+gk.ledger.summary()
+
+# %%
+gk.ledger.summary(by="tag")
+
+# %% [markdown]
+# ## As a DataFrame
+#
+# `to_pandas()` has one row per request: tokens, cost, status, latency, retries, tags.
+# `cost_source` says where the amount came from (`reported` = the exact amount the
+# gateway deducted).
+
+# %%
+frame = gk.ledger.to_pandas()
+frame[["kind", "model", "status", "total_tokens", "cost_source", "tags"]]
+
+# %% [markdown]
+# ## A plot of cumulative cost
+
+# %% tags=["nbval-ignore-output"]
+ax = gk.ledger.plot()
+
+# %% [markdown]
+# ## Export
+#
+# CSV for spreadsheets, Parquet for pandas and friends.
+
+# %%
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+folder = Path(tempfile.mkdtemp())
+gk.ledger.to_csv(folder / "costs.csv")
+gk.ledger.to_parquet(folder / "costs.parquet")
+assert len(pd.read_csv(folder / "costs.csv")) == len(pd.read_parquet(folder / "costs.parquet")) == len(gk.ledger)
+sorted(path.name for path in folder.iterdir())
+
+# %% [markdown]
+# ## A budget
+#
+# A ledger with a `budget` (in USD) refuses a request **before anything is sent**
+# (`BudgetExceededError`) once the recorded total reaches it. Video and music jobs
+# carry no cost in the gateway's answers; give the ledger a price table and it also
+# refuses a request whose *estimated* cost would pass the budget (and estimates
+# those jobs' costs). `gk.Client(ledger=...)` records into a ledger of your own.
+
+# %%
+VIDEO = client.models.pick("video", ["resolution"])
+prices = {VIDEO: {"per_second": {"480p": 0.05, "720p": 0.10, "1080p": 0.25}}}  # your price list, USD
+careful = gk.Ledger(budget=0.50, prices=prices, path=None)  # in memory: a budget for this demo only
+careful_client = gk.Client(ledger=careful)
+try:
+    careful_client.videos.create(model=VIDEO, prompt="an expensive epic", duration=8, resolution="1080p")
+except gk.BudgetExceededError as error:
+    print("not sent:", error)
+assert len(careful) == 0
+
+# %% [markdown]
+# The process-wide ledger takes a budget the same way: `gk.ledger.budget = 5.00`.

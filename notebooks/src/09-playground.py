@@ -1,0 +1,41 @@
+# %% [markdown]
+# # Playground
+#
+# Try every model in the catalog without writing code: pick a kind and a model,
+# set its parameters, press **Run**. The form is built from the model's catalog
+# entry (a dropdown per list of values, a checkbox per switch, a slider per
+# range, a text box with a live character count per prompt), so it always offers
+# exactly what the model accepts. Chat answers stream in, images show inline,
+# video and music jobs show their progress and then a player, and the line above
+# the result adds up what this playground has cost. A value the client would
+# refuse (a prompt over the model's limit, lyrics that are too short) is shown
+# next to the form, and nothing is sent.
+#
+# To use it as an app, without the code cells: `voila notebooks/09-playground.ipynb`.
+
+# %%
+import sys
+if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+    # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
+import gatewaykit as gk
+client = gk.Client()  # SVC_API_KEY (+ SVC_BASE_URL): the real gateway; no key: the offline one
+
+# %% tags=["nbval-ignore-output"]
+gk.playground(client)
+
+# %% [markdown]
+# ### Which gateway?
+#
+# The first cell picks the gateway. With `SVC_API_KEY` and `SVC_BASE_URL` set
+# (in Colab the key may be a secret named `SVC_API_KEY`) it talks to the real
+# gateway and you pay for what you run. Without a key it starts the built-in
+# **offline gateway**, a local server with synthetic models: free, fast, and
+# clearly labelled as synthetic.
+
+# %% [markdown]
+# Each run is one client call, the same as in code: `client.images.generate(...)`
+# ([02-images](02-images.ipynb)), `client.videos.create(...)` ([03-video](03-video.ipynb)),
+# `client.music.create(...)` ([04-music](04-music.ipynb)) or a streamed chat
+# ([01-chat](01-chat.ipynb)). The rows it adds to the ledger carry a tag of their
+# own (`playground-1`), so [05-cost-ledger](05-cost-ledger.ipynb)'s summaries can
+# tell them apart.

@@ -1,0 +1,205 @@
+"""Recording and replaying httpx transports for ``Client(cassette=..., cassette_mode=...)``.
+
+They sit under the client's ``httpx.Client`` (in place of, or wrapping, its
+network transport), so every request the client makes — chat, streams, images,
+job polls, content redirects — goes through one place:
+
+``record``  always the network; every exchange is written (the file starts afresh).
+``replay``  never the network; an unrecorded request raises :class:`CassetteMissError`.
+``auto``    what the file holds replays; anything else goes to the network and is appended.
+
+A response is recorded as its body arrives (a stream chunk by chunk, so a replay
+has the same chunking); a stream that broke off on the network breaks off at the
+same point on replay. Replayed responses carry ``x-gatewaykit-cassette: replayed``,
+which the ledger hand-over turns into rows labelled ``cost_source="replayed"``.
+The file format and matching live in :mod:`gatewaykit.client.cassette_store`.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, AsyncIterator, Callable, Iterator, Optional
+
+import httpx
+
+from gatewaykit.client.cassette_store import REPLAYED_HEADER, Cassette, normalise_request
+
+__all__ = ["AsyncCassetteTransport", "CassetteTransport", "cassette_transport"]
+
+
+def _secrets(request: httpx.Request) -> list[str]:
+    """The credentials a request carries (never written; scrubbed wherever they would be)."""
+    found = []
+    auth = request.headers.get("authorization", "")
+    scheme, _, token = auth.partition(" ")
+    found.append(token.strip() if token else scheme.strip())
+    found.extend(part.split("=", 1)[-1].strip() for part in request.headers.get("cookie", "").split(";"))
+    return [secret for secret in found if len(secret) >= 4]
+
+
+class _Shared:
+    def __init__(self, cassette: Cassette, base_url: str) -> None:
+        self.cassette = cassette
+        self.base_url = base_url
+
+    def _prepare(self, request: httpx.Request) -> tuple[dict[str, Any], Optional[dict[str, Any]]]:
+        request.read()  # a multipart body is generated lazily; matching needs its bytes
+        normalised = normalise_request(
+            request.method, str(request.url), self.base_url, request.headers.get("content-type", ""), request.content
+        )
+        answer = None if self.cassette.mode == "record" else self.cassette.next_answer(normalised)
+        if answer is None and self.cassette.mode == "replay":
+            raise self.cassette.miss(normalised)
+        if answer is None:
+            request.headers["accept-encoding"] = "identity"  # store bodies as the client reads them
+        return normalised, answer
+
+    def _replayed(self, answer: dict[str, Any]) -> httpx.Response:
+        headers = [(name, value) for name, value in answer.get("headers", [])]
+        headers.append((REPLAYED_HEADER, "replayed"))
+        if "chunks" in answer:
+            chunks = [chunk.encode("utf-8") for chunk in answer["chunks"]]
+        elif "chunks_b64" in answer:
+            chunks = [base64.b64decode(chunk) for chunk in answer["chunks_b64"]]
+        elif "media" in answer:
+            chunks = [self.cassette.media(answer["media"])]
+        else:
+            chunks = [answer.get("text", "").encode("utf-8")]
+        return httpx.Response(
+            answer["status"], headers=headers, stream=_ReplayStream(chunks, bool(answer.get("broken")))
+        )
+
+    def _recorder(self, request: httpx.Request, normalised: dict[str, Any], response: httpx.Response) -> Callable:
+        secrets = _secrets(request)
+        headers = list(response.headers.multi_items())
+        location = response.headers.get("location")
+        if location and location.startswith(self.base_url + "/"):
+            # A redirect on the gateway's own origin is kept relative, so it replays on any base URL.
+            headers = [(k, location[len(self.base_url):] if k.lower() == "location" else v) for k, v in headers]
+
+        def done(chunks: list[bytes], broken: bool) -> None:
+            self.cassette.write(normalised, response.status_code, headers, chunks, secrets, broken)
+
+        return done
+
+
+class _ReplayStream(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """The recorded chunks, one by one (then the recorded network failure, if there was one)."""
+
+    def __init__(self, chunks: list[bytes], broken: bool) -> None:
+        self._chunks = chunks
+        self._broken = broken
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self._chunks
+        if self._broken:
+            raise httpx.ReadError("the recorded stream broke off here")
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self._chunks:
+            yield chunk
+        if self._broken:
+            raise httpx.ReadError("the recorded stream broke off here")
+
+
+class _RecordingStream:
+    """Passes the network's chunks through and writes the exchange once the body is done."""
+
+    def __init__(self, inner: Any, done: Callable[[list[bytes], bool], None]) -> None:
+        self._inner = inner
+        self._done: Optional[Callable[[list[bytes], bool], None]] = done
+        self._chunks: list[bytes] = []
+        self._broken = False
+
+    def _finish(self) -> None:
+        done, self._done = self._done, None
+        if done is not None:
+            done(self._chunks, self._broken)
+
+
+class _SyncRecordingStream(_RecordingStream, httpx.SyncByteStream):
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            for chunk in self._inner:
+                self._chunks.append(chunk)
+                yield chunk
+        except httpx.TransportError:
+            self._broken = True
+            raise
+
+    def close(self) -> None:
+        try:
+            self._inner.close()
+        finally:
+            self._finish()
+
+
+class _AsyncRecordingStream(_RecordingStream, httpx.AsyncByteStream):
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self._inner:
+                self._chunks.append(chunk)
+                yield chunk
+        except httpx.TransportError:
+            self._broken = True
+            raise
+
+    async def aclose(self) -> None:
+        try:
+            await self._inner.aclose()
+        finally:
+            self._finish()
+
+
+class CassetteTransport(_Shared, httpx.BaseTransport):
+    """A blocking httpx transport that records to, or replays from, a cassette."""
+
+    def __init__(self, cassette: Cassette, base_url: str, network: Optional[httpx.BaseTransport] = None) -> None:
+        super().__init__(cassette, base_url)
+        self._network = network
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        normalised, answer = self._prepare(request)
+        if answer is not None:
+            return self._replayed(answer)
+        if self._network is None:
+            self._network = httpx.HTTPTransport()
+        response = self._network.handle_request(request)
+        stream = _SyncRecordingStream(response.stream, self._recorder(request, normalised, response))
+        return httpx.Response(
+            response.status_code, headers=response.headers, stream=stream, extensions=response.extensions
+        )
+
+    def close(self) -> None:
+        if self._network is not None:
+            self._network.close()
+
+
+class AsyncCassetteTransport(_Shared, httpx.AsyncBaseTransport):
+    """The awaitable twin of :class:`CassetteTransport`."""
+
+    def __init__(self, cassette: Cassette, base_url: str, network: Optional[httpx.AsyncBaseTransport] = None) -> None:
+        super().__init__(cassette, base_url)
+        self._network = network
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        normalised, answer = self._prepare(request)
+        if answer is not None:
+            return self._replayed(answer)
+        if self._network is None:
+            self._network = httpx.AsyncHTTPTransport()
+        response = await self._network.handle_async_request(request)
+        stream = _AsyncRecordingStream(response.stream, self._recorder(request, normalised, response))
+        return httpx.Response(
+            response.status_code, headers=response.headers, stream=stream, extensions=response.extensions
+        )
+
+    async def aclose(self) -> None:
+        if self._network is not None:
+            await self._network.aclose()
+
+
+def cassette_transport(cassette: Cassette, base_url: str, network: Any = None, *, is_async: bool) -> Any:
+    """The transport for a client: ``network`` (the user's ``http_transport=``, if any) under the cassette."""
+    kind = AsyncCassetteTransport if is_async else CassetteTransport
+    return kind(cassette, base_url, network)

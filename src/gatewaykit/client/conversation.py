@@ -1,0 +1,234 @@
+"""Conversations: ``client.chat.session(...)`` gives a :class:`ChatSession` (``AsyncChatSession`` for ``AsyncClient``).
+
+A session owns its history (plain message dicts, grouped in :class:`Turn`\\ s),
+sends it with each new prompt, runs the model's tool calls (Python functions)
+until the model answers or ``max_steps`` runs out, and keeps the cost and tokens
+of everything it sent. Every request of the session is recorded in the
+client's ledger under the session's tag (``chat.tag``), so ``chat.cost`` equals
+the sum of those ledger rows.
+
+The loop itself is the sans-I/O flow of :mod:`gatewaykit.client.tool_loop`
+(and :mod:`gatewaykit.client.structured` for ``parse``); this module only
+drives it: the sync session sends with blocking calls and runs tools one after
+the other, the async session awaits and runs a turn's tool calls concurrently
+(sync tools in threads). In a notebook kernel each request streams through the
+same live view as ``client.chat.ask`` (:func:`show_live`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any, Optional
+
+from gatewaykit.client.conversation_state import SessionState
+from gatewaykit.client.notebook_hooks import notebook_function
+from gatewaykit.client.tool_loop import Ask, RunTools, Turn, turn_flow
+from gatewaykit.client.tools import ToolCallOutcome, Toolbox, error_text, result_text
+from gatewaykit.types import ChatCompletion
+
+__all__ = ["AsyncChatSession", "ChatSession", "show_live", "show_live_async"]
+
+
+# -- the live view: the one place a session meets the notebook layer (switch here to the client's display) --
+def live_view_available() -> bool:
+    """Whether requests should stream to a live view (a notebook kernel with the notebook layer)."""
+    return notebook_function("live", "render_stream") is not None
+
+
+def show_live(stream: Any) -> ChatCompletion:
+    """Read a ``ChatStream`` to its end, rendering it live where ``ask`` would; the completion."""
+    render = notebook_function("live", "render_stream")
+    return render(stream) if render is not None else stream.final()
+
+
+async def show_live_async(stream: Any) -> ChatCompletion:
+    render = notebook_function("live", "render_async_stream")
+    return await (render(stream) if render is not None else stream.final())
+
+
+def _raw_arguments(call: Any) -> dict[str, Any]:
+    try:
+        value = json.loads(call.function.arguments or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _ok(call: Any, value: Any) -> ToolCallOutcome:
+    return ToolCallOutcome(call.id or "", call.function.name or "", call.function.arguments or "", result_text(value), "ok")
+
+
+def _failed(call: Any, exc: BaseException) -> ToolCallOutcome:
+    return ToolCallOutcome(call.id or "", call.function.name or "", call.function.arguments or "", error_text(exc), "error")
+
+
+def _run_coroutine(coroutine: Any) -> Any:
+    """Run an ``async def`` tool from the sync session (in a fresh loop on a worker thread: a notebook's loop runs)."""
+    import asyncio
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+class ChatSession(SessionState):
+    """A conversation with one model: ``reply = chat("...")``; see ``client.chat.session``."""
+
+    def __call__(self, prompt: Any, *, images: Any = None, **overrides: Any) -> ChatCompletion:
+        """Send the history plus this prompt; run tool calls until the model answers; the turn's last completion."""
+        message, fields = self._prepare_turn(prompt, images, overrides)
+        flow = turn_flow(self._history(), message, fields, tools=self._toolbox.definitions(),
+                         max_steps=self.max_steps, on_event=self.on_event)  # fmt: skip
+        turn = self._drive(flow)
+        self._commit(turn)
+        return turn.reply  # type: ignore[return-value]
+
+    def parse(self, prompt: Any, response_format: Any, *, images: Any = None, retries: int = 0, **overrides: Any) -> Any:
+        """Ask for a reply matching ``response_format`` (a pydantic model); the validated instance.
+
+        The prompt and the valid reply stay in the history; a reply that does not
+        validate (after ``retries`` re-asks) raises :class:`gatewaykit.StructuredOutputError`.
+        """
+        message, fields, flow = self._prepare_parse(prompt, response_format, images, retries, overrides)
+        turn = Turn(messages=[message])
+        completion = self._drive(flow, turn)
+        return self._commit_parsed(turn, completion)
+
+    # -- the driver -------------------------------------------------------------------
+    def _drive(self, flow: Any, turn: Optional[Turn] = None) -> Any:
+        with self._tagged():
+            try:
+                command = next(flow)
+                while True:
+                    if isinstance(command, Ask):
+                        answer: Any = self._ask(command)
+                        if turn is not None:
+                            turn.completions.append(answer)
+                    elif isinstance(command, RunTools):
+                        answer = []
+                        for call in command.calls:
+                            answer.append(self._run_tool(call))
+                            command.finished(answer[-1])
+                    else:  # pragma: no cover - the flows yield only these
+                        raise TypeError(f"unexpected command {command!r}")
+                    command = flow.send(answer)
+            except StopIteration as stop:
+                return stop.value
+
+    def _ask(self, command: Ask) -> ChatCompletion:
+        fields = dict(command.fields)
+        stream = fields.pop("stream", None)
+        if stream is None:
+            stream = live_view_available()
+        result = self._client.chat.completions.create(
+            model=self.model, messages=command.messages, stream=stream, **fields
+        )
+        completion = show_live(result) if stream else result
+        self._spent(completion)
+        return completion
+
+    def _run_tool(self, call: Any) -> ToolCallOutcome:
+        tool, prepared = self._toolbox.prepare(call)
+        if tool is None:
+            return prepared
+        if self._approve is not None:
+            try:
+                allowed = self._approve(tool.name, _raw_arguments(call))
+            except Exception as exc:  # noqa: BLE001 - a failing approval refuses, it never loses the turn
+                return _failed(call, exc)
+            if not allowed:
+                return Toolbox.refused(call)
+        try:
+            value = tool.function(**prepared)
+            if inspect.isawaitable(value):
+                value = _run_coroutine(value)
+        except Exception as exc:  # noqa: BLE001 - the model reads the error as the tool message
+            return _failed(call, exc)
+        return _ok(call, value)
+
+
+class AsyncChatSession(SessionState):
+    """The conversation for :class:`gatewaykit.AsyncClient`: ``reply = await chat("...")``."""
+
+    _is_async = True
+
+    async def __call__(self, prompt: Any, *, images: Any = None, **overrides: Any) -> ChatCompletion:
+        """Send the history plus this prompt; run tool calls (concurrently) until the model answers."""
+        message, fields = self._prepare_turn(prompt, images, overrides)
+        flow = turn_flow(self._history(), message, fields, tools=self._toolbox.definitions(),
+                         max_steps=self.max_steps, on_event=self.on_event)  # fmt: skip
+        turn = await self._drive(flow)
+        self._commit(turn)
+        return turn.reply  # type: ignore[return-value]
+
+    async def parse(
+        self, prompt: Any, response_format: Any, *, images: Any = None, retries: int = 0, **overrides: Any
+    ) -> Any:
+        """Ask for a reply matching ``response_format``; ``await`` the validated instance."""
+        message, fields, flow = self._prepare_parse(prompt, response_format, images, retries, overrides)
+        turn = Turn(messages=[message])
+        completion = await self._drive(flow, turn)
+        return self._commit_parsed(turn, completion)
+
+    async def _drive(self, flow: Any, turn: Optional[Turn] = None) -> Any:
+        import asyncio  # loaded with the first async turn, not with gatewaykit
+
+        with self._tagged():
+            try:
+                command = next(flow)
+                while True:
+                    if isinstance(command, Ask):
+                        answer: Any = await self._ask(command)
+                        if turn is not None:
+                            turn.completions.append(answer)
+                    elif isinstance(command, RunTools):
+                        answer = list(await asyncio.gather(*(self._run_and_report(call, command.finished)
+                                                             for call in command.calls)))  # fmt: skip
+                    else:  # pragma: no cover
+                        raise TypeError(f"unexpected command {command!r}")
+                    command = flow.send(answer)
+            except StopIteration as stop:
+                return stop.value
+
+    async def _ask(self, command: Ask) -> ChatCompletion:
+        fields = dict(command.fields)
+        stream = fields.pop("stream", None)
+        if stream is None:
+            stream = live_view_available()
+        result = await self._client.chat.completions.create(
+            model=self.model, messages=command.messages, stream=stream, **fields
+        )
+        completion = await show_live_async(result) if stream else result
+        self._spent(completion)
+        return completion
+
+    async def _run_and_report(self, call: Any, finished: Any) -> ToolCallOutcome:
+        outcome = await self._run_tool(call)
+        finished(outcome)
+        return outcome
+
+    async def _run_tool(self, call: Any) -> ToolCallOutcome:
+        import asyncio
+
+        tool, prepared = self._toolbox.prepare(call)
+        if tool is None:
+            return prepared
+        if self._approve is not None:
+            try:
+                if inspect.iscoroutinefunction(self._approve):
+                    allowed = await self._approve(tool.name, _raw_arguments(call))
+                else:  # a console prompt must not block the event loop
+                    allowed = await asyncio.to_thread(self._approve, tool.name, _raw_arguments(call))
+            except Exception as exc:  # noqa: BLE001
+                return _failed(call, exc)
+            if not allowed:
+                return Toolbox.refused(call)
+        try:
+            if tool.is_async:
+                value = await tool.function(**prepared)
+            else:
+                value = await asyncio.to_thread(tool.function, **prepared)
+        except Exception as exc:  # noqa: BLE001
+            return _failed(call, exc)
+        return _ok(call, value)

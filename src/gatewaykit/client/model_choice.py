@@ -1,0 +1,101 @@
+"""``client.models.pick()``: choose a catalog model by kind and by what it must accept.
+
+A need is either a key of the entry's ``parameters`` (``"width"``, ``"resolution"``,
+``"lyrics_prompt"`` ...) or a capability:
+
+``vision``          a chat model that takes images as input (``input_modalities``)
+``reasoning``       a chat model that thinks before answering
+``tools``           a chat model that can call functions
+``json_schema``     a chat model that follows a JSON schema (``response_format``)
+``edit``            an image model that edits from reference images (``edit.supported``)
+``image_to_video``  a video model that starts from a picture (``input_reference``)
+
+The gateway shows chat entries without their features. Where an entry states
+``features`` (the offline gateway does) they decide; otherwise ``tools`` and
+``json_schema`` are assumed (the gateway ignores fields a model does not
+support), and ``reasoning`` is read from the id (``reason``, ``think``, ``r1`` ...).
+Among the models that fit, the one with the fewest parameters beyond the needs
+wins (the most specific fit: ``needs=["aspect_ratio"]`` prefers an aspect-only
+model to a tiered one), then catalog order.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Optional
+
+from gatewaykit.errors import ModelNotFoundError
+from gatewaykit.types import Model, ModelList
+
+__all__ = ["CAPABILITIES", "KINDS", "choose_model"]
+
+KINDS = ("chat", "image", "video", "music")
+CAPABILITIES = ("vision", "reasoning", "tools", "json_schema", "edit", "image_to_video")
+_FEATURE_NAMES = {"json_schema": ("json_schema", "json_mode", "structured_outputs")}
+_REASONING_ID = re.compile(r"reason|think|(^|[-_/])(r1|o1|o3|o4)([-_]|$)", re.IGNORECASE)
+
+
+def _feature(model: Model, name: str) -> Optional[bool]:
+    """The entry's own ``features`` flag for a capability, or None when the entry does not say."""
+    features = getattr(model, "features", None)
+    if not isinstance(features, dict):
+        return None
+    for key in _FEATURE_NAMES.get(name, (name,)):
+        if key in features:
+            return bool(features[key])
+    return None
+
+
+def _has_capability(model: Model, name: str) -> bool:
+    if name == "vision":
+        return model.kind == "chat" and "image" in model.input_modalities
+    if name == "edit":
+        return model.kind == "image" and model.edit is not None and bool(model.edit.supported)
+    if name == "image_to_video":
+        return model.kind == "video" and ("input_reference" in (model.parameters or {})
+                                          or "image" in model.input_modalities)
+    if model.kind != "chat":
+        return False
+    stated = _feature(model, name)
+    if stated is not None:
+        return stated
+    if name == "reasoning":
+        return bool(_REASONING_ID.search(model.id))
+    return True  # tools, json_schema: assumed where the entry does not say
+
+
+def accepts(model: Model, need: str) -> bool:
+    """Whether ``model`` takes the parameter or has the capability ``need``."""
+    if need in CAPABILITIES:
+        return _has_capability(model, need)
+    return need in (model.parameters or {})
+
+
+def choose_model(catalog: ModelList, kind: str, needs: Iterable[str] = ()) -> str:
+    """The id of the best-fitting model of ``kind`` that accepts every need; ModelNotFoundError if none."""
+    if isinstance(needs, str):
+        needs = (needs,)
+    needs = tuple(needs)
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(map(repr, KINDS))}, not {kind!r}")
+    of_kind = [model for model in catalog if model.kind == kind]
+    fitting = [model for model in of_kind if all(accepts(model, need) for need in needs)]
+    if fitting:
+        best = min(fitting, key=lambda model: len(set(model.parameters or {}) - set(needs)))
+        return best.id
+    raise ModelNotFoundError(_explain(catalog, kind, needs), param="model")
+
+
+def _explain(catalog: ModelList, kind: str, needs: tuple[str, ...]) -> str:
+    wanted = f" accepting {', '.join(needs)}" if needs else ""
+    of_kind = [model for model in catalog if model.kind == kind]
+    if not of_kind:
+        kinds = sorted({model.kind for model in catalog})
+        return (f"This key's catalog has no {kind} model; it has {', '.join(kinds) or 'no'} models "
+                f"({', '.join(catalog.ids)}). See client.models.list().")
+    lines = [f"No {kind} model{wanted} in this key's catalog. The {kind} models accept:"]
+    for model in of_kind:
+        offers = sorted(model.parameters or {}) + [name for name in CAPABILITIES if _has_capability(model, name)]
+        lines.append(f"  {model.id}: {', '.join(offers) or '(nothing listed)'}")
+    lines.append(f"Needs may be parameter names or capabilities ({', '.join(CAPABILITIES)}).")
+    return "\n".join(lines)

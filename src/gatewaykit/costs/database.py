@@ -1,0 +1,246 @@
+"""The ledger's SQLite database: rows and job updates shared by every kernel.
+
+Three tables, written only through :class:`LedgerDatabase`:
+
+``rows``         one row per request or job, as first recorded (``uid`` is a
+                 stable unique id, so merging ledgers never duplicates a row;
+                 ``base_url`` is the gateway a job runs on, never the key);
+``job_updates``  every job state change, in order (``pending -> completed``);
+``settings``     ``budget``: the USD limit every kernel on this file obeys.
+
+The database runs in WAL mode (readers never wait for a writer) with a busy
+timeout, so several processes append at once. Each ledger keeps the highest
+``seq`` it has read from both tables and asks SQLite's ``data_version`` before
+every read: when no other connection has committed since, a read costs one
+pragma; otherwise only the new rows are fetched. A write that cannot get the
+lock within the timeout is kept and retried with the next write (``uid``
+makes the retry idempotent).
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import os
+import sqlite3
+import sys
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+from gatewaykit.costs.rows import LedgerRow
+
+__all__ = ["BUSY_TIMEOUT", "LedgerDatabase", "LedgerDatabaseError", "StoredRow", "StoredUpdate"]
+
+BUSY_TIMEOUT = 10.0
+"""Seconds a write waits for another process's lock before it is deferred."""
+
+_JSON_FIELDS = ("tags", "pricing")  # stored as JSON text, last in every statement
+_FIELDS = tuple(f.name for f in fields(LedgerRow) if f.name not in _JSON_FIELDS) + _JSON_FIELDS
+_PLAIN_VALUES = operator.attrgetter(*_FIELDS[: -len(_JSON_FIELDS)])
+_ROW_ORDER = tuple(f.name for f in fields(LedgerRow))  # how rows are read back
+_INTERNED_AT = tuple(_ROW_ORDER.index(name) for name in ("kind", "model", "status", "cost_source"))
+_BOOLEAN_AT = tuple(_ROW_ORDER.index(name) for name in ("charged", "offline"))
+_TAGS_AT, _PRICING_AT = _ROW_ORDER.index("tags"), _ROW_ORDER.index("pricing")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS rows (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    uid TEXT NOT NULL UNIQUE,
+    base_url TEXT
+);
+CREATE TABLE IF NOT EXISTS job_updates (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    seconds REAL,
+    error_message TEXT,
+    time REAL
+);
+CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT);
+"""
+
+StoredRow = tuple  # (uid, LedgerRow, base_url)
+StoredUpdate = dict  # {"id", "status", "seconds", "error_message", "time"}
+
+
+class LedgerDatabaseError(RuntimeError):
+    """The ledger's database cannot be opened or read (not a database, unreadable)."""
+
+
+class LedgerDatabase:
+    """One connection to one ledger database; callers serialise access (the ledger's lock)."""
+
+    def __init__(self, path: Any, *, fsync: bool = False) -> None:
+        self.path = Path(path).expanduser().absolute()  # a pickled ledger reopens it from any cwd
+        self.pid = os.getpid()  # a connection is never used across fork()
+        self._backlog_rows: list[StoredRow] = []
+        self._backlog_updates: list[StoredUpdate] = []
+        self._row_seq = 0
+        self._update_seq = 0
+        self._version: Optional[int] = None
+        self.budget: Optional[float] = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise LedgerDatabaseError(f"cannot open the ledger database {self.path}: {exc}") from exc
+        try:
+            self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute(f"PRAGMA synchronous = {'FULL' if fsync else 'NORMAL'}")
+            with self._transaction():
+                for statement in filter(str.strip, _SCHEMA.split(";")):
+                    self._conn.execute(statement)
+                self._columns = self._add_missing_columns()
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise LedgerDatabaseError(
+                f"{self.path} is not a usable gatewaykit ledger database ({exc}); "
+                "move it aside or pass another Ledger(path=...)"
+            ) from exc
+        self._insert_row = (
+            f"INSERT OR IGNORE INTO rows (uid, base_url, {', '.join(self._columns)}) "
+            f"VALUES ({', '.join('?' * (len(self._columns) + 2))})"
+        )
+
+    # ------------------------------------------------------------------ schema
+
+    def _add_missing_columns(self) -> tuple:
+        present = {row[1] for row in self._conn.execute("PRAGMA table_info(rows)")}
+        for name in _FIELDS:
+            if name not in present:
+                self._conn.execute(f'ALTER TABLE rows ADD COLUMN "{name}"')
+        return _FIELDS
+
+    class _Tx:
+        def __init__(self, conn: sqlite3.Connection) -> None:
+            self.conn = conn
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.conn.execute("BEGIN IMMEDIATE")
+            return self.conn
+
+        def __exit__(self, kind, exc, tb) -> None:
+            self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+
+    def _transaction(self) -> "_Tx":
+        return self._Tx(self._conn)
+
+    # ------------------------------------------------------------------- reads
+
+    def poll(self, *, force: bool = False) -> Optional[tuple[list[StoredRow], list[StoredUpdate]]]:
+        """Rows and updates committed since the last poll, or None when nothing changed."""
+        conn = self._conn
+        try:
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+            if not force and version == self._version:
+                return None
+            self._version = version
+            columns = ", ".join(_ROW_ORDER)
+            raw_rows = conn.execute(
+                f"SELECT seq, uid, base_url, {columns} FROM rows WHERE seq > ? ORDER BY seq", (self._row_seq,)
+            ).fetchall()
+            raw_updates = conn.execute(
+                "SELECT seq, job_id, status, seconds, error_message, time FROM job_updates "
+                "WHERE seq > ? ORDER BY seq",
+                (self._update_seq,),
+            ).fetchall()
+            budget = conn.execute("SELECT value FROM settings WHERE name = 'budget'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise LedgerDatabaseError(f"cannot read the ledger database {self.path}: {exc}") from exc
+        self.budget = None if budget is None or budget[0] is None else float(budget[0])
+        rows = [self._row(values) for values in raw_rows]
+        if raw_rows:
+            self._row_seq = raw_rows[-1][0]
+        updates = [
+            {"id": job_id, "status": status, "seconds": seconds, "error_message": message, "time": when}
+            for _, job_id, status, seconds, message, when in raw_updates
+        ]
+        if raw_updates:
+            self._update_seq = raw_updates[-1][0]
+        return rows, updates
+
+    @staticmethod
+    def _row(values: tuple) -> StoredRow:
+        data = list(values[3:])  # in LedgerRow's field order
+        for i in _INTERNED_AT:
+            if data[i] is not None:
+                data[i] = sys.intern(data[i])
+        for i in _BOOLEAN_AT:
+            data[i] = bool(data[i])
+        tags, pricing = data[_TAGS_AT], data[_PRICING_AT]
+        data[_TAGS_AT] = tuple(json.loads(tags)) if tags else ()
+        data[_PRICING_AT] = json.loads(pricing) if pricing else None
+        return values[1], LedgerRow(*data), values[2]
+
+    def rewind(self) -> None:
+        """Forget what was read (the next poll returns every row and update)."""
+        self._row_seq = self._update_seq = 0
+        self._version = None
+
+    # ------------------------------------------------------------------ writes
+
+    @staticmethod
+    def _values(stored: StoredRow) -> tuple:
+        uid, row, base_url = stored
+        tags, pricing = row.tags, row.pricing
+        return (
+            (uid, base_url)
+            + _PLAIN_VALUES(row)
+            + (json.dumps(list(tags)) if tags else None, json.dumps(pricing) if pricing else None)
+        )
+
+    def write(self, rows: Iterable[StoredRow] = (), updates: Iterable[StoredUpdate] = ()) -> None:
+        """Append rows and updates in one transaction (plus any deferred by a lock timeout).
+
+        Raises :class:`sqlite3.OperationalError` (say, ``database is locked``) after
+        keeping them for the next write.
+        """
+        rows = self._backlog_rows + list(rows)
+        updates = self._backlog_updates + list(updates)
+        self._backlog_rows, self._backlog_updates = [], []
+        if not rows and not updates:
+            return
+        try:
+            with self._transaction() as conn:
+                last_row, last_update = conn.execute(
+                    "SELECT (SELECT ifnull(max(seq), 0) FROM rows), (SELECT ifnull(max(seq), 0) FROM job_updates)"
+                ).fetchone()
+                conn.executemany(self._insert_row, map(self._values, rows))
+                conn.executemany(
+                    "INSERT INTO job_updates (job_id, status, seconds, error_message, time) VALUES (?, ?, ?, ?, ?)",
+                    [(u["id"], u["status"], u.get("seconds"), u.get("error_message"), u.get("time")) for u in updates],
+                )
+                caught_up = last_row == self._row_seq and last_update == self._update_seq
+                if caught_up:  # nobody else wrote since our last read: skip reading our own rows back
+                    self._row_seq, self._update_seq = conn.execute(
+                        "SELECT (SELECT ifnull(max(seq), 0) FROM rows), (SELECT ifnull(max(seq), 0) FROM job_updates)"
+                    ).fetchone()
+        except sqlite3.Error:
+            self._backlog_rows, self._backlog_updates = rows, updates
+            raise
+
+    @property
+    def backlog(self) -> int:
+        """Rows and updates waiting for the lock (written with the next write)."""
+        return len(self._backlog_rows) + len(self._backlog_updates)
+
+    def set_budget(self, budget: Optional[float]) -> None:
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO settings (name, value) VALUES ('budget', ?) "
+                "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                (None if budget is None else repr(float(budget)),),
+            )
+        self.budget = budget
+
+    def clear(self) -> None:
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM rows")
+            conn.execute("DELETE FROM job_updates")
+        self._backlog_rows, self._backlog_updates = [], []
+
+    def close(self) -> None:
+        self._conn.close()

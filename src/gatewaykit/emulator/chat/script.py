@@ -1,0 +1,124 @@
+"""Scripted answers: a teacher writes the replies to their demo's prompts.
+
+    {"answers": [
+        {"match": "capital of France", "content": "Paris."},
+        {"match": "re:^weather in (\\\\w+)", "tool_call": {"name": "get_weather", "arguments": {"city": "$1"}}},
+        {"match": "a user record", "json": {"name": "Ada", "age": 36}}
+    ]}
+
+The first entry whose ``match`` fits the last user message decides: a plain string
+matches as a case-insensitive substring, ``re:...`` as a case-insensitive regular
+expression (``re.search``) whose groups fill ``$1``, ``$2``... in the answer. An entry
+gives exactly one of ``content`` (text), ``tool_call`` (``{name, arguments}``) or
+``json`` (any JSON value, sent as the message content). No match: the synthetic model
+answers. Scripts apply when the conversation ends with a user message; after a tool
+result the synthetic model states that result. Stdlib only (settings import this).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_KINDS = ("content", "tool_call", "json")
+
+
+@dataclass(frozen=True)
+class ScriptedAnswer:
+    """One entry's reply with its ``$n`` references filled in."""
+
+    content: str | None = None
+    tool_call: dict[str, Any] | None = None   # {"name": str, "arguments": JSON-encoded str}
+
+
+@dataclass(frozen=True)
+class _Entry:
+    match: str
+    regex: re.Pattern[str] | None
+    kind: str
+    answer: Any
+
+
+def _fill(value: Any, groups: tuple[str | None, ...]) -> Any:
+    if isinstance(value, str):
+        return re.sub(r"\$(\d)", lambda m: (groups[int(m.group(1)) - 1] or "") if 0 < int(m.group(1)) <= len(groups)
+                      else m.group(0), value)
+    if isinstance(value, list):
+        return [_fill(v, groups) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill(v, groups) for k, v in value.items()}
+    return value
+
+
+class Script:
+    """A parsed script file; :meth:`answer_for` gives the scripted reply to a user message, or None."""
+
+    def __init__(self, data: Any, source: str = "script") -> None:
+        if not isinstance(data, dict) or not isinstance(data.get("answers"), list):
+            raise ValueError(f'{source}: a script is a JSON object {{"answers": [...]}}')
+        self.entries: list[_Entry] = []
+        for i, entry in enumerate(data["answers"]):
+            where = f"{source}: answers[{i}]"
+            if not isinstance(entry, dict) or not isinstance(entry.get("match"), str) or not entry["match"]:
+                raise ValueError(f'{where} needs a non-empty "match" string')
+            kinds = [k for k in _KINDS if k in entry]
+            if len(kinds) != 1:
+                raise ValueError(f'{where} needs exactly one of "content", "tool_call" or "json"')
+            kind, answer = kinds[0], entry[kinds[0]]
+            if kind == "content" and not isinstance(answer, str):
+                raise ValueError(f'{where}.content must be a string')
+            if kind == "tool_call" and not (isinstance(answer, dict) and isinstance(answer.get("name"), str)
+                                            and answer["name"] and isinstance(answer.get("arguments", {}), dict)):
+                raise ValueError(f'{where}.tool_call must be {{"name": str, "arguments": {{...}}}}')
+            regex = None
+            if entry["match"].startswith("re:"):
+                try:
+                    regex = re.compile(entry["match"][3:], re.IGNORECASE)
+                except re.error as exc:
+                    raise ValueError(f"{where}.match is not a valid regular expression: {exc}") from None
+            self.entries.append(_Entry(entry["match"], regex, kind, answer))
+
+    def answer_for(self, message: str) -> ScriptedAnswer | None:
+        for entry in self.entries:
+            if entry.regex is not None:
+                found = entry.regex.search(message)
+                if not found:
+                    continue
+                groups = found.groups()
+            elif entry.match.casefold() in message.casefold():
+                groups = ()
+            else:
+                continue
+            answer = _fill(entry.answer, groups)
+            if entry.kind == "content":
+                return ScriptedAnswer(content=answer)
+            if entry.kind == "json":
+                return ScriptedAnswer(content=json.dumps(answer, indent=2, ensure_ascii=False))
+            return ScriptedAnswer(tool_call={"name": answer["name"],
+                                             "arguments": json.dumps(answer.get("arguments", {}), ensure_ascii=False)})
+        return None
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+def load_script(source: Any) -> Script:
+    """A :class:`Script` from a dict, a JSON file path or a Script; ValueError says what is wrong."""
+    if isinstance(source, Script):
+        return source
+    if isinstance(source, (str, Path)):
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot read script file {str(source)!r}: {exc.strerror or exc}") from None
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"script file {str(source)!r} is not valid JSON: {exc}") from None
+        return Script(data, source=f"script file {str(source)!r}")
+    if isinstance(source, dict):
+        return Script(source)
+    raise ValueError(f"script must be a dict or a path to a JSON file, not {type(source).__name__}")

@@ -1,0 +1,131 @@
+"""Conversation transcripts: Markdown that round-trips (property-tested), JSON and sanitised HTML exports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import gatewaykit as gk
+from gatewaykit.client.transcript import from_markdown, to_markdown
+
+from .conftest import FAST_RETRIES
+
+TRICKY = [
+    "# Heading", "## user", "### Assistant", "```", "```python\nprint(1)\n```", "````", "~~~", "`x`",
+    "<!-- gatewaykit:message {\"message\": {\"role\": \"user\"}} -->", "<!-- gatewaykit:end -->",
+    "<!-- gatewaykit:conversation {} -->", "-->", "<script>alert(1)</script>", "\n", "\n\n", "  ", "\t",
+    "*(no content)*", "- tool call `x`", "\\", "\"", "é ü 中文 🙂",
+]  # fmt: skip
+text = st.lists(st.one_of(st.sampled_from(TRICKY), st.text(st.characters(exclude_categories=("Cs",)))), max_size=8).map("".join)
+call_id = st.text("abcdef0123456789_", min_size=1, max_size=12).map(lambda s: "call_" + s)
+tool_call = st.fixed_dictionaries({
+    "id": call_id, "type": st.just("function"),
+    "function": st.fixed_dictionaries({"name": st.from_regex(r"[a-z_]{1,12}", fullmatch=True), "arguments": text}),
+})  # fmt: skip
+image_part = st.builds(lambda data: {"type": "image_url", "image_url": {"url": "data:image/png;base64," + data}},
+                       st.text("ABCDEFabcdef0123456789+/", max_size=20))  # fmt: skip
+message = st.one_of(
+    st.fixed_dictionaries({"role": st.just("user"), "content": text}),
+    st.fixed_dictionaries({"role": st.just("user"),
+                           "content": st.lists(st.one_of(st.builds(lambda t: {"type": "text", "text": t}, text), image_part), min_size=1, max_size=3)}),
+    st.fixed_dictionaries({"role": st.just("assistant"), "content": text}),
+    st.fixed_dictionaries({"role": st.just("assistant"), "content": st.one_of(st.none(), text),
+                           "tool_calls": st.lists(tool_call, min_size=1, max_size=3)}),
+    st.fixed_dictionaries({"role": st.just("tool"), "tool_call_id": call_id, "content": text}),
+)  # fmt: skip
+
+
+@given(st.lists(message, max_size=8), st.one_of(st.none(), st.text(max_size=20)))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_markdown_round_trips_any_messages(messages: list[dict[str, Any]], model: Any) -> None:
+    """to_markdown then from_markdown gives back exactly the messages (tool calls, fences, headings, markers)."""
+    written = to_markdown(messages, model=model, cost=0.5)
+    back, header = from_markdown(written)
+    assert back == messages and header["model"] == model
+
+
+@given(st.lists(st.sampled_from(TRICKY), min_size=1, max_size=6).map("".join))
+@settings(max_examples=100, deadline=None)
+def test_marker_lookalikes_in_content_are_fenced(content: str) -> None:
+    """Content holding something like our markers is written inside a fence, and still reads back."""
+    messages = [{"role": "assistant", "content": content}, {"role": "user", "content": "next"}]
+    assert from_markdown(to_markdown(messages))[0] == messages
+
+
+def test_plain_answers_stay_readable_markdown() -> None:
+    """An ordinary answer (with a balanced code block) is written as-is, under a visible label."""
+    answer = "Here:\n\n```python\nprint(1)\n```\n\n## Done"
+    written = to_markdown([{"role": "user", "content": "Show code"}, {"role": "assistant", "content": answer}])
+    assert "### User\n\nShow code\n\n" in written and f"### Assistant\n\n{answer}\n\n" in written
+
+
+def test_text_that_is_no_transcript_is_refused() -> None:
+    """from_markdown of ordinary Markdown raises a ValueError that says how to make a transcript."""
+    with pytest.raises(ValueError, match="to_markdown"):
+        from_markdown("# Notes\n\nnothing here")
+
+
+@pytest.fixture
+def client(emulator: Any, keys: Any) -> Iterator[gk.Client]:
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, ledger=gk.Ledger(), retry_policy=FAST_RETRIES) as made:
+        yield made
+
+
+def get_weather(city: str) -> str:
+    """Get the current weather for a city."""
+    return f"## Sunny in {city}\n\n```\n21 C\n```"
+
+
+def test_a_session_round_trips_through_markdown(client: gk.Client) -> None:
+    """ChatSession.from_markdown restores system, history (tool calls and results) and model; it can go on."""
+    chat = client.chat.session(model="chat-mini", system="Be brief.", tools=[get_weather])
+    chat("What is the weather in Paris?")
+    chat("Hello again")
+    restored = gk.ChatSession.from_markdown(chat.to_markdown(), client=client, tools=[get_weather])
+    assert restored.history == chat.history and restored.system == "Be brief." and restored.model == "chat-mini"
+    assert len(restored.turns) == 2
+    restored.undo()
+    assert restored.history == chat.history[:5]
+    assert restored("One more question").content
+
+
+def test_export_writes_markdown_json_and_html(client: gk.Client, tmp_path: Path) -> None:
+    """export() picks the format from the suffix; the .md reads back; .json holds messages, cost and tokens."""
+    chat = client.chat.session(model="chat-mini", tools=[get_weather])
+    chat("What is the weather in Paris?")
+    md = chat.export(tmp_path / "talk.md")
+    assert gk.ChatSession.from_markdown(md.read_text(encoding="utf-8"), client=client).history == chat.history
+    data = json.loads(chat.export(tmp_path / "talk.json").read_text(encoding="utf-8"))
+    assert data["messages"] == chat.history and data["cost_usd"] == chat.cost and data["tag"] == chat.tag
+    assert data["usage"]["total_tokens"] == chat.usage.total_tokens
+    page = chat.export(tmp_path / "talk.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "get_weather" in page
+    with pytest.raises(ValueError, match=r"\.md, \.html or \.json"):
+        chat.export(tmp_path / "talk.txt")
+
+
+def test_html_export_sanitises_model_text(client: gk.Client, tmp_path: Path) -> None:
+    """Scripts, raw HTML and javascript: links in messages never reach the exported HTML as markup."""
+    hostile = "<script>alert(1)</script> <img src=x onerror=alert(2)> [click](javascript:alert(3))"
+    transcript = to_markdown([{"role": "user", "content": hostile}, {"role": "assistant", "content": hostile}])
+    chat = gk.ChatSession.from_markdown(transcript, client=client)
+    page = chat.export(tmp_path / "talk.html").read_text(encoding="utf-8")
+    lowered = page.lower()
+    assert "<script" not in lowered and "<img" not in lowered and 'href="javascript' not in lowered
+    assert "&lt;script&gt;" in page
+
+
+def test_a_turn_that_hit_the_limit_stays_one_turn(client: gk.Client) -> None:
+    """The summary request of a max_steps turn is part of that turn after a round trip (undo drops it all)."""
+    chat = client.chat.session(model="chat-mini", tools=[get_weather], max_steps=1)
+    chat("Hello there")
+    chat("What is the weather in Paris?")
+    restored = gk.ChatSession.from_markdown(chat.to_markdown(), client=client)
+    assert len(restored.turns) == 2 and restored.history == chat.history
+    restored.undo()
+    assert restored.history == chat.history[:2]

@@ -1,0 +1,129 @@
+"""The synthetic chat model is honest and follows the form a prompt asks for."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+
+def ask(http, text, model="chat-mini", **fields):
+    answer = http.post("/v1/chat/completions", json={"model": model, "messages": [{"role": "user", "content": text}],
+                                                     **fields})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def content_of(body):
+    return body["choices"][0]["message"]["content"]
+
+
+def sentences_outside_quotes(text):
+    bare = re.sub(r"“[^”]*”", "Q", text)
+    return [s for s in re.split(r"(?<=[.!?])\s+", bare.strip()) if s]
+
+
+@pytest.mark.parametrize("question, answer_word", [("What is the capital of France?", "Paris"),
+                                                   ("Is 221 a prime number?", "13")])
+def test_never_pretends_to_answer(http, question, answer_word):
+    """The reply says it is the offline model, restates the question and asserts no answer."""
+    text = content_of(ask(http, question))
+    assert "offline" in text.lower() and question in text
+    assert answer_word not in text.replace(question, "")
+
+
+def test_one_sentence_prompt_gets_one_sentence(http):
+    """'in one sentence' gives exactly one sentence."""
+    for seed in range(6):
+        text = content_of(ask(http, "Summarise the French revolution in one sentence", seed=seed))
+        assert len(sentences_outside_quotes(text)) == 1 and "\n" not in text
+
+
+def test_two_sentences_prompt_gets_two(http):
+    """'in two sentences' gives exactly two sentences."""
+    text = content_of(ask(http, "Explain recursion in two sentences", seed=3))
+    assert len(sentences_outside_quotes(text)) == 2
+
+
+@pytest.mark.parametrize("prompt, count", [("Give me three bullet points about SSE", 3),
+                                           ("List five tips for writing tests", 5)])
+def test_asked_number_of_points(http, prompt, count):
+    """'three bullet points' gives exactly three list items."""
+    text = content_of(ask(http, prompt))
+    assert len([line for line in text.splitlines() if line.startswith("- ")]) == count
+
+
+def test_length_follows_max_tokens(http):
+    """With a modest max_tokens the reply picks a form that fits instead of being cut."""
+    full = ask(http, "Explain how HTTP caching works")
+    short = ask(http, "Explain how HTTP caching works", max_tokens=80)
+    assert short["choices"][0]["finish_reason"] == "stop"
+    assert short["usage"]["completion_tokens"] <= 80 < full["usage"]["completion_tokens"]
+    assert "offline" in content_of(short).lower()
+
+
+@pytest.mark.parametrize("prompt, fence", [("Write a Rust function that adds two numbers", "```rust"),
+                                           ("Show me some JavaScript to sort an array", "```javascript"),
+                                           ("Write a SQL query for the top customers", "```sql"),
+                                           ("Explain closures", "```python")])
+def test_code_block_in_the_language_the_prompt_names(http, prompt, fence):
+    """The code block uses the language the prompt mentions (Python when none is named)."""
+    assert fence in content_of(ask(http, prompt))
+
+
+def test_headings_are_not_built_from_prompt_words(http):
+    """Headings are fixed phrases, never assembled from the prompt's words."""
+    text = content_of(ask(http, "Explain quantum entanglement for beginners"))
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    assert headings and not any(w in h.lower() for h in headings for w in ("quantum", "entanglement", "beginners"))
+
+
+def test_calculator_result_is_stated(http):
+    """After a calculator tool returns 42, the answer states 42."""
+    messages = [{"role": "user", "content": "What is 6 times 7?"},
+                {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {
+                    "name": "calculator", "arguments": "{\"expression\": \"6*7\"}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "42"}]
+    body = http.post("/v1/chat/completions", json={"model": "chat-mini", "messages": messages}).json()
+    assert "the answer is **42**" in content_of(body) and "calculator" in content_of(body)
+
+
+def test_reasoning_trace_is_honest(http):
+    """A reasoning trace says it is synthetic and restates the question."""
+    body = ask(http, "Is 221 a prime number?", model="chat-reasoner")
+    trace = body["choices"][0]["message"]["reasoning"]
+    assert "synthetic" in trace and "“Is 221 a prime number?”" in trace
+
+
+def test_json_object_mode_is_marked_synthetic(http):
+    """json_object mode returns a JSON object that says it is synthetic."""
+    value = json.loads(content_of(ask(http, "Give me a fact about owls", response_format={"type": "json_object"})))
+    assert value["synthetic"] is True and "owls" in value["question"]
+
+
+def test_synthetic_answers_are_marked(http):
+    """A synthetic answer carries X-Gateway-Offline-Content and extra_fields.offline_content."""
+    answer = http.post("/v1/chat/completions", json={"model": "chat-mini",
+                                                     "messages": [{"role": "user", "content": "hi"}]})
+    assert answer.headers["X-Gateway-Offline-Content"] == "synthetic"
+    assert answer.headers["X-Gateway-Offline"] == "1"
+    assert answer.json()["extra_fields"]["offline_content"] == "synthetic"
+
+
+def test_one_sentence_vision_answer(http):
+    """A one-sentence question about one image gets one sentence: its size and colours, and the limit."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (64, 48), (200, 30, 30)).save(buffer, "PNG")
+    uri = "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+    content = [{"type": "text", "text": "What is in this picture? Answer in one sentence."},
+               {"type": "image_url", "image_url": {"url": uri}}]
+    text = content_of(http.post("/v1/chat/completions", json={
+        "model": "chat-vision", "messages": [{"role": "user", "content": content}]}).json())
+    assert "64×48" in text and "red" in text and "offline" in text
+    assert len(re.findall(r"[.!?](\s|$)", text)) == 1

@@ -1,0 +1,175 @@
+"""notebooks/09-playground.ipynb in JupyterLab 4 + headless Chromium: the form is used as a person would.
+
+The notebook is opened with its stored outputs cleared; its ``gk.Client()`` finds ``SVC_API_KEY`` and
+``SVC_BASE_URL`` pointing at an offline gateway started here (time scale 0.6,
+so the video job shows progress for a few seconds). Tests run in order on one
+page; screenshots go to ``test-artifacts/browser/playground-*.png``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+import nbformat
+import pytest
+from jupyter_browser import JupyterServer, NotebookPage, open_notebook
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts" / "browser"
+SETUP, PLAYGROUND = 1, 2  # code cells of 09-playground.ipynb (0, 3 and 4 are Markdown)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
+    from gatewaykit import emulator as gateway
+
+    root = tmp_path_factory.mktemp("playground") / "work"
+    root.mkdir()
+    notebook = nbformat.read(str(REPO / "notebooks" / "09-playground.ipynb"), as_version=4)
+    for cell in notebook.cells:  # as a fresh notebook: the sources as stored, no outputs yet
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nbformat.write(notebook, str(root / "09-playground.ipynb"))
+    with pytest.MonkeyPatch.context() as env, gateway.start(time_scale=0.6) as running:
+        env.setenv("SVC_BASE_URL", running.base_url)  # the Jupyter server, and so the kernel, inherit these
+        env.setenv("SVC_API_KEY", running.api_key)
+        server = JupyterServer(root, app="lab")
+        try:
+            with open_notebook(server, "09-playground.ipynb", ARTIFACTS, height=1800) as notebook:
+                run_first_cell(notebook)
+                notebook.run_and_wait(PLAYGROUND)
+                notebook.page.wait_for_selector(".gk-playground .gk-playground-run", timeout=30_000)
+                yield notebook
+        finally:
+            server.stop()
+
+
+def run_first_cell(notebook: NotebookPage) -> None:
+    """Run the setup cell; if JupyterLab asks which kernel to use (a race on a busy machine), accept its choice."""
+    dialog = notebook.page.locator(".jp-Dialog .jp-mod-accept")
+    for _ in range(3):
+        if dialog.count():
+            dialog.first.click()
+        try:
+            notebook.run_and_wait(SETUP)
+            return
+        except Exception:  # noqa: BLE001 - retried after accepting the dialog
+            notebook.screenshot("playground-setup-retry")
+            if not dialog.count():
+                raise
+    notebook.run_and_wait(SETUP)
+
+
+def expect(locator: Any) -> Any:
+    """Playwright's retrying assertions (imported here, like the rest of Playwright, only when used)."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(locator)
+
+
+def form(page: NotebookPage) -> Any:
+    return page.cell(PLAYGROUND).locator(".gk-playground")
+
+
+def shot(page: NotebookPage, name: str) -> None:
+    page.screenshot(f"playground-{name}", PLAYGROUND)
+
+
+def choose(page: NotebookPage, kind: str, model: str, prompt: str) -> None:
+    """Click the kind, pick the model, type the prompt (the form is rebuilt in between)."""
+    form(page).locator(".widget-toggle-buttons button", has_text=kind).click()
+    form(page).locator(".widget-dropdown select").first.select_option(model)
+    box = form(page).locator(f".gk-form-{model} .gk-field-prompt textarea")  # the form rebuilt for this model
+    box.wait_for()
+    box.fill(prompt)
+
+
+def cost_text(page: NotebookPage) -> str:
+    return form(page).locator(".gk-playground-cost").inner_text()
+
+
+def test_image_appears_at_the_chosen_width_and_the_cost_updates(page: NotebookPage) -> None:
+    """Pick image-pixels, set width 512, Run: the image decodes 512 px wide; the cost line counts the run."""
+    choose(page, "image", "image-pixels", "a red fox in snow")
+    expect(form(page).locator(".gk-playground-count").first).to_have_text("17 / 10,000", timeout=10_000)
+    before = cost_text(page)
+    readout = form(page).locator(".gk-field-width .widget-readout")
+    readout.click()
+    page.page.keyboard.press("Control+A")
+    page.page.keyboard.type("512")
+    page.page.keyboard.press("Enter")
+    page.page.wait_for_function("el => el.textContent.trim() === '512'", arg=readout.element_handle())
+    shot(page, "01-image-form")
+    form(page).locator(".gk-playground-run").click()
+    image = form(page).locator(".gk-playground-result .gk-images img")
+    image.wait_for(timeout=30_000)
+    page.page.wait_for_function("i => i.complete && i.naturalWidth > 0", arg=image.element_handle(), timeout=10_000)
+    assert image.evaluate("i => [i.naturalWidth, i.naturalHeight]") == [512, 1024]
+    page.page.wait_for_function("b => !b.disabled", arg=form(page).locator(".gk-playground-run").element_handle())
+    after = cost_text(page)
+    assert "(0 runs)" in before and "(1 run)" in after
+    assert re.search(r"\$0\.00\d+", after), after
+    shot(page, "02-image-result")
+
+
+def test_invalid_lyrics_are_shown_next_to_the_form(page: NotebookPage) -> None:
+    """A song whose lyrics are too short shows the client's check under the form; Run sends nothing."""
+    choose(page, "music", "music-song", "folk, guitar")
+    form(page).locator(".gk-field-lyrics_prompt textarea").fill("la la")
+    message = form(page).locator(".gk-playground-message .gk-error")
+    expect(message).to_contain_text("lyrics_prompt must be 10 to 3000 characters (got 5)", timeout=10_000)
+    shot(page, "03-invalid-lyrics")
+
+
+def test_video_shows_progress_then_a_playable_player(page: NotebookPage) -> None:
+    """Pick video-tiers at 480p, Run: a progress card while Run is disabled, then a video that loads."""
+    choose(page, "video", "video-tiers", "waves at dusk")
+    form(page).locator(".gk-field-resolution select").select_option("480p")
+    form(page).locator(".gk-playground-run").click()
+    form(page).locator(".gk-playground-result .gk-job[data-status='queued'], "
+                       ".gk-playground-result .gk-job[data-status='in_progress']").first.wait_for(timeout=15_000)
+    assert form(page).locator(".gk-playground-run").is_disabled()
+    assert form(page).locator(".gk-playground-cancel").is_visible()
+    shot(page, "04-video-progress")
+    video = form(page).locator(".gk-playground-result .gk-job[data-status='completed'] video.gk-video")
+    video.wait_for(timeout=60_000)
+    video.scroll_into_view_if_needed()
+    page.page.wait_for_function("v => v.readyState >= 1 && v.duration > 0", arg=video.element_handle(), timeout=15_000)
+    page.page.wait_for_function("b => !b.disabled", arg=form(page).locator(".gk-playground-run").element_handle())
+    assert "(2 runs)" in cost_text(page) and "1 job charged" in cost_text(page)
+    shot(page, "05-video-player")
+
+
+def test_cancel_button_cancels_the_running_video(page: NotebookPage) -> None:
+    """During a long video run, the Cancel button next to Run cancels the job; the card says cancelled."""
+    choose(page, "video", "video-range", "a very slow sunrise")
+    form(page).locator(".gk-field-duration .widget-readout").click()
+    page.page.keyboard.press("Control+A")
+    page.page.keyboard.type("12")
+    page.page.keyboard.press("Enter")
+    form(page).locator(".gk-playground-run").click()
+    cancel = form(page).locator(".gk-playground-cancel")
+    cancel.wait_for(state="visible", timeout=15_000)
+    cancel.click()
+    form(page).locator(".gk-playground-result .gk-job[data-status='cancelled']").wait_for(timeout=30_000)
+    expect(cancel).to_be_hidden(timeout=10_000)
+    expect(form(page).locator(".gk-playground-cost")).to_contain_text("(3 runs)", timeout=10_000)
+    shot(page, "06-video-cancelled")
+
+
+def test_chat_answer_streams_into_the_result(page: NotebookPage) -> None:
+    """A chat run shows the answer growing while it streams, then the static answer with its cost footer."""
+    choose(page, "chat", "chat-mini", "Explain event loops with a comparison table and python code")
+    form(page).locator(".gk-playground-run").click()
+    answer = form(page).locator(".gk-playground-result .gk-answer")
+    answer.first.wait_for(timeout=15_000)
+    expect(form(page).locator(".gk-playground-result")).to_contain_text("streaming…", timeout=15_000)
+    shot(page, "07-chat-streaming")
+    expect(form(page).locator(".gk-playground-result")).not_to_contain_text("streaming…", timeout=60_000)
+    assert form(page).locator(".gk-playground-result .gk-answer table").count() == 1
+    expect(form(page).locator(".gk-playground-cost")).to_contain_text("(4 runs)", timeout=10_000)
+    shot(page, "08-chat-final")

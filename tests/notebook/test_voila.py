@@ -1,0 +1,87 @@
+"""Voilà serves the playground notebook as an app: the page is rendered from a kernel that built the widgets.
+
+The browser test uses the app in headless Chromium (Debian's, through Playwright) and saves
+``test-artifacts/browser/voila-playground.png``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import httpx
+import pytest
+from jupyter_browser import CHROMIUM_ARGS, chromium_path, free_port
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@contextmanager
+def voila(tmp_path: Path, time_scale: str = "0") -> Iterator[str]:
+    """``voila notebooks/09-playground.ipynb`` on 127.0.0.1 (no key: the offline gateway); yields its URL once it answers."""
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if key not in ("SVC_API_KEY", "SVC_BASE_URL")}
+    env.update(GATEWAYKIT_OFFLINE_TIME_SCALE=time_scale, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+    command = [sys.executable, "-m", "voila", "notebooks/09-playground.ipynb", "--no-browser",
+               f"--port={port}", "--Voila.ip=127.0.0.1"]  # fmt: skip
+    log_path = tmp_path / "voila.log"
+    with log_path.open("w") as log:
+        server = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                assert server.poll() is None, log_path.read_text()[-3000:]
+                try:
+                    httpx.get(f"http://127.0.0.1:{port}/api/status", timeout=5)
+                    break
+                except httpx.HTTPError:
+                    assert time.monotonic() < deadline, "voila did not start"
+                    time.sleep(0.3)
+            yield f"http://127.0.0.1:{port}/"
+        finally:
+            server.terminate()
+            try:
+                server.wait(15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def test_voila_serves_the_playground(tmp_path: Path) -> None:
+    """`voila notebooks/09-playground.ipynb` answers 200 with the playground's widget in the page."""
+    with voila(tmp_path) as url:
+        page = httpx.get(url, timeout=90)
+    assert page.status_code == 200
+    assert "application/vnd.jupyter.widget-view+json" in page.text  # the kernel ran gk.playground(client)
+    assert "Traceback" not in page.text
+
+
+@pytest.mark.browser
+def test_the_voila_app_runs_an_image(tmp_path: Path) -> None:
+    """In the Voilà app, picking image, typing a prompt and pressing Run shows the decoded image and its cost."""
+    from playwright.sync_api import expect, sync_playwright
+
+    artifacts = REPO / "test-artifacts" / "browser"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    with voila(tmp_path) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 1400})
+            page.goto(url, timeout=90_000)
+            page.wait_for_selector(".gk-playground .gk-playground-run", timeout=90_000)
+            page.locator(".gk-playground .widget-toggle-buttons button", has_text="image").click()
+            page.locator(".gk-form-image-pixels .gk-field-prompt textarea").fill("a red fox in snow")
+            page.locator(".gk-playground-run").click()
+            image = page.locator(".gk-playground-result .gk-images img")
+            image.wait_for(timeout=60_000)
+            page.wait_for_function("i => i.complete && i.naturalWidth === 1024", arg=image.element_handle())
+            expect(page.locator(".gk-playground-cost")).to_contain_text("(1 run)")
+            page.screenshot(path=str(artifacts / "voila-playground.png"))
+        finally:
+            browser.close()
