@@ -108,6 +108,27 @@ def test_an_accounts_file_that_is_not_json_says_so(tmp_path, capsys, text, hint)
     assert hint in line and str(path) in line
 
 
+def test_an_accounts_file_that_is_not_utf8_says_so(tmp_path, capsys):
+    """A file that is not UTF-8 text gives one error line with the file name."""
+    path = tmp_path / "accounts.json"
+    path.write_bytes(b'{"accounts": "\xff\xfe"}')
+    assert main(["--accounts", str(path)]) == 2
+    line = _error_line(capsys.readouterr().err)
+    assert "UTF-8" in line and str(path) in line
+
+
+@pytest.mark.parametrize("script", [None, b'{"answers": "\xff"}'], ids=["missing", "not-utf8"])
+def test_a_bad_script_file_is_not_blamed_on_the_accounts_file(tmp_path, capsys, script):
+    """With a good --accounts file, a missing or non-UTF-8 --script file is never reported as --accounts."""
+    path = tmp_path / "accounts.json"
+    path.write_text(json.dumps(account()))
+    script_path = tmp_path / "script.json"
+    if script is not None:
+        script_path.write_bytes(script)
+    assert main(["--accounts", str(path), "--script", str(script_path)]) == 2
+    assert "--accounts" not in _error_line(capsys.readouterr().err)
+
+
 def test_a_missing_accounts_file_says_so(tmp_path, capsys):
     """A path that does not exist gives one error line with the path."""
     assert main(["--accounts", str(tmp_path / "nowhere.json")]) == 2

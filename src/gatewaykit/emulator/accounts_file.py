@@ -32,6 +32,28 @@ class AccountsError(ValueError):
     """The accounts data is not in the documented shape; the message says what to change."""
 
 
+class AccountsFileError(AccountsError):
+    """The accounts file cannot be read as JSON (``reason`` says why, e.g. ``is not valid JSON: ...``)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"accounts file {path!r} {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def read_accounts_file(path: str) -> Any:
+    """The parsed JSON of the accounts file at ``path``, or :class:`AccountsFileError`."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except json.JSONDecodeError as exc:
+        raise AccountsFileError(path, f"is not valid JSON: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise AccountsFileError(path, f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise AccountsFileError(path, f"cannot be read: {exc.strerror or exc}") from None
+
+
 @dataclass(frozen=True)
 class KeyEntry:
     key: str

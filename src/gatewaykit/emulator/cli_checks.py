@@ -7,11 +7,10 @@ The option types are for ``argparse`` (it prints the usage and ``error: argument
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import socket
 
-from gatewaykit.emulator.accounts_file import AccountsError
+from gatewaykit.emulator.accounts_file import AccountsError, AccountsFileError
 
 
 def port_number(text: str) -> int:
@@ -53,15 +52,10 @@ def host_error(host: str) -> str | None:
 
 def start_error(exc: Exception, accounts_path: str | None) -> str:
     """One line saying what to change, for an error raised while building the settings and the app."""
-    where = f"--accounts {accounts_path}"
-    if isinstance(exc, json.JSONDecodeError):
-        return f"{where} is not valid JSON: {exc}"
-    if isinstance(exc, AccountsError):
-        return f"{where}: {exc}"
-    if isinstance(exc, UnicodeDecodeError):
-        return f"{where} is not UTF-8 text: {exc.reason} at byte {exc.start}"
-    if isinstance(exc, OSError) and accounts_path is not None:
-        return f"{where}: {exc.strerror or exc}"
+    if isinstance(exc, AccountsFileError):
+        return f"--accounts {exc.path} {exc.reason}"
+    if isinstance(exc, AccountsError) and accounts_path is not None:
+        return f"--accounts {accounts_path}: {exc}"
     return str(exc)
 
 

@@ -12,6 +12,7 @@ import time
 import warnings
 from typing import Any
 
+from gatewaykit.emulator.accounts_file import read_accounts_file
 from gatewaykit.emulator.settings import Settings, load_accounts
 
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
@@ -36,6 +37,8 @@ class _QuietDrops(logging.Filter):
 def make_settings(accounts: Any = None, time_scale: float = 1.0, seed: int = 0, admin_token: str | None = None,
                   **more: Any) -> Settings:
     """Settings for ``start()`` and the CLI; a value out of range is a ValueError naming it."""
+    if isinstance(accounts, (str, os.PathLike)):  # read here: a bad file is an AccountsFileError naming it
+        accounts = read_accounts_file(os.fspath(accounts))
     settings = Settings(accounts=load_accounts(accounts), time_scale=time_scale, seed=seed,
                         admin_token=admin_token, **more)
     for name in ("time_scale", "retention_seconds", "slow_seconds", "prompt_cache_memory_seconds"):
