@@ -14,8 +14,9 @@ from gatewaykit.emulator.settings import Settings
 
 T = TypeVar("T")
 
-#: Threads for CPU-heavy work a waiting request needs (drawing images, inspecting uploads).
-REQUEST_WORKERS = 2
+#: Threads for CPU-heavy work a waiting request needs (chat answers, drawing images, inspecting uploads):
+#: enough that one big image or schema does not hold up the small requests behind it.
+REQUEST_WORKERS = 8
 #: Threads that render video and music jobs. Jobs queue for these only, so however many renders are
 #: queued, a synchronous request never waits behind them (no head-of-line blocking).
 JOB_WORKERS = 2
