@@ -6,6 +6,7 @@ import argparse
 import secrets
 import sys
 
+from gatewaykit.emulator.cli_checks import host_error, port_number, probability, seconds, start_error
 from gatewaykit.emulator.settings import DEMO_KEY, RANDOM_FAULT_KINDS
 
 
@@ -13,17 +14,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m gatewaykit.emulator",
                                      description="Serve the gateway API locally with synthetic models.")
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (0 picks a free one; it is printed)")
+    parser.add_argument("--port", type=port_number, default=8000, help="port (0 picks a free one; it is printed)")
     parser.add_argument("--accounts", help="accounts JSON file (default: one demo account)")
-    parser.add_argument("--time-scale", type=float, default=1.0, help="multiplies simulated durations; 0 = instant")
+    parser.add_argument("--time-scale", type=seconds, default=1.0, help="multiplies simulated durations; 0 = instant")
     parser.add_argument("--seed", type=int, default=0, help="seed for random seeds and random faults")
     parser.add_argument("--admin-token", help="token for GET /_emulator/accounts (default: a random one)")
-    parser.add_argument("--retention", type=float, default=3600.0, help="seconds finished jobs and media live")
-    parser.add_argument("--fault-rate", type=float, default=0.0, help="probability of a random fault per request")
+    parser.add_argument("--retention", type=seconds, default=3600.0, help="seconds finished jobs and media live")
+    parser.add_argument("--fault-rate", type=probability, default=0.0, help="probability of a random fault per request")
     parser.add_argument("--faults", default=",".join(RANDOM_FAULT_KINDS),
                         help=f"fault kinds to draw from (default: {','.join(RANDOM_FAULT_KINDS)})")
     parser.add_argument("--script", help="JSON file of scripted chat answers (see the README)")
-    parser.add_argument("--slow-seconds", type=float, default=8.0, help="delay of the 'slow' fault")
+    parser.add_argument("--slow-seconds", type=seconds, default=8.0, help="delay of the 'slow' fault")
     return parser.parse_args(argv)
 
 
@@ -35,14 +36,18 @@ def main(argv: list[str] | None = None) -> int:
     from gatewaykit.emulator.server import is_loopback, make_settings, uvicorn_config
 
     admin_token = args.admin_token or "admin-" + secrets.token_urlsafe(16)
+    unusable_host = host_error(args.host)
+    if unusable_host:
+        print(f"error: {unusable_host}", file=sys.stderr)
+        return 2
     try:
         settings = make_settings(args.accounts, args.time_scale, args.seed, admin_token,
                                  retention_seconds=args.retention, fault_rate=args.fault_rate,
                                  fault_kinds=tuple(k for k in args.faults.split(",") if k),
                                  slow_seconds=args.slow_seconds, script=args.script)
         app = create_app(settings)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (OSError, ValueError) as exc:
+        print(f"error: {start_error(exc, args.accounts)}", file=sys.stderr)
         return 2
     if not is_loopback(args.host):
         print(f"WARNING: binding to {args.host}, which is NOT loopback: anyone who can reach this machine can "

@@ -13,11 +13,11 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from gatewaykit.emulator.accounts_file import KEY_PREFIX, AccountEntry, read_accounts
 from gatewaykit.emulator.errors import ApiError, invalid_key
 from gatewaykit.emulator.ratelimit import SlidingWindow
 
 NANOS_PER_USD = 1_000_000_000
-KEY_PREFIX = "sk-bf-"
 
 
 def usd_to_nanos(usd: float | int | str) -> int:
@@ -92,36 +92,21 @@ class AccountBook:
     """All accounts and keys of one gateway instance."""
 
     def __init__(self, accounts: dict[str, Any]) -> None:
+        """``accounts`` as documented in :mod:`gatewaykit.emulator.accounts_file` (AccountsError otherwise)."""
         self.accounts: dict[str, Account] = {}
         self._keys: dict[str, ApiKey] = {}
-        entries = accounts.get("accounts") if isinstance(accounts, dict) else None
-        if not isinstance(entries, list) or not entries:
-            raise ValueError('accounts must be {"accounts": [{"id", "balance_usd", "keys": [...]}, ...]}')
         self.first_active_key: str | None = None
-        for entry in entries:
+        for entry in read_accounts(accounts):
             self._add_account(entry)
 
-    def _add_account(self, entry: dict[str, Any]) -> None:
-        account_id = str(entry["id"])
-        if account_id in self.accounts:
-            raise ValueError(f"duplicate account id {account_id!r}")
-        limit = entry.get("rate_limit") or {"requests": 100_000, "per_seconds": 60}
-        account = Account(
-            id=account_id,
-            balance_nanos=usd_to_nanos(entry.get("balance_usd", 0)),
-            limiter=SlidingWindow(int(limit["requests"]), float(limit["per_seconds"])),
-        )
-        self.accounts[account_id] = account
-        for key_entry in entry.get("keys", []):
-            key = str(key_entry["key"])
-            if not key.startswith(KEY_PREFIX):
-                raise ValueError(f"account {account_id!r}: every key must start with {KEY_PREFIX!r}")
-            models = key_entry.get("models", "*")
-            scope = None if models in ("*", None) else frozenset(str(m) for m in models)
-            status = str(key_entry.get("status", "active"))
-            self._keys[key_digest(key)] = ApiKey(key_digest(key), account, status, scope)
-            if status == "active" and self.first_active_key is None:
-                self.first_active_key = key
+    def _add_account(self, entry: AccountEntry) -> None:
+        account = Account(id=entry.id, balance_nanos=usd_to_nanos(entry.balance_usd),
+                          limiter=SlidingWindow(entry.requests, entry.per_seconds))
+        self.accounts[entry.id] = account
+        for key in entry.keys:
+            self._keys[key_digest(key.key)] = ApiKey(key_digest(key.key), account, key.status, key.models)
+            if key.status == "active" and self.first_active_key is None:
+                self.first_active_key = key.key
 
     def authenticate(self, authorization: str | None) -> ApiKey:
         """The key of an ``Authorization`` header; 401 when missing/malformed/unknown, 403 when revoked."""

@@ -18,6 +18,7 @@ from gatewaykit.emulator.accounts import ApiKey
 from gatewaykit.emulator.catalog import ModelSpec
 from gatewaykit.emulator.errors import ApiError, bad_request, server_error
 from gatewaykit.emulator.faults import FAULT_HEADER, DropConnection
+from gatewaykit.emulator.fields import integer_text
 from gatewaykit.emulator.gateway import Gateway
 from gatewaykit.emulator.ratelimit import SlidingWindow
 
@@ -129,10 +130,7 @@ async def read_json_or_form(request: Request, gateway: Gateway, integers: tuple[
             mime = value.content_type or "application/octet-stream"
             body[name] = f"data:{mime};base64,{base64.b64encode(data).decode()}"
         elif name in integers:
-            try:
-                body[name] = int(value)
-            except ValueError:
-                raise bad_request(f"'{name}' must be an integer.", param=name) from None
+            body[name] = integer_text(value, name)
         elif name in booleans:
             if value.lower() not in ("true", "false", "1", "0"):
                 raise bad_request(f"'{name}' must be true or false.", param=name)

@@ -10,6 +10,8 @@ import contextlib
 import logging
 from typing import Any, AsyncIterator
 
+import orjson
+
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
@@ -25,11 +27,20 @@ from gatewaykit.emulator.settings import Settings
 
 log = logging.getLogger("gatewaykit.emulator")
 OFFLINE_HEADER = "X-Gateway-Offline"
+SENT_PATH = "gatewaykit.sent_path"  # scope key: the path before without_trailing_slash
 _HTTP_CODES = {404: "unknown_url", 405: "method_not_allowed", 413: "request_too_large"}
 
 
 class OfflineHeaderAndDrops:
-    """Pure ASGI middleware: adds ``X-Gateway-Offline: 1``; turns :class:`DropConnection` into a dropped socket."""
+    """Pure ASGI middleware: serves a path with one trailing slash as the path without it; adds
+    ``X-Gateway-Offline: 1``; turns :class:`DropConnection` into a dropped socket
+    and any other exception (a bug) into the 500 envelope.
+
+    The bug is answered here, and not re-raised, so the server keeps the keep-alive connection: an exception
+    that reaches uvicorn after a complete answer makes it close the socket silently, and the client's next
+    request on its pooled connection is lost. A bug after the answer started cannot be answered any more;
+    it propagates and the server cuts the unfinished answer (the client sees it broken, never as complete).
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -38,6 +49,7 @@ class OfflineHeaderAndDrops:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        scope = without_trailing_slash(scope)
         started = False
 
         async def send_marked(message: Message) -> None:
@@ -51,12 +63,30 @@ class OfflineHeaderAndDrops:
         try:
             await self.app(scope, receive, send_marked)
         except BaseException as exc:  # noqa: BLE001 - DropConnection may arrive wrapped in a group
-            if not _is_drop(exc):
+            if _is_drop(exc):
+                if not started:
+                    # Start an answer and never finish it: the server then closes the socket.
+                    await send({"type": "http.response.start", "status": 200,
+                                "headers": [(b"content-type", b"application/json"), (b"content-length", b"64")]})
+                return
+            if started or not isinstance(exc, Exception):  # cancellation, or an answer already under way
                 raise
-            if not started:
-                # Start an answer and never finish it: the server then closes the socket.
-                await send({"type": "http.response.start", "status": 200,
-                            "headers": [(b"content-type", b"application/json"), (b"content-length", b"64")]})
+            await _answer_bug(scope, exc, send_marked)
+
+
+def without_trailing_slash(scope: Scope) -> Scope:
+    """``/v1/chat/completions/`` is served as ``/v1/chat/completions`` (one slash only).
+
+    Starlette would answer an empty 307 redirect instead, which clients do not follow for a POST (httpx
+    follows none by default): the client got an empty body where it expected an answer or an envelope.
+    """
+    path = scope["path"]
+    if len(path) > 1 and path.endswith("/"):
+        scope = {**scope, "path": path[:-1], SENT_PATH: path}
+        raw = scope.get("raw_path")
+        if isinstance(raw, bytes) and raw.endswith(b"/"):
+            scope["raw_path"] = raw[:-1]
+    return scope
 
 
 def _is_drop(exc: BaseException) -> bool:
@@ -74,10 +104,11 @@ async def _api_error(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
+    path = request.scope.get(SENT_PATH, request.url.path)  # as the client sent it (trailing slash included)
     if exc.status_code == 404:
-        message = f"No such endpoint: {request.method} {request.url.path}. See /openapi.json."
+        message = f"No such endpoint: {request.method} {path[:200]}. See /openapi.json."
     elif exc.status_code == 405:
-        message = f"{request.method} is not allowed on {request.url.path}."
+        message = f"{request.method} is not allowed on {path[:200]}."
     else:
         message = str(exc.detail)
     headers = dict(exc.headers or {})
@@ -85,11 +116,13 @@ async def _http_error(request: Request, exc: Exception) -> Response:
                         status_code=exc.status_code, headers=headers)
 
 
-async def _bug(request: Request, exc: Exception) -> Response:
-    """The last resort. Starlette runs it outside every middleware, so it marks its own answer offline."""
-    log.exception("offline gateway bug on %s %s", request.method, request.url.path, exc_info=exc)
-    return JSONResponse(error_envelope("The offline gateway hit an internal error. This is a bug.",
-                                       "api_error"), status_code=500, headers={OFFLINE_HEADER: "1"})
+async def _answer_bug(scope: Scope, exc: Exception, send: Send) -> None:
+    """The 500 ``api_error`` envelope for an exception no route turned into an :class:`ApiError`."""
+    log.error("offline gateway bug on %s %s", scope.get("method"), scope.get("path"), exc_info=exc)
+    body = orjson.dumps(error_envelope("The offline gateway hit an internal error. This is a bug.", "api_error"))
+    await send({"type": "http.response.start", "status": 500,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _routes() -> list[Route]:
@@ -118,14 +151,18 @@ def create_app(settings: Settings | None = None) -> Starlette:
     """A Starlette app serving the whole gateway API for ``settings``."""
     settings = settings or Settings()
     gateway = Gateway(settings)
-    handlers: dict[Any, Any] = {ApiError: _api_error, HTTPException: _http_error, Exception: _bug}
+    # No handler for Exception: Starlette would run it outside the middleware and then re-raise the
+    # exception to the server, which closes the connection (see OfflineHeaderAndDrops).
+    handlers: dict[Any, Any] = {ApiError: _api_error, HTTPException: _http_error}
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        gateway.start_workers()
         yield
         gateway.close()  # cancels running jobs inside the server's own event loop
 
     app = Starlette(routes=_routes(), exception_handlers=handlers, lifespan=lifespan)
+    app.router.redirect_slashes = False  # no empty 307s: see without_trailing_slash
     app.state.gateway = gateway
     app.add_middleware(OfflineHeaderAndDrops)
     return app

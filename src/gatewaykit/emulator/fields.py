@@ -1,4 +1,10 @@
-"""Readers for request fields: each checks one rule and raises a 400 naming the field."""
+"""Readers for request fields: each checks one rule and raises a 400 naming the field.
+
+Integers follow JSON Schema's ``"type": "integer"``: a number with a zero fractional
+part (``6.0``) is the integer 6 and is used as such everywhere (enum checks included,
+so ``sample_rate: 44100.0`` renders at 44100 and ``duration: 6.0`` reports
+``seconds: "6"``). Booleans, strings and fractional numbers are not integers.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +19,28 @@ def _is_int(value: Any) -> bool:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+def _integral(value: Any) -> Any:
+    """``value`` as an int when it is a float with a zero fractional part; otherwise unchanged."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def integer_text(text: str, name: str) -> int:
+    """A multipart text field read as an integer, by the same rule as a JSON number (``"6.0"`` is 6)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = _integral(float(text))
+    except (ValueError, OverflowError):
+        value = None
+    if not _is_int(value):
+        raise bad_request(f"'{name}' must be an integer; got {text[:40]!r}.", param=name)
+    return value
 
 
 def require_str(body: dict, name: str, *, allow_empty: bool = False) -> str:
@@ -51,8 +79,7 @@ def opt_int(body: dict, name: str, low: int | None = None, high: int | None = No
     value = body.get(name)
     if value is None:
         return default
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
+    value = _integral(value)
     if not _is_int(value):
         raise bad_request(f"'{name}' must be an integer{_bounds(low, high)}.", param=name)
     if (low is not None and value < low) or (high is not None and value > high):
@@ -76,7 +103,9 @@ def opt_enum(body: dict, name: str, values: Iterable[Any], default: Any = None) 
     allowed = list(values)
     if value is None:
         return default
-    if isinstance(value, bool) or value not in allowed:
+    if any(_is_int(choice) for choice in allowed):
+        value = _integral(value)
+    if isinstance(value, bool) or not any(type(value) is type(choice) and value == choice for choice in allowed):
         shown = ", ".join(str(v) for v in allowed)
         raise bad_request(f"'{name}' must be one of: {shown}; got {value!r}.", param=name)
     return value

@@ -14,9 +14,16 @@ from gatewaykit.emulator.settings import Settings
 
 T = TypeVar("T")
 
+#: Threads for CPU-heavy work a waiting request needs (chat answers, drawing images, inspecting uploads):
+#: enough that one big image or schema does not hold up the small requests behind it.
+REQUEST_WORKERS = 8
+#: Threads that render video and music jobs. Jobs queue for these only, so however many renders are
+#: queued, a synchronous request never waits behind them (no head-of-line blocking).
+JOB_WORKERS = 2
+
 
 class Gateway:
-    """Accounts, catalog, jobs, caches and the worker pool of one gateway instance."""
+    """Accounts, catalog, jobs, caches and the two worker pools (requests, jobs) of one gateway instance."""
 
     def __init__(self, settings: Settings) -> None:
         from gatewaykit.emulator.jobs import JobStore
@@ -32,9 +39,19 @@ class Gateway:
         self.vision_cache: dict[str, Any] = {}
         self.prompt_cache = PromptCache(settings.prompt_cache_blocks,
                                         retention_seconds={"in-memory": settings.prompt_cache_memory_seconds})
-        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gatewaykit-media")
+        self.executor = ThreadPoolExecutor(max_workers=REQUEST_WORKERS, thread_name_prefix="gatewaykit-media")
+        self.job_executor = ThreadPoolExecutor(max_workers=JOB_WORKERS, thread_name_prefix="gatewaykit-jobs")
         self._seed_rng = random.Random(f"seeds-{settings.seed}")
         self._seed_lock = threading.Lock()
+
+    def start_workers(self) -> None:
+        """Start every worker thread now (pools start them lazily), so a running gateway's thread count
+        stays constant: a later thread is a leak, never a pool growing."""
+        import concurrent.futures
+
+        for executor, count in ((self.executor, REQUEST_WORKERS), (self.job_executor, JOB_WORKERS)):
+            barrier = threading.Barrier(count)  # each task waits for the others: one thread per task
+            concurrent.futures.wait([executor.submit(barrier.wait, 5) for _ in range(count)])
 
     def random_seed(self) -> int:
         """A seed for requests that omit one: random, but reproducible for a given ``--seed``."""
@@ -42,12 +59,20 @@ class Gateway:
             return self._seed_rng.randrange(2**31)
 
     async def run_in_worker(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run CPU-heavy work (media, image inspection) off the event loop."""
+        """Run CPU-heavy work a request waits for (images, image inspection) off the event loop."""
+        return await self._run(self.executor, function, *args, **kwargs)
+
+    async def run_job_render(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Render a video or music job, in the job pool (never in the pool requests wait on)."""
+        return await self._run(self.job_executor, function, *args, **kwargs)
+
+    @staticmethod
+    async def _run(executor: ThreadPoolExecutor, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         import asyncio
         import functools
 
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, functools.partial(function, *args, **kwargs))
+        return await loop.run_in_executor(executor, functools.partial(function, *args, **kwargs))
 
     def scaled(self, seconds: float) -> float:
         return seconds * self.settings.time_scale
@@ -60,3 +85,4 @@ class Gateway:
     def close(self) -> None:
         self.jobs.close()
         self.executor.shutdown(wait=False, cancel_futures=True)
+        self.job_executor.shutdown(wait=False, cancel_futures=True)

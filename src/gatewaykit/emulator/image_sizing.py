@@ -12,7 +12,7 @@ from typing import Any
 
 from gatewaykit.emulator.catalog import GPT_SIZES, IMAGE_PRESETS, TIER_LONG_SIDE, ModelSpec
 from gatewaykit.emulator.errors import bad_request
-from gatewaykit.emulator.fields import opt_bool, opt_enum, opt_int, opt_seed, require_str
+from gatewaykit.emulator.fields import integer_text, opt_bool, opt_enum, opt_int, opt_seed, require_str
 
 ASPECT_LONG_SIDE = 1024
 
@@ -103,10 +103,7 @@ def form_to_body(form: Any) -> dict[str, Any]:
         if not isinstance(value, str) or name in ("image", "image[]"):
             continue
         if name in ("n", "width", "height", "seed"):
-            try:
-                body[name] = int(value)
-            except ValueError:
-                raise bad_request(f"'{name}' must be an integer.", param=name) from None
+            body[name] = integer_text(value, name)
         elif name == "stream":
             if value.lower() not in ("true", "false", "1", "0"):
                 raise bad_request("'stream' must be true or false.", param="stream")

@@ -142,7 +142,7 @@ class JobStore:
                                             "charged; a retry needs a new job.")
                 return
             (content, seconds), _ = await asyncio.gather(
-                gateway.run_in_worker(job.render), asyncio.sleep(gateway.scaled(job.run_seconds)))
+                gateway.run_job_render(job.render), asyncio.sleep(gateway.scaled(job.run_seconds)))
             if job.status != "in_progress":
                 return
             if not job.account.charge(job.price):

@@ -190,7 +190,10 @@ def build_document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {"title": "Multi-modal Generation Gateway (offline gateway)", "version": "1.0.0",
-                 "description": "Synthetic models served locally by gatewaykit. Errors use the error envelope."},
+                 "description": "Synthetic models served locally by gatewaykit. Errors use the error envelope. "
+                                "An integer field takes any JSON number with a zero fractional part (6.0 is "
+                                "the integer 6, as JSON Schema's 'integer' type says); other numbers, booleans "
+                                "and strings are 400."},
         "servers": [{"url": "/"}],
         "security": [{"bearer": []}],
         "paths": paths,

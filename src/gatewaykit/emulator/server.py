@@ -5,12 +5,14 @@ from __future__ import annotations
 import atexit
 import ipaddress
 import logging
+import math
 import os
 import threading
 import time
 import warnings
 from typing import Any
 
+from gatewaykit.emulator.accounts_file import read_accounts_file
 from gatewaykit.emulator.settings import Settings, load_accounts
 
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
@@ -34,8 +36,32 @@ class _QuietDrops(logging.Filter):
 
 def make_settings(accounts: Any = None, time_scale: float = 1.0, seed: int = 0, admin_token: str | None = None,
                   **more: Any) -> Settings:
-    return Settings(accounts=load_accounts(accounts), time_scale=time_scale, seed=seed, admin_token=admin_token,
-                    **more)
+    """Settings for ``start()`` and the CLI; a value out of range is a ValueError naming it."""
+    if isinstance(accounts, (str, os.PathLike)):  # read here: a bad file is an AccountsFileError naming it
+        accounts = read_accounts_file(os.fspath(accounts))
+    settings = Settings(accounts=load_accounts(accounts), time_scale=time_scale, seed=seed,
+                        admin_token=admin_token, **more)
+    for name in ("time_scale", "retention_seconds", "slow_seconds", "prompt_cache_memory_seconds"):
+        value = getattr(settings, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise ValueError(f"{name} must be a finite number of seconds >= 0; got {value!r}")
+    speed = settings.tokens_per_second
+    if isinstance(speed, bool) or not isinstance(speed, (int, float)) or not math.isfinite(speed) or speed <= 0:
+        raise ValueError(f"tokens_per_second must be a finite number > 0; got {speed!r}")
+    if not isinstance(settings.fault_rate, (int, float)) or not 0.0 <= settings.fault_rate <= 1.0:
+        raise ValueError(f"fault_rate must be a probability from 0 to 1; got {settings.fault_rate!r}")
+    for name in ("max_body_bytes", "prompt_cache_blocks"):
+        value = getattr(settings, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a whole number >= 1; got {value!r}")
+    return settings
+
+
+def check_port(port: Any) -> int:
+    """``port`` if it is a TCP port (0 to 65535; 0 picks a free one); ValueError otherwise."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"port must be a whole number from 0 to 65535 (0 picks a free one); got {port!r}")
+    return port
 
 
 def uvicorn_config(app: Any, host: str, port: int, log_level: str = "warning") -> Any:
@@ -54,6 +80,7 @@ class Emulator:
 
         from gatewaykit.emulator.app import create_app
 
+        check_port(port)
         if not is_loopback(host):
             warnings.warn(f"The offline gateway is binding to {host}, which is not loopback: other machines "
                           "can reach it.", RuntimeWarning, stacklevel=3)

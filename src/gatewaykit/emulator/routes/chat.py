@@ -7,7 +7,6 @@ import secrets
 import time
 from typing import Any, AsyncIterator
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
@@ -45,8 +44,8 @@ async def chat_completions(request: Request) -> Response:
     if chat.response_format and not features["json_mode"]:
         raise bad_request(f"{spec.id!r} does not support response_format.", param="response_format")
     try:  # CPU work (a big schema, a long conversation) stays off the event loop
-        result = await run_in_threadpool(complete, chat, notes, reasoning_model=features["reasoning"],
-                                         script=gateway.settings.script)
+        result = await gateway.run_in_worker(complete, chat, notes, reasoning_model=features["reasoning"],
+                                             script=gateway.settings.script)
     except SchemaTooBig as exc:
         raise bad_request(str(exc), param=exc.param) from None
     headers = {CONTENT_HEADER: result.source}

@@ -2,7 +2,10 @@
 
 The token is unguessable (256 random bits); the link stops working when the job
 is deleted or its retention ends. Browsers seek in ``<video>`` with Range requests,
-answered 206 Partial Content.
+answered 206 Partial Content. As RFC 9110 (section 14.2) allows, a Range the link cannot
+use (another unit such as ``items=0-1``, a malformed or reversed range, several ranges)
+is ignored: 200 and the whole file. Only a well-formed single ``bytes`` range that
+starts past the end (or asks for no bytes) is 416.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from starlette.responses import Response
 from gatewaykit.emulator.errors import ApiError
 from gatewaykit.emulator.gateway import Gateway
 
-_RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
+_RANGE = re.compile(r"bytes=(\d{0,30})-(\d{0,30})$", re.IGNORECASE)  # longer numbers: malformed, ignored
 
 
 async def media_file(request: Request) -> Response:
@@ -30,14 +33,14 @@ async def media_file(request: Request) -> Response:
     if spec is None:
         return Response(data, media_type=job.content_type, headers=headers)
     match = _RANGE.match(spec.strip())
-    if not match or not (match.group(1) or match.group(2)):
-        return _unsatisfiable(len(data), headers)
-    first, last = match.groups()
+    first, last = match.groups() if match else ("", "")
+    if not (first or last) or (first and last and int(last) < int(first)):
+        return Response(data, media_type=job.content_type, headers=headers)  # a Range we cannot use: ignored
     if first:
         start, end = int(first), min(int(last) if last else len(data) - 1, len(data) - 1)
     else:
         start, end = max(0, len(data) - int(last)), len(data) - 1
-    if start >= len(data) or start > end:
+    if start >= len(data):
         return _unsatisfiable(len(data), headers)
     headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
     return Response(data[start:end + 1], status_code=206, media_type=job.content_type, headers=headers)
