@@ -131,3 +131,13 @@ def test_bad_script_file_is_an_error_line_and_exit_code(tmp_path, content, words
                             capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     assert result.stderr.startswith("error: ") and words in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_script_file_that_is_not_utf8_is_named_in_the_error(tmp_path):
+    """A --script file in another encoding is a ValueError naming the file, not a bare UnicodeDecodeError."""
+    from gatewaykit.emulator.chat.script import load_script
+
+    path = tmp_path / "answers.json"
+    path.write_bytes('{"answers": [{"match": "caf\u00e9", "content": "ok"}]}'.encode("latin-1"))
+    with pytest.raises(ValueError, match="answers.json.*UTF-8"):
+        load_script(path)

@@ -114,6 +114,8 @@ def load_script(source: Any) -> Script:
             text = Path(source).read_text(encoding="utf-8")
         except OSError as exc:
             raise ValueError(f"cannot read script file {str(source)!r}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise ValueError(f"script file {str(source)!r} is not UTF-8 text: save it as UTF-8 JSON") from None
         try:
             data = json.loads(text)
         except ValueError as exc:
