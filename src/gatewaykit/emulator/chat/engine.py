@@ -176,7 +176,7 @@ def _scripted(script: Script | None, request: ChatRequest) -> Any:
 def _tool_arguments(request: ChatRequest, tool: dict[str, Any], rng: random.Random, prompt: str) -> str:
     try:
         arguments = instance_of(tool["function"].get("parameters") or {"type": "object"}, rng, prompt,
-                                all_properties=bool(tool["function"].get("strict")))
+                                all_properties=bool(tool["function"].get("strict")), prompt_numbers=True)
     except SchemaProblem as problem:
         index = next(i for i, t in enumerate(request.tools) if t is tool)
         raise SchemaTooBig(f"tools[{index}].function.parameters", problem) from None
