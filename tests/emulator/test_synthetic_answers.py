@@ -111,6 +111,15 @@ def test_tool_arguments_take_the_numbers_in_the_prompt(http):
     assert json.loads(call["function"]["arguments"]) == {"fahrenheit": 98.6}
 
 
+def test_structured_output_takes_the_numbers_in_the_prompt(http):
+    """A json_schema answer fills number fields with the prompt's numbers, in order, when they fit."""
+    schema = {"type": "object", "properties": {"nights": {"type": "integer", "minimum": 1}, "budget": {"type": "number"}},
+              "required": ["nights", "budget"]}
+    body = ask(http, "3 nights, with a budget of 612.5 euros.",
+               response_format={"type": "json_schema", "json_schema": {"name": "trip", "schema": schema}})
+    assert json.loads(content_of(body)) == {"nights": 3, "budget": 612.5}
+
+
 def test_reasoning_trace_is_honest(http):
     """A reasoning trace says it is synthetic and restates the question."""
     body = ask(http, "Is 221 a prime number?", model="chat-reasoner")
