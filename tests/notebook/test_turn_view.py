@@ -144,6 +144,7 @@ def test_async_session_renders_the_same_steps(emulator: Any, keys: Any) -> None:
     html = last_html(step)
     assert "async_weather(city=&quot;Lisbon&quot;)" in html and 'data-status="ok"' in html
     assert "more characters" in html and "x" * 9000 not in html
+    assert '\n  &quot;sky&quot;: &quot;sunny&quot;,' in html  # a JSON result is pretty-printed
     assert "gk-chat" in last_html(answer) and answer.last["text/plain"].startswith(reply.choices[0].message.content)
 
 

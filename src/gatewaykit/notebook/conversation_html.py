@@ -66,7 +66,9 @@ def render_tool_block_html(name: Any, arguments: Any, result: Any, status: str) 
     if result is None:
         outcome = f'<div style="{style.MUTED}"><em>{esc(status)}</em></div>'
     else:
-        outcome = f'<pre style="{_PRE}">{esc(_clipped(str(result)))}</pre>'
+        text = str(result)
+        shown = _pretty(text) if text.lstrip()[:1] in ("{", "[") else text  # JSON results pretty-printed
+        outcome = f'<pre style="{_PRE}">{esc(_clipped(shown))}</pre>'
     colour = "#d9534f" if status in ("error", "refused", "unknown") else "inherit"
     return (
         f'<details class="gk-tool-step" data-status="{esc(status)}" style="margin:2px 0 4px 0">'
