@@ -175,3 +175,30 @@ def test_outside_a_kernel_the_kernel_display_prints_nothing(emulator: Any, keys:
         reply = client.chat.session(model="chat-mini", tools=[get_weather])("What is the weather in Paris?")
     assert reply.choices[0].finish_reason == "stop"
     assert capsys.readouterr() == ("", "")
+
+
+def test_the_step_limit_shows_a_note_before_the_last_answer(emulator: Any, keys: Any) -> None:
+    """With max_steps=1 the view shows the step, a note that the limit was reached, then the answer."""
+    display = RecordingDisplay()
+    with client_with(emulator, keys, display) as client:
+        client.chat.session(model="chat-mini", tools=[get_weather], max_steps=1)("What is the weather in Paris?")
+    step, note, answer = display.outputs
+    assert "gk-tool-step" in last_html(step) and "max_steps=1" in last_html(note) and "gk-chat" in last_html(answer)
+
+
+def test_a_failing_step_display_never_breaks_the_turn(emulator: Any, keys: Any) -> None:
+    """A sink that fails on the step update is ignored: the turn still returns its answer."""
+
+    class FailingSteps(CapturingSink):
+        def update(self, bundle: Any) -> None:
+            if "gk-turn-step" in bundle.get("text/html", ""):
+                raise RuntimeError("front end went away")
+            super().update(bundle)
+
+    class Display(RecordingDisplay):
+        def turn_view(self) -> LiveTurnView:
+            return LiveTurnView(FailingSteps)
+
+    with client_with(emulator, keys, Display()) as client:
+        reply = client.chat.session(model="chat-mini", tools=[get_weather])("What is the weather in Paris?")
+    assert reply.choices[0].finish_reason == "stop" and "sunny in Paris" in reply.choices[0].message.content
