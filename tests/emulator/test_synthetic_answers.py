@@ -89,6 +89,37 @@ def test_calculator_result_is_stated(http):
     assert "the answer is **42**" in content_of(body) and "calculator" in content_of(body)
 
 
+def test_several_tool_results_are_each_stated_without_one_answer(http):
+    """After two tool results, each is stated and neither is called "the answer"."""
+    messages = [{"role": "user", "content": "Convert 77 F to C and look up Oslo."},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "to_celsius", "arguments": "{}"}},
+                    {"id": "c2", "type": "function", "function": {"name": "city_facts", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "25.0"},
+                {"role": "tool", "tool_call_id": "c2", "content": "{\"country\": \"Norway\"}"}]
+    text = content_of(http.post("/v1/chat/completions", json={"model": "chat-mini", "messages": messages}).json())
+    assert "`to_celsius` tool returned **25.0**." in text and "**country**: Norway" in text
+    assert "the answer is" not in text and "the tools' results" in text
+
+
+def test_tool_arguments_take_the_numbers_in_the_prompt(http):
+    """A number parameter of a called tool gets the number the user wrote (98.6 F gives 98.6)."""
+    tool = {"type": "function", "function": {"name": "fahrenheit_to_celsius", "description": "Convert Fahrenheit to Celsius",
+            "parameters": {"type": "object", "properties": {"fahrenheit": {"type": "number"}}, "required": ["fahrenheit"]}}}
+    body = ask(http, "What is 98.6 Fahrenheit in Celsius?", tools=[tool])
+    call = body["choices"][0]["message"]["tool_calls"][0]
+    assert json.loads(call["function"]["arguments"]) == {"fahrenheit": 98.6}
+
+
+def test_structured_output_takes_the_numbers_in_the_prompt(http):
+    """A json_schema answer fills number fields with the prompt's numbers, in order, when they fit."""
+    schema = {"type": "object", "properties": {"nights": {"type": "integer", "minimum": 1}, "budget": {"type": "number"}},
+              "required": ["nights", "budget"]}
+    body = ask(http, "3 nights, with a budget of 612.5 euros.",
+               response_format={"type": "json_schema", "json_schema": {"name": "trip", "schema": schema}})
+    assert json.loads(content_of(body)) == {"nights": 3, "budget": 612.5}
+
+
 def test_reasoning_trace_is_honest(http):
     """A reasoning trace says it is synthetic and restates the question."""
     body = ask(http, "Is 221 a prime number?", model="chat-reasoner")

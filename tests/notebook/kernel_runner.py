@@ -8,16 +8,28 @@ from typing import Any
 import nbformat
 
 
-def run_notebook(cells: list[str], *, env: dict[str, str] | None = None, timeout: int = 120) -> Any:
-    """Execute ``cells`` (source strings) in a fresh python3 kernel; the executed notebook."""
+def run_notebook(
+    cells: list[str], *, env: dict[str, str] | None = None, timeout: int = 120, messages: list[Any] | None = None
+) -> Any:
+    """Execute ``cells`` (source strings) in a fresh python3 kernel; the executed notebook.
+
+    With ``messages`` (a list), every iopub message is appended to it as ``(cell index, message)``:
+    the display updates a saved notebook does not keep.
+    """
     from nbclient import NotebookClient
+
+    class RecordingClient(NotebookClient):
+        def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
+            if messages is not None:
+                messages.append((cell_index, msg))
+            return super().process_message(msg, cell, cell_index)
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
     kernel_env = dict(os.environ)
     kernel_env.update(env or {})
     kernel_env.setdefault("GATEWAYKIT_OFFLINE_TIME_SCALE", "0")
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False)
+    client = RecordingClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False)
     client.execute(env=kernel_env)
     return nb
 
@@ -28,3 +40,10 @@ def html_outputs(cell: Any) -> list[str]:
 
 def output_types(cell: Any) -> list[str]:
     return [out["output_type"] for out in cell.outputs]
+
+
+def display_messages(messages: list[Any], cell_index: int) -> list[tuple[str, dict[str, Any]]]:
+    """The cell's ``display_data`` / ``update_display_data`` messages in order: ``(type, content)``."""
+    kinds = ("display_data", "update_display_data")
+    return [(msg["msg_type"], msg["content"]) for index, msg in messages
+            if index == cell_index and msg["msg_type"] in kinds]  # fmt: skip

@@ -12,7 +12,7 @@ from typing_extensions import assert_type
 
 import gatewaykit as gk
 from gatewaykit.client.api_request import RequestOptions
-from gatewaykit.client.display import Display, NullDisplay
+from gatewaykit.client.display import Display, NullDisplay, TurnView, turn_view_of
 from gatewaykit.types import AsyncMusicJob, AsyncVideoJob, JobStatus
 
 
@@ -54,6 +54,10 @@ def sync_surface(client: gk.Client) -> None:
 
     assert_type(client.map(lambda word: word.upper(), ["a"]), gk.BatchResult)
     assert_type(client.display, Display)
+    assert_type(client.display.turn_view(), TurnView)
+    assert_type(turn_view_of(client.display), TurnView)
+    completion = client.display.turn_view().chat_stream(stream)
+    assert_type(completion, gk.ChatCompletion)
 
 
 async def async_surface(client: gk.AsyncClient) -> None:

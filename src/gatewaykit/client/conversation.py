@@ -11,8 +11,11 @@ The loop itself is the sans-I/O flow of :mod:`gatewaykit.client.tool_loop`
 (and :mod:`gatewaykit.client.structured` for ``parse``); this module only
 drives it: the sync session sends with blocking calls and runs tools one after
 the other, the async session awaits and runs a turn's tool calls concurrently
-(sync tools in threads). In a notebook kernel each request streams through the
-same live view as ``client.chat.ask`` (:func:`show_live`).
+(sync tools in threads). Each turn shows through one view of the client's
+display (``display.turn_view()``, see :mod:`gatewaykit.client.display`): every
+request streams through it and it hears every step (tool calls and their
+results), so in a notebook kernel the whole tool loop renders as it happens;
+elsewhere nothing is shown.
 """
 
 from __future__ import annotations
@@ -22,8 +25,8 @@ import json
 from typing import Any, Optional, cast
 
 from gatewaykit.client.conversation_state import SessionState
-from gatewaykit.client.display import NullDisplay
-from gatewaykit.client.tool_loop import Ask, RunTools, Turn, turn_flow
+from gatewaykit.client.display import NullDisplay, TurnView, turn_view_of
+from gatewaykit.client.tool_loop import Ask, RunTools, Turn, TurnEvent, turn_flow
 from gatewaykit.client.tools import ToolCallOutcome, Toolbox, error_text, result_text
 from gatewaykit.types import ChatCompletion
 
@@ -43,6 +46,17 @@ def show_live(client: Any, stream: Any) -> ChatCompletion:
 
 async def show_live_async(client: Any, stream: Any) -> ChatCompletion:
     return cast(ChatCompletion, await client.display.async_chat_stream(stream))
+
+
+def _announcer(view: TurnView, on_event: Any) -> Any:
+    """The turn's ``on_event``: the view hears each step first, then the user's callback."""
+
+    def announce(event: TurnEvent) -> None:
+        view.event(event)
+        if on_event is not None:
+            on_event(event)
+
+    return announce
 
 
 def _raw_arguments(call: Any) -> dict[str, Any]:
@@ -76,9 +90,15 @@ class ChatSession(SessionState):
     def __call__(self, prompt: Any, *, images: Any = None, **overrides: Any) -> ChatCompletion:
         """Send the history plus this prompt; run tool calls until the model answers; the turn's last completion."""
         message, fields = self._prepare_turn(prompt, images, overrides)
+        view = turn_view_of(self._client.display)
         flow = turn_flow(self._history(), message, fields, tools=self._toolbox.definitions(),
-                         max_steps=self.max_steps, on_event=self.on_event)  # fmt: skip
-        turn = self._drive(flow)
+                         max_steps=self.max_steps, on_event=_announcer(view, self.on_event))  # fmt: skip
+        try:
+            turn = self._drive(flow, view=view)
+        except BaseException as error:
+            view.close(error)
+            raise
+        view.close()
         self._commit(turn)
         return turn.reply  # type: ignore[return-value]
 
@@ -94,13 +114,13 @@ class ChatSession(SessionState):
         return self._commit_parsed(turn, completion)
 
     # -- the driver -------------------------------------------------------------------
-    def _drive(self, flow: Any, turn: Optional[Turn] = None) -> Any:
+    def _drive(self, flow: Any, turn: Optional[Turn] = None, view: Optional[TurnView] = None) -> Any:
         with self._tagged():
             try:
                 command = next(flow)
                 while True:
                     if isinstance(command, Ask):
-                        answer: Any = self._ask(command)
+                        answer: Any = self._ask(command, view)
                         if turn is not None:
                             turn.completions.append(answer)
                     elif isinstance(command, RunTools):
@@ -114,7 +134,7 @@ class ChatSession(SessionState):
             except StopIteration as stop:
                 return stop.value
 
-    def _ask(self, command: Ask) -> ChatCompletion:
+    def _ask(self, command: Ask, view: Optional[TurnView]) -> ChatCompletion:
         fields = dict(command.fields)
         stream = fields.pop("stream", None)
         if stream is None:
@@ -122,7 +142,12 @@ class ChatSession(SessionState):
         result = self._client.chat.completions.create(
             model=self.model, messages=command.messages, stream=stream, **fields
         )
-        completion = show_live(self._client, result) if stream else result
+        if not stream:
+            completion = result
+        elif view is not None:
+            completion = view.chat_stream(result)
+        else:
+            completion = show_live(self._client, result)
         self._spent(completion)
         return completion
 
@@ -154,9 +179,15 @@ class AsyncChatSession(SessionState):
     async def __call__(self, prompt: Any, *, images: Any = None, **overrides: Any) -> ChatCompletion:
         """Send the history plus this prompt; run tool calls (concurrently) until the model answers."""
         message, fields = self._prepare_turn(prompt, images, overrides)
+        view = turn_view_of(self._client.display)
         flow = turn_flow(self._history(), message, fields, tools=self._toolbox.definitions(),
-                         max_steps=self.max_steps, on_event=self.on_event)  # fmt: skip
-        turn = await self._drive(flow)
+                         max_steps=self.max_steps, on_event=_announcer(view, self.on_event))  # fmt: skip
+        try:
+            turn = await self._drive(flow, view=view)
+        except BaseException as error:
+            view.close(error)
+            raise
+        view.close()
         self._commit(turn)
         return turn.reply  # type: ignore[return-value]
 
@@ -169,7 +200,7 @@ class AsyncChatSession(SessionState):
         completion = await self._drive(flow, turn)
         return self._commit_parsed(turn, completion)
 
-    async def _drive(self, flow: Any, turn: Optional[Turn] = None) -> Any:
+    async def _drive(self, flow: Any, turn: Optional[Turn] = None, view: Optional[TurnView] = None) -> Any:
         import asyncio  # loaded with the first async turn, not with gatewaykit
 
         with self._tagged():
@@ -177,7 +208,7 @@ class AsyncChatSession(SessionState):
                 command = next(flow)
                 while True:
                     if isinstance(command, Ask):
-                        answer: Any = await self._ask(command)
+                        answer: Any = await self._ask(command, view)
                         if turn is not None:
                             turn.completions.append(answer)
                     elif isinstance(command, RunTools):
@@ -189,7 +220,7 @@ class AsyncChatSession(SessionState):
             except StopIteration as stop:
                 return stop.value
 
-    async def _ask(self, command: Ask) -> ChatCompletion:
+    async def _ask(self, command: Ask, view: Optional[TurnView]) -> ChatCompletion:
         fields = dict(command.fields)
         stream = fields.pop("stream", None)
         if stream is None:
@@ -197,7 +228,12 @@ class AsyncChatSession(SessionState):
         result = await self._client.chat.completions.create(
             model=self.model, messages=command.messages, stream=stream, **fields
         )
-        completion = await show_live_async(self._client, result) if stream else result
+        if not stream:
+            completion = result
+        elif view is not None:
+            completion = await view.async_chat_stream(result)
+        else:
+            completion = await show_live_async(self._client, result)
         self._spent(completion)
         return completion
 

@@ -11,6 +11,12 @@ The core calls a display at four points and never knows what is behind it:
   (``done``/``total``, failures, cost) to the object it returns.
 - ``offline_notice(base_url, implicit=...)``: the client runs on the offline
   gateway (shown once).
+- ``turn_view()`` (optional): a conversation turn (``chat("...")``) opens one
+  :class:`TurnView`; the session streams each of the turn's requests through
+  it and tells it every :class:`~gatewaykit.client.tool_loop.TurnEvent` (tool
+  calls, their results), so a notebook shows the whole tool loop as it
+  happens. A display without it gets :class:`StreamOnlyTurnView` (each
+  request through its ``chat_stream``, events ignored): :func:`turn_view_of`.
 
 ``Client(display=None)`` asks :func:`default_display` once, at construction:
 the composition root (``gatewaykit/_wiring.py``) installs a chooser that gives
@@ -34,10 +40,14 @@ __all__ = [
     "Display",
     "NullBatchProgress",
     "NullDisplay",
+    "NullTurnView",
+    "StreamOnlyTurnView",
+    "TurnView",
     "choose_display",
     "default_display",
     "in_kernel",
     "set_default_display",
+    "turn_view_of",
 ]
 
 J = TypeVar("J")
@@ -54,6 +64,21 @@ class BatchProgress(Protocol):
 
 
 @runtime_checkable
+class TurnView(Protocol):
+    """One conversation turn on screen: its requests' streams, its steps (``event``), then ``close()``."""
+
+    def chat_stream(self, stream: "ChatStream") -> "ChatCompletion": ...
+
+    async def async_chat_stream(self, stream: "AsyncChatStream") -> "ChatCompletion": ...
+
+    def event(self, event: Any) -> None:
+        """A :class:`~gatewaykit.client.tool_loop.TurnEvent` of the turn (a completion, tool call, tool result, limit)."""
+
+    def close(self, error: Optional[BaseException] = None) -> None:
+        """The turn ended (``error`` when it raised); the view becomes static output."""
+
+
+@runtime_checkable
 class Display(Protocol):
     """What the client core calls to show its work (see the module docstring)."""
 
@@ -66,6 +91,8 @@ class Display(Protocol):
     def batch_progress(self, total: int) -> BatchProgress: ...
 
     def offline_notice(self, base_url: str, *, implicit: bool) -> None: ...
+
+    def turn_view(self) -> TurnView: ...
 
 
 class BatchTally:
@@ -104,6 +131,41 @@ class NullBatchProgress:
         pass
 
 
+class NullTurnView:
+    """Shows nothing: each stream is read to its end, events are ignored."""
+
+    def chat_stream(self, stream: "ChatStream") -> "ChatCompletion":
+        return stream.final()
+
+    async def async_chat_stream(self, stream: "AsyncChatStream") -> "ChatCompletion":
+        return await stream.final()
+
+    def event(self, event: Any) -> None:
+        pass
+
+    def close(self, error: Optional[BaseException] = None) -> None:
+        pass
+
+
+class StreamOnlyTurnView(NullTurnView):
+    """For a display without ``turn_view``: each request through its ``chat_stream``; tool steps are not shown."""
+
+    def __init__(self, display: Any) -> None:
+        self._display = display
+
+    def chat_stream(self, stream: "ChatStream") -> "ChatCompletion":
+        return self._display.chat_stream(stream)  # type: ignore[no-any-return]
+
+    async def async_chat_stream(self, stream: "AsyncChatStream") -> "ChatCompletion":
+        return await self._display.async_chat_stream(stream)  # type: ignore[no-any-return]
+
+
+def turn_view_of(display: Any) -> TurnView:
+    """The view a conversation turn shows through: ``display.turn_view()``, or a stream-only one."""
+    opener = getattr(display, "turn_view", None)
+    return opener() if callable(opener) else StreamOnlyTurnView(display)  # type: ignore[no-any-return]
+
+
 class NullDisplay:
     """Shows nothing: streams are read to their end, waits just wait (terminals, scripts, tests)."""
 
@@ -122,8 +184,14 @@ class NullDisplay:
     def offline_notice(self, base_url: str, *, implicit: bool) -> None:
         pass
 
+    def turn_view(self) -> TurnView:
+        return _NULL_TURN_VIEW
+
     def __repr__(self) -> str:
         return "NullDisplay()"
+
+
+_NULL_TURN_VIEW = NullTurnView()
 
 
 def in_kernel() -> bool:

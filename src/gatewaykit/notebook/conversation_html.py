@@ -16,7 +16,7 @@ from gatewaykit.notebook import style
 from gatewaykit.notebook.html import _markdown
 from gatewaykit.notebook.style import esc
 
-__all__ = ["render_conversation_html"]
+__all__ = ["render_conversation_html", "render_tool_block_html"]
 
 _ROLE_STYLE = "font-size:0.8em;text-transform:uppercase;letter-spacing:0.05em;" + style.MUTED
 _PRE = f"{style.CODE};white-space:pre-wrap;margin:2px 0 6px 0"
@@ -44,24 +44,49 @@ def _pretty(arguments: Any) -> str:
         return str(arguments or "")
 
 
-def _tool_call_html(call: dict[str, Any], result: Any) -> str:
-    function = call.get("function") or {}
-    name = esc(function.get("name") or "?")
+def _clipped(text: str, limit: int = _RESULT_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n… {len(text) - limit:,} more characters"
+
+
+def _one_line(arguments: Any, limit: int = 60) -> str:
+    """A short preview of the arguments for the summary line: compact JSON, cut."""
+    try:
+        value = json.loads(arguments)
+        text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in value.items()) if isinstance(value, dict) else json.dumps(value)
+    except (TypeError, ValueError):
+        text = str(arguments or "")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render_tool_block_html(name: Any, arguments: Any, result: Any, status: str) -> str:
+    """One tool call as a collapsible block: name, argument preview and status; inside, the arguments
+    pretty-printed and the result (``None`` while it runs), truncated. Everything escaped."""
     if result is None:
-        outcome = f'<div style="{style.MUTED}"><em>no result</em></div>'
-        flag = "?"
+        outcome = f'<div style="{style.MUTED}"><em>{esc(status)}</em></div>'
     else:
-        text = str(result.get("content") or "")
-        shown = text[:_RESULT_CHARS] + (f"\n… {len(text) - _RESULT_CHARS:,} more characters" if len(text) > _RESULT_CHARS else "")
-        outcome = f'<pre style="{_PRE}">{esc(shown)}</pre>'
-        flag = "error" if text.startswith("Error:") else ("refused" if "did not approve" in text else "ok")
+        text = str(result)
+        shown = _pretty(text) if text.lstrip()[:1] in ("{", "[") else text  # JSON results pretty-printed
+        outcome = f'<pre style="{_PRE}">{esc(_clipped(shown))}</pre>'
+    colour = "#d9534f" if status in ("error", "refused", "unknown") else "inherit"
     return (
-        f'<details class="gk-tool-step" style="margin:2px 0 4px 0"><summary style="cursor:pointer">'
-        f'<code style="{style.CODE}">{name}</code> <span style="{style.MUTED}">{esc(flag)}</span></summary>'
+        f'<details class="gk-tool-step" data-status="{esc(status)}" style="margin:2px 0 4px 0">'
+        f'<summary style="cursor:pointer"><code style="{style.CODE}">{esc(name or "?")}({esc(_one_line(arguments))})</code> '
+        f'<span style="{style.MUTED};color:{colour}">{esc(status)}</span></summary>'
         f'<div style="padding-left:1em;border-left:2px solid rgba(128,128,128,0.4)">'
-        f'<div style="{style.MUTED}">arguments</div><pre style="{_PRE}">{esc(_pretty(function.get("arguments")))}</pre>'
+        f'<div style="{style.MUTED}">arguments</div><pre style="{_PRE}">{esc(_clipped(_pretty(arguments)))}</pre>'
         f'<div style="{style.MUTED}">result</div>{outcome}</div></details>'
     )
+
+
+def _tool_call_html(call: dict[str, Any], result: Any) -> str:
+    function = call.get("function") or {}
+    if result is None:
+        return render_tool_block_html(function.get("name"), function.get("arguments"), None, "no result")
+    text = str(result.get("content") or "")
+    flag = "error" if text.startswith("Error:") else ("refused" if "did not approve" in text else "ok")
+    return render_tool_block_html(function.get("name"), function.get("arguments"), text, flag)
 
 
 def _message_html(message: dict[str, Any], results: dict[str, dict[str, Any]]) -> str:

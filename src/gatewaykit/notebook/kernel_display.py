@@ -5,7 +5,8 @@ it once, at construction). It shows a streamed answer as live Markdown
 (:mod:`gatewaykit.notebook.live`, reading the stream's own assembly), a
 blocking ``job.wait()`` as a progress card that becomes the player
 (:mod:`gatewaykit.notebook.job_progress`, driving the client's polling flow),
-and the offline gateway's banner once per gateway. Constructing it installs
+the offline gateway's banner once per gateway, and a conversation turn
+with its tool calls and results (:mod:`gatewaykit.notebook.turn_view`). Constructing it installs
 the kernel's display formatter that keeps a live-shown answer or job from
 showing twice in its own cell.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, TypeVar
 
-from gatewaykit.client.display import BatchProgress, NullBatchProgress
+from gatewaykit.client.display import BatchProgress, NullBatchProgress, TurnView
 from gatewaykit.client.streaming import AsyncChatStream, ChatStream
 from gatewaykit.types import ChatCompletion
 
@@ -53,6 +54,11 @@ class KernelDisplay:
     def batch_progress(self, total: int) -> BatchProgress:
         # The seam is in place; a live batch view is the notebook layer's next step.
         return NullBatchProgress()
+
+    def turn_view(self) -> TurnView:
+        from gatewaykit.notebook.turn_view import LiveTurnView
+
+        return LiveTurnView()
 
     def offline_notice(self, base_url: str, *, implicit: bool) -> None:
         from gatewaykit.notebook.banner import show_offline_banner

@@ -136,7 +136,7 @@ def _json_content(request: ChatRequest, prompt: str, rng: random.Random) -> str:
     fmt = request.response_format or {}
     if fmt.get("type") == "json_schema":
         schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
-        value = instance_of(schema, rng, prompt, all_properties=True)
+        value = instance_of(schema, rng, prompt, all_properties=True, prompt_numbers=True)
     else:
         value = {"question": read_prompt(prompt).quoted, "answer": answer(prompt + " (in one sentence)", rng),
                  "synthetic": True, "source": "offline gateway"}
@@ -176,7 +176,7 @@ def _scripted(script: Script | None, request: ChatRequest) -> Any:
 def _tool_arguments(request: ChatRequest, tool: dict[str, Any], rng: random.Random, prompt: str) -> str:
     try:
         arguments = instance_of(tool["function"].get("parameters") or {"type": "object"}, rng, prompt,
-                                all_properties=bool(tool["function"].get("strict")))
+                                all_properties=bool(tool["function"].get("strict")), prompt_numbers=True)
     except SchemaProblem as problem:
         index = next(i for i, t in enumerate(request.tools) if t is tool)
         raise SchemaTooBig(f"tools[{index}].function.parameters", problem) from None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from typing import Any
 
 from gatewaykit.emulator.chat.field_values import WORDS, number_range, prompt_names, string_for
@@ -22,6 +23,7 @@ from gatewaykit.emulator.chat.schema_checks import MAX_ANSWER_CHARS, MAX_VALUES,
 
 #: Past this $ref/nesting depth the writer takes the smallest choices (null, fewest items) to end recursion.
 _SHALLOW = 6
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w|\.\d)")
 _MAX_DEPTH = 48
 _MIN_KEYS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
 _MAX_KEYS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
@@ -59,11 +61,14 @@ def _natural_range(natural: tuple[float, float], low: float, high: float) -> tup
 
 
 class SchemaWriter:
-    def __init__(self, root: dict[str, Any], rng: random.Random, prompt: str, *, all_properties: bool) -> None:
+    def __init__(self, root: dict[str, Any], rng: random.Random, prompt: str, *, all_properties: bool,
+                 prompt_numbers: bool = False) -> None:
         self.root = root
         self.rng = rng
         self.prompt = prompt
         self.names = prompt_names(prompt)
+        # Tool arguments take the numbers the user wrote, in order (``convert 98.6 F`` calls with 98.6).
+        self.numbers = [float(n) for n in _NUMBER.findall(prompt)] if prompt_numbers else []
         self.all_properties = all_properties
         self.values = 0
         self.chars = 0
@@ -207,6 +212,10 @@ class SchemaWriter:
                 ok = quotient == int(quotient) if math.isfinite(quotient) else False
             return ok and (not integer or float(v).is_integer())
 
+        for given in self.numbers:
+            if fits(given):
+                self.numbers.remove(given)
+                return int(given) if integer or given.is_integer() else given
         step = schema.get("multipleOf")
         for _ in range(60):
             if step:
@@ -253,7 +262,8 @@ class SchemaWriter:
         return text
 
 
-def instance_of(schema: Any, rng: random.Random, prompt: str, *, all_properties: bool = False) -> Any:
+def instance_of(schema: Any, rng: random.Random, prompt: str, *, all_properties: bool = False,
+                prompt_numbers: bool = False) -> Any:
     """A value conforming to ``schema`` (an object schema gives a dict); check it with ``check_schema`` first."""
     root = schema if isinstance(schema, dict) else {}
-    return SchemaWriter(root, rng, prompt, all_properties=all_properties).value(root)
+    return SchemaWriter(root, rng, prompt, all_properties=all_properties, prompt_numbers=prompt_numbers).value(root)

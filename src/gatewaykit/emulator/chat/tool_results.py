@@ -43,8 +43,10 @@ def tool_reply(messages: list[dict[str, Any]]) -> str:
             lines.append("")
         elif isinstance(data, (int, float, str)) and not isinstance(data, bool) or (data is None and content):
             shown = content if data is None else str(data)
-            lines += [f"The `{name}` tool returned **{shown[:500]}**, so the answer is **{shown[:500]}**.", ""]
+            conclusion = f", so the answer is **{shown[:500]}**" if len(results) == 1 else ""
+            lines += [f"The `{name}` tool returned **{shown[:500]}**{conclusion}.", ""]
         else:
             lines += [f"The `{name}` tool returned: {content[:500]}", ""]
-    lines.append("(The offline model only repeats the tool's result; it adds no knowledge of its own.)")
+    whose = "the tool's result" if len(results) == 1 else "the tools' results"
+    lines.append(f"(The offline model only repeats {whose}; it adds no knowledge of its own.)")
     return "\n".join(lines)
