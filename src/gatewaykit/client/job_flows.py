@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, TypeVar, Union
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 from gatewaykit.client.base import BaseClient, raise_for_status
 from gatewaykit.client.flows import Download, Flow, Sleep, send_with_retries
@@ -24,7 +24,7 @@ from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
 from gatewaykit.errors import APIConnectionError, JobFailedError, JobTimeoutError
 from gatewaykit.types import Job, JobStatus, MusicJob, VideoJob, is_finished
 
-__all__ = ["POLL_SCHEDULE", "PollSchedule", "create_job_flow", "job_path", "wait_flow"]
+__all__ = ["POLL_SCHEDULE", "PollSchedule", "create_job_flow", "job_id_segment", "job_path", "wait_flow"]
 
 J = TypeVar("J", bound=Job)
 
@@ -50,10 +50,24 @@ POLL_SCHEDULE = PollSchedule()
 """The one polling schedule: ``job.wait()`` and the notebook's background progress both use it."""
 
 
+def job_id_segment(job_id: Any, what: str = "job id") -> str:
+    """``job_id`` as one URL path segment (``/``, ``?``, ``#``, ``%`` encoded); empty or dot ids refused.
+
+    Without this, ``videos.retrieve("../models")`` would fetch ``/v1/models``.
+    """
+    if not isinstance(job_id, str):
+        raise TypeError(f"{what} must be a string, not {type(job_id).__name__}")
+    if not job_id.strip():
+        raise ValueError(f"{what} is empty: pass the id a create call returned (job.id)")
+    if job_id.strip() in (".", ".."):
+        raise ValueError(f"{what} {job_id!r} is not a job id")
+    return quote(job_id, safe="")
+
+
 def job_path(job: Job) -> str:
     if isinstance(job, VideoJob):
-        return f"/v1/videos/{job.id}"
-    return f"/v1/audio/generations/{job.id}"
+        return f"/v1/videos/{job_id_segment(job.id, 'video_id')}"
+    return f"/v1/audio/generations/{job_id_segment(job.id, 'audio_id')}"
 
 
 def _resource_name(job: Job) -> str:
