@@ -114,6 +114,11 @@ def normalise_messages(messages: Any) -> list[Any]:
     A content list may also hold bare items: a ``str`` is a text part, a path,
     bytes or PIL image is an image part.
     """
+    if messages is None or isinstance(messages, (str, bytes, dict)) or not hasattr(messages, "__iter__"):
+        raise TypeError(
+            "messages must be a list of messages such as [{'role': 'user', 'content': 'Hello'}], "
+            f"not {type(messages).__name__}"
+        )
     result = []
     for message in messages:
         if hasattr(message, "model_dump"):
