@@ -39,14 +39,16 @@ class Videos:
         seed: Optional[int] = None,
         **options: Unpack[RequestOptions],
     ) -> VideoJob:
-        """Start a video job. ``input_reference``: an URL, ``data:`` URI, path, bytes or PIL image.
+        """Start a video job. ``input_reference``: a URL or ``data:`` URI string, a ``pathlib.Path``, bytes or PIL image.
 
         ``options``: :class:`~gatewaykit.client.api_request.RequestOptions`
         (``extra_headers``, ``extra_body``, ``timeout``, ``validate``).
         """
         fields = dict(
             model=model, prompt=prompt,
-            input_reference=to_image_url(input_reference) if input_reference is not None else None,
+            input_reference=(
+                to_image_url(input_reference, field="input_reference") if input_reference is not None else None
+            ),
             resolution=resolution, duration=duration, aspect_ratio=aspect_ratio,
             generate_audio=generate_audio, seed=seed,
         )  # fmt: skip
