@@ -276,15 +276,19 @@ class Ledger(LedgerStorage, LedgerSharing):
             else:
                 row.cost_source, row.total_cost = _rows.NOT_REPORTED, None
             return
+        if status == "interrupted":
+            reported = row.total_cost if row.cost_source == _rows.REPORTED else None
+            row.charged, row.cost_source, row.total_cost = None, _rows.UNKNOWN, None
+            row.note = "stream ended early: whether the gateway charged it is unknown (not counted)" + (
+                f"; it had reported ${reported:.6f}" if reported is not None else ""
+            )
+            return
         row.charged = False
         row.cost_source = _rows.NONE
         if status in _NOT_CHARGED_STATES:
             row.total_cost = 0.0
             if row.note is None:
                 row.note = "not charged"
-        elif status == "interrupted":
-            row.total_cost = None
-            row.note = "stream interrupted before its usage arrived; cost unknown, not counted"
         else:  # queued, in_progress: a job billed later
             row.total_cost = None
             row.note = _PENDING_NOTE
