@@ -181,8 +181,33 @@ def content_flow(client: BaseClient, job: Job, *, path: Optional[Path] = None, t
     raise APIConnectionError(f"Too many redirects fetching the content of job {job.id}")
 
 
+def billing_outcome(status: str, job: VideoJob, known_before: Optional[str]) -> str:
+    """What a DELETE answer means for the bill: ``completed`` (charged), ``failed`` or ``cancelled``.
+
+    The gateway answers ``deleted`` both for a finished job it removed and (the
+    spec allows it) for an unfinished one it cancelled. A deleted job that had
+    completed (``completed_at`` in the answer, or seen completed before) was
+    charged; one with an ``error`` had failed; otherwise it was cancelled.
+    """
+    if status != JobStatus.DELETED:
+        return status
+    if known_before in (JobStatus.COMPLETED, JobStatus.FAILED):
+        return known_before
+    if job.completed_at is not None or job.videos:
+        return JobStatus.COMPLETED.value
+    if job.error is not None:
+        return JobStatus.FAILED.value
+    return JobStatus.CANCELLED.value
+
+
 def cancel_flow(client: BaseClient, job: VideoJob, *, timeout: Any = NOT_GIVEN) -> Flow[VideoJob]:
-    """``DELETE /v1/videos/{id}``: the answer's job view if it sends one, else status ``cancelled``."""
+    """``DELETE /v1/videos/{id}``: the answer's job view if it sends one, else status ``cancelled``.
+
+    ``job.status`` is what the gateway answered (``cancelled`` or ``deleted``);
+    the ledger hears the job's billing outcome (:func:`billing_outcome`): a
+    completed job that is deleted stays charged.
+    """
+    known_before = job.status
     request = ApiRequest("DELETE", job_path(job), timeout=timeout, replay_safe=True)
     response, _ = yield from send_with_retries(request, client._policy)
     raise_for_status(response)
@@ -196,7 +221,9 @@ def cancel_flow(client: BaseClient, job: VideoJob, *, timeout: Any = NOT_GIVEN) 
         absorb(job, VideoJob.model_validate({"id": job.id, **body}))
     else:
         job.status = JobStatus.CANCELLED.value
-    return seen(client, job)
+    job._client = client
+    report_job(client.ledger, job, status=billing_outcome(job.status, job, known_before))
+    return job
 
 
 def default_save_path(job: Job, path: Union[str, Path, None]) -> Path:

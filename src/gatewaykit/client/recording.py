@@ -118,8 +118,11 @@ class Recording:
             logger.exception("gatewaykit: the ledger failed to record a %s request", self.kind)
 
 
-def report_job(ledger: Any, job: Any) -> None:
-    """Tell the ledger about a job seen in a terminal state (the ledger makes it idempotent)."""
+def report_job(ledger: Any, job: Any, *, status: Optional[str] = None) -> None:
+    """Tell the ledger about a job seen in a terminal state (the ledger makes it idempotent).
+
+    ``status`` overrides ``job.status`` (a DELETE's ``deleted`` of a completed job reports ``completed``).
+    """
     update = getattr(ledger, "update_job", None)
     if update is None:
         return
@@ -127,7 +130,7 @@ def report_job(ledger: Any, job: Any) -> None:
     try:
         update(
             job.id,
-            status=job.status,
+            status=status or job.status,
             seconds=job_seconds(getattr(job, "seconds", None)),
             error_message=getattr(error, "message", None),
         )
