@@ -11,7 +11,8 @@ Behaviours worth knowing:
 
 - A job gets one row when created (pending, not charged) that later turns
   ``completed`` (charged), ``failed`` or ``cancelled`` (not charged; a DELETE
-  answered ``deleted`` or ``canceled`` counts as ``cancelled``). The first
+  answered ``deleted`` or ``canceled`` counts as ``cancelled``, except that the
+  client reports a deleted job that had completed as ``completed``: it was charged). The first
   terminal state wins: a later, different one (say ``completed`` after
   ``cancelled``) leaves the row as it was and says so in ``note``. A terminal
   update for a job the ledger has not seen yet is held until its row arrives.
