@@ -211,7 +211,7 @@ class BaseClient:
 
     # -- one billable call -------------------------------------------------------------------
     def _recording(self, kind: str, model: Optional[str], body: dict[str, Any]) -> Recording:
-        recording = Recording(self.ledger, kind, model, request_summary(body), self.offline)
+        recording = Recording(self.ledger, kind, model, request_summary(body), self.offline, self.base_url)
         recording.replayed = self._cassette is not None and self._cassette.mode == "replay"
         return recording
 

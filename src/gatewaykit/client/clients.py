@@ -18,6 +18,7 @@ from gatewaykit.client.flows import Flow, RetryPolicy, run_async, run_sync
 from gatewaykit.client.images import AsyncImages, Images
 from gatewaykit.client.models import AsyncModels, Models
 from gatewaykit.client.music import AsyncMusic, Music
+from gatewaykit.client.pending_jobs import AsyncJobs, Jobs
 from gatewaykit.client.display import Display
 from gatewaykit.client.recording import Recording
 from gatewaykit.client.streaming import AsyncChatStream, ChatStream
@@ -34,6 +35,7 @@ class _Surface(BaseClient):
     images: Images
     videos: Videos
     music: Music
+    jobs: Jobs
 
     def __init__(
         self,
@@ -59,10 +61,10 @@ class _Surface(BaseClient):
         )  # fmt: skip
         if self._is_async:
             self.models, self.chat, self.images = AsyncModels(self), AsyncChat(self), AsyncImages(self)
-            self.videos, self.music = AsyncVideos(self), AsyncMusic(self)
+            self.videos, self.music, self.jobs = AsyncVideos(self), AsyncMusic(self), AsyncJobs(self)
         else:
             self.models, self.chat, self.images = Models(self), Chat(self), Images(self)
-            self.videos, self.music = Videos(self), Music(self)
+            self.videos, self.music, self.jobs = Videos(self), Music(self), Jobs(self)
 
     # Called by VideoJob / MusicJob methods (types/ never touches the transport).
     def _job_refresh(self, job: Any) -> Any:
@@ -93,7 +95,8 @@ class Client(_Surface):
     of those names); with no key anywhere it uses the built-in offline gateway
     and warns (:class:`OfflineGatewayWarning`). ``Client(offline=True)`` asks for
     the offline gateway explicitly. Resources: ``models``, ``chat``, ``images``,
-    ``videos``, ``music``; ``map``/``batch`` run many calls at once.
+    ``videos``, ``music``, ``jobs`` (``jobs.pending()``: unfinished jobs from the ledger); ``map``/``batch``
+    run many calls at once.
 
     ``cassette="demo.jsonl"`` records the exchanges to a file and replays them:
     ``cassette_mode="record"`` (always the network, the file rewritten),
@@ -161,6 +164,7 @@ class AsyncClient(_Surface):
         images: AsyncImages
         videos: AsyncVideos
         music: AsyncMusic
+        jobs: AsyncJobs
 
     def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
         from gatewaykit.client._transport import AsyncTransport
