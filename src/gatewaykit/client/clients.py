@@ -14,6 +14,7 @@ from gatewaykit.client import job_flows
 from gatewaykit.client.base import DEFAULT_TIMEOUT, BaseClient
 from gatewaykit.client.batch import BatchResult, run_async_batch, run_thread_batch
 from gatewaykit.client.chat import AsyncChat, Chat
+from gatewaykit.client.checkpoint import batch_keys, item_keys, run_checkpointed, run_checkpointed_async
 from gatewaykit.client.flows import Flow, RetryPolicy, run_async, run_sync
 from gatewaykit.client.images import AsyncImages, Images
 from gatewaykit.client.models import AsyncModels, Models
@@ -128,17 +129,41 @@ class Client(_Surface):
         transport = self._transport
         return ChatStream(transport.iter_bytes(response), response.close, recording)
 
-    def map(self, function: Callable[[Any], Any], items: Iterable[Any], *, concurrency: int = 8) -> BatchResult:
+    def map(
+        self, function: Callable[[Any], Any], items: Iterable[Any], *, concurrency: int = 8, checkpoint: Any = None
+    ) -> BatchResult:
         """``function(item)`` for every item on up to ``concurrency`` threads; results in input order,
-        a failed item holds its exception (see ``BatchResult.errors``)."""
-        return self.batch([_bind(function, item) for item in items], concurrency=concurrency)
+        a failed item holds its exception (see ``BatchResult.errors``).
 
-    def batch(self, calls: Iterable[Callable[[], Any]], *, concurrency: int = 8) -> BatchResult:
-        """Run zero-argument callables (e.g. ``lambda: client.images.generate(...)``) concurrently."""
+        ``checkpoint="run.sqlite"``: each finished item's result is stored as it
+        finishes; a re-run (after a crash or a kernel restart) returns the stored
+        results and calls ``function`` only for the rest, so nothing is paid twice.
+        Results must pickle (see :mod:`gatewaykit.client.checkpoint`).
+        """
+        items = list(items)
+        calls = [_bind(function, item) for item in items]
+        return self._batch(calls, concurrency, checkpoint, item_keys(items) if checkpoint is not None else [])
+
+    def batch(
+        self, calls: Iterable[Callable[[], Any]], *, concurrency: int = 8, checkpoint: Any = None
+    ) -> BatchResult:
+        """Run zero-argument callables (e.g. ``lambda: client.images.generate(...)``) concurrently.
+
+        ``checkpoint=``: as for ``map``, each call keyed by its position.
+        """
         calls = list(calls)
+        return self._batch(calls, concurrency, checkpoint, batch_keys(len(calls)))
+
+    def _batch(self, calls: list[Callable[[], Any]], concurrency: int, checkpoint: Any, keys: list[str]) -> BatchResult:
         progress = self._display.batch_progress(len(calls))
         try:
-            return run_thread_batch(calls, concurrency, on_done=progress.item_done)
+            if checkpoint is None:
+                return run_thread_batch(calls, concurrency, on_done=progress.item_done)
+
+            def run(todo: list[Callable[[], Any]]) -> BatchResult:
+                return run_thread_batch(todo, concurrency, on_done=progress.item_done)
+
+            return run_checkpointed(checkpoint, calls, keys, run, progress.item_done)  # type: ignore[no-any-return]
         finally:
             progress.close()
 
@@ -178,16 +203,37 @@ class AsyncClient(_Surface):
         return AsyncChatStream(self._transport.iter_bytes(response), response.aclose, recording)
 
     async def map(
-        self, function: Callable[[Any], Awaitable[Any]], items: Iterable[Any], *, concurrency: int = 8
+        self,
+        function: Callable[[Any], Awaitable[Any]],
+        items: Iterable[Any],
+        *,
+        concurrency: int = 8,
+        checkpoint: Any = None,
     ) -> BatchResult:
-        """``await function(item)`` for every item, at most ``concurrency`` at a time; in input order."""
-        return await self.batch([_bind(function, item) for item in items], concurrency=concurrency)
+        """``await function(item)`` for every item, at most ``concurrency`` at a time; in input order.
 
-    async def batch(self, calls: Iterable[Callable[[], Awaitable[Any]]], *, concurrency: int = 8) -> BatchResult:
+        ``checkpoint=``: as for :meth:`Client.map`.
+        """
+        items = list(items)
+        calls = [_bind(function, item) for item in items]
+        return await self._batch(calls, concurrency, checkpoint, item_keys(items) if checkpoint is not None else [])
+
+    async def batch(
+        self, calls: Iterable[Callable[[], Awaitable[Any]]], *, concurrency: int = 8, checkpoint: Any = None
+    ) -> BatchResult:
         calls = list(calls)
+        return await self._batch(calls, concurrency, checkpoint, batch_keys(len(calls)))
+
+    async def _batch(self, calls: list[Any], concurrency: int, checkpoint: Any, keys: list[str]) -> BatchResult:
         progress = self._display.batch_progress(len(calls))
         try:
-            return await run_async_batch(calls, concurrency, on_done=progress.item_done)
+            if checkpoint is None:
+                return await run_async_batch(calls, concurrency, on_done=progress.item_done)
+
+            async def run(todo: list[Any]) -> BatchResult:
+                return await run_async_batch(todo, concurrency, on_done=progress.item_done)
+
+            return await run_checkpointed_async(checkpoint, calls, keys, run, progress.item_done)  # type: ignore[no-any-return]
         finally:
             progress.close()
 
