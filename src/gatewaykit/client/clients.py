@@ -104,6 +104,11 @@ class Client(_Surface):
     ``"replay"`` (never the network, no key needed; an unrecorded request raises
     :class:`CassetteMissError`) or ``"auto"`` (replay what is recorded, fetch and
     append the rest). Replayed calls are labelled ``cost_source="replayed"`` in the ledger.
+
+    A client pickles, so worker processes (Dask, Ray, multiprocessing) can use it:
+    the copy reconnects to the same gateway with the same settings and ledger.
+    **The API key travels in the pickle**: send it only to your own workers,
+    never store or share it (:mod:`gatewaykit.client.pickling`).
     """
 
     def _job_wait(self, job: Any, timeout: Optional[float], on_update: Any, poll_interval: Optional[float]) -> Any:
