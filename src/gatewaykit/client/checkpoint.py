@@ -25,7 +25,6 @@ import json
 import logging
 import os
 import pickle
-import sqlite3
 import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Union
@@ -74,6 +73,8 @@ class Checkpoint:
     def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None:
         self.path = Path(path).expanduser().absolute()
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        import sqlite3  # loaded by the first checkpointed run, not by import gatewaykit
+
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
         self._conn.execute("PRAGMA journal_mode = WAL")
