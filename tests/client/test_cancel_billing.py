@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Iterator
 
@@ -13,6 +14,7 @@ import gatewaykit as gk
 from .own_gateway import OWN_ADMIN, one_account, settled_balance
 
 KEY = "sk-bf-test-cancelbilling-0000000009"
+PRICES = {"video-range": {"per_second": 0.08, "per_second_audio": 0.12}}  # the offline catalog's rates
 
 
 @pytest.fixture(scope="module")
@@ -34,15 +36,15 @@ def _completed_on_the_server(gateway: Any, job_id: str) -> None:
 
 @pytest.mark.parametrize("how", ["job.cancel", "videos.delete"])
 def test_cancel_of_a_completed_video_stays_charged(gateway: Any, how: str) -> None:
-    """DELETE of a completed (never polled) video answers 'deleted'; the ledger row is completed and charged."""
-    ledger = gk.Ledger(path=None)
+    """DELETE of a completed (never polled) video answers 'deleted'; the ledger row is completed, charged, reconciled."""
+    ledger = gk.Ledger(path=None, prices=PRICES)
     before = settled_balance(gateway.base_url, "cancels")
     with gk.Client(api_key=KEY, base_url=gateway.base_url, ledger=ledger) as client:
-        job = client.videos.create(model="video-range", prompt="a quiet harbour", duration=2)
+        job = client.videos.create(model="video-range", prompt="a quiet harbour", duration=2, generate_audio=False)
         _completed_on_the_server(gateway, job.id)
         answer = job.cancel() if how == "job.cancel" else client.videos.delete(job.id)
     change = before - settled_balance(gateway.base_url, "cancels")
     (row,) = ledger.rows
     assert answer.status == "deleted" and change > 0
     assert (row["status"], row["charged"]) == ("completed", True)
-    assert ledger.pending_jobs() == []
+    assert ledger.pending_jobs() == [] and math.isclose(ledger.total_cost, change, abs_tol=1e-9)
