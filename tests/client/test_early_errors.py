@@ -76,3 +76,16 @@ def test_no_http_log_carries_a_malformed_key(emulator: Any, caplog: pytest.LogCa
         with pytest.raises(gk.GatewayError):
             gk.Client(api_key=key, base_url=emulator.base_url, max_retries=0).models.list()
     assert "leaky" not in _logged_text(caplog)
+
+
+def test_non_finite_float_in_an_edit_form_names_the_field(client: gk.Client, sink: RecordingLedger) -> None:
+    """images.edit(seed=inf) (a multipart form, not JSON) is refused the same way, naming seed."""
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8)).save(buffer, format="PNG")
+    with pytest.raises(gk.BadRequestError, match="seed"):
+        client.images.edit(model="image-pixels", prompt="x", image=buffer.getvalue(), seed=float("inf"), validate=False)  # type: ignore[arg-type]
+    assert sink.records == []

@@ -11,12 +11,13 @@ URL, and a job another key started on the same gateway answers 404 when polled.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Union, cast
 
 from gatewaykit.types import MusicJob, VideoJob
 
 if TYPE_CHECKING:
     from gatewaykit.client.base import BaseClient
+    from gatewaykit.types import AsyncMusicJob, AsyncVideoJob
 
 __all__ = ["AsyncJobs", "Jobs"]
 
@@ -49,5 +50,6 @@ class Jobs:
 class AsyncJobs(Jobs):
     """``aclient.jobs``: the same, awaitable (``await aclient.jobs.pending()``)."""
 
-    async def pending(self) -> list[Union[VideoJob, MusicJob]]:  # type: ignore[override]
-        return Jobs.pending(self)
+    async def pending(self) -> list[Union["AsyncVideoJob", "AsyncMusicJob"]]:  # type: ignore[override]
+        """The unfinished jobs, bound to the async client (``await job.wait()``)."""
+        return cast("list[Union[AsyncVideoJob, AsyncMusicJob]]", Jobs.pending(self))
