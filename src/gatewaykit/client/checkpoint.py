@@ -27,7 +27,10 @@ import os
 import pickle
 import threading
 from pathlib import Path
-from typing import Any, Callable, Iterable, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Union
+
+if TYPE_CHECKING:
+    from gatewaykit.client.batch import BatchResult
 
 __all__ = ["Checkpoint", "batch_keys", "item_keys", "run_checkpointed", "run_checkpointed_async"]
 
@@ -146,7 +149,7 @@ class Checkpoint:
 def run_checkpointed(
     path: Union[str, "os.PathLike[str]"], calls: list[Callable[[], Any]], keys: list[str],
     run: Callable[[list[Callable[[], Any]]], Any], on_done: Callable[[Any], None],
-) -> Any:  # fmt: skip
+) -> "BatchResult":  # fmt: skip
     """Run only the calls not stored at ``path`` (with ``run``, the batch runner); all results in order."""
     from gatewaykit.client.batch import BatchResult
 
@@ -167,7 +170,7 @@ def run_checkpointed(
 async def run_checkpointed_async(
     path: Union[str, "os.PathLike[str]"], calls: list[Callable[[], Any]], keys: list[str],
     run: Callable[[list[Callable[[], Any]]], Any], on_done: Callable[[Any], None],
-) -> Any:  # fmt: skip
+) -> "BatchResult":  # fmt: skip
     """:func:`run_checkpointed` for the async client (``run`` is awaited)."""
     from gatewaykit.client.batch import BatchResult
 

@@ -168,7 +168,7 @@ class Client(_Surface):
             def run(todo: list[Callable[[], Any]]) -> BatchResult:
                 return run_thread_batch(todo, concurrency, on_done=progress.item_done)
 
-            return run_checkpointed(checkpoint, calls, keys, run, progress.item_done)  # type: ignore[no-any-return]
+            return run_checkpointed(checkpoint, calls, keys, run, progress.item_done)
         finally:
             progress.close()
 
@@ -238,7 +238,7 @@ class AsyncClient(_Surface):
             async def run(todo: list[Any]) -> BatchResult:
                 return await run_async_batch(todo, concurrency, on_done=progress.item_done)
 
-            return await run_checkpointed_async(checkpoint, calls, keys, run, progress.item_done)  # type: ignore[no-any-return]
+            return await run_checkpointed_async(checkpoint, calls, keys, run, progress.item_done)
         finally:
             progress.close()
 
