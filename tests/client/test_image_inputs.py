@@ -90,10 +90,10 @@ def test_input_reference_string_must_be_a_url(client: gk.Client, sink: Recording
     assert sink.records == []
 
 
-def test_bytes_that_are_not_an_image_are_refused() -> None:
-    """Raw bytes that do not decode as an image raise ValueError."""
-    with pytest.raises(ValueError, match="not an image"):
-        load_image(b"root:x:0:0")
+def test_file_object_that_is_not_an_image_is_refused(tmp_path: Path) -> None:
+    """A binary file object whose content is not an image raises ValueError naming it."""
+    with open(secret_file(tmp_path), "rb") as handle, pytest.raises(ValueError, match="passwd.*not an image"):
+        load_image(handle)
 
 
 def test_truncated_png_is_refused(tmp_path: Path) -> None:

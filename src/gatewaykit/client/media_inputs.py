@@ -3,8 +3,8 @@
 Used for image edits (multipart ``image[]`` parts), vision ``image_url``
 content parts and video ``input_reference``. PIL is not imported to recognise
 a PIL image (its ``save``/``mode``/``size`` attributes do); it is imported
-lazily to check that bytes read from a file, a file object or given raw
-decode as an image before they are uploaded.
+lazily to check that bytes read from a file or a file object decode as an
+image before they are uploaded (raw ``bytes`` are sent as given).
 
 A *string* in a wire-format field (an ``image_url`` part, ``input_reference``)
 is always a URL (``http``, ``https`` or ``data``, in any case), never a file
@@ -67,6 +67,7 @@ def load_image(value: ImageInput, *, index: int = 0) -> tuple[str, bytes, str]:
             raise FileNotFoundError(f"No image file at {str(path)!r}")
         data = path.read_bytes()
         name = path.name
+        _check_decodes(data, repr(str(path)))  # a local file goes out only if it is an image
     elif is_pil_image(value):
         data, content_type = _pil_bytes(value)
         return f"image-{index}.{_EXTENSIONS[content_type]}", data, content_type
@@ -76,11 +77,11 @@ def load_image(value: ImageInput, *, index: int = 0) -> tuple[str, bytes, str]:
             raise TypeError("Image file objects must be opened in binary mode ('rb')")
         raw_name = getattr(value, "name", None)
         name = os.path.basename(raw_name) if isinstance(raw_name, str) else None
+        _check_decodes(data, repr(name) if name else f"file object {index + 1}")
     else:
         raise TypeError(
             f"Cannot use {type(value).__name__} as an image: pass a path, bytes, a binary file object or a PIL image"
         )
-    _check_decodes(data, repr(name) if name else f"image {index + 1}")
     sniffed = sniff_content_type(data) or (mimetypes.guess_type(name)[0] if name else None)
     content_type = sniffed or "application/octet-stream"
     if not name:
