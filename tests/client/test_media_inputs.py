@@ -54,9 +54,9 @@ def test_urls_pass_through_and_bytes_become_data_uris() -> None:
 
 
 def test_missing_path_is_file_not_found() -> None:
-    """A string that is neither a URL nor an existing file raises FileNotFoundError."""
+    """A Path to no file raises FileNotFoundError."""
     with pytest.raises(FileNotFoundError):
-        to_image_url("no/such/file.png")
+        to_image_url(Path("no/such/file.png"))
 
 
 def test_image_part_helper() -> None:

@@ -81,12 +81,12 @@ def test_error_with_a_cost_in_its_body_still_counts_nothing():
 
 
 def test_interrupted_stream_says_so():
-    """A stream cut before its usage is not counted and its note says why."""
+    """A stream cut before its usage is not counted, its charge is unknown, and its note says why."""
     ledger = Ledger()
     ledger.record(CostRecord("chat.stream", "chat-mini", "interrupted", error_message="connection dropped"))
     row = ledger.rows[0]
-    assert (row["cost_source"], row["charged"], row["total_cost"]) == ("none", False, None)
-    assert "interrupted before its usage" in row["note"]
+    assert (row["cost_source"], row["charged"], row["total_cost"]) == ("unknown", None, None)
+    assert "unknown" in row["note"]
 
 
 def test_offline_flag_is_kept(records):

@@ -38,14 +38,14 @@ def test_dropped_stream_raises_a_clear_error_with_the_partial_text(gateway):
 
 
 def test_dropped_stream_is_not_charged_and_the_ledger_says_so(gateway):
-    """The gateway charges nothing; the ledger row is 'interrupted', not charged, counting nothing."""
+    """The gateway charges nothing; the ledger row is 'interrupted', charge unknown (None), counting nothing."""
     ledger = gk.Ledger()
     before = account_balance(gateway.base_url, "drops")
     with _client(gateway, ledger) as client, pytest.raises(gk.StreamInterruptedError):
         client.chat.completions.create(model="chat-mini", messages=ESSAY, stream=True, extra_headers=DROP).final()
     assert account_balance(gateway.base_url, "drops") == before
     (row,) = ledger.rows
-    assert (row["status"], row["charged"], row["total_cost"]) == ("interrupted", False, None)
+    assert (row["status"], row["charged"], row["total_cost"]) == ("interrupted", None, None)
     assert ledger.total_cost == 0.0
 
 

@@ -53,6 +53,8 @@ def sync_surface(client: gk.Client) -> None:
     assert song.status == JobStatus.COMPLETED
 
     assert_type(client.map(lambda word: word.upper(), ["a"]), gk.BatchResult)
+    assert_type(client.map(lambda word: word.upper(), ["a"], checkpoint="run.sqlite"), gk.BatchResult)
+    assert_type(client.jobs.pending(), "list[gk.VideoJob | gk.MusicJob]")
     assert_type(client.display, Display)
     assert_type(client.display.turn_view(), TurnView)
     assert_type(turn_view_of(client.display), TurnView)
@@ -79,6 +81,8 @@ async def async_surface(client: gk.AsyncClient) -> None:
     song = await client.music.create(model="music-song", prompt="folk")
     assert_type(await song.wait(), AsyncMusicJob)
     assert_type(await client.batch([]), gk.BatchResult)
+    assert_type(await client.batch([], checkpoint=Path("run.sqlite")), gk.BatchResult)
+    assert_type(await client.jobs.pending(), "list[AsyncVideoJob | AsyncMusicJob]")
 
 
 def configuration() -> None:

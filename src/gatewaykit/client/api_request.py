@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, TypedDict
 
@@ -38,12 +39,59 @@ class NotGiven:
 
 NOT_GIVEN: Any = NotGiven()
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
 
 def encode_json(body: Any) -> bytes:
-    """Compact UTF-8 JSON for a request body."""
-    return _dumps(body).encode()
+    """Compact UTF-8 JSON for a request body.
+
+    A value JSON cannot carry (NaN or an infinity, a lone surrogate in a string)
+    raises :class:`BadRequestError` naming where it is (``seed``,
+    ``messages[1].content``), before anything is sent.
+    """
+    try:
+        return _dumps(body).encode()
+    except (ValueError, UnicodeEncodeError) as exc:
+        found = _unsendable(body, "")
+        if found is None:
+            raise
+        where, problem = found
+        from gatewaykit.errors import BadRequestError
+
+        param = where.split(".")[0].split("[")[0] or None
+        raise BadRequestError(
+            f"{where or 'the request body'} {problem}; nothing was sent", status=400, code="invalid_value", param=param
+        ) from None
+
+
+def _unsendable(value: Any, where: str) -> Optional[tuple[str, str]]:
+    """The first place in ``value`` JSON cannot carry, with what is wrong there."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return where, f"is {value!r}: JSON has no NaN or infinity, pass a finite number"
+    elif isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return where, (
+                f"holds a lone surrogate ({value[exc.start]!r} at character {exc.start}), which is not valid "
+                "UTF-8: fix the text (e.g. text.encode('utf-16', 'surrogatepass').decode('utf-16'))"
+            )
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str):
+                found = _unsendable(key, where)
+                if found is not None:
+                    return found[0], "has a key that " + found[1]
+            found = _unsendable(item, f"{where}.{key}" if where else str(key))
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found = _unsendable(item, f"{where}[{index}]")
+            if found is not None:
+                return found
+    return None
 
 
 @dataclass(slots=True)

@@ -65,6 +65,15 @@ class BaseClient:
         cassette_mode: str = "auto",
         display: Union[Display, bool, None] = None,
     ) -> None:
+        # What a pickled client takes to a worker (client/pickling.py); the key travels in settings.
+        self._options: dict[str, Any] = {
+            "timeout": timeout,
+            "retry_policy": retry_policy or RetryPolicy(max_retries=max_retries),
+            "validate": validate,
+            "default_headers": dict(default_headers or {}),
+            "display": display if isinstance(display, bool) else None,
+        }
+        self._custom_transport = http_transport is not None
         self._cassette = Cassette(cassette, cassette_mode) if cassette is not None else None
         self._settings: ConnectionSettings
         if self._cassette is not None and cassette_mode == "replay":
@@ -144,6 +153,12 @@ class BaseClient:
 
         return ledger
 
+    def __reduce__(self) -> Any:
+        """Pickles as its settings, the API key included (see :mod:`gatewaykit.client.pickling`)."""
+        from gatewaykit.client.pickling import client_state, restore_client
+
+        return (restore_client, (type(self), client_state(self)))
+
     def __repr__(self) -> str:
         mode = ", offline=True" if self.offline else ""
         return f"{type(self).__name__}(base_url={self.base_url!r}{mode})"
@@ -211,7 +226,7 @@ class BaseClient:
 
     # -- one billable call -------------------------------------------------------------------
     def _recording(self, kind: str, model: Optional[str], body: dict[str, Any]) -> Recording:
-        recording = Recording(self.ledger, kind, model, request_summary(body), self.offline)
+        recording = Recording(self.ledger, kind, model, request_summary(body), self.offline, self.base_url)
         recording.replayed = self._cassette is not None and self._cassette.mode == "replay"
         return recording
 

@@ -14,10 +14,12 @@ from gatewaykit.client import job_flows
 from gatewaykit.client.base import DEFAULT_TIMEOUT, BaseClient
 from gatewaykit.client.batch import BatchResult, run_async_batch, run_thread_batch
 from gatewaykit.client.chat import AsyncChat, Chat
+from gatewaykit.client.checkpoint import batch_keys, item_keys, run_checkpointed, run_checkpointed_async
 from gatewaykit.client.flows import Flow, RetryPolicy, run_async, run_sync
 from gatewaykit.client.images import AsyncImages, Images
 from gatewaykit.client.models import AsyncModels, Models
 from gatewaykit.client.music import AsyncMusic, Music
+from gatewaykit.client.pending_jobs import AsyncJobs, Jobs
 from gatewaykit.client.display import Display
 from gatewaykit.client.recording import Recording
 from gatewaykit.client.streaming import AsyncChatStream, ChatStream
@@ -34,6 +36,7 @@ class _Surface(BaseClient):
     images: Images
     videos: Videos
     music: Music
+    jobs: Jobs
 
     def __init__(
         self,
@@ -59,10 +62,10 @@ class _Surface(BaseClient):
         )  # fmt: skip
         if self._is_async:
             self.models, self.chat, self.images = AsyncModels(self), AsyncChat(self), AsyncImages(self)
-            self.videos, self.music = AsyncVideos(self), AsyncMusic(self)
+            self.videos, self.music, self.jobs = AsyncVideos(self), AsyncMusic(self), AsyncJobs(self)
         else:
             self.models, self.chat, self.images = Models(self), Chat(self), Images(self)
-            self.videos, self.music = Videos(self), Music(self)
+            self.videos, self.music, self.jobs = Videos(self), Music(self), Jobs(self)
 
     # Called by VideoJob / MusicJob methods (types/ never touches the transport).
     def _job_refresh(self, job: Any) -> Any:
@@ -93,13 +96,19 @@ class Client(_Surface):
     of those names); with no key anywhere it uses the built-in offline gateway
     and warns (:class:`OfflineGatewayWarning`). ``Client(offline=True)`` asks for
     the offline gateway explicitly. Resources: ``models``, ``chat``, ``images``,
-    ``videos``, ``music``; ``map``/``batch`` run many calls at once.
+    ``videos``, ``music``, ``jobs`` (``jobs.pending()``: unfinished jobs from the ledger); ``map``/``batch``
+    run many calls at once.
 
     ``cassette="demo.jsonl"`` records the exchanges to a file and replays them:
     ``cassette_mode="record"`` (always the network, the file rewritten),
     ``"replay"`` (never the network, no key needed; an unrecorded request raises
     :class:`CassetteMissError`) or ``"auto"`` (replay what is recorded, fetch and
     append the rest). Replayed calls are labelled ``cost_source="replayed"`` in the ledger.
+
+    A client pickles, so worker processes (Dask, Ray, multiprocessing) can use it:
+    the copy reconnects to the same gateway with the same settings and ledger.
+    **The API key travels in the pickle**: send it only to your own workers,
+    never store or share it (:mod:`gatewaykit.client.pickling`).
     """
 
     def _job_wait(self, job: Any, timeout: Optional[float], on_update: Any, poll_interval: Optional[float]) -> Any:
@@ -125,17 +134,41 @@ class Client(_Surface):
         transport = self._transport
         return ChatStream(transport.iter_bytes(response), response.close, recording)
 
-    def map(self, function: Callable[[Any], Any], items: Iterable[Any], *, concurrency: int = 8) -> BatchResult:
+    def map(
+        self, function: Callable[[Any], Any], items: Iterable[Any], *, concurrency: int = 8, checkpoint: Any = None
+    ) -> BatchResult:
         """``function(item)`` for every item on up to ``concurrency`` threads; results in input order,
-        a failed item holds its exception (see ``BatchResult.errors``)."""
-        return self.batch([_bind(function, item) for item in items], concurrency=concurrency)
+        a failed item holds its exception (see ``BatchResult.errors``).
 
-    def batch(self, calls: Iterable[Callable[[], Any]], *, concurrency: int = 8) -> BatchResult:
-        """Run zero-argument callables (e.g. ``lambda: client.images.generate(...)``) concurrently."""
+        ``checkpoint="run.sqlite"``: each finished item's result is stored as it
+        finishes; a re-run (after a crash or a kernel restart) returns the stored
+        results and calls ``function`` only for the rest, so nothing is paid twice.
+        Results must pickle (see :mod:`gatewaykit.client.checkpoint`).
+        """
+        items = list(items)
+        calls = [_bind(function, item) for item in items]
+        return self._batch(calls, concurrency, checkpoint, item_keys(items) if checkpoint is not None else [])
+
+    def batch(
+        self, calls: Iterable[Callable[[], Any]], *, concurrency: int = 8, checkpoint: Any = None
+    ) -> BatchResult:
+        """Run zero-argument callables (e.g. ``lambda: client.images.generate(...)``) concurrently.
+
+        ``checkpoint=``: as for ``map``, each call keyed by its position.
+        """
         calls = list(calls)
+        return self._batch(calls, concurrency, checkpoint, batch_keys(len(calls)))
+
+    def _batch(self, calls: list[Callable[[], Any]], concurrency: int, checkpoint: Any, keys: list[str]) -> BatchResult:
         progress = self._display.batch_progress(len(calls))
         try:
-            return run_thread_batch(calls, concurrency, on_done=progress.item_done)
+            if checkpoint is None:
+                return run_thread_batch(calls, concurrency, on_done=progress.item_done)
+
+            def run(todo: list[Callable[[], Any]]) -> BatchResult:
+                return run_thread_batch(todo, concurrency, on_done=progress.item_done)
+
+            return run_checkpointed(checkpoint, calls, keys, run, progress.item_done)
         finally:
             progress.close()
 
@@ -161,6 +194,7 @@ class AsyncClient(_Surface):
         images: AsyncImages
         videos: AsyncVideos
         music: AsyncMusic
+        jobs: AsyncJobs
 
     def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
         from gatewaykit.client._transport import AsyncTransport
@@ -174,16 +208,37 @@ class AsyncClient(_Surface):
         return AsyncChatStream(self._transport.iter_bytes(response), response.aclose, recording)
 
     async def map(
-        self, function: Callable[[Any], Awaitable[Any]], items: Iterable[Any], *, concurrency: int = 8
+        self,
+        function: Callable[[Any], Awaitable[Any]],
+        items: Iterable[Any],
+        *,
+        concurrency: int = 8,
+        checkpoint: Any = None,
     ) -> BatchResult:
-        """``await function(item)`` for every item, at most ``concurrency`` at a time; in input order."""
-        return await self.batch([_bind(function, item) for item in items], concurrency=concurrency)
+        """``await function(item)`` for every item, at most ``concurrency`` at a time; in input order.
 
-    async def batch(self, calls: Iterable[Callable[[], Awaitable[Any]]], *, concurrency: int = 8) -> BatchResult:
+        ``checkpoint=``: as for :meth:`Client.map`.
+        """
+        items = list(items)
+        calls = [_bind(function, item) for item in items]
+        return await self._batch(calls, concurrency, checkpoint, item_keys(items) if checkpoint is not None else [])
+
+    async def batch(
+        self, calls: Iterable[Callable[[], Awaitable[Any]]], *, concurrency: int = 8, checkpoint: Any = None
+    ) -> BatchResult:
         calls = list(calls)
+        return await self._batch(calls, concurrency, checkpoint, batch_keys(len(calls)))
+
+    async def _batch(self, calls: list[Any], concurrency: int, checkpoint: Any, keys: list[str]) -> BatchResult:
         progress = self._display.batch_progress(len(calls))
         try:
-            return await run_async_batch(calls, concurrency, on_done=progress.item_done)
+            if checkpoint is None:
+                return await run_async_batch(calls, concurrency, on_done=progress.item_done)
+
+            async def run(todo: list[Any]) -> BatchResult:
+                return await run_async_batch(todo, concurrency, on_done=progress.item_done)
+
+            return await run_checkpointed_async(checkpoint, calls, keys, run, progress.item_done)
         finally:
             progress.close()
 

@@ -134,6 +134,7 @@ def resolve_settings(
                 "or use offline=True for the built-in offline gateway"
             )
         return _offline_settings(implicit=True)
+    check_key(key, source)
     url = base_url or os.environ.get(BASE_URL_VARIABLE) or colab_secret(BASE_URL_VARIABLE)
     if not url:
         raise ConfigurationError(
@@ -141,6 +142,17 @@ def resolve_settings(
             "(or a Colab secret of that name: the gateway host, e.g. https://gateway.example.com) or pass base_url="
         )
     return ConnectionSettings(normalise_base_url(url), key, False, source)
+
+
+def check_key(key: str, source: str) -> None:
+    """Refuse a key an HTTP header cannot carry (whitespace, non-ASCII), naming where it came from, never it."""
+    for position, character in enumerate(key):
+        if character.isspace() or not character.isascii() or not character.isprintable():
+            what = "whitespace (a space or a line break)" if character.isspace() else "a non-ASCII or control character"
+            raise ConfigurationError(
+                f"The API key ({source}) holds {what} at character {position + 1} of {len(key)}: "
+                "an HTTP header cannot carry it. Copy the key again, without spaces, quotes or line breaks."
+            )
 
 
 def _offline_settings(*, implicit: bool) -> ConnectionSettings:

@@ -143,6 +143,7 @@ class Images:
         if uploads is None:
             request = ApiRequest("POST", path, content=encode_json(body), headers=extra_headers, timeout=timeout, stream=stream)
         else:
+            encode_json(body)  # the same refusals as a JSON body (NaN, lone surrogates), naming the field
             request = ApiRequest(
                 "POST",
                 path,

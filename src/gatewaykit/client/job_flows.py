@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, TypeVar, Union
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 from gatewaykit.client.base import BaseClient, raise_for_status
 from gatewaykit.client.flows import Download, Flow, Sleep, send_with_retries
@@ -24,7 +24,7 @@ from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
 from gatewaykit.errors import APIConnectionError, JobFailedError, JobTimeoutError
 from gatewaykit.types import Job, JobStatus, MusicJob, VideoJob, is_finished
 
-__all__ = ["POLL_SCHEDULE", "PollSchedule", "create_job_flow", "job_path", "wait_flow"]
+__all__ = ["POLL_SCHEDULE", "PollSchedule", "create_job_flow", "job_id_segment", "job_path", "wait_flow"]
 
 J = TypeVar("J", bound=Job)
 
@@ -50,10 +50,24 @@ POLL_SCHEDULE = PollSchedule()
 """The one polling schedule: ``job.wait()`` and the notebook's background progress both use it."""
 
 
+def job_id_segment(job_id: Any, what: str = "job id") -> str:
+    """``job_id`` as one URL path segment (``/``, ``?``, ``#``, ``%`` encoded); empty or dot ids refused.
+
+    Without this, ``videos.retrieve("../models")`` would fetch ``/v1/models``.
+    """
+    if not isinstance(job_id, str):
+        raise TypeError(f"{what} must be a string, not {type(job_id).__name__}")
+    if not job_id.strip():
+        raise ValueError(f"{what} is empty: pass the id a create call returned (job.id)")
+    if job_id.strip() in (".", ".."):
+        raise ValueError(f"{what} {job_id!r} is not a job id")
+    return quote(job_id, safe="")
+
+
 def job_path(job: Job) -> str:
     if isinstance(job, VideoJob):
-        return f"/v1/videos/{job.id}"
-    return f"/v1/audio/generations/{job.id}"
+        return f"/v1/videos/{job_id_segment(job.id, 'video_id')}"
+    return f"/v1/audio/generations/{job_id_segment(job.id, 'audio_id')}"
 
 
 def _resource_name(job: Job) -> str:
@@ -167,8 +181,33 @@ def content_flow(client: BaseClient, job: Job, *, path: Optional[Path] = None, t
     raise APIConnectionError(f"Too many redirects fetching the content of job {job.id}")
 
 
+def billing_outcome(status: str, job: VideoJob, known_before: Optional[str]) -> str:
+    """What a DELETE answer means for the bill: ``completed`` (charged), ``failed`` or ``cancelled``.
+
+    The gateway answers ``deleted`` both for a finished job it removed and (the
+    spec allows it) for an unfinished one it cancelled. A deleted job that had
+    completed (``completed_at`` in the answer, or seen completed before) was
+    charged; one with an ``error`` had failed; otherwise it was cancelled.
+    """
+    if status != JobStatus.DELETED:
+        return status
+    if known_before in (JobStatus.COMPLETED, JobStatus.FAILED):
+        return known_before
+    if job.completed_at is not None or job.videos:
+        return JobStatus.COMPLETED.value
+    if job.error is not None:
+        return JobStatus.FAILED.value
+    return JobStatus.CANCELLED.value
+
+
 def cancel_flow(client: BaseClient, job: VideoJob, *, timeout: Any = NOT_GIVEN) -> Flow[VideoJob]:
-    """``DELETE /v1/videos/{id}``: the answer's job view if it sends one, else status ``cancelled``."""
+    """``DELETE /v1/videos/{id}``: the answer's job view if it sends one, else status ``cancelled``.
+
+    ``job.status`` is what the gateway answered (``cancelled`` or ``deleted``);
+    the ledger hears the job's billing outcome (:func:`billing_outcome`): a
+    completed job that is deleted stays charged.
+    """
+    known_before = job.status
     request = ApiRequest("DELETE", job_path(job), timeout=timeout, replay_safe=True)
     response, _ = yield from send_with_retries(request, client._policy)
     raise_for_status(response)
@@ -182,7 +221,9 @@ def cancel_flow(client: BaseClient, job: VideoJob, *, timeout: Any = NOT_GIVEN) 
         absorb(job, VideoJob.model_validate({"id": job.id, **body}))
     else:
         job.status = JobStatus.CANCELLED.value
-    return seen(client, job)
+    job._client = client
+    report_job(client.ledger, job, status=billing_outcome(job.status, job, known_before))
+    return job
 
 
 def default_save_path(job: Job, path: Union[str, Path, None]) -> Path:

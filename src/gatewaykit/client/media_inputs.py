@@ -1,8 +1,17 @@
 """Images given as input: paths, bytes, file objects or PIL images, to upload parts or ``data:`` URIs.
 
 Used for image edits (multipart ``image[]`` parts), vision ``image_url``
-content parts and video ``input_reference``. PIL is never imported: a PIL
-image is recognised by its ``save``/``mode``/``size`` attributes.
+content parts and video ``input_reference``. PIL is not imported to recognise
+a PIL image (its ``save``/``mode``/``size`` attributes do); it is imported
+lazily to check that bytes read from a file or a file object decode as an
+image before they are uploaded (raw ``bytes`` are sent as given).
+
+A *string* in a wire-format field (an ``image_url`` part, ``input_reference``)
+is always a URL (``http``, ``https`` or ``data``, in any case), never a file
+name: ``"/etc/passwd"`` there is an error, not an upload. Local files come
+from ``pathlib.Path`` objects, from :func:`image_part` (which takes a path
+string) and from ``images.edit(image=...)``, whose documented inputs include
+path strings.
 """
 
 from __future__ import annotations
@@ -58,6 +67,7 @@ def load_image(value: ImageInput, *, index: int = 0) -> tuple[str, bytes, str]:
             raise FileNotFoundError(f"No image file at {str(path)!r}")
         data = path.read_bytes()
         name = path.name
+        _check_decodes(data, repr(str(path)))  # a local file goes out only if it is an image
     elif is_pil_image(value):
         data, content_type = _pil_bytes(value)
         return f"image-{index}.{_EXTENSIONS[content_type]}", data, content_type
@@ -67,6 +77,7 @@ def load_image(value: ImageInput, *, index: int = 0) -> tuple[str, bytes, str]:
             raise TypeError("Image file objects must be opened in binary mode ('rb')")
         raw_name = getattr(value, "name", None)
         name = os.path.basename(raw_name) if isinstance(raw_name, str) else None
+        _check_decodes(data, repr(name) if name else f"file object {index + 1}")
     else:
         raise TypeError(
             f"Cannot use {type(value).__name__} as an image: pass a path, bytes, a binary file object or a PIL image"
@@ -76,6 +87,29 @@ def load_image(value: ImageInput, *, index: int = 0) -> tuple[str, bytes, str]:
     if not name:
         name = f"image-{index}.{_EXTENSIONS.get(content_type, 'bin')}"
     return name, data, content_type
+
+
+def _check_decodes(data: bytes, origin: str) -> None:
+    """Raise ValueError unless ``data`` decodes as an image (PIL's verify; magic bytes without PIL)."""
+    try:
+        from PIL import Image
+    except ImportError:  # the core alone: the known signatures are the check
+        if sniff_content_type(data) is None:
+            raise ValueError(f"{origin} is not an image (not PNG, JPEG, WebP or GIF): nothing was sent") from None
+        return
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.verify()
+    except Exception as exc:  # noqa: BLE001 - UnidentifiedImageError, SyntaxError, OSError... all mean 'not an image'
+        raise ValueError(
+            f"{origin} is not an image PIL can decode ({type(exc).__name__}): pass a PNG, JPEG, WebP or GIF; "
+            "nothing was sent"
+        ) from None
+
+
+def is_url(value: str) -> bool:
+    """``http://``, ``https://`` or ``data:``, in any case."""
+    return value[:8].lower().startswith(("http://", "https://", "data:"))
 
 
 def to_upload(images: Any) -> list[tuple[str, bytes, str]]:
@@ -90,18 +124,29 @@ def to_data_uri(value: ImageInput) -> str:
     return f"data:{content_type};base64,{base64.b64encode(data).decode('ascii')}"
 
 
-def to_image_url(value: ImageInput) -> str:
-    """An URL or ``data:`` URI string kept as-is; anything else (a path, bytes, PIL image) as a ``data:`` URI.
+def to_image_url(value: ImageInput, *, field: str = "image_url") -> str:
+    """A wire-format image: a URL string kept as-is; a ``Path``, bytes, file object or PIL image as a ``data:`` URI.
 
-    A ``str`` that is neither ``http(s)://`` nor ``data:`` is taken as a file path.
+    A ``str`` must be an ``http(s)://`` or ``data:`` URL (any case): a string is
+    never read as a file here (pass ``pathlib.Path(...)`` or ``gk.image_part(path)``).
     """
-    if isinstance(value, str) and value.startswith(("http://", "https://", "data:")):
-        return value
+    if isinstance(value, str):
+        if is_url(value):
+            return value
+        raise ValueError(
+            f"{field} strings are URLs (http://, https:// or data:), not {value[:60]!r}: for a local file "
+            "pass pathlib.Path(...) or gk.image_part(path); nothing was read or sent"
+        )
     return to_data_uri(value)
 
 
 def image_part(image: ImageInput, detail: Optional[str] = None) -> dict[str, Any]:
-    """A vision content part ``{"type": "image_url", "image_url": {"url": ...}}`` for any image input."""
+    """A vision content part ``{"type": "image_url", "image_url": {"url": ...}}`` for any image input.
+
+    Here a string that is not a URL is a path to an image file (it must decode as an image).
+    """
+    if isinstance(image, str) and not is_url(image):
+        image = Path(image)
     url: dict[str, Any] = {"url": to_image_url(image)}
     if detail is not None:
         url["detail"] = detail
@@ -114,6 +159,11 @@ def normalise_messages(messages: Any) -> list[Any]:
     A content list may also hold bare items: a ``str`` is a text part, a path,
     bytes or PIL image is an image part.
     """
+    if messages is None or isinstance(messages, (str, bytes, dict)) or not hasattr(messages, "__iter__"):
+        raise TypeError(
+            "messages must be a list of messages such as [{'role': 'user', 'content': 'Hello'}], "
+            f"not {type(messages).__name__}"
+        )
     result = []
     for message in messages:
         if hasattr(message, "model_dump"):

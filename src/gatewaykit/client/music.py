@@ -9,7 +9,7 @@ from typing_extensions import Unpack
 from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions, call_options, merge_body
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
-from gatewaykit.client.job_flows import create_job_flow, seen
+from gatewaykit.client.job_flows import create_job_flow, job_id_segment, seen
 from gatewaykit.client.validation import check_music
 from gatewaykit.types import MusicJob
 
@@ -58,11 +58,12 @@ class Music:
         self, audio_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
     ) -> MusicJob:
         """The job's current state (a failed job is still an answer: check ``status``)."""
-        return cast(MusicJob, self._client._run(self._retrieve(audio_id, extra_headers, timeout)))
+        segment = job_id_segment(audio_id, "audio_id")
+        return cast(MusicJob, self._client._run(self._retrieve(segment, extra_headers, timeout)))
 
-    def _retrieve(self, audio_id: str, extra_headers: Any, timeout: Any) -> Flow[MusicJob]:
+    def _retrieve(self, segment: str, extra_headers: Any, timeout: Any) -> Flow[MusicJob]:
         response = yield from self._client._get(
-            f"/v1/audio/generations/{audio_id}", extra_headers=extra_headers, timeout=timeout
+            f"/v1/audio/generations/{segment}", extra_headers=extra_headers, timeout=timeout
         )
         return seen(self._client, MusicJob.model_validate_json(response.content))
 

@@ -39,10 +39,19 @@ def job_seconds(value: Any) -> Optional[float]:
 class Recording:
     """The ledger row of one billable request, written once."""
 
-    __slots__ = ("ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "done")
+    __slots__ = ("ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "done", "base_url")
 
-    def __init__(self, ledger: Any, kind: str, model: Optional[str], request: dict[str, Any], offline: bool) -> None:
+    def __init__(
+        self,
+        ledger: Any,
+        kind: str,
+        model: Optional[str],
+        request: dict[str, Any],
+        offline: bool,
+        base_url: Optional[str] = None,
+    ) -> None:
         self.ledger = ledger
+        self.base_url = base_url  # the gateway (never the key): a restart resumes its jobs there
         self.kind = kind
         self.model = model
         self.request = request
@@ -110,6 +119,7 @@ class Recording:
             offline=self.offline,
             replayed=self.replayed,
             request=self.request,
+            base_url=self.base_url,
             **fields,
         )
         try:
@@ -118,8 +128,11 @@ class Recording:
             logger.exception("gatewaykit: the ledger failed to record a %s request", self.kind)
 
 
-def report_job(ledger: Any, job: Any) -> None:
-    """Tell the ledger about a job seen in a terminal state (the ledger makes it idempotent)."""
+def report_job(ledger: Any, job: Any, *, status: Optional[str] = None) -> None:
+    """Tell the ledger about a job seen in a terminal state (the ledger makes it idempotent).
+
+    ``status`` overrides ``job.status`` (a DELETE's ``deleted`` of a completed job reports ``completed``).
+    """
     update = getattr(ledger, "update_job", None)
     if update is None:
         return
@@ -127,7 +140,7 @@ def report_job(ledger: Any, job: Any) -> None:
     try:
         update(
             job.id,
-            status=job.status,
+            status=status or job.status,
             seconds=job_seconds(getattr(job, "seconds", None)),
             error_message=getattr(error, "message", None),
         )

@@ -6,7 +6,9 @@ The connection is closed when the stream ends, on ``close()``, when leaving a
 ``with`` block, when an exception escapes the loop, and (on CPython) as soon as
 a ``for`` loop over the stream is left with ``break``. A stream that breaks
 off before ``data: [DONE]`` raises :class:`StreamInterruptedError` carrying
-the partial completion, and the ledger records it as ``interrupted``.
+the partial completion, and the ledger records it as ``interrupted`` with an
+unknown charge (``charged`` None): a fast gateway may have sent, and charged,
+the whole answer before the caller closed it; the client cannot tell.
 """
 
 from __future__ import annotations
@@ -87,7 +89,9 @@ class _StreamBase:
         if self._state == "open":
             self._state = "closed"
             if self._recording is not None:
-                self._recording.interrupted(_CLOSED + " (closed by the caller)", id=self._assembler.id)
+                self._recording.interrupted(
+                    _CLOSED + " (closed by the caller)", id=self._assembler.id, usage=self._assembler.usage
+                )
 
     def _result_or_raise(self) -> ChatCompletion:
         if self._state == "done" and self._final is not None:

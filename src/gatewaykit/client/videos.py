@@ -9,7 +9,7 @@ from typing_extensions import Unpack
 from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions, call_options, merge_body
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
-from gatewaykit.client.job_flows import cancel_flow, create_job_flow, seen
+from gatewaykit.client.job_flows import cancel_flow, create_job_flow, job_id_segment, seen
 from gatewaykit.client.media_inputs import to_image_url
 from gatewaykit.client.validation import check_video
 from gatewaykit.types import VideoJob
@@ -39,14 +39,16 @@ class Videos:
         seed: Optional[int] = None,
         **options: Unpack[RequestOptions],
     ) -> VideoJob:
-        """Start a video job. ``input_reference``: an URL, ``data:`` URI, path, bytes or PIL image.
+        """Start a video job. ``input_reference``: a URL or ``data:`` URI string, a ``pathlib.Path``, bytes or PIL image.
 
         ``options``: :class:`~gatewaykit.client.api_request.RequestOptions`
         (``extra_headers``, ``extra_body``, ``timeout``, ``validate``).
         """
         fields = dict(
             model=model, prompt=prompt,
-            input_reference=to_image_url(input_reference) if input_reference is not None else None,
+            input_reference=(
+                to_image_url(input_reference, field="input_reference") if input_reference is not None else None
+            ),
             resolution=resolution, duration=duration, aspect_ratio=aspect_ratio,
             generate_audio=generate_audio, seed=seed,
         )  # fmt: skip
@@ -62,14 +64,16 @@ class Videos:
         self, video_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
     ) -> VideoJob:
         """The job's current state (a failed job is still an answer: check ``status``)."""
-        return cast(VideoJob, self._client._run(self._retrieve(video_id, extra_headers, timeout)))
+        segment = job_id_segment(video_id, "video_id")
+        return cast(VideoJob, self._client._run(self._retrieve(segment, extra_headers, timeout)))
 
-    def _retrieve(self, video_id: str, extra_headers: Any, timeout: Any) -> Flow[VideoJob]:
-        response = yield from self._client._get(f"/v1/videos/{video_id}", extra_headers=extra_headers, timeout=timeout)
+    def _retrieve(self, segment: str, extra_headers: Any, timeout: Any) -> Flow[VideoJob]:
+        response = yield from self._client._get(f"/v1/videos/{segment}", extra_headers=extra_headers, timeout=timeout)
         return seen(self._client, VideoJob.model_validate_json(response.content))
 
     def delete(self, video_id: str, *, timeout: Any = NOT_GIVEN) -> VideoJob:
         """Cancel (or delete) the job; a cancelled job is never charged."""
+        job_id_segment(video_id, "video_id")  # refused here, before anything is sent
         job = VideoJob(id=video_id, status="unknown")
         return cast(VideoJob, self._client._run(cancel_flow(self._client, job, timeout=timeout)))
 

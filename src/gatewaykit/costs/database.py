@@ -169,7 +169,8 @@ class LedgerDatabase:
             if data[i] is not None:
                 data[i] = sys.intern(data[i])
         for i in _BOOLEAN_AT:
-            data[i] = bool(data[i])
+            if data[i] is not None:  # charged None: unknown (a stream ended early)
+                data[i] = bool(data[i])
         tags, pricing = data[_TAGS_AT], data[_PRICING_AT]
         data[_TAGS_AT] = tuple(json.loads(tags)) if tags else ()
         data[_PRICING_AT] = json.loads(pricing) if pricing else None

@@ -43,7 +43,9 @@ def rows_to_frame(columns: Mapping[str, Sequence[Any]]):
             data[name] = pd.array(values, dtype="Int64")
         elif name in _FLOAT_COLUMNS:
             data[name] = np.array(values, dtype="float64")  # None becomes NaN
-        elif name in ("charged", "offline"):
+        elif name == "charged":
+            data[name] = pd.array(values, dtype="boolean")  # <NA>: the client cannot know
+        elif name == "offline":
             data[name] = np.array(values, dtype=bool)
         elif name == "tags":
             data[name] = pd.Series(values, dtype=object)
@@ -61,6 +63,6 @@ def summary_frame(columns: Mapping[str, Sequence[Any]], by: Union[str, Sequence[
     frame = pd.DataFrame(groups)
     if frame.empty:
         frame = pd.DataFrame(
-            columns=[*keys, "requests", "charged", "not_charged", "not_reported", "total_cost"]
+            columns=[*keys, "requests", "charged", "not_charged", "charge_unknown", "not_reported", "total_cost"]
         )
     return frame

@@ -11,7 +11,8 @@ Behaviours worth knowing:
 
 - A job gets one row when created (pending, not charged) that later turns
   ``completed`` (charged), ``failed`` or ``cancelled`` (not charged; a DELETE
-  answered ``deleted`` or ``canceled`` counts as ``cancelled``). The first
+  answered ``deleted`` or ``canceled`` counts as ``cancelled``, except that the
+  client reports a deleted job that had completed as ``completed``: it was charged). The first
   terminal state wins: a later, different one (say ``completed`` after
   ``cancelled``) leaves the row as it was and says so in ``note``. A terminal
   update for a job the ledger has not seen yet is held until its row arrives.
@@ -276,15 +277,19 @@ class Ledger(LedgerStorage, LedgerSharing):
             else:
                 row.cost_source, row.total_cost = _rows.NOT_REPORTED, None
             return
+        if status == "interrupted":
+            reported = row.total_cost if row.cost_source == _rows.REPORTED else None
+            row.charged, row.cost_source, row.total_cost = None, _rows.UNKNOWN, None
+            row.note = "stream ended early: whether the gateway charged it is unknown (not counted)" + (
+                f"; it had reported ${reported:.6f}" if reported is not None else ""
+            )
+            return
         row.charged = False
         row.cost_source = _rows.NONE
         if status in _NOT_CHARGED_STATES:
             row.total_cost = 0.0
             if row.note is None:
                 row.note = "not charged"
-        elif status == "interrupted":
-            row.total_cost = None
-            row.note = "stream interrupted before its usage arrived; cost unknown, not counted"
         else:  # queued, in_progress: a job billed later
             row.total_cost = None
             row.note = _PENDING_NOTE

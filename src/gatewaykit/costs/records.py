@@ -13,7 +13,7 @@ these three methods can be passed as ``Client(ledger=...)``):
     ``status="ok"`` with ``usage`` (tokens and ``cost``) for chats and images,
     ``status="error"`` for an HTTP error answer (``http_status``,
     ``error_code``; never charged), ``status="interrupted"`` for a stream that
-    broke off before its usage arrived, and for jobs the create answer's status
+    broke off or was closed before its end (charge unknown), and for jobs the create answer's status
     (``queued`` / ``in_progress``) with the job id. ``replayed=True`` marks an
     answer from a cassette (nothing sent): never charged.
 

@@ -12,9 +12,11 @@ demand. ``COLUMNS`` is the DataFrame's column order.
 ``estimated``     as ``not reported``, priced from the user's price table;
 ``replayed``      answered from a cassette (``Client(cassette=...)``): nothing was
                   sent, never charged, total 0 (the recorded cost is in ``note``);
-``none``          not charged: HTTP errors (400s, 429s, ...), streams that broke
-                  off before their usage, failed and cancelled jobs, and jobs
-                  still pending (billed only on completion).
+``none``          not charged: HTTP errors (400s, 429s, ...), failed and
+                  cancelled jobs, and jobs still pending (billed only on completion);
+``unknown``       the client cannot know: a stream closed by the caller or cut
+                  off before its end (a fast gateway may already have charged it).
+                  ``charged`` is None and ``total_cost`` None (not counted).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ REPORTED = "reported"
 NOT_REPORTED = "not reported"
 ESTIMATED = "estimated"
 NONE = "none"
+UNKNOWN = "unknown"
 REPLAYED = "replayed"
 REPLAYED_NOTE = "replayed from a cassette: not charged"
 CHARGED_SOURCES = frozenset({REPORTED, NOT_REPORTED, ESTIMATED})
@@ -79,7 +82,7 @@ class LedgerRow:
     search_queries_cost: Optional[float] = None
     request_cost: Optional[float] = None
     cost_source: str = NONE
-    charged: bool = False
+    charged: Optional[bool] = False  # None: the client cannot know (cost_source "unknown")
     latency: Optional[float] = None
     attempts: int = 1
     http_status: Optional[int] = None

@@ -83,8 +83,9 @@ def aggregate(columns: Mapping[str, Sequence[Any]], by: Union[str, Sequence[str]
         group["requests"] = len(idx)
         group["charged"] = sum(1 for i in idx if charged[i])
         group["not_charged"] = sum(
-            1 for i in idx if not charged[i] and status[i] not in ("queued", "in_progress")
+            1 for i in idx if charged[i] is False and status[i] not in ("queued", "in_progress")
         )
+        group["charge_unknown"] = sum(1 for i in idx if charged[i] is None)
         group["not_reported"] = sum(1 for i in idx if source[i] == "not reported")
         for name in _COUNTS:
             column = columns[name]

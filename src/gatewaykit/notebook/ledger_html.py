@@ -48,6 +48,7 @@ def _totals(columns: dict[str, list]) -> dict[str, Any]:
     return {
         "requests": len(statuses),
         "charged": sum(1 for c in columns["charged"] if c),
+        "unknown": sum(1 for c in columns["charged"] if c is None),
         "pending": sum(1 for s in statuses if s in (JobStatus.QUEUED, JobStatus.IN_PROGRESS)),
         "not_reported": sum(g["not_reported"] for g in groups),
         "total": sum(g["total_cost"] for g in groups),
@@ -63,6 +64,8 @@ def _headline(totals: dict[str, Any], budget: Optional[float]) -> str:
         f"{totals['requests']} requests ({totals['charged']} charged)",
         f"total {_usd_exact(totals['total'])}",
     ]
+    if totals["unknown"]:
+        parts.append(f"{totals['unknown']} with an unknown charge (streams ended early)")
     if totals["estimated"]:
         parts.append(f"of which estimated {_usd_exact(totals['estimated'])}")
     if totals["offline"] and totals["real"]:

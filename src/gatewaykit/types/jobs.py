@@ -151,7 +151,11 @@ class VideoJob(Job):
     error: Optional[JobError] = None
 
     def cancel(self) -> "VideoJob":
-        """Cancel the job (``DELETE /v1/videos/{id}``); a cancelled job is never charged."""
+        """Cancel the job (``DELETE /v1/videos/{id}``); a cancelled job is never charged.
+
+        A job that had already completed is deleted instead (``status`` ``"deleted"``):
+        it was charged, and the ledger keeps it charged.
+        """
         return self._bound()._job_cancel(self)  # type: ignore[no-any-return]
 
 
