@@ -3,8 +3,10 @@
 A client built inside an IPython kernel gets one (the composition root chooses
 it once, at construction). It shows a streamed answer as live Markdown
 (:mod:`gatewaykit.notebook.live`, reading the stream's own assembly), a
-blocking ``job.wait()`` as a progress card that becomes the player
-(:mod:`gatewaykit.notebook.job_progress`, driving the client's polling flow),
+blocking ``job.wait()`` as a progress card with a Cancel button that becomes the
+player (:mod:`gatewaykit.notebook.job_wait`, driving the client's polling flow),
+``map``/``batch`` as a live progress view ending in a summary
+(:mod:`gatewaykit.notebook.batch_view`),
 and the offline gateway's banner once per gateway. Constructing it installs
 the kernel's display formatter that keeps a live-shown answer or job from
 showing twice in its own cell.
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, TypeVar
 
-from gatewaykit.client.display import BatchProgress, NullBatchProgress
+from gatewaykit.client.display import BatchProgress
 from gatewaykit.client.streaming import AsyncChatStream, ChatStream
 from gatewaykit.types import ChatCompletion
 
@@ -46,13 +48,14 @@ class KernelDisplay:
         return await render_async_stream(stream)
 
     def job_wait(self, job: J, wait: Callable[[Optional[Callable[[Any], Any]]], J]) -> J:
-        from gatewaykit.notebook.job_progress import wait_with_progress
+        from gatewaykit.notebook.job_wait import wait_with_progress
 
         return wait_with_progress(job, wait=wait)  # type: ignore[no-any-return]
 
     def batch_progress(self, total: int) -> BatchProgress:
-        # The seam is in place; a live batch view is the notebook layer's next step.
-        return NullBatchProgress()
+        from gatewaykit.notebook.batch_view import LiveBatchProgress
+
+        return LiveBatchProgress(total)
 
     def offline_notice(self, base_url: str, *, implicit: bool) -> None:
         from gatewaykit.notebook.banner import show_offline_banner

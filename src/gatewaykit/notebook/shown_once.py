@@ -8,6 +8,11 @@ finishes it marks the object; an IPython display formatter for
 display of that object in the *same* cell execution. Displayed again later (``answer`` in another
 cell, or a second ``display``), it shows normally. Without IPython nothing of
 this is installed.
+
+A job that is still running shows live wherever it is displayed (``job`` as a
+cell's last line, ``display(job)``): a :class:`~gatewaykit.notebook.job_progress.JobProgress`
+follows it from a background thread and ends as the player; a finished job
+shows its current state (the player, the error, "cancelled").
 """
 
 from __future__ import annotations
@@ -38,6 +43,13 @@ def _display_unless_shown(obj: Any) -> None:
     entry = _shown_live.pop(id(obj), None)
     ip = shell()
     if entry is not None and entry[0]() is obj and ip is not None and entry[1] == getattr(ip, "execution_count", None):
+        return
+    from gatewaykit.types import Job, is_finished
+
+    if isinstance(obj, Job) and not is_finished(obj.status) and getattr(obj, "_client", None) is not None:
+        from gatewaykit.notebook.job_progress import JobProgress
+
+        JobProgress(obj).start()  # live: updates in place from a thread, ends as the player
         return
     from IPython.display import display
 
