@@ -44,17 +44,24 @@ def _display_unless_shown(obj: Any) -> None:
     ip = shell()
     if entry is not None and entry[0]() is obj and ip is not None and entry[1] == getattr(ip, "execution_count", None):
         return
-    from gatewaykit.types import Job, is_finished
-
-    if isinstance(obj, Job) and not is_finished(obj.status) and getattr(obj, "_client", None) is not None:
-        from gatewaykit.notebook.job_progress import JobProgress
-
-        JobProgress(obj).start()  # live: updates in place from a thread, ends as the player
-        return
     from IPython.display import display
 
     from gatewaykit.notebook.rendering import mimebundle
+    from gatewaykit.types import Job, is_finished
 
+    client = getattr(obj, "_client", None)
+    if isinstance(obj, Job) and not is_finished(obj.status) and client is not None and not getattr(client, "_is_async", True):
+        from gatewaykit.notebook.job_progress import JobProgress
+
+        try:
+            obj.refresh()  # show its state now, not the one it had when last polled
+        except Exception:  # noqa: BLE001 - the live view retries and says so
+            pass
+        if is_finished(obj.status):
+            display(mimebundle(obj), raw=True)
+            return
+        JobProgress(obj).start()  # live: updates in place from a thread, ends as the player
+        return
     display(mimebundle(obj), raw=True)
 
 
