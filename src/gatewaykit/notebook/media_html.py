@@ -213,12 +213,15 @@ def render_job_html(
     if status == "failed":
         message = getattr(error, "message", None) or "the job failed"
         body += f'<div class="gk-job-error" style="{style.ERROR_BOX};margin-top:4px">{esc(message)}</div>'
+    if status in ("cancelled", "canceled", "deleted"):
+        body += f'<div style="{style.MUTED};font-size:0.85em">Cancelled: a cancelled job is never charged.</div>'
     if player:
         body += f'<div style="margin-top:4px">{player}</div>'
     if hint:
         body += f'<div style="{style.MUTED};font-size:0.85em">{esc(hint)}</div>'
     return (
-        f'<div class="gk-job" data-status="{esc(status)}" style="{style.BOX};padding:4px 0">'
+        f'<div class="gk-job" data-status="{esc(status)}" data-job-id="{esc(getattr(job, "id", ""))}" '
+        f'style="{style.BOX};padding:4px 0">'
         f"{head}{body}</div>"
     )
 
