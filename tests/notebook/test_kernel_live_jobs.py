@@ -135,7 +135,7 @@ def test_cells_sent_during_a_blocking_wait_run_after_it(kernel: LiveKernel) -> N
 def test_batch_shows_throttled_live_progress_then_a_summary(kernel: LiveKernel) -> None:
     """client.map in a kernel: one live output updated at most ~10 times/s, ending in a static summary."""
     code = ("import time\n"
-            "def slow(i):\n    time.sleep(0.2)\n    if i == 5:\n        raise ValueError('five')\n    return i\n"
+            "def slow(i):\n    time.sleep(0.3)\n    if i == 5:\n        raise ValueError('five')\n    return i\n"
             "started = time.monotonic(); results = client.map(slow, range(16), concurrency=2)\n"
             "print(round(time.monotonic() - started, 2))")
     msg_id = kernel.run(code)

@@ -25,7 +25,7 @@ from gatewaykit.notebook.sinks import DisplaySink, default_sink
 __all__ = ["LiveBatchProgress", "MAX_UPDATES_PER_SECOND", "SHOW_AFTER", "batch_bundle"]
 
 MAX_UPDATES_PER_SECOND = 10
-SHOW_AFTER = 0.5  # seconds before the live view appears
+SHOW_AFTER = 1.0  # seconds before the live view appears
 
 
 def _plural(count: int, word: str) -> str:
@@ -46,7 +46,7 @@ def batch_bundle(tally: BatchTally, *, elapsed: Optional[float] = None, final: b
     fraction = tally.done / tally.total if tally.total else 1.0
     colour = "#198754" if not tally.failures else "#fd7e14"
     if final:
-        mark = "✓" if not tally.failures else "!"
+        mark = "✓" if not tally.failures else "⚠"
         head = f"{mark} {_plural(tally.total, 'request')}: {line}"
         plain = head
         html = f'<div class="gk-batch gk-batch-done" style="{style.MUTED};font-size:0.9em">{style.esc(head)}</div>'
