@@ -140,3 +140,24 @@ def test_widget_events_outside_a_kernel_is_a_no_op():
     """Without a kernel the pump does nothing (and raises nothing)."""
     with widget_events() as pump:
         assert pump() is None
+
+
+def test_blocking_wait_without_buttons_says_how_to_cancel():
+    """Without a Cancel button, the waiting card says how to cancel from a busy cell (stop, then job.cancel())."""
+    from gatewaykit.notebook.job_wait import wait_with_progress
+
+    class Job:
+        object, id, model, status, seconds, size, error, created_at, completed_at = (
+            "video", "video_5", "video-tiers", "queued", "4", "720p", None, None, None)
+
+        def wait(self, timeout=None, on_update=None):
+            on_update(self)
+            self.status = "cancelled"
+            return self
+
+        def cancel(self):
+            return self
+
+    sink = CapturingSink()
+    wait_with_progress(Job(), sink=sink)
+    assert "press stop (■), then run job.cancel()" in sink.messages[0][1]["text/html"]

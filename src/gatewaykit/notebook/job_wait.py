@@ -31,6 +31,7 @@ from gatewaykit.types.jobs import canonical_status
 __all__ = ["WaitInterrupted", "resume_hint", "wait_with_progress"]
 
 PUMP_EVERY = 0.05  # seconds between looks at widget events while blocking
+BLOCKED_CANCEL_HINT = "job.wait() keeps this cell busy: to cancel, press stop (■), then run job.cancel()."
 
 
 def resume_hint(job: Any) -> str:
@@ -75,7 +76,9 @@ def wait_with_progress(
     card shows it; a cancel (the button) returns the cancelled job; the stop
     button raises :class:`WaitInterrupted` (the job goes on).
     """
-    progress = JobProgress(job, sink=sink, buttons=False if sink is not None and buttons is None else buttons).show()
+    progress = JobProgress(job, sink=sink, buttons=False if sink is not None and buttons is None else buttons)
+    progress.cancel_hint = BLOCKED_CANCEL_HINT  # shown only when there is no Cancel button (no ipywidgets)
+    progress.show()
     finished = threading.Event()
     outcome: dict[str, Any] = {}
 
