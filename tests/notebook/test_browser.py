@@ -55,6 +55,8 @@ CELLS = {
     "blocking": "slow_client = gk.Client(base_url={slow_url!r}, api_key={slow_key!r})\n"
                 "long = slow_client.videos.create(model='video-range', prompt='a long sunset', duration=12)\n"
                 "long.wait()",
+    "interrupt": "patient = slow_client.videos.create(model='video-range', prompt='a patient tide', duration=12)\n"
+                 "patient.wait()",
 }
 ORDER = list(CELLS)
 
@@ -212,6 +214,25 @@ def test_cancel_during_a_blocking_wait_cancels_the_job(page: NotebookPage, lab: 
     shot(page, "14-blocking-wait-cancelled", "blocking")
     answer = httpx.get(f"{slow.base_url}/v1/videos/{job_id}", headers={"Authorization": f"Bearer {slow.api_key}"})
     assert answer.json()["status"] == "cancelled"
+    assert cell.locator("button.gk-cancel").count() == 0
+
+
+def test_interrupting_a_wait_leaves_a_short_note(page: NotebookPage, lab: tuple[JupyterServer, Any]) -> None:
+    """The stop button during job.wait(): the card says the job goes on and how to resume; one error line."""
+    server, _ = lab
+    page.run(index("interrupt"))
+    cell = page.cell(index("interrupt"))
+    cell.locator("button.gk-cancel").wait_for(timeout=30_000)
+    time.sleep(1.0)
+    sessions = httpx.get(server.url("api/sessions")).json()
+    kernel_id = sessions[0]["kernel"]["id"]
+    httpx.post(server.url(f"api/kernels/{kernel_id}/interrupt"))  # what the stop button sends
+    page.wait_done(index("interrupt"), timeout=15)
+    cell.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").wait_for(timeout=5_000)
+    shot(page, "15-interrupted-wait", "interrupt")
+    text = page.output_text(index("interrupt"))
+    assert "Stopped waiting" in text and "client.videos.retrieve(" in text
+    assert "KeyboardInterrupt: stopped waiting" in text and "Traceback" not in text and "File " not in text
     assert cell.locator("button.gk-cancel").count() == 0
 
 

@@ -94,7 +94,7 @@ def test_interrupting_a_wait_leaves_a_note_and_one_line(kernel: LiveKernel, gate
     errors = kernel.of(msg_id, "error")
     assert len(errors) == 1 and errors[0]["content"]["ename"] == "WaitInterrupted"
     traceback = errors[0]["content"]["traceback"]
-    assert len(traceback) == 1 and "client.videos.retrieve(" in traceback[0] and "goes on" in traceback[0]
+    assert len(traceback) == 1 and "client.videos.retrieve(" in traceback[0] and "keeps running" in traceback[0]
     html = kernel.html_of(msg_id)[0]
     assert "Stopped waiting" in html and ".wait()" in html and "gk-progress" not in html
     check = kernel.run("print(client.videos.retrieve(slow.id).wait(timeout=60).status, slow.id)")

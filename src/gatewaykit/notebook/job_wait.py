@@ -47,7 +47,7 @@ class WaitInterrupted(KeyboardInterrupt):
         self.job = job
         kind = "music" if getattr(job, "object", None) == "audio" else "video"
         super().__init__(
-            f"stopped waiting for {kind} job {getattr(job, 'id', '')}; it goes on on the gateway. "
+            f"stopped waiting for {kind} job {getattr(job, 'id', '')}; it keeps running on the gateway. "
             f"Resume with {resume_hint(job)}"
         )
 
@@ -55,8 +55,12 @@ class WaitInterrupted(KeyboardInterrupt):
         return [f"\x1b[0;31mKeyboardInterrupt\x1b[0m: {self.args[0]}"]
 
 
+class _StopFollowing(Exception):
+    """Raised into the polling flow's ``on_update`` once nobody waits any more."""
+
+
 def interrupted_note(job: Any) -> str:
-    return f"Stopped waiting. The job goes on on the gateway; resume with {resume_hint(job)}"
+    return f"Stopped waiting. The job keeps running on the gateway; resume with {resume_hint(job)}"
 
 
 def wait_with_progress(
@@ -83,8 +87,9 @@ def wait_with_progress(
     outcome: dict[str, Any] = {}
 
     def observe(fresh: Any) -> None:
-        if not finished.is_set():
-            progress.observe(fresh)
+        if finished.is_set():  # the cell stopped waiting (interrupt, cancel): end the polling flow too
+            raise _StopFollowing
+        progress.observe(fresh)
 
     def run() -> None:
         try:
