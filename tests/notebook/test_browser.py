@@ -57,6 +57,9 @@ CELLS = {
                 "long.wait()",
     "interrupt": "patient = slow_client.videos.create(model='video-range', prompt='a patient tide', duration=12)\n"
                  "patient.wait()",
+    "batch": "import time\n"
+             "def slow_square(n):\n    time.sleep(0.4)\n    if n == 7:\n        raise ValueError('seven')\n    return n * n\n"
+             "squares = client.map(slow_square, range(12), concurrency=2)",
 }
 ORDER = list(CELLS)
 
@@ -234,6 +237,20 @@ def test_interrupting_a_wait_leaves_a_short_note(page: NotebookPage, lab: tuple[
     assert "Stopped waiting" in text and "client.videos.retrieve(" in text
     assert "KeyboardInterrupt: stopped waiting" in text and "Traceback" not in text and "File " not in text
     assert cell.locator("button.gk-cancel").count() == 0
+
+
+def test_batch_shows_live_progress_then_a_summary(page: NotebookPage) -> None:
+    """client.map shows a live bar with done/total while it runs and ends as a one-line summary."""
+    page.run(index("batch"))
+    cell = page.cell(index("batch"))
+    cell.locator(".gk-batch").first.wait_for(timeout=15_000)
+    live = cell.locator(".gk-batch").first.inner_text()
+    shot(page, "16-batch-live", "batch")
+    page.wait_done(index("batch"), timeout=30)
+    cell.locator(".gk-batch-done").wait_for(timeout=5_000)
+    shot(page, "17-batch-summary", "batch")
+    assert " of 12 done" in live
+    assert cell.locator(".gk-batch-done").inner_text() == "⚠ 12 requests: 12 of 12 done · 1 failed"
 
 
 def test_saved_notebook_reopens_with_complete_outputs(page: NotebookPage) -> None:
