@@ -26,7 +26,7 @@ from gatewaykit.notebook.kernel import shell
 
 __all__ = ["widget_events"]
 
-_COMM_TYPES = frozenset({"comm_open", "comm_msg", "comm_close", "comm_info_request"})
+_COMM_TYPES = frozenset({"comm_open", "comm_msg", "comm_close"})
 
 
 def _nothing() -> None:
