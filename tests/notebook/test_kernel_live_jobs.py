@@ -102,6 +102,20 @@ def test_interrupting_a_wait_leaves_a_note_and_one_line(kernel: LiveKernel, gate
     assert status == "completed" and job_status(gateway, job_id) == "completed"
 
 
+def test_interrupting_join_stops_waiting_not_the_view(kernel: LiveKernel) -> None:
+    """progress.join() interrupted: one line, and the background view still ends as the player."""
+    kernel.run("from gatewaykit.notebook import show_progress\n"
+               "joined = client.videos.create(model='video-range', prompt='a slow tide', duration=12)")
+    msg_id = kernel.execute("progress = show_progress(joined)\nprogress.join()")
+    kernel.pump(10, until=lambda: bool(kernel.html_of(msg_id)))
+    kernel.pump(1.0)
+    kernel.manager.interrupt_kernel()
+    kernel.pump(15, until=lambda: kernel.idle(msg_id))
+    errors = kernel.of(msg_id, "error")
+    assert len(errors) == 1 and len(errors[0]["content"]["traceback"]) == 1
+    finished_html(kernel, msg_id, "<video")
+
+
 def test_cancel_click_during_a_blocking_wait_cancels_the_job(kernel: LiveKernel, gateway: Any) -> None:
     """A Cancel click while job.wait() blocks is handled at once: the wait ends and the gateway has cancelled it."""
     msg_id = kernel.execute("doomed = client.videos.create(model='video-range', prompt='never mind', duration=12)\n"
@@ -154,3 +168,18 @@ def test_quick_batch_shows_only_its_summary(kernel: LiveKernel) -> None:
     outputs = kernel.of(msg_id, "display_data", "update_display_data")
     assert len(outputs) == 1 and outputs[0]["msg_type"] == "display_data"
     assert outputs[0]["content"]["data"]["text/plain"] == "✓ 3 requests: 3 of 3 done"
+
+
+def test_headless_run_keeps_a_first_view_of_a_displayed_job() -> None:
+    """nbclient (as nbconvert) keeps the first view of `job`: it says the job runs in the background and how to block."""
+    from kernel_runner import html_outputs, run_notebook
+
+    executed = run_notebook([
+        "import gatewaykit as gk\ngateway = gk.emulator.start(time_scale=1)\n"
+        "client = gk.Client(base_url=gateway.base_url, api_key=gateway.api_key)\n"
+        "job = client.videos.create(model='video-range', prompt='a slow sunrise', duration=12)\njob",
+        "job.cancel(); gateway.stop()",
+    ])
+    html = html_outputs(executed.cells[0])
+    assert len(html) == 1 and "<video" not in html[0]
+    assert "Running in the background" in html[0] and "job.wait()" in html[0]
