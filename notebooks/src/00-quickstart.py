@@ -72,8 +72,9 @@ picture.images[0].size
 # ## A video
 #
 # Video and music are **jobs**: `create()` returns at once, the gateway works,
-# and you poll until it is done. In a notebook, `job.wait()` shows the status and
-# elapsed time while it waits, then an embedded player.
+# and you poll until it is done. In a notebook, `job.wait()` shows a progress bar
+# and a Cancel button while it waits, then an embedded player. (`job` as the last
+# line of a cell shows the same live view without blocking.)
 
 # %% tags=["nbval-ignore-output"]
 job = client.videos.create(model=client.models.pick("video", ["resolution"]),

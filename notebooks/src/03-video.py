@@ -36,36 +36,37 @@ job = client.videos.create(model=VIDEO, prompt="a paper plane over a city", dura
 print(job.status)
 
 # %% [markdown]
-# ## Follow it without blocking
+# ## Follow it live
 #
-# `show_progress(job)` returns immediately: a background thread polls the job and
-# updates the display (status, elapsed time, a progress bar once similar jobs have
-# finished), which turns into a player when the job completes. You can keep working
-# in other cells meanwhile. Several jobs share one dashboard.
+# A job as the last line of a cell shows live progress: status, elapsed time and a
+# progress bar, updated in place while you keep working in other cells, with a
+# Cancel button. It turns into a player when the job completes. Showing `job`
+# again later shows its state at that moment. (A notebook run headless, e.g. by
+# nbconvert, keeps only this first view.)
 
 # %% tags=["nbval-ignore-output"]
-from gatewaykit.notebook import show_progress
-
-progress = show_progress(job)
+job
 
 # %% [markdown]
-# `progress.join()` waits for it (only needed when later code uses the result).
-# `job.wait()` blocks until the job ends, showing the same display in a notebook;
-# it raises `JobFailedError` if the job fails.
+# ## Wait for it
+#
+# `job.wait()` blocks until the job ends and returns it (it raises `JobFailedError`
+# if the job fails). While it blocks, the Cancel button still works; the stop
+# button stops *waiting*, not the job: the cell then says how to pick it up again
+# with `client.videos.retrieve(id).wait()`.
+
+# %% tags=["nbval-ignore-output"]
+job.wait(timeout=120)
 
 # %%
-progress.join(timeout=120)
 assert job.status == "completed"
 print(job.size, job.seconds, "seconds")
 
 # %% [markdown]
-# ## Play it, save it
+# ## Save it
 #
-# A completed job displays as an embedded player (the video is inside the notebook,
-# so it plays on GitHub-rendered HTML, Binder and Colab). `job.save()` writes the MP4.
-
-# %%
-job
+# The player is inside the notebook, so it plays on GitHub-rendered HTML, Binder
+# and Colab. `job.save()` writes the MP4.
 
 # %%
 import tempfile
@@ -97,7 +98,8 @@ print(moving.size)
 # ## Cancel
 #
 # A job you no longer need can be cancelled while it runs; a cancelled job is never
-# charged. (With ipywidgets installed, `show_progress` also shows a Cancel button.)
+# charged. `job.cancel()` works anywhere; in a notebook the Cancel button under a
+# displayed or waited-for job does the same.
 
 # %%
 long_one = client.videos.create(model=client.models.pick("video", ["duration"]),

@@ -45,7 +45,9 @@ print(job.status)
 # %% [markdown]
 # ## Wait and listen
 #
-# The progress display turns into an audio player when the song is ready.
+# The progress display turns into an audio player when the song is ready. The
+# stop button stops waiting, not the song: `client.music.retrieve(job.id).wait()`
+# picks it up again.
 
 # %% tags=["nbval-ignore-output"]
 song = job.wait()

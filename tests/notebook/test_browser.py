@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+import httpx
 import pytest
 from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_notebook
 
@@ -49,6 +50,16 @@ CELLS = {
              "wait_with_progress(song);",
     "cancel": "slow = client.videos.create(model='video-range', prompt='a very slow sunrise', duration=12)\n"
               "show_progress(slow);",
+    "lastline": "clip = client.videos.create(model='video-tiers', prompt='a lighthouse at night', duration=4,"
+                " resolution='480p')\nclip",
+    "blocking": "slow_client = gk.Client(base_url={slow_url!r}, api_key={slow_key!r})\n"
+                "long = slow_client.videos.create(model='video-range', prompt='a long sunset', duration=12)\n"
+                "long.wait()",
+    "interrupt": "patient = slow_client.videos.create(model='video-range', prompt='a patient tide', duration=12)\n"
+                 "patient.wait()",
+    "batch": "import time\n"
+             "def slow_square(n):\n    time.sleep(0.4)\n    if n == 7:\n        raise ValueError('seven')\n    return n * n\n"
+             "squares = client.map(slow_square, range(12), concurrency=2)",
 }
 ORDER = list(CELLS)
 
@@ -63,15 +74,16 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[JupyterServe
 
     root = tmp_path_factory.mktemp("lab") / "work"
     root.mkdir()
-    with gateway.start(time_scale=0.6) as running:
+    with gateway.start(time_scale=0.6) as running, gateway.start(time_scale=4) as slow:
         cells = [
-            template.format(base_url=running.base_url, api_key=running.api_key, hostile=HOSTILE_TOOL_RESULT)
+            template.format(base_url=running.base_url, api_key=running.api_key, hostile=HOSTILE_TOOL_RESULT,
+                            slow_url=slow.base_url, slow_key=slow.api_key)
             for template in CELLS.values()
         ]
         write_notebook(root / "demo.ipynb", cells)
         server = JupyterServer(root, app="lab")
         try:
-            yield server, running
+            yield server, slow
         finally:
             server.stop()
 
@@ -171,6 +183,74 @@ def test_cancel_button_cancels_the_job(page: NotebookPage) -> None:
     page.page.wait_for_selector(".gk-job[data-status='cancelled']", timeout=30_000)
     shot(page, "09-cancelled", "cancel")
     assert page.cell(index("cancel")).locator("button.gk-cancel").count() == 0
+
+
+def test_job_as_last_line_becomes_a_playable_player(page: NotebookPage) -> None:
+    """`clip` as a cell's last line shows live progress that turns into a video the browser can play."""
+    page.run_and_wait(index("lastline"))
+    cell = page.cell(index("lastline"))
+    cell.locator(".gk-job").first.wait_for(timeout=15_000)
+    shot(page, "11-last-line-progress", "lastline")
+    cell.locator(".gk-job[data-status='completed'] video.gk-video").wait_for(timeout=60_000)
+    video = cell.locator("video.gk-video")
+    assert video.count() == 1
+    video.scroll_into_view_if_needed()
+    page.page.wait_for_function("v => v.readyState >= 1 && v.duration > 0", arg=video.element_handle(), timeout=15_000)
+    shot(page, "12-last-line-player", "lastline")
+
+
+def test_cancel_during_a_blocking_wait_cancels_the_job(page: NotebookPage, lab: tuple[JupyterServer, Any]) -> None:
+    """Cancel clicked while job.wait() blocks the kernel ends the wait and cancels the job within seconds."""
+    _, slow = lab
+    page.run(index("blocking"))
+    cell = page.cell(index("blocking"))
+    button = cell.locator("button.gk-cancel")
+    button.wait_for(timeout=30_000)
+    job_id = cell.locator(".gk-job").first.get_attribute("data-job-id")
+    time.sleep(1.0)
+    shot(page, "13-blocking-wait-cancel-button", "blocking")
+    clicked = time.monotonic()
+    button.click()
+    page.wait_done(index("blocking"), timeout=10)
+    assert time.monotonic() - clicked < 5
+    cell.locator(".gk-job[data-status='cancelled']").wait_for(timeout=5_000)
+    shot(page, "14-blocking-wait-cancelled", "blocking")
+    answer = httpx.get(f"{slow.base_url}/v1/videos/{job_id}", headers={"Authorization": f"Bearer {slow.api_key}"})
+    assert answer.json()["status"] == "cancelled"
+    assert cell.locator("button.gk-cancel").count() == 0
+
+
+def test_interrupting_a_wait_leaves_a_short_note(page: NotebookPage, lab: tuple[JupyterServer, Any]) -> None:
+    """The stop button during job.wait(): the card says the job goes on and how to resume; one error line."""
+    server, _ = lab
+    page.run(index("interrupt"))
+    cell = page.cell(index("interrupt"))
+    cell.locator("button.gk-cancel").wait_for(timeout=30_000)
+    time.sleep(1.0)
+    sessions = httpx.get(server.url("api/sessions")).json()
+    kernel_id = sessions[0]["kernel"]["id"]
+    httpx.post(server.url(f"api/kernels/{kernel_id}/interrupt"))  # what the stop button sends
+    page.wait_done(index("interrupt"), timeout=15)
+    cell.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").wait_for(timeout=5_000)
+    shot(page, "15-interrupted-wait", "interrupt")
+    text = page.output_text(index("interrupt"))
+    assert "Stopped waiting" in text and "client.videos.retrieve(" in text
+    assert "KeyboardInterrupt: stopped waiting" in text and "Traceback" not in text and "File " not in text
+    assert cell.locator("button.gk-cancel").count() == 0
+
+
+def test_batch_shows_live_progress_then_a_summary(page: NotebookPage) -> None:
+    """client.map shows a live bar with done/total while it runs and ends as a one-line summary."""
+    page.run(index("batch"))
+    cell = page.cell(index("batch"))
+    cell.locator(".gk-batch").first.wait_for(timeout=15_000)
+    live = cell.locator(".gk-batch").first.inner_text()
+    shot(page, "16-batch-live", "batch")
+    page.wait_done(index("batch"), timeout=30)
+    cell.locator(".gk-batch-done").wait_for(timeout=5_000)
+    shot(page, "17-batch-summary", "batch")
+    assert " of 12 done" in live
+    assert cell.locator(".gk-batch-done").inner_text() == "⚠ 12 requests: 12 of 12 done · 1 failed"
 
 
 def test_saved_notebook_reopens_with_complete_outputs(page: NotebookPage) -> None:

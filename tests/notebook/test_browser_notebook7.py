@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+import httpx
 import pytest
 from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_notebook
 
@@ -28,8 +29,22 @@ CELLS = {
     "music": "song = client.music.create(model='music-song', prompt='folk, guitar',"
              " lyrics_prompt='[Verse]\\nsmall lights on the water\\n[Chorus]\\nhome again')\n"
              "song.wait()",
+    "lastline": "clip = client.videos.create(model='video-tiers', prompt='a lighthouse at night', duration=4,"
+                " resolution='480p')\nclip",
+    "blocking": "slow_client = gk.Client(base_url={slow_url!r}, api_key={slow_key!r})\n"
+                "long = slow_client.videos.create(model='video-range', prompt='a long sunset', duration=12)\n"
+                "long.wait()",
 }  # fmt: skip
 ORDER = list(CELLS)
+
+
+@pytest.fixture(scope="module")
+def slow() -> Iterator[Any]:
+    """A second offline gateway whose jobs take long enough to be cancelled by hand."""
+    from gatewaykit import emulator as gateway
+
+    with gateway.start(time_scale=4) as running:
+        yield running
 
 
 def index(name: str) -> int:
@@ -37,13 +52,15 @@ def index(name: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
+def page(tmp_path_factory: pytest.TempPathFactory, slow: Any) -> Iterator[NotebookPage]:
     from gatewaykit import emulator as gateway
 
     root = tmp_path_factory.mktemp("notebook7") / "work"
     root.mkdir()
     with gateway.start(time_scale=0.3) as running:
-        write_notebook(root / "demo.ipynb", [cell.format(base_url=running.base_url, api_key=running.api_key) for cell in CELLS.values()])
+        cells = [cell.format(base_url=running.base_url, api_key=running.api_key, slow_url=slow.base_url,
+                             slow_key=slow.api_key) for cell in CELLS.values()]
+        write_notebook(root / "demo.ipynb", cells)
         server = JupyterServer(root, app="notebook")
         try:
             with open_notebook(server, "demo.ipynb", ARTIFACTS) as notebook:
@@ -109,3 +126,37 @@ def test_job_wait_ends_as_a_playable_audio_player(page: NotebookPage) -> None:
     audio.scroll_into_view_if_needed()
     page.page.wait_for_function("a => a.readyState >= 1 && a.duration > 0", arg=audio.element_handle(), timeout=15_000)
     page.screenshot("notebook7-05-music-player", index("music"))
+
+
+def test_job_as_last_line_becomes_a_playable_player(page: NotebookPage) -> None:
+    """`clip` as a cell's last line shows live progress that turns into a video the browser can play."""
+    page.run_and_wait(index("lastline"))
+    cell = page.cell(index("lastline"))
+    cell.locator(".gk-job").first.wait_for(timeout=15_000)
+    page.screenshot("notebook7-06-last-line-progress", index("lastline"))
+    cell.locator(".gk-job[data-status='completed'] video.gk-video").wait_for(timeout=60_000)
+    video = cell.locator("video.gk-video")
+    assert video.count() == 1
+    video.scroll_into_view_if_needed()
+    page.page.wait_for_function("v => v.readyState >= 1 && v.duration > 0", arg=video.element_handle(), timeout=15_000)
+    page.screenshot("notebook7-07-last-line-player", index("lastline"))
+
+
+def test_cancel_during_a_blocking_wait_cancels_the_job(page: NotebookPage, slow: Any) -> None:
+    """Cancel clicked while job.wait() blocks the kernel ends the wait and cancels the job within seconds."""
+    page.run(index("blocking"))
+    cell = page.cell(index("blocking"))
+    button = cell.locator("button.gk-cancel")
+    button.wait_for(timeout=30_000)
+    job_id = cell.locator(".gk-job").first.get_attribute("data-job-id")
+    time.sleep(1.0)
+    page.screenshot("notebook7-08-blocking-wait-cancel-button", index("blocking"))
+    clicked = time.monotonic()
+    button.click()
+    page.wait_done(index("blocking"), timeout=10)
+    assert time.monotonic() - clicked < 5
+    cell.locator(".gk-job[data-status='cancelled']").wait_for(timeout=5_000)
+    page.screenshot("notebook7-09-blocking-wait-cancelled", index("blocking"))
+    answer = httpx.get(f"{slow.base_url}/v1/videos/{job_id}", headers={"Authorization": f"Bearer {slow.api_key}"})
+    assert answer.json()["status"] == "cancelled"
+    assert cell.locator("button.gk-cancel").count() == 0

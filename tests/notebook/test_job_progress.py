@@ -182,7 +182,7 @@ def test_background_view_says_how_to_wait_until_the_job_ends():
     assert progress.join(10)
     first, last = sink.messages[0][1], sink.last
     for text in (first["text/html"], first["text/plain"]):
-        assert "Running in the background" in text and "job.wait()" in text and ".join()" in text
+        assert "Running in the background" in text and "job.wait()" in text
     assert "Running in the background" not in last["text/html"] + last["text/plain"]
 
 

@@ -11,7 +11,9 @@ ipywidgets, markdown-it-py and nh3 load on first use.
 
 Modules: ``html``/``media_html`` (pure renderers), ``markdown`` (sanitising
 Markdown), ``rendering`` (mimebundles), ``live`` (streamed chats), ``job_progress``
-(progress, dashboard), ``players`` (embedded media), ``cancel`` (buttons),
+(progress, dashboard), ``job_wait`` (a blocking wait: Cancel works, a short
+interrupt), ``widget_events`` (widget clicks while a cell blocks), ``batch_view``
+(many requests), ``players`` (embedded media), ``cancel`` (buttons),
 ``banner``, ``magics``, ``sinks`` (where live views send messages),
 ``kernel`` (threads that publish to the right cell), ``shown_once``,
 ``ledger_html`` (the ledger's table), ``kernel_display``.

@@ -34,14 +34,21 @@ from gatewaykit.notebook.players import job_player_html
 from gatewaykit.notebook.sinks import DisplaySink, default_sink
 from gatewaykit.types import is_finished
 
-__all__ = ["JobProgress", "estimate_seconds", "record_duration", "show_progress", "wait_with_progress"]
+__all__ = [
+    "JobProgress",
+    "estimate_seconds",
+    "expected_seconds",
+    "record_duration",
+    "reported_progress",
+    "show_progress",
+    "wait_with_progress",
+]
 
 REPAINT_EVERY = 1.0  # seconds between repaints of the elapsed time
 MAX_REFRESH_FAILURES = 5
 BACKGROUND_NOTE = (
-    "Running in the background: this view updates live in Jupyter. To block until the job ends, "
-    "call job.wait() or .join() on what show_progress() returned; headless runs (nbconvert, "
-    "papermill) keep only this first view."
+    "Running in the background: this view updates live in Jupyter while you go on. To block until "
+    "the job ends, call job.wait(); headless runs (nbconvert, papermill) keep only this first view."
 )
 
 _durations: dict[str, list[float]] = {}  # model id -> run times of this session's finished jobs
@@ -58,6 +65,31 @@ def estimate_seconds(model: Optional[str]) -> Optional[float]:
     """The median run time of this model's recent jobs in this session, or None."""
     runs = _durations.get(model or "")
     return statistics.median(runs) if runs else None
+
+
+# Before a model's first job finishes: a per-kind guess, scaled by the clip length a video bills.
+VIDEO_BASE_SECONDS, VIDEO_SECONDS_PER_CLIP_SECOND, MUSIC_SECONDS = 20.0, 5.0, 30.0
+
+
+def expected_seconds(job: Any) -> float:
+    """How long ``job`` should take: this session's history of its model, else a per-kind default."""
+    known = estimate_seconds(getattr(job, "model", None))
+    if known:
+        return known
+    if getattr(job, "object", None) == "audio":
+        return MUSIC_SECONDS
+    try:
+        clip = float(getattr(job, "seconds", None) or 4)
+    except ValueError:
+        clip = 4.0
+    return VIDEO_BASE_SECONDS + VIDEO_SECONDS_PER_CLIP_SECOND * clip
+
+
+def reported_progress(job: Any) -> Optional[float]:
+    """The gateway's own ``progress`` (0-100) when it sends one."""
+    extra = getattr(job, "__pydantic_extra__", None) or {}
+    value = extra.get("progress", getattr(job, "progress", None))
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 class _Tracked:
@@ -124,11 +156,12 @@ class JobProgress:
             for tracked in self._tracked:
                 job = tracked.job
                 elapsed = None if tracked.done else now - tracked.started
-                estimate = None if tracked.done else estimate_seconds(job.model)
+                estimate = None if tracked.done else expected_seconds(job)
                 hint = tracked.note
                 if not hint and self._buttons is None and cancellable(job):
                     hint = self.cancel_hint
-                cards.append(views.render_job_html(job, elapsed=elapsed, estimate=estimate, player=tracked.player, hint=hint))
+                cards.append(views.render_job_html(job, elapsed=elapsed, estimate=estimate, player=tracked.player,
+                                                   hint=hint, reported=reported_progress(job)))
                 line = f"{type(job).__name__} {job.id} ({job.model}): {job.status}"
                 if elapsed is not None:
                     line += f", {elapsed:.0f}s elapsed"
@@ -229,10 +262,37 @@ class JobProgress:
         self._wake.set()
 
     def join(self, timeout: Optional[float] = None) -> bool:
-        """Block until the jobs finish (or ``timeout``); True when all finished."""
-        if self.thread is not None:
-            self.thread.join(timeout)
+        """Block until the jobs finish (or ``timeout``); True when all finished.
+
+        Widget events are handled meanwhile (the Cancel button works); the stop
+        button stops waiting, not the jobs (one short line, the view goes on).
+        """
+        if self.thread is None:
+            return self.done
+        from gatewaykit.notebook.job_wait import WaitInterrupted
+        from gatewaykit.notebook.widget_events import widget_events
+
+        deadline = None if timeout is None else self._clock() + timeout
+        try:
+            with widget_events() as pump:
+                while self.thread.is_alive() and (deadline is None or self._clock() < deadline):
+                    pump()
+                    self.thread.join(0.05)
+        except KeyboardInterrupt:
+            raise WaitInterrupted(self._tracked[0].job) from None
         return self.done
+
+    def detach(self, note: str) -> None:
+        """Stop following the jobs and leave ``note`` on each unfinished card (an interrupted wait)."""
+        self.stop()
+        with self._lock:
+            for tracked in self._tracked:
+                if not tracked.done:
+                    tracked.done, tracked.note = True, note
+        self._background = False
+        self.paint()
+        if self._buttons is not None:
+            self._buttons.remove()
 
     def _ipython_display_(self) -> None:
         # Returned from show_progress() as a cell's last expression: already on screen.
@@ -263,44 +323,8 @@ def show_progress(jobs: Union[Any, Iterable[Any]], **options: Any) -> JobProgres
     return JobProgress(jobs, **options).start()
 
 
-def wait_with_progress(
-    job: Any,
-    *,
-    timeout: Optional[float] = None,
-    sink: Optional[DisplaySink] = None,
-    wait: Optional[Callable[[Callable[[Any], Any]], Any]] = None,
-    **wait_options: Any,
-) -> Any:
-    """``job.wait()`` with the live display: blocks until the job ends, returns the job.
+def wait_with_progress(job: Any, **options: Any) -> Any:
+    """``job.wait()`` with the live display (see :func:`gatewaykit.notebook.job_wait.wait_with_progress`)."""
+    from gatewaykit.notebook.job_wait import wait_with_progress as blocking_wait
 
-    Runs the client's polling flow: ``wait(on_update)`` when given (what
-    ``KernelDisplay.job_wait`` passes), else ``job.wait(timeout=..., on_update=...)``
-    (the client's wait never calls the display when ``on_update`` is given). Raises
-    what ``wait`` raises (``JobFailedError``, ``JobTimeoutError``) after the
-    display shows it; ``KeyboardInterrupt`` stops waiting, not the job.
-    """
-    progress = JobProgress(job, sink=sink, buttons=False).show()
-    ticker_stop = threading.Event()
-
-    def tick() -> None:
-        while not ticker_stop.wait(REPAINT_EVERY):
-            progress.paint()
-
-    start_thread(tick, name="gatewaykit-job-wait-clock")
-    try:
-        if wait is not None:
-            result = wait(progress.observe)
-        else:
-            result = job.wait(timeout=timeout, on_update=progress.observe, **wait_options)
-    except KeyboardInterrupt:
-        progress._tracked[0].note = "stopped waiting (the job goes on; job.wait() resumes)"
-        raise
-    finally:
-        ticker_stop.set()
-        progress.observe(job)
-    if sink is None:  # the cell shows the final state already: `job.wait()` as its last line adds no second player
-        from gatewaykit.notebook.shown_once import mark_shown_live
-
-        mark_shown_live(result)
-    return result
-
+    return blocking_wait(job, **options)

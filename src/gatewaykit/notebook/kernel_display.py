@@ -3,10 +3,12 @@
 A client built inside an IPython kernel gets one (the composition root chooses
 it once, at construction). It shows a streamed answer as live Markdown
 (:mod:`gatewaykit.notebook.live`, reading the stream's own assembly), a
-blocking ``job.wait()`` as a progress card that becomes the player
-(:mod:`gatewaykit.notebook.job_progress`, driving the client's polling flow),
-the offline gateway's banner once per gateway, and a conversation turn
-with its tool calls and results (:mod:`gatewaykit.notebook.turn_view`). Constructing it installs
+blocking ``job.wait()`` as a progress card with a Cancel button that becomes the
+player (:mod:`gatewaykit.notebook.job_wait`, driving the client's polling flow),
+``map``/``batch`` as a live progress view ending in a summary
+(:mod:`gatewaykit.notebook.batch_view`), a conversation turn with its tool calls
+and results (:mod:`gatewaykit.notebook.turn_view`), and the offline gateway's
+banner once per gateway. Constructing it installs
 the kernel's display formatter that keeps a live-shown answer or job from
 showing twice in its own cell.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, TypeVar
 
-from gatewaykit.client.display import BatchProgress, NullBatchProgress, TurnView
+from gatewaykit.client.display import BatchProgress, TurnView
 from gatewaykit.client.streaming import AsyncChatStream, ChatStream
 from gatewaykit.types import ChatCompletion
 
@@ -47,13 +49,14 @@ class KernelDisplay:
         return await render_async_stream(stream)
 
     def job_wait(self, job: J, wait: Callable[[Optional[Callable[[Any], Any]]], J]) -> J:
-        from gatewaykit.notebook.job_progress import wait_with_progress
+        from gatewaykit.notebook.job_wait import wait_with_progress
 
         return wait_with_progress(job, wait=wait)  # type: ignore[no-any-return]
 
     def batch_progress(self, total: int) -> BatchProgress:
-        # The seam is in place; a live batch view is the notebook layer's next step.
-        return NullBatchProgress()
+        from gatewaykit.notebook.batch_view import LiveBatchProgress
+
+        return LiveBatchProgress(total)
 
     def turn_view(self) -> TurnView:
         from gatewaykit.notebook.turn_view import LiveTurnView

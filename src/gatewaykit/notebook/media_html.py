@@ -141,23 +141,40 @@ def render_audio_player_html(src: str, *, download_href: Optional[str] = None, f
     )
 
 
-def _progress_bar(elapsed: Optional[float], estimate: Optional[float]) -> str:
+_TRACK = "height:6px;width:min(100%,360px);background:rgba(128,128,128,0.25);border-radius:3px;overflow:hidden"
+
+
+def _progress_bar(elapsed: Optional[float], estimate: Optional[float], reported: Optional[float] = None) -> str:
+    """A bar while the job runs: the gateway's own ``progress`` (0-100) when it sends one, else
+    elapsed/estimate; past the estimate (or with neither) a striped, moving "still working" bar."""
     if elapsed is None:
         return ""
-    if estimate:
-        fraction = min(0.95, elapsed / estimate)
-        left = max(0.0, estimate - elapsed)
-        hint = f"about {style.format_seconds(left)} left" if left > 0 else "finishing…"
-        label = f"{style.format_seconds(elapsed)} elapsed · {hint} (usually {style.format_seconds(estimate)})"
-    else:
-        fraction = None
-        label = f"{style.format_seconds(elapsed)} elapsed"
-    bar = ""
-    if fraction is not None:
-        bar = (
-            '<div style="height:6px;width:min(100%,360px);background:rgba(128,128,128,0.25);border-radius:3px">'
-            f'<div class="gk-progress-fill" style="height:6px;width:{fraction * 100:.0f}%;background:#0d6efd;border-radius:3px"></div></div>'
+    fraction: Optional[float] = None
+    if reported is not None and 0 < reported < 99 and (estimate is None or elapsed <= 2 * estimate):
+        fraction = reported / 100
+        label = f"{reported:.0f}% · {style.format_seconds(elapsed)} elapsed"
+    elif estimate and elapsed < estimate:
+        fraction = elapsed / estimate
+        label = (
+            f"{style.format_seconds(elapsed)} elapsed · about {style.format_seconds(estimate - elapsed)} left"
+            f" (usually {style.format_seconds(estimate)})"
         )
+    elif estimate:
+        label = f"{style.format_seconds(elapsed)} elapsed · taking longer than usual ({style.format_seconds(estimate)})"
+    else:
+        label = f"{style.format_seconds(elapsed)} elapsed"
+    if fraction is not None:
+        fill = (
+            f'<div class="gk-progress-fill" style="height:6px;width:{min(fraction, 0.99) * 100:.0f}%;'
+            'background:#0d6efd;border-radius:3px"></div>'
+        )
+    else:  # indeterminate: stripes that move one step per repaint
+        fill = (
+            '<div class="gk-progress-busy" style="height:6px;width:100%;opacity:0.6;'
+            "background:repeating-linear-gradient(45deg,#0d6efd 0 8px,rgba(13,110,253,0.25) 8px 16px);"
+            f'background-position:{int(elapsed) * 6 % 32}px 0"></div>'
+        )
+    bar = f'<div class="gk-progress" style="{_TRACK}">{fill}</div>'
     return f'{bar}<div class="gk-elapsed" style="{style.MUTED};font-size:0.85em">{esc(label)}</div>'
 
 
@@ -172,11 +189,12 @@ def render_job_html(
     estimate: Optional[float] = None,
     player: str = "",
     hint: str = "",
+    reported: Optional[float] = None,
 ) -> str:
     """A video or music job: kind, model, status, billed size/length, progress, error or player.
 
-    ``elapsed``/``estimate`` (seconds) add a progress line; leave them out for a
-    deterministic snapshot. ``player`` is already-built player HTML.
+    ``elapsed``/``estimate`` (seconds) and ``reported`` (the gateway's own 0-100
+    ``progress``) add a progress bar; leave them out for a deterministic snapshot. ``player`` is already-built player HTML.
     """
     status = getattr(job, "status", None)
     facts = [esc(_job_kind(job)), f'<code style="{style.CODE}">{esc(getattr(job, "model", ""))}</code>']
@@ -190,17 +208,20 @@ def render_job_html(
     )
     body = ""
     if not is_finished(status):
-        body = _progress_bar(elapsed, estimate)
+        body = _progress_bar(elapsed, estimate, reported)
     error = getattr(job, "error", None)
     if status == "failed":
         message = getattr(error, "message", None) or "the job failed"
         body += f'<div class="gk-job-error" style="{style.ERROR_BOX};margin-top:4px">{esc(message)}</div>'
+    if status in ("cancelled", "canceled", "deleted"):
+        body += f'<div style="{style.MUTED};font-size:0.85em">Cancelled: a cancelled job is never charged.</div>'
     if player:
         body += f'<div style="margin-top:4px">{player}</div>'
     if hint:
         body += f'<div style="{style.MUTED};font-size:0.85em">{esc(hint)}</div>'
     return (
-        f'<div class="gk-job" data-status="{esc(status)}" style="{style.BOX};padding:4px 0">'
+        f'<div class="gk-job" data-status="{esc(status)}" data-job-id="{esc(getattr(job, "id", ""))}" '
+        f'style="{style.BOX};padding:4px 0">'
         f"{head}{body}</div>"
     )
 

@@ -8,6 +8,11 @@ finishes it marks the object; an IPython display formatter for
 display of that object in the *same* cell execution. Displayed again later (``answer`` in another
 cell, or a second ``display``), it shows normally. Without IPython nothing of
 this is installed.
+
+A job that is still running shows live wherever it is displayed (``job`` as a
+cell's last line, ``display(job)``): a :class:`~gatewaykit.notebook.job_progress.JobProgress`
+follows it from a background thread and ends as the player; a finished job
+shows its current state (the player, the error, "cancelled").
 """
 
 from __future__ import annotations
@@ -42,7 +47,21 @@ def _display_unless_shown(obj: Any) -> None:
     from IPython.display import display
 
     from gatewaykit.notebook.rendering import mimebundle
+    from gatewaykit.types import Job, is_finished
 
+    client = getattr(obj, "_client", None)
+    if isinstance(obj, Job) and not is_finished(obj.status) and client is not None and not getattr(client, "_is_async", True):
+        from gatewaykit.notebook.job_progress import JobProgress
+
+        try:
+            obj.refresh()  # show its state now, not the one it had when last polled
+        except Exception:  # noqa: BLE001 - the live view retries and says so
+            pass
+        if is_finished(obj.status):
+            display(mimebundle(obj), raw=True)
+            return
+        JobProgress(obj).start()  # live: updates in place from a thread, ends as the player
+        return
     display(mimebundle(obj), raw=True)
 
 

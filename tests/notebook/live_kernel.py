@@ -1,0 +1,87 @@
+"""A real IPython kernel driven message by message (jupyter_client), as a front end drives it.
+
+nbclient keeps only the messages of the cell it runs; a live view keeps
+updating its output after its cell ended, so these tests read every IOPub
+message and apply ``update_display_data`` by display id, as JupyterLab does.
+They can also interrupt the kernel and click a widget (a ``comm_msg``).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import time
+from typing import Any, Callable, Optional
+
+
+class LiveKernel:
+    def __init__(self, env: Optional[dict[str, str]] = None) -> None:
+        from jupyter_client.manager import start_new_kernel
+
+        kernel_env = dict(os.environ)
+        kernel_env.setdefault("GATEWAYKIT_OFFLINE_TIME_SCALE", "0")
+        kernel_env.update(env or {})
+        self.manager, self.client = start_new_kernel(kernel_name="python3", env=kernel_env)
+        self.messages: list[dict[str, Any]] = []  # every IOPub message, in order
+        self.displays: dict[str, dict[str, Any]] = {}  # display_id -> latest data
+
+    def close(self) -> None:
+        self.client.stop_channels()
+        self.manager.shutdown_kernel(now=True)
+
+    def execute(self, code: str) -> str:
+        """Send a cell; its msg_id (read its outputs with ``pump`` / ``run``)."""
+        return self.client.execute(code, allow_stdin=False)
+
+    def pump(self, seconds: float = 0.2, until: Optional[Callable[[], bool]] = None) -> None:
+        """Read IOPub messages for ``seconds`` (or until ``until()``)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                msg = self.client.get_iopub_msg(timeout=0.05)
+            except queue.Empty:
+                msg = None
+            if msg is not None:
+                self.messages.append(msg)
+                if msg["msg_type"] in ("display_data", "update_display_data"):
+                    display_id = msg["content"].get("transient", {}).get("display_id")
+                    if display_id:
+                        self.displays[display_id] = msg["content"]["data"]
+            if until is not None and until():
+                return
+
+    def idle(self, msg_id: str) -> bool:
+        return any(m["msg_type"] == "status" and m["content"]["execution_state"] == "idle"
+                   and m["parent_header"].get("msg_id") == msg_id for m in self.messages)
+
+    def run(self, code: str, timeout: float = 60) -> str:
+        """Run a cell to its end; its msg_id."""
+        msg_id = self.execute(code)
+        self.pump(timeout, until=lambda: self.idle(msg_id))
+        assert self.idle(msg_id), f"cell did not finish in {timeout}s: {code}"
+        return msg_id
+
+    def of(self, msg_id: str, *types: str) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] in types]
+
+    def html_of(self, msg_id: str) -> list[str]:
+        """The cell's outputs' current HTML (display updates applied)."""
+        out = []
+        for m in self.of(msg_id, "display_data", "execute_result"):
+            display_id = m["content"].get("transient", {}).get("display_id")
+            data = self.displays.get(display_id, m["content"]["data"]) if display_id else m["content"]["data"]
+            if "text/html" in data:
+                out.append(data["text/html"])
+        return out
+
+    def text(self, msg_id: str) -> str:
+        return "".join(m["content"]["text"] for m in self.of(msg_id, "stream"))
+
+    def click(self, model_id: str) -> None:
+        """What a front end sends when a widget Button is clicked."""
+        content = {"comm_id": model_id, "data": {"method": "custom", "content": {"event": "click"}}}
+        self.client.shell_channel.send(self.client.session.msg("comm_msg", content))
+
+    def button_ids(self) -> list[str]:
+        return [m["content"]["comm_id"] for m in self.messages if m["msg_type"] == "comm_open"
+                and m["content"]["data"].get("state", {}).get("_model_name") == "ButtonModel"]

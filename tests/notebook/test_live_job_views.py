@@ -1,0 +1,163 @@
+"""Progress bars before a model's first job finished, the interrupt note, the batch view (no kernel)."""
+
+import time
+
+import pytest
+from factories import music_job, video_job
+
+import gatewaykit as gk
+from gatewaykit.client.display import BatchTally, NullBatchProgress
+from gatewaykit.notebook import job_progress
+from gatewaykit.notebook.batch_view import LiveBatchProgress, batch_bundle
+from gatewaykit.notebook.job_progress import JobProgress, expected_seconds
+from gatewaykit.notebook.job_wait import WaitInterrupted, resume_hint
+from gatewaykit.notebook.sinks import CapturingSink, NullSink
+from gatewaykit.notebook.widget_events import widget_events
+
+
+@pytest.fixture(autouse=True)
+def fresh_history(monkeypatch):
+    monkeypatch.setattr(job_progress, "_durations", {})
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def card(job, clock):
+    return JobProgress(job, sink=CapturingSink(), buttons=False, clock=clock).bundle()["text/html"]
+
+
+def test_first_job_of_a_model_shows_a_bar_from_the_kind_default():
+    """With no finished job of the model yet, a running video still gets a determinate bar."""
+    clock = Clock()
+    job = video_job("in_progress", seconds="4")
+    progress = JobProgress(job, sink=CapturingSink(), buttons=False, clock=clock)
+    clock.now += 10
+    html = progress.bundle()["text/html"]
+    assert "gk-progress-fill" in html and "usually" in html and "gk-progress-busy" not in html
+    assert expected_seconds(job) > expected_seconds(video_job("in_progress", seconds="1"))
+
+
+def test_past_the_estimate_the_bar_turns_indeterminate():
+    """A job running longer than its estimate shows a moving 'still working' bar, never one stuck near 100 %."""
+    clock = Clock()
+    job = music_job("in_progress")
+    progress = JobProgress(job, sink=CapturingSink(), buttons=False, clock=clock)
+    clock.now += expected_seconds(job) + 5
+    html = progress.bundle()["text/html"]
+    assert "gk-progress-busy" in html and "gk-progress-fill" not in html and "taking longer than usual" in html
+
+
+def test_the_gateways_own_progress_drives_the_bar():
+    """A job that reports progress shows that percentage."""
+    html = card(video_job("in_progress", progress=42), Clock())
+    assert "42%" in html and 'width:42%' in html
+
+
+def test_a_progress_stuck_at_99_does_not_hold_the_bar():
+    """A reported 99 % past the estimate shows the indeterminate bar instead."""
+    clock = Clock()
+    job = video_job("in_progress", progress=99, seconds="1")
+    progress = JobProgress(job, sink=CapturingSink(), buttons=False, clock=clock)
+    clock.now += 3 * expected_seconds(job)
+    html = progress.bundle()["text/html"]
+    assert "gk-progress-busy" in html and "99%" not in html
+
+
+def test_detached_card_keeps_a_note_and_no_bar():
+    """An interrupted wait leaves the note on the card and stops showing progress."""
+    sink = CapturingSink()
+    progress = JobProgress(video_job("in_progress", id="video_9"), sink=sink, buttons=False).show()
+    progress.detach("Stopped waiting. The job goes on.")
+    assert "Stopped waiting" in sink.last["text/html"] and "gk-progress" not in sink.last["text/html"]
+
+
+def test_wait_interrupted_renders_as_one_line_with_the_resume_call():
+    """The interrupt is a KeyboardInterrupt that IPython shows as one line naming how to resume."""
+    error = WaitInterrupted(video_job("in_progress", id="video_42"))
+    assert isinstance(error, KeyboardInterrupt)
+    lines = error._render_traceback_()
+    assert len(lines) == 1 and "client.videos.retrieve('video_42').wait()" in lines[0]
+    assert resume_hint(music_job(id="audio_7")) == "client.music.retrieve('audio_7').wait()"
+
+
+def test_batch_view_shows_done_failures_cost_and_eta():
+    """The live line has done of total, failures, cost so far and a time left."""
+    tally = BatchTally(4)
+    tally.add(gk.ChatCompletion.model_validate({"id": "c", "choices": [], "usage": {"cost": {"total_cost": 0.002}}}))
+    tally.add(ValueError("bad"))
+    text = batch_bundle(tally, elapsed=2.0)["text/plain"]
+    assert text.startswith("2 of 4 done · 1 failed · $0.002") and text.endswith(" so far · about 2.0s left")
+
+
+def test_batch_summary_has_no_timings():
+    """The final summary is static: counts and cost, nothing that changes between runs."""
+    tally = BatchTally(2)
+    tally.add(1)
+    tally.add(2)
+    assert batch_bundle(tally, final=True)["text/plain"] == "✓ 2 requests: 2 of 2 done"
+
+
+def test_batch_updates_are_throttled_to_ten_a_second():
+    """Hundreds of finished items in half a second give at most ~10 updates a second."""
+    sink = CapturingSink()
+    progress = LiveBatchProgress(400, sink=sink, show_after=0)
+    started = time.monotonic()
+    for index in range(400):
+        progress.item_done(index)
+        time.sleep(0.00125)
+    progress.close()
+    elapsed = time.monotonic() - started
+    assert len(sink.messages) <= elapsed * 10 + 3
+    assert sink.messages[0][0] == "show" and sink.last["text/plain"] == "✓ 400 requests: 400 of 400 done"
+
+
+def test_quick_batch_shows_only_the_summary():
+    """A batch that ends before the live view would appear leaves one static output."""
+    sink = CapturingSink()
+    progress = LiveBatchProgress(2, sink=sink)
+    progress.item_done(1)
+    progress.item_done(2)
+    progress.close()
+    assert [kind for kind, _ in sink.messages] == ["show"]
+
+
+def test_no_batch_output_outside_a_kernel(emulator, keys, capsys):
+    """Outside a kernel, map/batch show nothing: the client's display is the null one."""
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, ledger=gk.Ledger()) as client:
+        assert isinstance(client._display.batch_progress(3), NullBatchProgress)
+        assert list(client.map(lambda n: n * 2, [1, 2, 3])) == [2, 4, 6]
+    assert capsys.readouterr().out == ""
+    assert isinstance(LiveBatchProgress(1, painter=False).sink, NullSink)
+
+
+def test_widget_events_outside_a_kernel_is_a_no_op():
+    """Without a kernel the pump does nothing (and raises nothing)."""
+    with widget_events() as pump:
+        assert pump() is None
+
+
+def test_blocking_wait_without_buttons_says_how_to_cancel():
+    """Without a Cancel button, the waiting card says how to cancel from a busy cell (stop, then job.cancel())."""
+    from gatewaykit.notebook.job_wait import wait_with_progress
+
+    class Job:
+        object, id, model, status, seconds, size, error, created_at, completed_at = (
+            "video", "video_5", "video-tiers", "queued", "4", "720p", None, None, None)
+
+        def wait(self, timeout=None, on_update=None):
+            on_update(self)
+            self.status = "cancelled"
+            return self
+
+        def cancel(self):
+            return self
+
+    sink = CapturingSink()
+    wait_with_progress(Job(), sink=sink)
+    assert "press stop (■), then run job.cancel()" in sink.messages[0][1]["text/html"]
