@@ -87,6 +87,7 @@ def offline_environment() -> None:
     for variable in ("SVC_API_KEY", "SVC_BASE_URL"):
         os.environ.pop(variable, None)
     os.environ.setdefault("GATEWAYKIT_OFFLINE_TIME_SCALE", "0.05")
+    os.environ["GATEWAYKIT_LEDGER_PATH"] = "memory"  # stored outputs never show the builder's own ledger
 
 
 def main(argv: list[str] | None = None) -> int:

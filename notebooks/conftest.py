@@ -3,7 +3,8 @@
 Kernels started by nbval inherit this process's environment, so this module
 (imported when pytest collects ``notebooks/``) removes any real gateway key
 unless ``GATEWAYKIT_NOTEBOOKS_LIVE=1`` (then the notebooks run against the real
-gateway and are billed), and speeds the offline gateway's simulated durations
+gateway and are billed), keeps the process-wide ledger in memory (never the
+user's ledger database), and speeds the offline gateway's simulated durations
 up unless ``GATEWAYKIT_OFFLINE_TIME_SCALE`` is already set.
 """
 
@@ -16,6 +17,9 @@ import pytest
 if os.environ.get("GATEWAYKIT_NOTEBOOKS_LIVE") != "1":
     for variable in ("SVC_API_KEY", "SVC_BASE_URL"):
         os.environ.pop(variable, None)
+# The notebooks' gk.ledger starts empty on every run: never the user's own ledger database
+# (whose history would change the ledger cells from machine to machine).
+os.environ["GATEWAYKIT_LEDGER_PATH"] = "memory"
 os.environ.setdefault("GATEWAYKIT_OFFLINE_TIME_SCALE", "0.05")
 
 # build.py writes the notebooks from src/ (their text sources); neither is a test module.
