@@ -19,7 +19,7 @@ import warnings
 from typing import Any, Iterator, Optional
 
 from gatewaykit.costs.journal import Journal, LedgerWarning
-from gatewaykit.costs.location import is_journal, user_ledger_path
+from gatewaykit.costs.location import USER_LEDGER, is_journal, user_ledger_path
 from gatewaykit.costs.rows import JOB_KINDS, REPLAYED, LedgerRow
 
 __all__ = ["LedgerStorage", "STATUS_ALIASES", "journal_event", "update_event"]
@@ -159,7 +159,9 @@ class LedgerStorage:
         """Open the per-user database (under the lock); on failure stay in memory, once warned."""
         if self._db is not None or self._journal is not None or self._closed is not None:
             return
-        path = user_ledger_path()
+        if self._default_path is USER_LEDGER:  # resolved once, at the first attach: never switch databases
+            self._default_path = user_ledger_path()
+        path = self._default_path
         if path is None:
             self._lazy = False
             return
