@@ -155,6 +155,8 @@ class LedgerStorage:
             self._db.set_budget(self._budget)
         self._sync(force=True)
 
+    _default_path: Any  # Ledger.__init__ sets USER_LEDGER; the path once the first attach resolved it
+
     def _attach(self, *, create: bool) -> None:
         """Open the per-user database (under the lock); on failure stay in memory, once warned."""
         if self._db is not None or self._journal is not None or self._closed is not None:
