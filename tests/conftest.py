@@ -32,13 +32,36 @@ def ledger_folder(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return tmp_path_factory.mktemp("ledgers")
 
 
-@pytest.fixture(autouse=True)
-def _own_ledger_database(ledger_folder: Any, monkeypatch: pytest.MonkeyPatch, request: Any) -> None:
-    """Every test's default ledger database is its own temporary file, never the user's."""
+def _ledger_file(ledger_folder: Any, node: Any) -> str:
     import hashlib
 
-    name = hashlib.sha1(request.node.nodeid.encode()).hexdigest()[:16]
-    monkeypatch.setenv("GATEWAYKIT_LEDGER_PATH", str(ledger_folder / f"{name}.sqlite"))
+    return str(ledger_folder / f"{hashlib.sha1(node.nodeid.encode()).hexdigest()[:16]}.sqlite")
+
+
+# Module- and session-scoped fixtures are set up before any function-scoped one, so the
+# per-test fixture alone would leave them on the user's real database: each scope gets its own.
+@pytest.fixture(scope="session", autouse=True)
+def _session_ledger_database(ledger_folder: Any, request: Any) -> Iterator[None]:
+    """Session-scoped fixtures' default ledger database is a temporary file, never the user's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GATEWAYKIT_LEDGER_PATH", str(ledger_folder / "session.sqlite"))
+        yield
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module_ledger_database(_session_ledger_database: None, ledger_folder: Any, request: Any) -> Iterator[None]:
+    """Each test module's module-scoped fixtures get their own default ledger database."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GATEWAYKIT_LEDGER_PATH", _ledger_file(ledger_folder, request.node))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _own_ledger_database(
+    _module_ledger_database: None, ledger_folder: Any, monkeypatch: pytest.MonkeyPatch, request: Any
+) -> None:
+    """Every test's default ledger database is its own temporary file, never the user's."""
+    monkeypatch.setenv("GATEWAYKIT_LEDGER_PATH", _ledger_file(ledger_folder, request.node))
 
 
 class Admin:

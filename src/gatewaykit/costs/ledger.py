@@ -116,6 +116,7 @@ class Ledger(LedgerStorage, LedgerSharing):
         self._batch_depth = 0
         self._batched: list[tuple[str, Any]] = []
         self._lazy = path is USER_LEDGER  # the per-user database, opened on first use
+        self._default_path: Any = USER_LEDGER  # its path, resolved at the first attach and then kept
         self._offline_in_memory = self._lazy  # the default ledger keeps offline rows out of files
         self._closed: Optional[Path] = None  # a database close() closed: reopened on next use
         self._journal: Optional[Journal] = None
@@ -186,7 +187,9 @@ class Ledger(LedgerStorage, LedgerSharing):
             return self._db.path if self._db is not None else self._closed
         if self._journal is not None:
             return self._journal.path
-        return user_ledger_path() if self._lazy else None
+        if not self._lazy:
+            return None
+        return user_ledger_path() if self._default_path is USER_LEDGER else self._default_path
 
     # ---------------------------------------------------------- sink protocol
 

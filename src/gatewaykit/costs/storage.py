@@ -19,7 +19,7 @@ import warnings
 from typing import Any, Iterator, Optional
 
 from gatewaykit.costs.journal import Journal, LedgerWarning
-from gatewaykit.costs.location import is_journal, user_ledger_path
+from gatewaykit.costs.location import USER_LEDGER, is_journal, user_ledger_path
 from gatewaykit.costs.rows import JOB_KINDS, REPLAYED, LedgerRow
 
 __all__ = ["LedgerStorage", "STATUS_ALIASES", "journal_event", "update_event"]
@@ -155,11 +155,15 @@ class LedgerStorage:
             self._db.set_budget(self._budget)
         self._sync(force=True)
 
+    _default_path: Any  # Ledger.__init__ sets USER_LEDGER; the path once the first attach resolved it
+
     def _attach(self, *, create: bool) -> None:
         """Open the per-user database (under the lock); on failure stay in memory, once warned."""
         if self._db is not None or self._journal is not None or self._closed is not None:
             return
-        path = user_ledger_path()
+        if self._default_path is USER_LEDGER:  # resolved once, at the first attach: never switch databases
+            self._default_path = user_ledger_path()
+        path = self._default_path
         if path is None:
             self._lazy = False
             return
