@@ -2,13 +2,22 @@
 
 ``render_stream(stream)`` is what ``client.chat.ask()`` uses in a kernel:
 
-* one output is shown at once, then replaced in place (``display_id``
-  updates) at most every :data:`UPDATE_INTERVAL` seconds while tokens arrive
-  (about 15 per second; Jupyter's server drops messages past 1000/s over 3 s,
-  and the dropped one can be the final state), then one final update;
-* each update resends the whole answer, so long answers update less often
-  (at most :data:`FRONTEND_BYTES_PER_SECOND` of HTML per second): the
-  browser re-lays out every update and a 100 KB answer at 15/s would be 1.5 MB/s;
+* the answer is shown as a row of outputs in the current cell that read as
+  one panel: each finished part of the answer (about :data:`FREEZE_BYTES` of
+  HTML of finished Markdown blocks) is sent once, as its own output, and only
+  the open tail (the last output) is replaced in place (``display_id``
+  updates);
+* the tail is updated at most every :data:`UPDATE_INTERVAL` seconds (about
+  15 messages per second; Jupyter's server drops messages past 1000/s over
+  3 s, and the dropped one can be the final state), and only while the bytes
+  those updates resend stay within :data:`TAIL_FACTOR` times the bytes
+  of answer so far (plus :data:`TAIL_SLACK`): a long open block updates
+  less often, so the bytes sent stay a small multiple of the answer's size
+  (``benchmarks/render_stream.py`` reports the ratio);
+* at the end the parts are emptied and the first output becomes the
+  complete answer as static HTML (the same bundle the returned
+  ``ChatCompletion`` displays), so a saved notebook, nbconvert and GitHub show
+  it exactly once, without a kernel or widget state;
 * per token the renderer only appends to a list and reads the clock; at
   each update, Markdown is rendered incrementally
   (:class:`~gatewaykit.notebook.markdown_stream.IncrementalMarkdown`):
@@ -17,12 +26,9 @@
   a blank line may have finished a block, and only while that costs less than
   :data:`MARKDOWN_BUDGET_PER_TOKEN` of CPU per token received; the updates in
   between show the text that arrived since as escaped plain text inside the
-  same block, formatted at the next parse. So the CPU cost per token stays
-  flat (6-17 us per token in ``benchmarks/render_stream.py``)
-  whether tokens arrive at 20 or 1000 per second;
-* the final update is the complete answer as static HTML, the same bundle
-  the returned ``ChatCompletion`` displays, so a saved notebook, nbconvert
-  and GitHub show it without a kernel or widget state;
+  same block, formatted at the next parse;
+* a sink without ``open`` (an HTML widget) gets the whole view in every
+  update, throttled to :data:`FRONTEND_BYTES_PER_SECOND`;
 * all model text goes through the sanitising renderer, live and final.
 
 Interruptions: on ``KeyboardInterrupt`` (kernel interrupt) the stream is
@@ -54,6 +60,9 @@ UPDATE_INTERVAL = 1 / 15  # seconds between live updates (at most ~15 per second
 FRONTEND_BYTES_PER_SECOND = 400_000  # long answers update less often: each update resends it all
 MARKDOWN_INTERVAL = 0.25  # seconds between parses of the open block (sooner when a block ended)
 MARKDOWN_BUDGET_PER_TOKEN = 4e-6  # CPU seconds per received token that re-parsing the open block may use
+FREEZE_BYTES = 600  # finished blocks move into an output of their own once this much HTML has finished
+TAIL_FACTOR = 2.0  # tail updates may resend this many times the bytes of the answer so far...
+TAIL_SLACK = 4_000  # ... plus this many, so a short answer updates freely
 
 
 class LiveChatRenderer:
@@ -93,6 +102,17 @@ class LiveChatRenderer:
         self._own_assembly = assembly is None
         self._assembler = ChatAssembler() if assembly is None else assembly
         self.updates = 0
+        # Several outputs (when the sink can open more): finished parts sent once, the last one the open tail.
+        self._split = callable(getattr(sink, "open", None))
+        self._outputs: list[DisplaySink] = [sink]
+        self._frozen_html = 0  # characters of the finished blocks' HTML already in outputs of their own
+        self._frozen_text = 0  # characters of the answer those outputs hold
+        self._reasoning_frozen = False  # the reasoning sits, collapsed, in the first output
+        self._received = 0  # characters of answer and reasoning received
+        self._tail_sent = 0  # bytes of tail updates sent so far
+        self._tail_size = 0  # bytes of the last tail bundle
+        self._parts_sent = 0  # bytes of the finished parts sent (each once)
+        self._offline: Optional[str] = None  # "synthetic" / "scripted" from the offline gateway's chunks
 
     @property
     def parses(self) -> int:
@@ -101,37 +121,121 @@ class LiveChatRenderer:
 
     def start(self) -> None:
         self._last = self._clock()
-        self.sink.show(self._bundle(note="waiting for the first token…"))
+        note = "waiting for the first token…"
+        self.sink.show(self._tail_bundle(note) if self._split else self._bundle(note=note))
 
     def feed(self, chunk: ChatCompletionChunk) -> None:
         if self._own_assembly:
             self._assembler.add(chunk)
+        if self._offline is None:
+            self._offline = views.offline_content(chunk)
         choices = chunk.choices
         if choices:
             delta = choices[0].delta
             if delta.content:
                 self._content.append(delta.content)
+                self._received += len(delta.content)
                 self._credit += MARKDOWN_BUDGET_PER_TOKEN
                 self._dirty = True
             if delta.reasoning:
                 self._reasoning.append(delta.reasoning)
+                self._received += len(delta.reasoning)
                 self._dirty = True
             if delta.tool_calls:
                 self._tools = self._dirty = True
         if self._dirty:
             now = self._clock()
             if now - self._last >= self._wait:
-                self._last = now
-                self.flush()
+                if self._affordable():
+                    self._last = now
+                    self.flush()
+                elif self._split and self._block_may_have_ended():
+                    # Over the budget for the tail, but finished blocks can move out of it (sent once).
+                    self._last = now
+                    self._dirty = False
+                    self._wait = self.interval * self._flush_parts(self._note(), tail_update=False)
+
+    def _affordable(self) -> bool:
+        """Whether resending the open tail now keeps the bytes sent within the budget."""
+        if not self._split:
+            return True
+        # The next tail is about as large as the last one (new text mostly moves into finished parts).
+        so_far = max(self._parts_sent, self._received)  # the answer's HTML in finished parts, or its text
+        return self._tail_sent + self._tail_size <= TAIL_FACTOR * so_far + TAIL_SLACK
+
+    def _block_may_have_ended(self) -> bool:
+        self._take_pieces()
+        return self._markdown.block_may_have_ended(self._text)
+
+    def _note(self) -> str:
+        return "calling a tool…" if self._tools and not self._text and not self._content else "streaming…"
 
     def flush(self) -> None:
         """Send the current state now (normally called by :meth:`feed` when due)."""
         self._dirty = False
         self.updates += 1
-        note = "calling a tool…" if self._tools and not self._text and not self._content else "streaming…"
-        bundle = self._bundle(note=note)
+        if self._split:
+            self._wait = self.interval * self._flush_parts(self._note())
+            return
+        bundle = self._bundle(note=self._note())
         self._wait = max(self.interval, len(bundle["text/html"]) / FRONTEND_BYTES_PER_SECOND)
         self.sink.update(bundle)
+
+    def _take_pieces(self) -> None:
+        if self._content:
+            self._text += "".join(self._content)
+            self._content.clear()
+        if self._reasoning:
+            self._reasoning_text += "".join(self._reasoning)
+            self._reasoning.clear()
+
+    def _flush_parts(self, note: str, tail_update: bool = True) -> int:
+        """Split mode: move finished blocks into an output of their own, update the tail; messages sent.
+
+        ``tail_update=False``: only when enough finished blocks can move out (the tail is then shown anew).
+        """
+        self._take_pieces()
+        parts = self._answer_parts() if self._text else ("",)
+        done = parts[0]
+        fresh = len(done) - self._frozen_html
+        starts_answer = bool(self._reasoning_text) and not self._reasoning_frozen and bool(self._text)
+        if fresh < FREEZE_BYTES and not starts_answer:
+            if not tail_update:
+                self._dirty = True  # what arrived is not shown yet
+                return 0
+            self._outputs[-1].update(self._tail_bundle(note, parts))
+            return 1
+        done_chars = self._markdown.done_chars
+        block = {
+            "text/plain": self._text[self._frozen_text : done_chars] or "…",
+            "text/html": views.render_live_part_html(
+                (done[self._frozen_html :],), reasoning="" if self._reasoning_frozen else self._reasoning_text
+            ),
+        }
+        self._outputs[-1].update(block)
+        self._parts_sent += len(block["text/html"]) + len(block["text/plain"])
+        self._frozen_html, self._frozen_text, self._reasoning_frozen = len(done), done_chars, True
+        tail = self.sink.open()  # type: ignore[attr-defined]
+        self._outputs.append(tail)
+        tail.show(self._tail_bundle(note, parts))
+        return 2
+
+    def _tail_bundle(self, note: str, parts: tuple[str, ...] = ("",)) -> dict[str, Any]:
+        """The open tail: finished blocks not yet in an output of their own, the open block, a status line."""
+        unfrozen = parts[0][self._frozen_html :] if len(parts[0]) > self._frozen_html else ""
+        model = self.model or self._assembler.model
+        offline = f"{self._offline} (offline gateway)" if self._offline else ""
+        bundle = {
+            "text/plain": self._text[self._frozen_text :] or f"({note})",
+            "text/html": views.render_live_part_html(
+                (unfrozen, *parts[1:]),
+                reasoning="" if self._reasoning_frozen else self._reasoning_text,
+                footer=[model or "", offline, note],
+            ),
+        }
+        self._tail_size = len(bundle["text/html"]) + len(bundle["text/plain"])
+        self._tail_sent += self._tail_size
+        return bundle
 
     def _answer_parts(self) -> tuple[str, ...]:
         """The answer's HTML fragments: parsed when due and affordable, else the cheap preview."""
@@ -152,12 +256,7 @@ class LiveChatRenderer:
         return markdown.preview_parts(text)
 
     def _bundle(self, note: str) -> dict[str, Any]:
-        if self._content:
-            self._text += "".join(self._content)
-            self._content.clear()
-        if self._reasoning:
-            self._reasoning_text += "".join(self._reasoning)
-            self._reasoning.clear()
+        self._take_pieces()
         text = self._text
         model = self.model or self._assembler.model
         return {
@@ -167,6 +266,7 @@ class LiveChatRenderer:
                 reasoning=self._reasoning_text,
                 model=model,
                 note=note,
+                offline=self._offline,
             ),
         }
 
@@ -184,6 +284,13 @@ class LiveChatRenderer:
             bundle = {"text/plain": chat_text(completion, note), "text/html": views.render_chat_html(completion, note=note)}
         else:
             bundle = mimebundle(completion)
+        self._show_final(bundle)
+
+    def _show_final(self, bundle: dict[str, Any]) -> None:
+        """Empty every part shown while streaming, then make the first output the whole, static view."""
+        for part in self._outputs[1:]:
+            part.update({})
+        del self._outputs[1:]
         self.sink.update(bundle)
 
     def _complete_markdown(self, completion: ChatCompletion) -> None:
@@ -218,7 +325,7 @@ class LiveChatRenderer:
         if self._text or self._content or self._reasoning_text or self._reasoning or self._tools:
             self.finish(self.partial(), note=f"stopped: {error}")
             return
-        self.sink.update({"text/plain": str(error), "text/html": views.render_error_html(error)})
+        self._show_final({"text/plain": str(error), "text/html": views.render_error_html(error)})
 
 
 def _close(stream: Any) -> None:
