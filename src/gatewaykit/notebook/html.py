@@ -112,8 +112,11 @@ def render_tool_calls_html(tool_calls: Optional[Iterable[Any]]) -> str:
 
 
 def offline_content(obj: Any) -> Optional[str]:
-    """``synthetic`` / ``scripted`` when the offline gateway says so (``extra_fields.offline_content``)."""
-    fields = getattr(obj, "extra_fields", None)
+    """``synthetic`` / ``scripted`` when the offline gateway says so (``extra_fields.offline_content``).
+
+    ``obj`` is a response (or chunk), or its ``model_extra`` dict.
+    """
+    fields = obj.get("extra_fields") if isinstance(obj, dict) else (getattr(obj, "model_extra", None) or {}).get("extra_fields")
     value = fields.get("offline_content") if isinstance(fields, dict) else None
     return str(value) if value else None
 

@@ -112,7 +112,7 @@ class LiveChatRenderer:
         self._tail_sent = 0  # bytes of tail updates sent so far
         self._tail_size = 0  # bytes of the last tail bundle
         self._parts_sent = 0  # bytes of the finished parts sent (each once)
-        self._offline: Optional[str] = None  # "synthetic" / "scripted" from the offline gateway's chunks
+        self._offline: Optional[str] = None  # "synthetic" / "scripted" from the first chunk ("" when not offline)
 
     @property
     def parses(self) -> int:
@@ -127,8 +127,9 @@ class LiveChatRenderer:
     def feed(self, chunk: ChatCompletionChunk) -> None:
         if self._own_assembly:
             self._assembler.add(chunk)
-        if self._offline is None:
-            self._offline = views.offline_content(chunk)
+        if self._offline is None:  # the offline gateway marks every chunk; the first one tells
+            extra = chunk.model_extra or {}
+            self._offline = views.offline_content(extra) or ""
         choices = chunk.choices
         if choices:
             delta = choices[0].delta
