@@ -8,8 +8,13 @@ from typing import Any
 import nbformat
 
 
-def run_notebook(cells: list[str], *, env: dict[str, str] | None = None, timeout: int = 120) -> Any:
-    """Execute ``cells`` (source strings) in a fresh python3 kernel; the executed notebook."""
+def run_notebook(
+    cells: list[str], *, env: dict[str, str] | None = None, timeout: int = 120, allow_errors: bool = False
+) -> Any:
+    """Execute ``cells`` (source strings) in a fresh python3 kernel; the executed notebook.
+
+    ``allow_errors``: a cell that raises is kept (its ``error`` output) and the next cells still run.
+    """
     from nbclient import NotebookClient
 
     nb = nbformat.v4.new_notebook()
@@ -17,7 +22,7 @@ def run_notebook(cells: list[str], *, env: dict[str, str] | None = None, timeout
     kernel_env = dict(os.environ)
     kernel_env.update(env or {})
     kernel_env.setdefault("GATEWAYKIT_OFFLINE_TIME_SCALE", "0")
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=allow_errors)
     client.execute(env=kernel_env)
     return nb
 
