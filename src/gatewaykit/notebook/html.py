@@ -195,7 +195,9 @@ def render_live_part_html(fragments: Sequence[str], *, reasoning: str = "", foot
         (
             f'<div class="gk-chat gk-live" style="{style.CHAT_PART_BOX}">',
             render_reasoning_html(reasoning, open=not any(fragments)) if reasoning else "",
+            '<div class="gk-answer">',
             *fragments,
+            "</div>",
             style.footer([esc(part) for part in footer]) if footer else "",
             "</div>",
         )

@@ -52,16 +52,19 @@ _ATTRIBUTES = {
 # notebook's own section titles, and not <h1>..<h6>, which JupyterLab would list in the notebook's
 # table of contents; code with a background; spacing after every block. Neutral, semi-transparent
 # colours (#rrggbbaa) suit light and dark themes and survive JupyterLab's sanitiser for untrusted output.
-# Table cells keep the front end's own table style (JupyterLab, nbconvert, GitHub and VS Code all have one).
+# Table cells otherwise keep the front end's own table style (JupyterLab, nbconvert, GitHub, VS Code have one).
 _HEADING = '<p class="gk-heading" style="font-weight:600;margin:.9em 0 .35em;font-size:{}">'
 HEADING_SIZES = {"1": "1.2em", "2": "1.12em", "3": "1.05em"}
 _TAG_STYLES = {
     "<table>": '<table style="border-collapse:collapse;margin:0 0 .8em">',
     "<blockquote>": '<blockquote style="margin:0 0 .8em;padding:0 .8em;border-left:3px solid #8887">',
     "<code>": '<code style="background:#80808026;padding:0 .25em;border-radius:3px">',
+    # JupyterLab right-aligns table cells; a Markdown table without alignment reads left to right.
+    "<th>": '<th style="text-align:left">',
+    "<td>": '<td style="text-align:left">',
 }
 _STYLED_TAG = re.compile(
-    r'<pre><code(?: class="[^"]*")?>|<span class="([\w-]+)">|</?h([1-6])>|<(?:table|blockquote|code)>'
+    r'<pre><code(?: class="[^"]*")?>|<span class="([\w-]+)">|</?h([1-6])>|<(?:table|th|td|blockquote|code)>'
 )
 
 PLAIN_CODE = "gatewaykit_plain_code"  # an ``env`` key: render code blocks without highlighting
@@ -81,7 +84,8 @@ def style_answer(fragment: str) -> str:
         if level is not None:
             return "</p>" if tag[1] == "/" else _HEADING.format(HEADING_SIZES.get(level, "1em"))
         if tag.startswith("<pre>"):
-            return f'<pre style="{CODE_BLOCK_STYLE}"><code>'
+            # The <code> inside: no inline-code background (JupyterLab's would box every line).
+            return f'<pre style="{CODE_BLOCK_STYLE}"><code style="background:none;padding:0">'
         return _TAG_STYLES[tag]
 
     styled = _STYLED_TAG.sub(restyle, fragment)
