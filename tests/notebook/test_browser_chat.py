@@ -39,10 +39,12 @@ print(jobs.get())
 
 That is all a first queue needs.
 """
+LONG = "\n\n".join(f"Paragraph {n}: " + "words that stream in slowly " * 12 for n in range(12)) + "\n"
 CELLS = [
     "import gatewaykit as gk\nclient = gk.Client(base_url={base_url!r}, api_key={api_key!r})",
     "client.chat.ask('Show me a queue', model='chat-mini')",
     "client.images.generate(model='image-pixels', prompt='a fox', width=999, height=256)",
+    "client.chat.ask('A long answer please', model='chat-mini')",
 ]
 
 
@@ -52,7 +54,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[JupyterServe
 
     root = tmp_path_factory.mktemp("lab-chat") / "work"
     root.mkdir()
-    script = {"answers": [{"match": "queue", "content": ANSWER}]}
+    script = {"answers": [{"match": "queue", "content": ANSWER}, {"match": "long answer", "content": LONG}]}
     with gateway.start(time_scale=0.5, script=script) as running:
         cells = [source.format(base_url=running.base_url, api_key=running.api_key) for source in CELLS]
         write_notebook(root / "chat.ipynb", cells)
@@ -118,6 +120,21 @@ def test_an_error_is_short(page: NotebookPage) -> None:
     text = page.cell(2).locator(".jp-OutputArea").inner_text()
     assert "BadRequestError" in text and "parameter: width" in text and "%tb" in text
     assert "site-packages" not in text and len(text.strip().splitlines()) <= 6
+
+
+def test_a_long_answer_streams_as_one_panel_of_parts(page: NotebookPage) -> None:
+    """While streaming, finished parts are outputs of their own that join into one panel; at the end one output."""
+    page.run(3)
+    parts = page.cell(3).locator(".gk-chat.gk-live")
+    page.page.wait_for_function("c => c.querySelectorAll('.gk-chat.gk-live').length >= 3",
+                                arg=page.cell(3).element_handle(), timeout=60_000)
+    page.screenshot("chat-streaming-parts", 3)
+    boxes = [box for box in (part.bounding_box() for part in parts.all()) if box]
+    gaps = [later["y"] - (earlier["y"] + earlier["height"]) for earlier, later in zip(boxes, boxes[1:])]
+    assert len(boxes) >= 3 and all(gap <= 4 for gap in gaps), gaps
+    page.wait_done(3, timeout=90)
+    assert page.cell(3).locator(".gk-live").count() == 0
+    assert page.cell(3).locator(".gk-chat").inner_text().count("Paragraph 11:") == 1
 
 
 def test_dark_theme_screenshot(page: NotebookPage, lab: tuple[JupyterServer, Path]) -> None:
