@@ -112,6 +112,7 @@ class LiveChatRenderer:
         self._tail_sent = 0  # bytes of tail updates sent so far
         self._tail_size = 0  # bytes of the last tail bundle
         self._parts_sent = 0  # bytes of the finished parts sent (each once)
+        self._newline = False  # a line break arrived since the last look for finished blocks
         self._offline: Optional[str] = None  # "synthetic" / "scripted" from the first chunk ("" when not offline)
 
     @property
@@ -136,6 +137,8 @@ class LiveChatRenderer:
             if delta.content:
                 self._content.append(delta.content)
                 self._received += len(delta.content)
+                if "\n" in delta.content:
+                    self._newline = True  # a block may have ended: worth a look even when the tail is over budget
                 self._credit += MARKDOWN_BUDGET_PER_TOKEN
                 self._dirty = True
             if delta.reasoning:
@@ -150,7 +153,7 @@ class LiveChatRenderer:
                 if self._affordable():
                     self._last = now
                     self.flush()
-                elif self._split and self._block_may_have_ended():
+                elif self._split and self._newline and self._block_may_have_ended():
                     # Over the budget for the tail, but finished blocks can move out of it (sent once).
                     self._last = now
                     self._dirty = False
@@ -165,6 +168,7 @@ class LiveChatRenderer:
         return self._tail_sent + self._tail_size <= TAIL_FACTOR * so_far + TAIL_SLACK
 
     def _block_may_have_ended(self) -> bool:
+        self._newline = False
         self._take_pieces()
         return self._markdown.block_may_have_ended(self._text)
 
