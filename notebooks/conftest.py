@@ -38,6 +38,8 @@ def _output_kinds(outputs: list) -> set[tuple[str, ...]]:
     for output in outputs:
         if output.get("output_type") == "stream":
             kinds.add(("stream", output.get("name", "")))
+        elif output.get("output_type") == "display_data" and not output.get("data"):
+            continue  # a streamed answer's part, emptied when the answer ended: shows nothing (how many: timing)
         elif output.get("output_type") in ("display_data", "execute_result"):
             kinds.add(("display", *sorted(set(output.get("data", {})) - {WIDGET_VIEW})))  # build.py drops widget views
         else:

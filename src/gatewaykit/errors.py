@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
+from gatewaykit.error_text import short_traceback, speak_python
 from gatewaykit.presentation import rich_bundle
 
 __all__ = [
@@ -91,7 +92,7 @@ class GatewayError(Exception):
         body: Any = None,
         request_id: str | None = None,
     ) -> None:
-        self.message = redact(str(message))
+        self.message = speak_python(redact(str(message)))
         if status is not None:
             self.status = status
         if code is not None:
@@ -126,6 +127,10 @@ class GatewayError(Exception):
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """Short and readable in a notebook (the presentation layer's HTML); ``repr`` without one."""
         return rich_bundle(self)
+
+    def _render_traceback_(self) -> list[str]:
+        """IPython shows this instead of the library's frames: message, parameter, the user's line, ``%tb``."""
+        return short_traceback(self)
 
 
 class APIStatusError(GatewayError):
@@ -334,13 +339,13 @@ def error_from_response(
     """
     envelope = body.get("error") if isinstance(body, Mapping) else None
     if isinstance(envelope, Mapping):
-        message = str(envelope.get("message") or f"HTTP {status}")
+        message = str(envelope.get("message") or f"The gateway answered {status} with no message")
         code = envelope.get("code")
         err_type = envelope.get("type")
         param = envelope.get("param")
     else:
         text = body if isinstance(body, str) else ""
-        message = f"HTTP {status}" + (f": {text[:500]}" if text else " with no error envelope")
+        message = f"The gateway answered {status}" + (f": {text[:500]}" if text else " with no error message")
         code = err_type = param = None
     code = str(code) if code is not None else None
     cls = _class_for(status, code)

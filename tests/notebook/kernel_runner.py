@@ -9,12 +9,14 @@ import nbformat
 
 
 def run_notebook(
-    cells: list[str], *, env: dict[str, str] | None = None, timeout: int = 120, messages: list[Any] | None = None
+    cells: list[str], *, env: dict[str, str] | None = None, timeout: int = 120, messages: list[Any] | None = None,
+    allow_errors: bool = False,
 ) -> Any:
     """Execute ``cells`` (source strings) in a fresh python3 kernel; the executed notebook.
 
     With ``messages`` (a list), every iopub message is appended to it as ``(cell index, message)``:
-    the display updates a saved notebook does not keep.
+    the display updates a saved notebook does not keep. ``allow_errors``: a cell that raises is
+    kept (its ``error`` output) and the next cells still run.
     """
     from nbclient import NotebookClient
 
@@ -29,7 +31,7 @@ def run_notebook(
     kernel_env = dict(os.environ)
     kernel_env.update(env or {})
     kernel_env.setdefault("GATEWAYKIT_OFFLINE_TIME_SCALE", "0")
-    client = RecordingClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False)
+    client = RecordingClient(nb, timeout=timeout, kernel_name="python3", allow_errors=allow_errors)
     client.execute(env=kernel_env)
     return nb
 

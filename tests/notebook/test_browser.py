@@ -101,8 +101,9 @@ def shot(page: NotebookPage, name: str, cell: str | None = None) -> None:
 
 
 def answer_text(page: NotebookPage, cell: str) -> str:
+    """The answer's text (while streaming it spans several outputs, one per finished part)."""
     answers = page.cell(index(cell)).locator(".gk-answer")
-    return answers.first.inner_text() if answers.count() else ""
+    return "".join(answers.all_inner_texts())
 
 
 def test_streamed_answer_grows_then_stays_complete(page: NotebookPage) -> None:

@@ -72,8 +72,8 @@ def page(tmp_path_factory: pytest.TempPathFactory, slow: Any) -> Iterator[Notebo
 
 
 def answer_text(page: NotebookPage) -> str:
-    answers = page.cell(index("chat")).locator(".gk-answer")
-    return answers.first.inner_text() if answers.count() else ""
+    """The answer's text (while streaming it spans several outputs, one per finished part)."""
+    return "".join(page.cell(index("chat")).locator(".gk-answer").all_inner_texts())
 
 
 def test_is_notebook_7(page: NotebookPage) -> None:

@@ -41,11 +41,61 @@ def run(pieces, step=0.001, **kwargs):
     return stream, sink, render_stream(stream, sink=sink, clock=clock)
 
 
+def paragraphs(count, words=12):
+    """Pieces of ``count`` short paragraphs (blocks that finish one after another)."""
+    return [piece for n in range(count) for piece in [f"w{n}_{i} " for i in range(words)] + ["\n\n"]]
+
+
 def test_updates_are_throttled_to_about_15_per_second():
-    """2,000 tokens over 2 s of stream time give at most ~15 updates per second plus first and final."""
-    _, sink, _ = run(["tok "] * 2000)
-    live = len(sink.messages) - 2
+    """2,000 tokens over 2 s of stream time give at most ~15 messages per second plus first and final."""
+    _, sink, _ = run(paragraphs(150), step=2 / 1950)
+    live = len(sink.messages) - 2 - len(sink.outputs)
     assert 10 <= live <= 2 * 15 + 1
+
+
+class PlainSink:
+    """A sink that cannot open more outputs (like an HTML widget): it gets the whole view each time."""
+
+    def __init__(self):
+        self.bundles = []
+
+    def show(self, bundle):
+        self.bundles.append(bundle)
+
+    def update(self, bundle):
+        self.bundles.append(bundle)
+
+
+def test_finished_blocks_go_to_their_own_outputs_and_no_live_message_resends_the_answer():
+    """Finished paragraphs move into new outputs; before the final one, no message carries most of the answer."""
+    _, sink, completion = feed_paced_run(paragraphs(40), rate=200)
+    assert len(sink.outputs) > 3
+    answer = completion.choices[0].message.content
+    assert max(len(bundle.get("text/plain", "")) for _, bundle in sink.messages[:-1]) < len(answer) / 4
+
+
+def test_bytes_sent_stay_within_five_times_the_answer():
+    """At 20 and 1000 tokens/s the messages carry at most 5x the final answer's bytes."""
+    for rate in (20, 1000):
+        _, sink, _ = feed_paced_run(paragraphs(60, words=20), rate=rate)
+        size = lambda b: len(b.get("text/html", "")) + len(b.get("text/plain", ""))  # noqa: E731
+        assert sum(size(b) for _, b in sink.messages) <= 5 * size(sink.last)
+
+
+def test_saved_outputs_hold_the_answer_exactly_once():
+    """After the stream, every part is emptied and one output holds the whole static answer."""
+    _, sink, completion = feed_paced_run(paragraphs(30), rate=200)
+    assert len(sink.outputs) > 1
+    assert sink.saved() == [mimebundle(completion)]
+
+
+def test_a_sink_without_open_gets_the_whole_view_in_each_update():
+    """An HTML-widget-like sink keeps one view: every update carries all the text so far."""
+    clock, sink = Clock(), PlainSink()
+    stream = PacedStream(chunks(paragraphs(10)), clock, 0.01)
+    completion = render_stream(stream, sink=sink, clock=clock)
+    assert sink.bundles[-1] == mimebundle(completion)
+    assert "w0_0" in sink.bundles[-2]["text/plain"] and "w9_" in sink.bundles[-2]["text/plain"]
 
 
 def test_first_message_is_show_and_the_rest_updates():
@@ -155,6 +205,10 @@ def feed_paced(pieces, rate):
     return renderer, sink, completion
 
 
+def feed_paced_run(pieces, rate):
+    return feed_paced(pieces, rate)
+
+
 def test_open_block_is_parsed_at_most_every_quarter_second():
     """A long paragraph is re-parsed at most every MARKDOWN_INTERVAL; updates in between are previews."""
     from gatewaykit.notebook.live import MARKDOWN_INTERVAL
@@ -178,7 +232,7 @@ def test_hostile_text_stays_inert_in_previews(rate):
     renderer, sink, _ = feed_paced(pieces, rate=rate)
     assert renderer.parses < renderer.updates  # some updates were previews
     for _, bundle in sink.messages:
-        html = bundle["text/html"]
+        html = bundle.get("text/html", "")
         assert "<script" not in html and "<img" not in html and 'href="javascript' not in html
 
 

@@ -56,9 +56,9 @@ def test_tables_code_headings_and_lists_render():
     """The Markdown people expect from a chat answer renders to the usual tags."""
     text = "# H\n\n- a\n- b\n\n```python\nx = 1 < 2\n```\n\n| a | b |\n|---|--:|\n| 1 | 2 |\n"
     out = render_markdown(text)
-    for tag in ("<h1>", "<ul>", "<pre><code", "<table>", 'style="text-align:right"'):
+    for tag in ('class="gk-heading"', "<ul>", "<pre style=", "<table style=", 'style="text-align:right"'):
         assert tag in out
-    assert "x = 1 &lt; 2" in out
+    assert "&lt;" in out and "1" in out
 
 
 def test_hostile_payload_has_no_active_content():
@@ -66,3 +66,25 @@ def test_hostile_payload_has_no_active_content():
     out = render_markdown(HOSTILE)
     assert "<script" not in out and "<img" not in out and "javascript:" not in out.split("[click](")[0]
     assert 'href="javascript' not in out
+
+
+def test_answer_headings_are_smaller_than_notebook_titles_and_not_h_tags():
+    """A `#` in an answer is a modest bold line, not an <h1> the notebook's table of contents would list."""
+    out = render_markdown("# Big title\n\ntext")
+    assert "<h1" not in out
+    size = float(out.split("font-size:")[1].split("em")[0])
+    assert 1.0 <= size <= 1.25
+
+
+def test_code_blocks_are_highlighted_with_inline_colours():
+    """A fenced Python block gets a background and coloured keyword spans (inline styles, hex colours)."""
+    out = render_markdown("```python\ndef f():\n    return 'x'\n```\n")
+    assert '<pre style="background:' in out
+    assert '<span style="color:#859900">def</span>' in out
+    assert 'class="' not in out.split("<pre")[1]  # classes turned into inline styles
+
+
+def test_code_in_an_unknown_language_is_plain_escaped_text():
+    """An unknown language name leaves the code unhighlighted and escaped."""
+    out = render_markdown("```nosuchlang\n<b>x</b>\n```\n")
+    assert "&lt;b&gt;x&lt;/b&gt;" in out and "<span" not in out

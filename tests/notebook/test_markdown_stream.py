@@ -6,7 +6,7 @@ import pytest
 from factories import HOSTILE
 
 from gatewaykit.notebook import markdown as markdown_module
-from gatewaykit.notebook.markdown import markdown_parser, render_markdown, sanitize_html
+from gatewaykit.notebook.markdown import markdown_parser, render_markdown, safe_answer_html
 from gatewaykit.notebook.markdown_stream import IncrementalMarkdown
 
 SAMPLES = {
@@ -28,7 +28,7 @@ SAMPLES = {
 
 
 def fresh_render(text):
-    return sanitize_html(markdown_parser().render(text))
+    return safe_answer_html(markdown_parser().render(text))
 
 
 def stream(text, seed):

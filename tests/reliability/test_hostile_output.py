@@ -69,6 +69,7 @@ RENDERINGS = {
     "reasoning": lambda: views.render_reasoning_html(EVIL, open=True),
     "tool calls": lambda: views.render_tool_calls_html(chat(None, tool_calls=[_tool_call()]).choices[0].message.tool_calls),
     "live chat": lambda: views.render_live_chat_html("<p>ok</p>", reasoning=EVIL, model=EVIL, note=EVIL),
+    "live chat part": lambda: views.render_live_part_html(["<p>ok</p>"], reasoning=EVIL, footer=[EVIL, EVIL]),
     "usage": lambda: views.render_usage_html(Usage.model_validate({"prompt_tokens": 1, "completion_tokens": 1,
                                                                     "total_tokens": 2, "cost": {"total_cost": 0.1},
                                                                     "note": EVIL})),
@@ -94,7 +95,7 @@ def test_every_renderer_is_covered():
                "render_usage_html", "render_error_html", "render_image_grid_html", "render_edit_html",
                "render_job_html", "render_video_player_html", "render_audio_player_html",
                "render_models_table_html", "render_model_html", "render_offline_banner_html",
-               "render_jobs_dashboard_html"}
+               "render_jobs_dashboard_html", "render_live_part_html"}
     assert set(views.__all__) == covered
     assert model_list().data
 

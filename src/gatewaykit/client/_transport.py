@@ -15,6 +15,7 @@ from typing import Any, AsyncIterator, Iterator
 import httpx
 
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
+from gatewaykit.error_text import python_call
 from gatewaykit.errors import APIConnectionError, APITimeoutError
 
 __all__ = ["AsyncTransport", "SyncTransport", "translate_error"]
@@ -26,7 +27,8 @@ _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.
 def translate_error(exc: Exception, request: ApiRequest | None = None) -> APIConnectionError:
     """Map an httpx exception to the gatewaykit error tree (never mentions headers or keys)."""
     sent = not isinstance(exc, _NOT_SENT)
-    where = f" ({request.method} {request.path})" if request is not None else ""
+    call = python_call(request.method, request.path) if request is not None else None
+    where = f" ({call or f'{request.method} {request.path}'})" if request is not None else ""
     if isinstance(exc, httpx.TimeoutException):
         what = "connecting" if not sent else "waiting for the answer"
         err: APIConnectionError = APITimeoutError(f"Timed out {what}{where}: {type(exc).__name__}")

@@ -8,9 +8,11 @@ a Colab secret named ``SVC_BASE_URL``.
   :data:`OfflineGatewayProvider` (the composition root installs the built-in
   one from ``gatewaykit[offline]``), announced with one ``logging`` INFO line
   (you asked for it) and the client's display (a banner in a notebook).
-- No key anywhere: the same offline gateway, announced with an
-  :class:`OfflineGatewayWarning` (synthetic results must never pass for real
-  ones) and the display's notice.
+- No key anywhere: the same offline gateway, announced outside a kernel with
+  an :class:`OfflineGatewayWarning` (synthetic results must never pass for
+  real ones); inside an IPython kernel the client's display shows its banner
+  instead, once per process (a warning there would print a pink block echoing
+  the source line, again for every client).
 - No provider (only the core installed): :class:`ConfigurationError` naming
   ``pip install "gatewaykit[offline]"``.
 - A key but no base URL, or ``base_url=`` but no key: :class:`ConfigurationError`.
@@ -27,6 +29,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol
 
+from gatewaykit.client.display import in_kernel
 from gatewaykit.errors import ConfigurationError
 
 __all__ = [
@@ -158,7 +161,7 @@ def check_key(key: str, source: str) -> None:
 def _offline_settings(*, implicit: bool) -> ConnectionSettings:
     server = _offline_provider()
     url = normalise_base_url(server.base_url)
-    if implicit:
+    if implicit and not in_kernel():  # in a kernel, the display's banner says it (once)
         warnings.warn(
             OfflineGatewayWarning(
                 f"No API key found ({KEY_VARIABLE} is not set): using the built-in OFFLINE "

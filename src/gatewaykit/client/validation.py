@@ -87,7 +87,9 @@ def _check_parameters(entry: Model, body: Mapping[str, Any], skip: tuple[str, ..
             _check_range(name, value, low, high, entry.id)
             step = extra.get("step")
             if isinstance(step, int) and step > 1 and (value - low) % step:
-                raise _bad(f"{name} must be a multiple of {step} from {low} for model {entry.id!r} (got {value!r})", name)
+                raise _bad(
+                    f"{name} must be a multiple of {step} from {low} to {high} for model {entry.id!r} (got {value!r})", name
+                )
         elif spec.type == "string" and isinstance(value, str):
             shortest, longest = extra.get("min_length"), extra.get("max_length")
             if (shortest is not None and len(value) < shortest) or (longest is not None and len(value) > longest):

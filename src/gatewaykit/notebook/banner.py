@@ -1,4 +1,4 @@
-"""The visible notice that results come from the offline gateway."""
+"""The visible notice that results come from the offline gateway: one banner per kernel process."""
 
 from __future__ import annotations
 
@@ -6,18 +6,20 @@ from gatewaykit.notebook.html import render_offline_banner_html
 
 __all__ = ["show_offline_banner"]
 
-_shown: set[str] = set()
+_shown = False  # the banner has been shown in this process
 
 
 def show_offline_banner(base_url: str, *, implicit: bool = True, once: bool = True) -> None:
-    """Display the offline-gateway banner in the current cell (once per URL unless ``once=False``).
+    """Display the offline-gateway banner in the current cell (once per process unless ``once=False``).
 
-    ``implicit`` is True when the client fell back because no key was found
+    Every client, ``AsyncClient`` and ``%%chat`` on the offline gateway asks for it; only the
+    first shows it. ``implicit`` is True when the client fell back because no key was found
     (the banner then says so), False for an explicit ``Client(offline=True)``.
     """
-    if once and base_url in _shown:
+    global _shown
+    if once and _shown:
         return
-    _shown.add(base_url)
+    _shown = True
     from IPython.display import display
 
     reason = "No API key was found, so " if implicit else ""

@@ -33,6 +33,7 @@ __all__ = [
     "render_job_html",
     "render_jobs_dashboard_html",
     "render_live_chat_html",
+    "render_live_part_html",
     "render_model_html",
     "render_models_table_html",
     "render_offline_banner_html",
@@ -110,8 +111,22 @@ def render_tool_calls_html(tool_calls: Optional[Iterable[Any]]) -> str:
     )
 
 
+def offline_content(obj: Any) -> Optional[str]:
+    """``synthetic`` / ``scripted`` when the offline gateway says so (``extra_fields.offline_content``).
+
+    ``obj`` is a response (or chunk), or its ``model_extra`` dict.
+    """
+    fields = obj.get("extra_fields") if isinstance(obj, dict) else (getattr(obj, "model_extra", None) or {}).get("extra_fields")
+    value = fields.get("offline_content") if isinstance(fields, dict) else None
+    return str(value) if value else None
+
+
+def _offline_label(kind: Optional[str]) -> str:
+    return f"<strong>{esc(kind)}</strong> (offline gateway)" if kind else ""
+
+
 def _chat_footer(completion: Any, finish_reason: Optional[str], note: str = "") -> str:
-    parts = [esc(completion.model)] + style.usage_parts(completion.usage)
+    parts = [esc(completion.model), _offline_label(offline_content(completion))] + style.usage_parts(completion.usage)
     if finish_reason and finish_reason != "stop":
         parts.append(f"finish: {esc(finish_reason)}")
     if note:
@@ -141,7 +156,7 @@ def render_chat_html(completion: Any, *, note: str = "") -> str:
         )
     finish = choices[0].finish_reason if choices else None
     return (
-        f'<div class="gk-chat" style="{style.BOX}">'
+        f'<div class="gk-chat" style="{style.CHAT_BOX}">'
         + "".join(blocks)
         + _chat_footer(completion, finish, note)
         + "</div>"
@@ -149,7 +164,8 @@ def render_chat_html(completion: Any, *, note: str = "") -> str:
 
 
 def render_live_chat_html(
-    answer_html: Union[str, Sequence[str]], *, reasoning: str = "", model: Optional[str] = None, note: str = ""
+    answer_html: Union[str, Sequence[str]], *, reasoning: str = "", model: Optional[str] = None, note: str = "",
+    offline: Optional[str] = None,
 ) -> str:
     """The live view of a streaming answer: already-sanitised answer HTML and a status line.
 
@@ -159,12 +175,30 @@ def render_live_chat_html(
     fragments = (answer_html,) if isinstance(answer_html, str) else tuple(answer_html)
     return "".join(
         (
-            f'<div class="gk-chat gk-live" style="{style.BOX}">',
+            f'<div class="gk-chat gk-live" style="{style.CHAT_BOX}">',
             render_reasoning_html(reasoning, open=not any(fragments)),
             '<div class="gk-answer">',
             *fragments,
             "</div>",
-            style.footer([esc(model), esc(note)]),
+            style.footer([esc(model), _offline_label(offline), esc(note)]),
+            "</div>",
+        )
+    )
+
+
+def render_live_part_html(fragments: Sequence[str], *, reasoning: str = "", footer: Sequence[str] = ()) -> str:
+    """One output of a streaming answer shown as several: finished blocks, or the open tail with a status line.
+
+    ``fragments`` are already-sanitised answer HTML; ``footer`` plain parts (escaped here).
+    """
+    return "".join(
+        (
+            f'<div class="gk-chat gk-live" style="{style.CHAT_PART_BOX}">',
+            render_reasoning_html(reasoning, open=not any(fragments)) if reasoning else "",
+            '<div class="gk-answer">',
+            *fragments,
+            "</div>",
+            style.footer([esc(part) for part in footer]) if footer else "",
             "</div>",
         )
     )

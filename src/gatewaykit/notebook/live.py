@@ -2,13 +2,22 @@
 
 ``render_stream(stream)`` is what ``client.chat.ask()`` uses in a kernel:
 
-* one output is shown at once, then replaced in place (``display_id``
-  updates) at most every :data:`UPDATE_INTERVAL` seconds while tokens arrive
-  (about 15 per second; Jupyter's server drops messages past 1000/s over 3 s,
-  and the dropped one can be the final state), then one final update;
-* each update resends the whole answer, so long answers update less often
-  (at most :data:`FRONTEND_BYTES_PER_SECOND` of HTML per second): the
-  browser re-lays out every update and a 100 KB answer at 15/s would be 1.5 MB/s;
+* the answer is shown as a row of outputs in the current cell that read as
+  one panel: each finished part of the answer (about :data:`FREEZE_BYTES` of
+  HTML of finished Markdown blocks) is sent once, as its own output, and only
+  the open tail (the last output) is replaced in place (``display_id``
+  updates);
+* the tail is updated at most every :data:`UPDATE_INTERVAL` seconds (about
+  15 messages per second; Jupyter's server drops messages past 1000/s over
+  3 s, and the dropped one can be the final state), and only while the bytes
+  those updates resend stay within :data:`TAIL_FACTOR` times the bytes
+  of answer so far (plus :data:`TAIL_SLACK`): a long open block updates
+  less often, so the bytes sent stay a small multiple of the answer's size
+  (``benchmarks/render_stream.py`` reports the ratio);
+* at the end the parts are emptied and the first output becomes the
+  complete answer as static HTML (the same bundle the returned
+  ``ChatCompletion`` displays), so a saved notebook, nbconvert and GitHub show
+  it exactly once, without a kernel or widget state;
 * per token the renderer only appends to a list and reads the clock; at
   each update, Markdown is rendered incrementally
   (:class:`~gatewaykit.notebook.markdown_stream.IncrementalMarkdown`):
@@ -17,12 +26,9 @@
   a blank line may have finished a block, and only while that costs less than
   :data:`MARKDOWN_BUDGET_PER_TOKEN` of CPU per token received; the updates in
   between show the text that arrived since as escaped plain text inside the
-  same block, formatted at the next parse. So the CPU cost per token stays
-  flat (6-17 us per token in ``benchmarks/render_stream.py``)
-  whether tokens arrive at 20 or 1000 per second;
-* the final update is the complete answer as static HTML, the same bundle
-  the returned ``ChatCompletion`` displays, so a saved notebook, nbconvert
-  and GitHub show it without a kernel or widget state;
+  same block, formatted at the next parse;
+* a sink without ``open`` (an HTML widget) gets the whole view in every
+  update, throttled to :data:`FRONTEND_BYTES_PER_SECOND`;
 * all model text goes through the sanitising renderer, live and final.
 
 Interruptions: on ``KeyboardInterrupt`` (kernel interrupt) the stream is
@@ -41,184 +47,23 @@ import inspect
 import time
 from typing import Any, Callable, Iterable, Optional
 
-from gatewaykit.client.assembly import ChatAssembler
-from gatewaykit.notebook import html as views
-from gatewaykit.notebook.markdown_stream import IncrementalMarkdown
-from gatewaykit.notebook.rendering import chat_text, mimebundle
+from gatewaykit.notebook.live_renderer import (
+    FREEZE_BYTES,
+    FRONTEND_BYTES_PER_SECOND,
+    MARKDOWN_BUDGET_PER_TOKEN,
+    MARKDOWN_INTERVAL,
+    TAIL_FACTOR,
+    TAIL_SLACK,
+    UPDATE_INTERVAL,
+    LiveChatRenderer,
+)
 from gatewaykit.notebook.sinks import DisplaySink, default_sink
 from gatewaykit.types import ChatCompletion, ChatCompletionChunk
 
-__all__ = ["UPDATE_INTERVAL", "LiveChatRenderer", "render_async_stream", "render_stream"]
-
-UPDATE_INTERVAL = 1 / 15  # seconds between live updates (at most ~15 per second)
-FRONTEND_BYTES_PER_SECOND = 400_000  # long answers update less often: each update resends it all
-MARKDOWN_INTERVAL = 0.25  # seconds between parses of the open block (sooner when a block ended)
-MARKDOWN_BUDGET_PER_TOKEN = 4e-6  # CPU seconds per received token that re-parsing the open block may use
-
-
-class LiveChatRenderer:
-    """Feeds chunks into a sink: ``start()``, ``feed(chunk)`` per chunk, ``finish(completion)``.
-
-    ``assembly`` is the stream's own :class:`~gatewaykit.client.assembly.ChatAssembler`
-    (``ChatStream.assembly``): the renderer reads it for the model and the
-    partial answer and never assembles the chunks again. Without one (any plain
-    iterable of chunks) the renderer keeps an assembly of its own.
-    """
-
-    def __init__(
-        self,
-        sink: DisplaySink,
-        *,
-        model: Optional[str] = None,
-        interval: float = UPDATE_INTERVAL,
-        clock: Callable[[], float] = time.monotonic,
-        assembly: Optional[ChatAssembler] = None,
-    ) -> None:
-
-        self.sink = sink
-        self.model = model
-        self.interval = interval
-        self._clock = clock
-        self._content: list[str] = []  # pieces since the last update
-        self._reasoning: list[str] = []
-        self._text = ""  # the answer so far, joined at each update
-        self._reasoning_text = ""
-        self._tools = False
-        self._dirty = False
-        self._last = 0.0
-        self._wait = interval
-        self._markdown = IncrementalMarkdown()
-        self._parsed_at = float("-inf")  # clock time of the last parse of the open block
-        self._credit = 0.0  # CPU seconds the next parses of the open block may spend
-        self._own_assembly = assembly is None
-        self._assembler = ChatAssembler() if assembly is None else assembly
-        self.updates = 0
-
-    @property
-    def parses(self) -> int:
-        """How many times the open block was parsed as Markdown (the rest were cheap previews)."""
-        return self._markdown.parses
-
-    def start(self) -> None:
-        self._last = self._clock()
-        self.sink.show(self._bundle(note="waiting for the first token…"))
-
-    def feed(self, chunk: ChatCompletionChunk) -> None:
-        if self._own_assembly:
-            self._assembler.add(chunk)
-        choices = chunk.choices
-        if choices:
-            delta = choices[0].delta
-            if delta.content:
-                self._content.append(delta.content)
-                self._credit += MARKDOWN_BUDGET_PER_TOKEN
-                self._dirty = True
-            if delta.reasoning:
-                self._reasoning.append(delta.reasoning)
-                self._dirty = True
-            if delta.tool_calls:
-                self._tools = self._dirty = True
-        if self._dirty:
-            now = self._clock()
-            if now - self._last >= self._wait:
-                self._last = now
-                self.flush()
-
-    def flush(self) -> None:
-        """Send the current state now (normally called by :meth:`feed` when due)."""
-        self._dirty = False
-        self.updates += 1
-        note = "calling a tool…" if self._tools and not self._text and not self._content else "streaming…"
-        bundle = self._bundle(note=note)
-        self._wait = max(self.interval, len(bundle["text/html"]) / FRONTEND_BYTES_PER_SECOND)
-        self.sink.update(bundle)
-
-    def _answer_parts(self) -> tuple[str, ...]:
-        """The answer's HTML fragments: parsed when due and affordable, else the cheap preview."""
-        markdown, text = self._markdown, self._text
-        if not markdown.unrendered(text):
-            return markdown.preview_parts(text)
-        now = self._clock()
-        if markdown.block_may_have_ended(text):
-            # Finishing a block is work every block needs once, whatever the budget says.
-            self._parsed_at = now
-            return markdown.render_parts(text)
-        if now - self._parsed_at >= MARKDOWN_INTERVAL and self._credit > 0:
-            started = time.perf_counter()
-            parts = markdown.render_parts(text)
-            self._credit -= time.perf_counter() - started
-            self._parsed_at = now
-            return parts
-        return markdown.preview_parts(text)
-
-    def _bundle(self, note: str) -> dict[str, Any]:
-        if self._content:
-            self._text += "".join(self._content)
-            self._content.clear()
-        if self._reasoning:
-            self._reasoning_text += "".join(self._reasoning)
-            self._reasoning.clear()
-        text = self._text
-        model = self.model or self._assembler.model
-        return {
-            "text/plain": text or f"({note})",
-            "text/html": views.render_live_chat_html(
-                self._answer_parts() if text else (),
-                reasoning=self._reasoning_text,
-                model=model,
-                note=note,
-            ),
-        }
-
-    def partial(self) -> ChatCompletion:
-        """What arrived so far, assembled into a completion."""
-        completion = self._assembler.result()
-        if completion.model is None and self.model is not None:
-            completion.model = self.model
-        return completion
-
-    def finish(self, completion: ChatCompletion, note: str = "") -> None:
-        """Replace the live view with the complete, static answer."""
-        self._complete_markdown(completion)
-        if note:
-            bundle = {"text/plain": chat_text(completion, note), "text/html": views.render_chat_html(completion, note=note)}
-        else:
-            bundle = mimebundle(completion)
-        self.sink.update(bundle)
-
-    def _complete_markdown(self, completion: ChatCompletion) -> None:
-        """Finish the incremental render of the answer, so displaying ``completion`` reuses it."""
-        self._text += "".join(self._content)
-        self._content.clear()
-        choices = completion.choices or []
-        if self._text and len(choices) == 1 and choices[0].message.content == self._text:
-            self._markdown.complete(self._text)
-
-    def interrupted(self) -> ChatCompletion:
-        """The user stopped the stream: keep what arrived as static output; return it."""
-        partial = self.partial()
-        self.finish(partial, note="interrupted: partial answer")
-        return partial
-
-    def broke_off(self, error: Any) -> None:
-        """The stream broke off (StreamInterruptedError): keep the partial text with a note."""
-        self.finish(self.partial(), note=f"stream interrupted: {error.message}")
-
-    def done(self, result: Any) -> ChatCompletion:
-        """Show the final answer (``result`` of ``stream.final()``, or what was assembled) and return it."""
-        completion = result if isinstance(result, ChatCompletion) else self.partial()
-        self.finish(completion)
-        from gatewaykit.notebook.shown_once import mark_shown_live
-
-        mark_shown_live(completion)
-        return completion
-
-    def fail(self, error: BaseException) -> None:
-        """Replace the live view with an error (keeping any text that arrived)."""
-        if self._text or self._content or self._reasoning_text or self._reasoning or self._tools:
-            self.finish(self.partial(), note=f"stopped: {error}")
-            return
-        self.sink.update({"text/plain": str(error), "text/html": views.render_error_html(error)})
+__all__ = [
+    "FREEZE_BYTES", "FRONTEND_BYTES_PER_SECOND", "MARKDOWN_BUDGET_PER_TOKEN", "MARKDOWN_INTERVAL", "TAIL_FACTOR",
+    "TAIL_SLACK", "UPDATE_INTERVAL", "LiveChatRenderer", "render_async_stream", "render_stream",
+]  # fmt: skip
 
 
 def _close(stream: Any) -> None:

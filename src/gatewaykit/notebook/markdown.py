@@ -26,7 +26,10 @@ import re
 from functools import lru_cache
 from typing import Any, Callable
 
-__all__ = ["SAFE_SCHEMES", "is_safe_url", "markdown_parser", "remember_render", "render_markdown", "sanitize_html"]
+__all__ = [
+    "SAFE_SCHEMES", "is_safe_url", "markdown_parser", "remember_render", "render_markdown", "safe_answer_html",
+    "sanitize_html", "style_answer",
+]  # fmt: skip
 
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 _SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.\-]*):")
@@ -44,6 +47,49 @@ _ATTRIBUTES = {
     "code": {"class"},
     "span": {"class"},
 }
+
+# How an answer's blocks look, added after sanitising (see style_answer): headings well below the
+# notebook's own section titles, and not <h1>..<h6>, which JupyterLab would list in the notebook's
+# table of contents; code with a background; spacing after every block. Neutral, semi-transparent
+# colours (#rrggbbaa) suit light and dark themes and survive JupyterLab's sanitiser for untrusted output.
+# Table cells otherwise keep the front end's own table style (JupyterLab, nbconvert, GitHub, VS Code have one).
+_HEADING = '<p class="gk-heading" style="font-weight:600;margin:.9em 0 .35em;font-size:{}">'
+HEADING_SIZES = {"1": "1.2em", "2": "1.12em", "3": "1.05em"}
+_TAG_STYLES = {
+    "<table>": '<table style="border-collapse:collapse;margin:0 0 .8em">',
+    "<blockquote>": '<blockquote style="margin:0 0 .8em;padding:0 .8em;border-left:3px solid #8887">',
+    "<code>": '<code style="background:#80808026;padding:0 .25em;border-radius:3px">',
+    # JupyterLab right-aligns table cells; a Markdown table without alignment reads left to right.
+    "<th>": '<th style="text-align:left">',
+    "<td>": '<td style="text-align:left">',
+}
+_STYLED_TAG = re.compile(
+    r'<pre><code(?: class="[^"]*")?>|<span class="([\w-]+)">|</?h([1-6])>|<(?:table|th|td|blockquote|code)>'
+)
+
+PLAIN_CODE = "gatewaykit_plain_code"  # an ``env`` key: render code blocks without highlighting
+_PLAIN_SPAN = re.compile(r"<span>([^<]*)</span>")
+
+
+def style_answer(fragment: str) -> str:
+    """Add our inline styles to sanitised answer HTML (tags Markdown produced; nothing the model wrote)."""
+    from gatewaykit.notebook.code_highlight import CODE_BLOCK_STYLE, token_style
+
+    def restyle(match: "re.Match[str]") -> str:
+        tag = match.group(0)
+        if match.group(1) is not None:  # a highlighted token
+            css = token_style(match.group(1))
+            return f'<span style="{css}">' if css else "<span>"
+        level = match.group(2)
+        if level is not None:
+            return "</p>" if tag[1] == "/" else _HEADING.format(HEADING_SIZES.get(level, "1em"))
+        if tag.startswith("<pre>"):
+            # The <code> inside: no inline-code background (JupyterLab's would box every line).
+            return f'<pre style="{CODE_BLOCK_STYLE}"><code style="background:none;padding:0">'
+        return _TAG_STYLES[tag]
+
+    styled = _STYLED_TAG.sub(restyle, fragment)
+    return _PLAIN_SPAN.sub(r"\1", styled) if "<span>" in styled else styled
 
 
 def is_safe_url(url: str) -> bool:
@@ -74,7 +120,22 @@ def markdown_parser() -> Any:
         return f'<a href="{html.escape(src, quote=True)}">[image: {alt}]</a>'
 
     md.add_render_rule("image", image_as_link)
+    _add_answer_styles(md)
     return md
+
+
+def _add_answer_styles(md: Any) -> None:
+    """Code blocks through Pygments (token classes; colours come in :func:`style_answer`)."""
+    from gatewaykit.notebook.code_highlight import highlight_code
+
+    def code(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        token = tokens[idx]
+        # A streaming answer's open block is shown plain: it is highlighted once, when it is finished.
+        language = token.info if token.type == "fence" and not env.get(PLAIN_CODE) else ""
+        return f"<pre><code>{highlight_code(token.content, language, env)}</code></pre>\n"
+
+    md.add_render_rule("fence", code)
+    md.add_render_rule("code_block", code)
 
 
 @lru_cache(maxsize=1)
@@ -99,6 +160,11 @@ def sanitize_html(fragment: str) -> str:
     return _cleaner()(fragment)
 
 
+def safe_answer_html(fragment: str) -> str:
+    """Rendered Markdown to what is shown: sanitised, then given the answer's styles."""
+    return style_answer(_cleaner()(fragment))
+
+
 _RECENT_LIMIT = 4
 _recent: dict[str, str] = {}  # text -> its sanitised HTML, for the last few renders
 
@@ -120,6 +186,6 @@ def render_markdown(text: str) -> str:
         return ""
     cached = _recent.get(text)
     if cached is None:
-        cached = sanitize_html(markdown_parser().render(text))
+        cached = safe_answer_html(markdown_parser().render(text))
         remember_render(text, cached)
     return cached

@@ -34,7 +34,8 @@ import html
 import re
 from typing import Any, Optional
 
-from gatewaykit.notebook.markdown import markdown_parser, remember_render, render_markdown, sanitize_html
+from gatewaykit.notebook.code_highlight import HIGHLIGHTED
+from gatewaykit.notebook.markdown import PLAIN_CODE, markdown_parser, remember_render, render_markdown, safe_answer_html
 
 __all__ = ["IncrementalMarkdown"]
 
@@ -59,6 +60,7 @@ class IncrementalMarkdown:
         self._tail_html = ""  # sanitised HTML of text[_done_end:_tail_end]
         self._tail_end = 0
         self._insert_at = 0  # where preview() puts text[_tail_end:] into _tail_html
+        self._highlighted = 0  # characters of code highlighted in finished blocks
         self._references = False  # a link reference definition was seen: complete() renders whole
         self.parses = 0  # how many times the tail was parsed
 
@@ -86,6 +88,11 @@ class IncrementalMarkdown:
         cut = self._insert_at
         return (self._done_html, self._tail_html[:cut], escaped, self._tail_html[cut:])
 
+    @property
+    def done_chars(self) -> int:
+        """Characters of the text whose blocks are final (their HTML is the first of the parts)."""
+        return self._done_end
+
     def unrendered(self, text: str) -> int:
         """Characters of ``text`` that arrived after the last parse (shown escaped by preview)."""
         return len(text) - self._tail_end
@@ -98,14 +105,14 @@ class IncrementalMarkdown:
         """The final HTML, identical to ``render_markdown(text)`` (and remembered by it)."""
         if self._references:
             return render_markdown(text)
-        self._render_tail(text)
+        self._render_tail(text, final=True)
         if self._references:
             return render_markdown(text)
         result = self._done_html + self._tail_html
         remember_render(text, result)
         return result
 
-    def _render_tail(self, text: str) -> None:
+    def _render_tail(self, text: str, *, final: bool = False) -> None:
         tail = text[self._done_end :]
         self._tail_end = len(text)
         if not tail.strip():
@@ -115,18 +122,22 @@ class IncrementalMarkdown:
         self.parses += 1
         env: dict[str, Any] = {}
         tokens = self._md.parse(tail, env)
+        env[HIGHLIGHTED] = self._highlighted  # the answer's code highlighted so far (it has a budget)
         if env.get("references"):
             self._references = True
         cut = _final_blocks(tail, tokens)
         if cut is not None:
             token_index, char_offset = cut
             done = self._md.renderer.render(tokens[:token_index], self._md.options, env) if token_index else ""
+            self._highlighted = env[HIGHLIGHTED]
             if done:
-                self._done_html += sanitize_html(done)
+                self._done_html += safe_answer_html(done)
             self._done_end += char_offset
             tokens = tokens[token_index:]
-        rendered = self._md.renderer.render(tokens, self._md.options, env) if tokens else ""
-        self._tail_html = sanitize_html(rendered) if rendered else ""
+        # The open tail is parsed again and again: its code is highlighted only once it is final.
+        open_env = env if final else {**env, PLAIN_CODE: True}
+        rendered = self._md.renderer.render(tokens, self._md.options, open_env) if tokens else ""
+        self._tail_html = safe_answer_html(rendered) if rendered else ""
         match = _INSERT_AT.search(self._tail_html)
         self._insert_at = match.start() if match else len(self._tail_html)
 

@@ -81,7 +81,8 @@ def chat_text(completion: ChatCompletion, note: str = "") -> str:
         for call in message.tool_calls or []:
             lines.append(f"tool call: {call.function.name}({call.function.arguments})")
     finish = completion.choices[0].finish_reason if completion.choices else None
-    foot = [completion.model or "", style.usage_text(completion.usage)]
+    offline = views.offline_content(completion)
+    foot = [completion.model or "", f"{offline} (offline gateway)" if offline else "", style.usage_text(completion.usage)]
     if finish and finish != "stop":
         foot.append(f"finish: {finish}")
     foot.append(note)

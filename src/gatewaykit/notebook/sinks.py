@@ -1,7 +1,11 @@
 """Display sinks: where a live view sends its messages.
 
 A sink has two methods, ``show(bundle)`` for the first display and
-``update(bundle)`` for every later state. The live renderers only talk to a
+``update(bundle)`` for every later state. A sink that can also ``open()`` a
+new output below its own (returning a sink for it) lets the live chat view
+send each finished part of an answer once, as its own output, and update only
+the open tail; a sink without ``open`` (an HTML widget) gets the whole view in
+every update. The live renderers only talk to a
 sink, so tests and the benchmark record messages without a kernel, and the
 kernel sink is a thin wrapper over IPython's display handles (``display_id``
 updates work in JupyterLab, Notebook 7, VS Code and Colab, with or without
@@ -24,20 +28,45 @@ class DisplaySink(Protocol):
 
 
 class CapturingSink:
-    """Keeps every message: ``messages`` is a list of ``("show" | "update", bundle)``."""
+    """Keeps every message: ``messages`` is a list of ``("show" | "update", bundle)``.
 
-    def __init__(self) -> None:
-        self.messages: list[tuple[str, Bundle]] = []
+    ``open()`` gives a sink for the next output of the same cell; all of them
+    log into one ``messages`` list, ``targets[i]`` being the output that
+    message ``i`` went to, and :meth:`saved` is what a saved notebook keeps.
+    """
+
+    def __init__(self, _cell: Optional["CapturingSink"] = None) -> None:
+        self._cell = self if _cell is None else _cell
+        self.index = 0 if _cell is None else len(_cell.outputs)
+        if _cell is None:
+            self.messages: list[tuple[str, Bundle]] = []
+            self.targets: list[int] = []
+            self.outputs: list[Bundle] = []
 
     def show(self, bundle: Bundle) -> None:
-        self.messages.append(("show", bundle))
+        self._record("show", bundle)
 
     def update(self, bundle: Bundle) -> None:
-        self.messages.append(("update", bundle))
+        self._record("update", bundle)
+
+    def open(self) -> "CapturingSink":
+        return CapturingSink(self._cell)
+
+    def _record(self, kind: str, bundle: Bundle) -> None:
+        cell = self._cell
+        cell.messages.append((kind, bundle))
+        cell.targets.append(self.index)
+        while len(cell.outputs) <= self.index:
+            cell.outputs.append({})
+        cell.outputs[self.index] = bundle
+
+    def saved(self) -> list[Bundle]:
+        """Each output's last bundle, empty ones left out: what a saved notebook shows."""
+        return [bundle for bundle in self._cell.outputs if bundle]
 
     @property
     def last(self) -> Bundle:
-        return self.messages[-1][1]
+        return self._cell.messages[-1][1]
 
 
 class NullSink:
@@ -48,6 +77,9 @@ class NullSink:
 
     def update(self, bundle: Bundle) -> None:
         pass
+
+    def open(self) -> "NullSink":
+        return self
 
 
 class IPythonSink:
@@ -66,6 +98,10 @@ class IPythonSink:
             self.show(bundle)
         else:
             self._handle.update(bundle, raw=True)
+
+    def open(self) -> "IPythonSink":
+        """A sink for a new output below the ones shown so far (in the same cell)."""
+        return IPythonSink()
 
 
 def default_sink() -> DisplaySink:

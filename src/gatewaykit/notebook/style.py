@@ -12,6 +12,10 @@ import html
 from typing import Any, Iterable, Optional
 
 BOX = "font-family:var(--jp-content-font-family,inherit);line-height:1.45;max-width:100%"
+# A chat answer is visibly the model's: a shaded panel with an accent bar, distinct from the notebook's own text.
+CHAT_BOX = "line-height:1.5;border-left:3px solid #4a90d9;background:#80808014;padding:.55em 1em;border-radius:0 4px 4px 0"
+# One part of a streaming answer (several outputs in a row make one panel while it streams).
+CHAT_PART_BOX = "line-height:1.5;border-left:3px solid #4a90d9;background:#80808014;padding:.1em 1em;margin:0"
 FOOTER = "margin-top:0.5em;font-size:0.85em;opacity:0.65"
 MUTED = "opacity:0.65"
 TABLE = "border-collapse:collapse;font-size:0.9em"

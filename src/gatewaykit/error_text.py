@@ -1,0 +1,108 @@
+"""How errors read to a Python user: endpoints named as client calls, and a short notebook traceback.
+
+* :func:`speak_python` rewrites the HTTP words of a message (``GET /v1/models``,
+  ``/v1/videos/vid_1``) as the call that does it (``client.models.list()``,
+  ``client.videos.retrieve('vid_1')``); the gateway's own words stay in the
+  error's ``body``.
+* :func:`short_traceback` is what :class:`~gatewaykit.errors.GatewayError`
+  gives IPython (``_render_traceback_``): the error and its message, the
+  parameter, the line of the user's code that made the call, and how to see
+  the full traceback (``%tb``), instead of 7-10 frames of library internals.
+
+Standard library only: imported with :mod:`gatewaykit.errors`.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import re
+import traceback
+from typing import Any, Optional
+
+__all__ = ["python_call", "short_traceback", "speak_python"]
+
+_ID = r"([A-Za-z0-9_\-.]+)"
+# (method or None for any, path pattern, the Python call; {0} is the id in the path)
+_CALLS: list[tuple[Optional[str], "re.Pattern[str]", str]] = [
+    (None, re.compile(r"/v1/models/?"), "client.models.list()"),
+    (None, re.compile(r"/v1/chat/completions/?"), "client.chat.completions.create(...)"),
+    (None, re.compile(r"/v1/images/generations/?"), "client.images.generate(...)"),
+    (None, re.compile(r"/v1/images/edits/?"), "client.images.edit(...)"),
+    (None, re.compile(rf"/v1/videos/{_ID}/content/?"), "client.videos.retrieve('{0}').download()"),
+    ("DELETE", re.compile(rf"/v1/videos/{_ID}/?"), "client.videos.delete('{0}')"),
+    (None, re.compile(rf"/v1/videos/{_ID}/?"), "client.videos.retrieve('{0}')"),
+    (None, re.compile(r"/v1/videos/?"), "client.videos.create(...)"),
+    (None, re.compile(rf"/v1/audio/generations/{_ID}/?"), "client.music.retrieve('{0}')"),
+    (None, re.compile(r"/v1/audio/generations/?"), "client.music.create(...)"),
+]
+_HTTP_PATH = re.compile(r"(?:\b(GET|POST|DELETE|PUT|PATCH)\s+)?(/v1/[A-Za-z0-9_\-./]*[A-Za-z0-9_/])")
+_GATEWAY = os.path.dirname(os.path.abspath(__file__))
+
+
+def _library_dirs() -> tuple[str, ...]:
+    """gatewaykit, the standard library and installed packages: frames there are not the user's code."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    dirs = {_GATEWAY} | {os.path.abspath(paths[key]) for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    return tuple(directory + os.sep for directory in dirs)
+
+
+def python_call(method: Optional[str], path: str) -> Optional[str]:
+    """The client call for ``method path`` (``GET /v1/models`` -> ``client.models.list()``), or None."""
+    path = path.split("?", 1)[0]
+    for wanted, pattern, call in _CALLS:
+        if wanted is not None and (method or "").upper() != wanted:
+            continue
+        match = pattern.fullmatch(path)
+        if match:
+            return call.format(*match.groups())
+    return None
+
+
+def speak_python(message: str) -> str:
+    """``message`` with every ``[METHOD] /v1/...`` it mentions written as the client call."""
+    if "/v1/" not in message:
+        return message
+
+    def replace(match: "re.Match[str]") -> str:
+        call = python_call(match.group(1), match.group(2))
+        return call if call is not None else match.group(0)
+
+    return _HTTP_PATH.sub(replace, message)
+
+
+def _user_frame(error: BaseException) -> Optional[tuple[str, int, str]]:
+    """``(file, line number, source)`` of the innermost frame outside gatewaykit: the user's call."""
+    found, libraries = None, _library_dirs()
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        filename = frame.f_code.co_filename
+        if os.path.abspath(filename).startswith(libraries):
+            continue
+        found = (filename, line, linecache.getline(filename, line, frame.f_globals).strip())
+    return found
+
+
+_RED, _BOLD, _DIM, _RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
+
+
+def short_traceback(error: Any) -> list[str]:
+    """Lines (ANSI-coloured, as IPython's are) for a gateway error raised in a cell.
+
+    Shown once short; a second call (``%tb`` in a later cell) gives the full traceback.
+    """
+    if getattr(error, "_short_traceback_shown", False):
+        return "".join(traceback.format_exception(type(error), error, error.__traceback__)).rstrip("\n").split("\n")
+    error._short_traceback_shown = True
+    head = " ".join(str(part) for part in (getattr(error, "status", None), getattr(error, "code", None)) if part)
+    lines = [f"{_RED}{_BOLD}{type(error).__name__}{_RESET}" + (f" {_DIM}({head}){_RESET}" if head else "")]
+    lines.append(str(getattr(error, "message", None) or error))
+    param = getattr(error, "param", None)
+    if param:
+        lines.append(f"  parameter: {param}")
+    frame = _user_frame(error)
+    if frame is not None and frame[2]:
+        lines.append(f"  in: {frame[2]}" + (f"   {_DIM}(line {frame[1]}){_RESET}" if frame[1] else ""))
+    lines.append(f"{_DIM}Full traceback: run %tb{_RESET}")
+    return lines
