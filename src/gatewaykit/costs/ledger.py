@@ -63,7 +63,7 @@ from gatewaykit.costs.pricing import PriceTable
 from gatewaykit.costs.records import CostRecord
 from gatewaykit.costs.rows import JOB_KINDS, TERMINAL_STATES, LedgerRow, job_transition, row_from_record
 from gatewaykit.costs.sharing import LedgerSharing
-from gatewaykit.costs.storage import STATUS_ALIASES, LedgerStorage, update_event
+from gatewaykit.costs.storage import STATUS_ALIASES, update_event
 from gatewaykit.errors import BudgetExceededError
 from gatewaykit.presentation import rich_bundle
 
@@ -81,7 +81,7 @@ def _contribution(row: LedgerRow) -> float:
     return row.total_cost if row.charged and row.total_cost is not None else 0.0
 
 
-class Ledger(LedgerStorage, LedgerSharing):
+class Ledger(LedgerSharing):
     """Records what every request cost; ``to_pandas()``, ``summary()``, ``plot()`` show it.
 
     ``path``: where rows are kept (default: the per-user database, see
@@ -116,9 +116,9 @@ class Ledger(LedgerStorage, LedgerSharing):
         self._batched: list[tuple[str, Any]] = []
         self._lazy = path is USER_LEDGER  # the per-user database, opened on first use
         self._offline_in_memory = self._lazy  # the default ledger keeps offline rows out of files
-        self._closed: Optional[Path] = None  # a database close() closed: reopened on next use
-        self._journal: Optional[Journal] = None
-        self._db: Any = None
+        self._closed = None  # a database close() closed: reopened on next use
+        self._journal = None
+        self._db = None
         self._reset()
         if path is None or self._lazy:
             return
