@@ -20,6 +20,7 @@ from gatewaykit.client.api_request import RequestOptions
 from gatewaykit.client.batch import BatchResult
 from gatewaykit.client.clients import AsyncClient, Client
 from gatewaykit.client.config import OfflineGatewayWarning
+from gatewaykit.client.parameter_names import UnknownParameterWarning
 from gatewaykit.client.conversation import AsyncChatSession, ChatSession
 from gatewaykit.client.display import Display, NullDisplay
 from gatewaykit.client.flows import RetryPolicy
@@ -38,6 +39,7 @@ __all__ = [
     "Display",
     "NullDisplay",
     "OfflineGatewayWarning",
+    "UnknownParameterWarning",
     "RequestOptions",
     "RetryPolicy",
     "Turn",
