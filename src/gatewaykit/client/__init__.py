@@ -39,10 +39,10 @@ __all__ = [
     "Display",
     "NullDisplay",
     "OfflineGatewayWarning",
-    "UnknownParameterWarning",
     "RequestOptions",
     "RetryPolicy",
     "Turn",
     "TurnEvent",
+    "UnknownParameterWarning",
     "image_part",
 ]
