@@ -63,4 +63,6 @@ def summary_frame(columns: Mapping[str, Sequence[Any]], by: Union[str, Sequence[
         frame = pd.DataFrame(
             columns=[*keys, "requests", "charged", "not_charged", "not_reported", "total_cost"]
         )
-    return frame
+    from gatewaykit.costs.summary_table import ledger_summary
+
+    return ledger_summary(frame, keys)

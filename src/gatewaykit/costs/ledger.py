@@ -58,6 +58,7 @@ from typing import Any, Iterator, Mapping, Optional, Union
 
 from gatewaykit.costs import rows as _rows
 from gatewaykit.costs.journal import Journal
+from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.costs.location import USER_LEDGER, is_journal, user_ledger_path
 from gatewaykit.costs.pricing import PriceTable
 from gatewaykit.costs.records import CostRecord
@@ -469,8 +470,9 @@ class Ledger(LedgerSharing):
         """Per UTC day and model: requests, tokens and cost."""
         return self.summary(by=("day", "model"))
 
-    def plot(self, ax=None):
-        """Cumulative cost over time, one line per model (matplotlib); returns the Axes."""
+    def plot(self, ax: Any = None) -> Any:
+        """Cumulative cost over time, one line per model (matplotlib): a Figure, shown once as a
+        cell's last line; with ``ax=`` it draws on that Axes and returns None."""
         from gatewaykit.costs.plotting import plot_cumulative
 
         return plot_cumulative(self._columns(), ax=ax)
@@ -491,8 +493,8 @@ class Ledger(LedgerSharing):
 
     def __repr__(self) -> str:
         count, total = len(self), self.total_cost
-        budget = "" if self._budget is None else f", budget ${self._budget:.2f}"
-        return f"<Ledger {count} rows, ${total:.6f}{budget}>"
+        budget = "" if self._budget is None else f", budget {format_usd(self._budget)}"
+        return f"<Ledger {plural(count, 'row')}, {format_usd(total)}{budget}>"
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
         # The table and chart come from the registered presentation layer (the notebook package).
