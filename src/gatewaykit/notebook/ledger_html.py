@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time as _time
 from html import escape
-from typing import Any, Optional
+from typing import Any, Collection, Optional
 
 from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.costs.summaries import aggregate, cumulative_by_model
@@ -135,7 +135,7 @@ def sparkline_svg(columns: dict[str, list], width: int = 320, height: int = 72) 
     )
 
 
-def _table(header: list[str], body: list[list[str]], numeric: set[int], ids: set[int] = frozenset()) -> str:
+def _table(header: list[str], body: list[list[str]], numeric: Collection[int], ids: Collection[int] = ()) -> str:
     def cell(i: int, text: str) -> str:
         kind = ' class="num"' if i in numeric else ' class="id"' if i in ids else ""
         return f"<td{kind}>{escape(text)}</td>"
