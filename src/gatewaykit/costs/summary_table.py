@@ -41,11 +41,14 @@ class LedgerSummary(pd.DataFrame):
                 continue
             shown[_HEADINGS.get(name, name)] = self[name]
         if "total_cost" in self.columns:
-            unknown = list(self["not_reported"]) if "not_reported" in self.columns else [0] * len(self)
+            none = [0] * len(self)
+            unknown = list(self["not_reported"]) if "not_reported" in self.columns else none
+            pending = list(self["requests"] - self["charged"] - self["not_charged"]) if "not_charged" in self.columns else none
             shown["cost"] = [
-                _cost_text(cost, int(n))
-                for cost, n in zip(self["total_cost"], unknown)
+                _cost_text(cost, int(n), int(waiting)) for cost, n, waiting in zip(self["total_cost"], unknown, pending)
             ]
+        if "tag" in shown.columns:
+            shown["tag"] = shown["tag"].map(lambda tag: "(untagged)" if tag is None or tag != tag else tag)
         return shown
 
     def _note(self) -> str:
@@ -60,11 +63,13 @@ class LedgerSummary(pd.DataFrame):
         return self.compact().to_string(index=False) + "\n" + self._note()
 
 
-def _cost_text(cost: float, not_reported: int) -> str:
-    if not not_reported:
-        return format_usd(cost)
-    jobs = f"{not_reported} job{'s' if not_reported != 1 else ''} of unknown cost"
-    return jobs if not cost else f"{format_usd(cost)} + {jobs}"
+def _cost_text(cost: float, not_reported: int, pending: int) -> str:
+    parts = [format_usd(cost)] if cost or not (not_reported or pending) else []
+    if not_reported:
+        parts.append(f"{not_reported} job{'s' if not_reported != 1 else ''} of unknown cost")
+    if pending:
+        parts.append(f"{pending} job{'s' if pending != 1 else ''} pending")
+    return " + ".join(parts)
 
 
 def ledger_summary(frame: pd.DataFrame, keys: tuple) -> LedgerSummary:

@@ -34,7 +34,7 @@ def batch_preview(item: Any) -> str:
     if item is None:
         return "None"
     if isinstance(item, ChatCompletion):
-        return _one_line(item.content or "") or "(empty answer)"
+        return _one_line((item.content or "").lstrip().lstrip("#").lstrip()) or "(empty answer)"
     if isinstance(item, ImageResult):
         sizes = sorted({f"{image.width}×{image.height}" for image in item.images})
         return f"{plural(len(item.data), 'image')} {', '.join(sizes)}".strip()

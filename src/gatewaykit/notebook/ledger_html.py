@@ -146,7 +146,10 @@ def _table(header: list[str], body: list[list[str]], numeric: Collection[int], i
 
 
 def _group_cost(group: dict[str, Any]) -> str:
+    pending = group["requests"] - group["charged"] - group["not_charged"]
     cost = format_usd(group["total_cost"])
+    if pending:
+        cost = (cost + " + " if group["total_cost"] else "") + f"{plural(pending, 'job')} pending"
     if group["not_reported"]:
         cost = (cost + " + " if group["total_cost"] else "") + f"{plural(group['not_reported'], 'job')} of unknown cost"
     return cost
