@@ -113,3 +113,12 @@ def test_summary_slices_are_plain_frames(records) -> None:
 
     summary = _unreported_job_ledger(records).summary()
     assert type(summary[summary.requests > 0]) is pd.DataFrame
+
+
+def test_pending_jobs_read_pending_in_group_costs(records) -> None:
+    """A model whose only job is still running shows "1 job pending", not $0.00, in summary() and the ledger."""
+    ledger = Ledger(path=None)
+    ledger.record(records.music_created())
+    table = BeautifulSoup(ledger.summary()._repr_html_(), "html.parser").find("table")
+    assert table.tbody.find_all("td")[-1].get_text() == "1 job pending"
+    assert "music-song music: 1 request, 1 job pending" in ledger._repr_mimebundle_()["text/plain"]
