@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 from bs4 import BeautifulSoup
 
@@ -89,7 +91,8 @@ def test_header_chart_is_labelled(records) -> None:
     ledger = Ledger(path=None)
     ledger.record(records.chat_ok(cost=0.25, time=1_700_000_000.0))
     ledger.record(records.chat_ok(cost=0.5, time=1_700_000_600.0))
-    svg = _soup(ledger).find("svg")
+    image = _soup(ledger).find("img", class_="gk-ledger-chart")  # an <img>: sanitizers keep it
+    svg = BeautifulSoup(base64.b64decode(image["src"].split(",", 1)[1]), "html.parser").find("svg")
     labels = [text.get_text() for text in svg.find_all("text")]
     assert "cumulative cost (USD)" in labels and "$0.75" in labels and "$0.00" in labels
     assert any(label.endswith("UTC") for label in labels) and svg.find("title")
@@ -105,6 +108,14 @@ def test_summary_displays_compactly_and_keeps_every_column(records) -> None:
     costs = [tr.find_all("td")[-1].get_text() for tr in table.tbody.find_all("tr")]
     assert costs == ["$0.0013", "1 job of unknown cost"]
     assert "reported_cost" not in repr(summary)
+
+
+def test_ledger_views_keep_mathjax_off_amounts(records) -> None:
+    """The ledger and summary HTML opt out of MathJax, which would typeset "$0.01 ... $0.02" as LaTeX."""
+    ledger = _unreported_job_ledger(records)
+    for html in (ledger._repr_html_(), ledger.summary()._repr_html_()):
+        outer = BeautifulSoup(html, "html.parser").find("div")
+        assert {"tex2jax_ignore", "mathjax_ignore"} <= set(outer["class"])
 
 
 def test_summary_slices_are_plain_frames(records) -> None:

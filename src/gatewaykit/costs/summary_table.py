@@ -57,7 +57,8 @@ class LedgerSummary(pd.DataFrame):
     def _repr_html_(self) -> str:  # type: ignore[override]
         table = self.compact().to_html(index=False, border=0)
         table = table.replace("<td>", '<td style="white-space:nowrap">')
-        return f'<div class="gk-summary">{table}<p style="font-size:11px;color:#666">{self._note()}</p></div>'
+        # tex2jax_ignore/mathjax_ignore: JupyterLab would typeset "$0.01 ... $0.02" as LaTeX
+        return f'<div class="gk-summary tex2jax_ignore mathjax_ignore">{table}<p style="font-size:11px;color:#666">{self._note()}</p></div>'
 
     def __repr__(self) -> str:
         return self.compact().to_string(index=False) + "\n" + self._note()

@@ -79,6 +79,6 @@ def render_batch_html(result: Sequence[Any]) -> str:
     header = "".join(f'<th style="{style.CELL}">{name}</th>' for name in ("#", "status", "result"))
     more = f'<p style="{style.MUTED}">{esc(_more(result))}</p>' if _more(result) else ""
     return (
-        f'<div class="gk-batch" style="{style.BOX}"><p><b>{esc(_headline(result))}</b></p>'
+        f'<div class="gk-batch tex2jax_ignore mathjax_ignore" style="{style.BOX}"><p><b>{esc(_headline(result))}</b></p>'
         f'<table style="{style.TABLE}"><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>{more}</div>'
     )

@@ -10,6 +10,7 @@ what they leave out, and counts are pluralised.
 
 from __future__ import annotations
 
+import base64
 import time as _time
 from html import escape
 from typing import Any, Collection, Optional
@@ -18,21 +19,20 @@ from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.costs.summaries import aggregate, cumulative_by_model
 from gatewaykit.types.jobs import JobStatus
 
-__all__ = ["cost_cell", "render_ledger", "sparkline_svg"]
+__all__ = ["NO_MATH", "chart_img", "cost_cell", "render_ledger", "sparkline_svg"]
 
 RECENT_ROWS = 10
 OFFLINE_BANNER = "Synthetic costs from the offline gateway: not real charges."
 _PENDING = (JobStatus.QUEUED, JobStatus.IN_PROGRESS)
 
-_STYLE = (
-    "<style>.gk-ledger table{border-collapse:collapse;font-size:12px;margin:4px 0}"
-    ".gk-ledger th,.gk-ledger td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}"
-    ".gk-ledger td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
-    ".gk-ledger td.id{white-space:nowrap}"
-    ".gk-ledger .gk-banner{background:#fff3cd;color:#664d03;padding:4px 8px;border-radius:4px}"
-    ".gk-ledger svg text{font:10px sans-serif;fill:#555}"
-    "</style>"
-)
+# Inline styles (an untrusted notebook's sanitizer drops <style> blocks but keeps style attributes).
+_TABLE = "border-collapse:collapse;font-size:12px;margin:4px 0"
+_CELL = "padding:2px 8px;border-bottom:1px solid #ddd;text-align:left"
+_NUM = _CELL.replace("text-align:left", "text-align:right") + ";font-variant-numeric:tabular-nums;white-space:nowrap"
+_ID = _CELL + ";white-space:nowrap"
+_BANNER = "background:#fff3cd;color:#664d03;padding:4px 8px;border-radius:4px"
+# Amounts carry "$": keep MathJax (JupyterLab typesets $...$ in HTML outputs) away from them.
+NO_MATH = "tex2jax_ignore mathjax_ignore"
 
 
 def _when(seconds: Optional[float]) -> str:
@@ -122,7 +122,7 @@ def sparkline_svg(columns: dict[str, list], width: int = 320, height: int = 72) 
     start, end = escape(_clock(x0, x1 - x0)), escape(_clock(x1, x1 - x0))
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="cumulative cost over time, {total} in all">'
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="10" fill="#555" role="img" aria-label="cumulative cost over time, {total} in all">'
         f"<title>cumulative cost over time</title>"
         f'<text x="{left}" y="10">cumulative cost (USD)</text>'
         f'<line x1="{left}" y1="{lower}" x2="{right}" y2="{lower}" stroke="#bbb"/>'
@@ -135,14 +135,23 @@ def sparkline_svg(columns: dict[str, list], width: int = 320, height: int = 72) 
     )
 
 
+def chart_img(columns: dict[str, list]) -> str:
+    """The chart as an ``<img>`` of the SVG (kept by sanitizers of untrusted notebooks, never typeset)."""
+    svg = sparkline_svg(columns)
+    if not svg:
+        return ""
+    data = base64.b64encode(svg.encode()).decode()
+    return f'<img class="gk-ledger-chart" src="data:image/svg+xml;base64,{data}" alt="cumulative cost over time">'
+
+
 def _table(header: list[str], body: list[list[str]], numeric: Collection[int], ids: Collection[int] = ()) -> str:
     def cell(i: int, text: str) -> str:
-        kind = ' class="num"' if i in numeric else ' class="id"' if i in ids else ""
-        return f"<td{kind}>{escape(text)}</td>"
+        kind = _NUM if i in numeric else _ID if i in ids else _CELL
+        return f'<td style="{kind}">{escape(text)}</td>'
 
-    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    head = "".join(f'<th style="{_CELL}">{escape(h)}</th>' for h in header)
     rows = "".join("<tr>" + "".join(cell(i, c) for i, c in enumerate(cells)) + "</tr>" for cells in body)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    return f'<table style="{_TABLE}"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
 def _group_cost(group: dict[str, Any]) -> str:
@@ -197,12 +206,12 @@ def render_ledger(columns: dict[str, list], budget: Optional[float] = None) -> t
         flag = " (offline)" if g["offline"] and mixed else ""
         tokens = f"{plural(g['total_tokens'], 'token')}, " if g["total_tokens"] else ""
         text_lines.append(f"  {g['model']} {g['kind']}{flag}: {plural(g['requests'], 'request')}, {tokens}{_group_cost(g)}")
-    html = [_STYLE, '<div class="gk-ledger">']
+    html = [f'<div class="gk-ledger {NO_MATH}">']
     if totals["offline"]:
-        html.append(f'<div class="gk-banner">{escape(OFFLINE_BANNER)}</div>')
+        html.append(f'<div class="gk-banner" style="{_BANNER}">{escape(OFFLINE_BANNER)}</div>')
     html.append(f"<p><b>Ledger</b>: {escape(headline)}</p>")
     if totals["requests"]:
-        html.append(sparkline_svg(columns))
+        html.append(chart_img(columns))
         header = ["model", "kind"] + (["offline"] if mixed else []) + ["requests", "charged", "tokens", "cost"]
         first_number = 3 if mixed else 2
         html.append(_table(header, _summary_rows(groups, mixed), set(range(first_number, first_number + 4)), {0}))
