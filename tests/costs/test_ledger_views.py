@@ -122,6 +122,12 @@ def test_plot_time_axis_has_few_dated_ticks_and_money_labels(mixed):
     assert labels and all(text.startswith("$") and "e" not in text for text in labels)
 
 
+def test_plot_lines_run_to_the_last_charge(mixed):
+    """Each model's running total is drawn on to the last charge, so a one-charge model is a visible line."""
+    lines = mixed.plot().axes[0].get_lines()
+    assert len({line.get_xdata()[-1] for line in lines}) == 1
+
+
 def test_plot_on_given_axes_returns_none(mixed):
     """plot(ax=...) draws on the caller's Axes and returns None (nothing to echo)."""
     from matplotlib.figure import Figure

@@ -38,9 +38,13 @@ def _draw(columns: Mapping[str, Sequence[Any]], ax: Any) -> None:
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     series = cumulative_by_model(columns)
+    end = max((xs[-1] for xs, _ in series.values()), default=None)
     for model, (xs, ys) in sorted(series.items(), key=lambda item: str(item[0])):
+        points = len(xs)
+        if end is not None and xs[-1] < end:  # carry each total on to the last charge, so every line shows
+            xs, ys = [*xs, end], [*ys, ys[-1]]
         when = [datetime.fromtimestamp(x, tz=timezone.utc) for x in xs]
-        ax.step(when, ys, where="post", label=str(model), marker="o", markersize=3)
+        ax.step(when, ys, where="post", label=str(model), marker="o", markersize=3, markevery=list(range(points)))
     ax.set_ylabel("cumulative cost")
     ax.set_xlabel("time (UTC)")
     offline = any(columns["offline"])
