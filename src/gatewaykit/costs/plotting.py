@@ -40,11 +40,12 @@ def _draw(columns: Mapping[str, Sequence[Any]], ax: Any) -> None:
     series = cumulative_by_model(columns)
     end = max((xs[-1] for xs, _ in series.values()), default=None)
     for model, (xs, ys) in sorted(series.items(), key=lambda item: str(item[0])):
-        points = len(xs)
-        if end is not None and xs[-1] < end:  # carry each total on to the last charge, so every line shows
+        charges = list(range(1, len(xs) + 1))  # markers on the charges only
+        xs, ys = [xs[0], *xs], [0.0, *ys]  # each line rises from $0 at its first charge
+        if end is not None and xs[-1] < end:  # and carries its total on to the last charge
             xs, ys = [*xs, end], [*ys, ys[-1]]
         when = [datetime.fromtimestamp(x, tz=timezone.utc) for x in xs]
-        ax.step(when, ys, where="post", label=str(model), marker="o", markersize=3, markevery=list(range(points)))
+        ax.step(when, ys, where="post", label=str(model), marker="o", markersize=3, markevery=charges)
     ax.set_ylabel("cumulative cost")
     ax.set_xlabel("time (UTC)")
     offline = any(columns["offline"])
