@@ -37,7 +37,14 @@ catalog
 # parameter (or capability, such as `"vision"`) in `needs`.
 
 # %%
-client.models.pick("image", ["width", "height"])
+IMAGE = client.models.pick("image", ["width", "height"])
+IMAGE
+
+# %% [markdown]
+# A model's `parameters` say what each one accepts:
+
+# %%
+catalog[IMAGE].parameters
 
 # %% [markdown]
 # ## Chat

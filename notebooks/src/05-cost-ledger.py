@@ -65,9 +65,12 @@ frame[["kind", "model", "status", "total_tokens", "cost_source", "tags"]]
 
 # %% [markdown]
 # ## A plot of cumulative cost
+#
+# `plot()` returns a matplotlib Figure (shown once as a cell's last line); pass
+# `ax=` to draw on axes of your own.
 
 # %% tags=["nbval-ignore-output"]
-ax = gk.ledger.plot()
+gk.ledger.plot()
 
 # %% [markdown]
 # ## Export

@@ -54,7 +54,8 @@ for topic, sentence in zip(topics, sentences):
 # ## Failures do not lose the rest
 #
 # An item that fails holds its exception; `.errors` lists them, `.values` the
-# successes, `.raise_first()` raises the first error.
+# successes, `.raise_first()` raises the first error. Displayed, a `BatchResult`
+# is a table: each item's status and a short preview of its result.
 
 # %%
 calls = [
@@ -63,7 +64,9 @@ calls = [
     lambda: client.images.generate(model="no-such-model", prompt="a kite"),
 ]
 results = client.batch(calls)
-print(results)
+results
+
+# %%
 for index, error in results.errors:
     print(index, type(error).__name__)
 

@@ -30,6 +30,7 @@ from gatewaykit.client import (
     RetryPolicy,
     Turn,
     TurnEvent,
+    UnknownParameterWarning,
     image_part,
 )
 from gatewaykit.costs import CostRecord, Ledger, ledger
@@ -132,6 +133,7 @@ __all__ = [
     "ToolCall",
     "Turn",
     "TurnEvent",
+    "UnknownParameterWarning",
     "Usage",
     "VideoJob",
     "__version__",

@@ -78,7 +78,7 @@ def test_vision_part_accepts_image_bytes(client: gk.Client, png_bytes: bytes) ->
 
 
 def test_extra_body_and_unknown_keywords_are_sent(client: gk.Client, monkeypatch: Any) -> None:
-    """Unknown keywords and extra_body reach the request body."""
+    """Unknown keywords (warned) and extra_body (not warned) reach the request body."""
     sent: list[bytes] = []
     original = client._transport.send
 
@@ -87,8 +87,9 @@ def test_extra_body_and_unknown_keywords_are_sent(client: gk.Client, monkeypatch
         return original(request)
 
     monkeypatch.setattr(client._transport, "send", spy)
-    client.chat.completions.create(model="chat-mini", messages=user("Hi"), top_k=5, extra_body={"min_p": 0.1})
-    body = json.loads(sent[0])
+    with pytest.warns(gk.UnknownParameterWarning, match="top_k"):
+        client.chat.completions.create(model="chat-mini", messages=user("Hi"), top_k=5, extra_body={"min_p": 0.1})
+    body = json.loads(sent[-1])  # after the catalog read that checked the keyword
     assert (body["top_k"], body["min_p"]) == (5, 0.1)
 
 

@@ -17,9 +17,9 @@ def _ledger(records, offline=False):
 def test_bundle_has_text_and_html(records):
     """The mimebundle has a text/plain fallback and HTML with totals and a chart."""
     bundle = _ledger(records)._repr_mimebundle_()
-    assert "total $0.750000" in bundle["text/plain"]
+    assert "total $0.75," in bundle["text/plain"]
     html = bundle["text/html"]
-    assert "total $0.750000" in html and "<svg" in html and "budget $10.00 (8% used)" in html
+    assert "total $0.75," in html and "data:image/svg+xml;base64," in html and "budget $10.00 (8% used)" in html
     assert "image-pixels" in html and "rate_limit" not in html
 
 
@@ -59,7 +59,7 @@ def test_recent_rows_are_the_last_ten(records):
 def test_empty_ledger_displays():
     """An empty ledger shows a zero total and no chart."""
     bundle = Ledger()._repr_mimebundle_()
-    assert "0 requests" in bundle["text/plain"] and "<svg" not in bundle["text/html"]
+    assert "0 requests" in bundle["text/plain"] and "<img" not in bundle["text/html"]
 
 
 def test_display_bug_falls_back_to_text(records, monkeypatch):
@@ -76,4 +76,4 @@ def test_display_bug_falls_back_to_text(records, monkeypatch):
 
 def test_repr_mentions_budget(records):
     """repr() shows rows, total and budget."""
-    assert repr(_ledger(records)) == "<Ledger 3 rows, $0.750000, budget $10.00>"
+    assert repr(_ledger(records)) == "<Ledger 3 rows, $0.75, budget $10.00>"

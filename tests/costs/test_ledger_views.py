@@ -94,8 +94,8 @@ def test_daily_groups_by_utc_day(records):
 
 
 def test_plot_draws_one_line_per_model(mixed):
-    """plot() returns Axes with a cumulative step line per charged model."""
-    ax = mixed.plot()
+    """plot() returns a Figure with a cumulative step line per charged model."""
+    ax = mixed.plot().axes[0]
     labels = sorted(line.get_label() for line in ax.get_lines())
     assert labels == ["chat-mini", "chat-reasoner", "image-pixels", "video-tiers"]
     ends = {line.get_label(): line.get_ydata()[-1] for line in ax.get_lines()}
@@ -105,9 +105,35 @@ def test_plot_draws_one_line_per_model(mixed):
 
 def test_plot_renders_to_png(mixed, tmp_path):
     """The chart renders headless (no display needed)."""
-    ax = mixed.plot()
-    ax.figure.savefig(tmp_path / "cost.png")
+    mixed.plot().savefig(tmp_path / "cost.png")
     assert (tmp_path / "cost.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_plot_time_axis_has_few_dated_ticks_and_money_labels(mixed):
+    """The time axis uses a concise date formatter with a handful of ticks; the cost axis reads like money."""
+    import matplotlib.dates as mdates
+
+    figure = mixed.plot()
+    figure.canvas.draw()
+    ax = figure.axes[0]
+    assert isinstance(ax.xaxis.get_major_formatter(), mdates.ConciseDateFormatter)
+    assert 2 <= len(ax.get_xticks()) <= 7
+    labels = [label.get_text() for label in ax.get_yticklabels() if label.get_text()]
+    assert labels and all(text.startswith("$") and "e" not in text for text in labels)
+
+
+def test_plot_lines_run_to_the_last_charge(mixed):
+    """Each model's running total is drawn on to the last charge, so a one-charge model is a visible line."""
+    lines = mixed.plot().axes[0].get_lines()
+    assert len({line.get_xdata()[-1] for line in lines}) == 1
+
+
+def test_plot_on_given_axes_returns_none(mixed):
+    """plot(ax=...) draws on the caller's Axes and returns None (nothing to echo)."""
+    from matplotlib.figure import Figure
+
+    ax = Figure().subplots()
+    assert mixed.plot(ax=ax) is None and len(ax.get_lines()) == 4
 
 
 def test_csv_round_trip(mixed, tmp_path):

@@ -79,8 +79,8 @@ def test_single_image_renders_inline_png():
     """An image result shows the image as a data:image/png URI and a footer."""
     bundle = mimebundle(image_result(1))
     assert bundle["text/html"].count('<img src="data:image/png;base64,') == 1
-    assert "image-pixels" in bundle["text/html"] and "$0.0400" in bundle["text/html"]
-    assert bundle["text/plain"] == "ImageResult(image-pixels, 4x3, 1 image, $0.0400)"
+    assert "image-pixels" in bundle["text/html"] and "$0.04<" in bundle["text/html"]
+    assert bundle["text/plain"] == "ImageResult(image-pixels, 4x3, 1 image, $0.04)"
 
 
 def test_several_images_render_as_grid():

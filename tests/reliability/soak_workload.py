@@ -171,7 +171,7 @@ def _operations(png: bytes) -> list[tuple[str, int, Callable[[Any, int, SoakRepo
         _finish_job(client, job, report)
 
     def music(client: Any, i: int, report: SoakReport) -> None:
-        job = client.music.create(model="music-song", prompt="folk", lyrics_prompt=LYRICS, seed=2)
+        job = client.music.create(model="music-song", prompt="folk", lyrics_prompt=LYRICS)
         with report._lock:
             report.jobs_created += 1
         _finish_job(client, job, report)

@@ -69,7 +69,7 @@ def _worker(base_url: str, number: int, deadline: float, ledger: gk.Ledger, run:
                         run.job_ids.append(("video", job.id))
                 else:
                     job = client.music.create(model="music-song", prompt="sea shanty", lyrics_prompt=LYRICS,
-                                              seed=1).wait(timeout=60, poll_interval=0.02)
+                                              ).wait(timeout=60, poll_interval=0.02)
                     with run.lock:
                         run.job_ids.append(("music", job.id))
                 with run.lock:

@@ -20,6 +20,7 @@ from gatewaykit.client.api_request import RequestOptions
 from gatewaykit.client.batch import BatchResult
 from gatewaykit.client.clients import AsyncClient, Client
 from gatewaykit.client.config import OfflineGatewayWarning
+from gatewaykit.client.parameter_names import UnknownParameterWarning
 from gatewaykit.client.conversation import AsyncChatSession, ChatSession
 from gatewaykit.client.display import Display, NullDisplay
 from gatewaykit.client.flows import RetryPolicy
@@ -42,5 +43,6 @@ __all__ = [
     "RetryPolicy",
     "Turn",
     "TurnEvent",
+    "UnknownParameterWarning",
     "image_part",
 ]

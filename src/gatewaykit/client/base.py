@@ -58,6 +58,7 @@ class BaseClient:
         max_retries: int = 2,
         retry_policy: Optional[RetryPolicy] = None,
         validate: bool = True,
+        strict: bool = False,
         ledger: Any = None,
         default_headers: Optional[Mapping[str, str]] = None,
         http_transport: Any = None,
@@ -89,6 +90,7 @@ class BaseClient:
                 logger.debug("the offline notice could not be shown", exc_info=True)
         self._policy = retry_policy or RetryPolicy(max_retries=max_retries)
         self._validate = validate
+        self._strict = strict  # an unknown keyword raises instead of warning
         self._ledger = ledger
         self._catalog: Optional[ModelList] = None
         headers = {

@@ -11,6 +11,8 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Optional
 
+from gatewaykit.presentation import rich_bundle
+
 if TYPE_CHECKING:  # asyncio loads only when an async batch runs
     import asyncio
 
@@ -43,7 +45,11 @@ class BatchResult(list):
 
     def __repr__(self) -> str:
         failed = len(self.errors)
-        return f"BatchResult({len(self)} results, {failed} failed)"
+        return f"BatchResult({len(self)} result{'' if len(self) == 1 else 's'}, {failed} failed)"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """A table of every result (status and a short preview) from the presentation layer."""
+        return rich_bundle(self)
 
 
 OnDone = Optional[Callable[[Any], None]]

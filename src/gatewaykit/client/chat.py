@@ -17,6 +17,7 @@ from gatewaykit.client.flows import Flow
 from gatewaykit.client.media_inputs import normalise_messages
 from gatewaykit.client.recording import Recording
 from gatewaykit.client.api_request import RequestOptions, call_options, merge_body
+from gatewaykit.client.parameter_names import KeywordCheck, check_keywords, keyword_check
 from gatewaykit.client.validation import check_chat
 from gatewaykit.types import ChatCompletion
 
@@ -192,7 +193,9 @@ class Completions:
             options.setdefault("include_usage", True)
             body["stream_options"] = options
         checked = self._client._checks_on(call.validate)
-        return self._client._run(self._flow(body, stream, call.extra_headers, call.timeout, checked))
+        keywords = keyword_check("chat.completions.create", (*fields, "stream", "stream_options"), call.passthrough)
+        flow = self._flow(body, stream, call.extra_headers, call.timeout, checked, keywords)
+        return self._client._run(flow)
 
     def parse(
         self, *, model: str, messages: Iterable[Any], response_format: Any, retries: int = 0, **fields: Any
@@ -207,12 +210,19 @@ class Completions:
         return parse_completion(self, model, messages, response_format, retries, fields)
 
     def _flow(
-        self, body: dict[str, Any], stream: bool, extra_headers: Any, timeout: Any, checked: bool
+        self,
+        body: dict[str, Any],
+        stream: bool,
+        extra_headers: Any,
+        timeout: Any,
+        checked: bool,
+        keywords: Optional[KeywordCheck] = None,
     ) -> Flow[Any]:
         client = self._client
         if body.get("model") is None:
             body["model"] = yield from _default_chat_model(client)
         if checked:
+            yield from check_keywords(client, body["model"], keywords)
             check_chat(body)
         recording = client._recording("chat.stream" if stream else "chat", body["model"], body)
         request = client._json_request(

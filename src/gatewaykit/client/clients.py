@@ -48,6 +48,7 @@ class _Surface(BaseClient):
         max_retries: int = 2,
         retry_policy: Optional[RetryPolicy] = None,
         validate: bool = True,
+        strict: bool = False,
         ledger: Any = None,
         default_headers: Optional[dict[str, str]] = None,
         http_transport: Any = None,
@@ -57,7 +58,7 @@ class _Surface(BaseClient):
     ) -> None:
         super().__init__(
             api_key=api_key, base_url=base_url, offline=offline, timeout=timeout, max_retries=max_retries,
-            retry_policy=retry_policy, validate=validate, ledger=ledger, default_headers=default_headers,
+            retry_policy=retry_policy, validate=validate, strict=strict, ledger=ledger, default_headers=default_headers,
             http_transport=http_transport, cassette=cassette, cassette_mode=cassette_mode, display=display,
         )  # fmt: skip
         if self._is_async:

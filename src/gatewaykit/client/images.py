@@ -20,6 +20,7 @@ from gatewaykit.client.recording import Recording
 from gatewaykit.client.api_request import ApiRequest, RequestOptions, call_options, encode_json, merge_body
 from gatewaykit.client.sse import ServerSentEvent
 from gatewaykit.client.streaming import error_in_stream
+from gatewaykit.client.parameter_names import KeywordCheck, check_keywords, keyword_check
 from gatewaykit.client.validation import check_image
 from gatewaykit.errors import APIConnectionError, GatewayError, StreamInterruptedError
 from gatewaykit.types import ImageResult
@@ -89,7 +90,8 @@ class Images:
         call = call_options(options)
         body = merge_body(fields, call.passthrough, call.extra_body)
         checked = self._client._checks_on(call.validate)
-        flow = self._flow("image.generate", body, None, call.extra_headers, call.timeout, checked)
+        keywords = keyword_check("images.generate", fields, call.passthrough)
+        flow = self._flow("image.generate", body, None, call.extra_headers, call.timeout, checked, keywords)
         return cast(ImageResult, self._client._run(flow))
 
     def edit(
@@ -121,7 +123,8 @@ class Images:
         call = call_options(options)
         body = merge_body(fields, call.passthrough, call.extra_body)
         checked = self._client._checks_on(call.validate)
-        flow = self._flow("image.edit", body, uploads, call.extra_headers, call.timeout, checked)
+        keywords = keyword_check("images.edit", (*fields, "image"), call.passthrough)
+        flow = self._flow("image.edit", body, uploads, call.extra_headers, call.timeout, checked, keywords)
         return cast(ImageResult, self._client._run(flow))
 
     def _flow(
@@ -132,11 +135,13 @@ class Images:
         extra_headers: Any,
         timeout: Any,
         checked: bool,
+        keywords: Optional[KeywordCheck] = None,
     ) -> Flow[ImageResult]:
         client = self._client
         if checked:
             entry = yield from client._catalog_entry(body.get("model"))
             if entry is not None:
+                yield from check_keywords(client, entry.id, keywords, entry)
                 check_image(entry, body, reference_images=len(uploads) if uploads is not None else None)
         stream = bool(body.get("stream"))
         path = "/v1/images/edits" if uploads is not None else "/v1/images/generations"

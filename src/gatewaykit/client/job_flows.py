@@ -19,6 +19,7 @@ from urllib.parse import quote, urljoin, urlsplit
 
 from gatewaykit.client.base import BaseClient, raise_for_status
 from gatewaykit.client.flows import Download, Flow, Sleep, send_with_retries
+from gatewaykit.client.parameter_names import KeywordCheck, check_keywords
 from gatewaykit.client.recording import report_job
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
 from gatewaykit.errors import APIConnectionError, JobFailedError, JobTimeoutError
@@ -94,12 +95,13 @@ def seen(client: BaseClient, job: J) -> J:
 
 def create_job_flow(
     client: BaseClient, kind: str, path: str, body: dict[str, Any], job_type: type[J], check: Any,
-    extra_headers: Any, timeout: Any, checked: bool,
+    extra_headers: Any, timeout: Any, checked: bool, keywords: Optional[KeywordCheck] = None,
 ) -> Flow[J]:  # fmt: skip
     """Validate, check the budget, POST once (a lost answer is never re-sent), record the job."""
     if checked:
         entry = yield from client._catalog_entry(body.get("model"))
         if entry is not None:
+            yield from check_keywords(client, entry.id, keywords, entry)
             check(entry, body)
     recording = client._recording(kind, body.get("model"), body)
     request = client._json_request("POST", path, body, extra_headers=extra_headers, timeout=timeout, creates_job=True)

@@ -10,6 +10,7 @@ from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions, call_option
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
 from gatewaykit.client.job_flows import create_job_flow, job_id_segment, seen
+from gatewaykit.client.parameter_names import keyword_check
 from gatewaykit.client.validation import check_music
 from gatewaykit.types import MusicJob
 
@@ -50,7 +51,7 @@ class Music:
         checked = self._client._checks_on(call.validate)
         flow = create_job_flow(
             self._client, "music", "/v1/audio/generations", body, MusicJob, check_music,
-            call.extra_headers, call.timeout, checked,
+            call.extra_headers, call.timeout, checked, keyword_check("music.create", fields, call.passthrough),
         )  # fmt: skip
         return cast(MusicJob, self._client._run(flow))
 

@@ -11,6 +11,7 @@ from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
 from gatewaykit.client.job_flows import cancel_flow, create_job_flow, job_id_segment, seen
 from gatewaykit.client.media_inputs import to_image_url
+from gatewaykit.client.parameter_names import keyword_check
 from gatewaykit.client.validation import check_video
 from gatewaykit.types import VideoJob
 
@@ -56,7 +57,8 @@ class Videos:
         body = merge_body(fields, call.passthrough, call.extra_body)
         checked = self._client._checks_on(call.validate)
         flow = create_job_flow(
-            self._client, "video", "/v1/videos", body, VideoJob, check_video, call.extra_headers, call.timeout, checked
+            self._client, "video", "/v1/videos", body, VideoJob, check_video, call.extra_headers, call.timeout, checked,
+            keyword_check("videos.create", fields, call.passthrough),
         )
         return cast(VideoJob, self._client._run(flow))
 

@@ -65,4 +65,6 @@ def summary_frame(columns: Mapping[str, Sequence[Any]], by: Union[str, Sequence[
         frame = pd.DataFrame(
             columns=[*keys, "requests", "charged", "not_charged", "charge_unknown", "not_reported", "total_cost"]
         )
-    return frame
+    from gatewaykit.costs.summary_table import ledger_summary
+
+    return ledger_summary(frame, keys)

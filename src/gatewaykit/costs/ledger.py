@@ -59,12 +59,13 @@ from typing import Any, Iterator, Mapping, Optional, Union
 
 from gatewaykit.costs import rows as _rows
 from gatewaykit.costs.journal import Journal
+from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.costs.location import USER_LEDGER, is_journal, user_ledger_path
 from gatewaykit.costs.pricing import PriceTable
 from gatewaykit.costs.records import CostRecord
 from gatewaykit.costs.rows import JOB_KINDS, TERMINAL_STATES, LedgerRow, job_transition, row_from_record
 from gatewaykit.costs.sharing import LedgerSharing
-from gatewaykit.costs.storage import STATUS_ALIASES, LedgerStorage, update_event
+from gatewaykit.costs.storage import STATUS_ALIASES, update_event
 from gatewaykit.errors import BudgetExceededError
 from gatewaykit.presentation import rich_bundle
 
@@ -82,7 +83,7 @@ def _contribution(row: LedgerRow) -> float:
     return row.total_cost if row.charged and row.total_cost is not None else 0.0
 
 
-class Ledger(LedgerStorage, LedgerSharing):
+class Ledger(LedgerSharing):
     """Records what every request cost; ``to_pandas()``, ``summary()``, ``plot()`` show it.
 
     ``path``: where rows are kept (default: the per-user database, see
@@ -118,9 +119,9 @@ class Ledger(LedgerStorage, LedgerSharing):
         self._lazy = path is USER_LEDGER  # the per-user database, opened on first use
         self._default_path: Any = USER_LEDGER  # its path, resolved at the first attach and then kept
         self._offline_in_memory = self._lazy  # the default ledger keeps offline rows out of files
-        self._closed: Optional[Path] = None  # a database close() closed: reopened on next use
-        self._journal: Optional[Journal] = None
-        self._db: Any = None
+        self._closed = None  # a database close() closed: reopened on next use
+        self._journal = None
+        self._db = None
         self._reset()
         if path is None or self._lazy:
             return
@@ -477,8 +478,9 @@ class Ledger(LedgerStorage, LedgerSharing):
         """Per UTC day and model: requests, tokens and cost."""
         return self.summary(by=("day", "model"))
 
-    def plot(self, ax=None):
-        """Cumulative cost over time, one line per model (matplotlib); returns the Axes."""
+    def plot(self, ax: Any = None) -> Any:
+        """Cumulative cost over time, one line per model (matplotlib): a Figure, shown once as a
+        cell's last line; with ``ax=`` it draws on that Axes and returns None."""
         from gatewaykit.costs.plotting import plot_cumulative
 
         return plot_cumulative(self._columns(), ax=ax)
@@ -499,8 +501,8 @@ class Ledger(LedgerStorage, LedgerSharing):
 
     def __repr__(self) -> str:
         count, total = len(self), self.total_cost
-        budget = "" if self._budget is None else f", budget ${self._budget:.2f}"
-        return f"<Ledger {count} rows, ${total:.6f}{budget}>"
+        budget = "" if self._budget is None else f", budget {format_usd(self._budget)}"
+        return f"<Ledger {plural(count, 'row')}, {format_usd(total)}{budget}>"
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
         # The table and chart come from the registered presentation layer (the notebook package).

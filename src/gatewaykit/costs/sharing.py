@@ -13,17 +13,22 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Iterable, Optional, Union
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
+
+from typing_extensions import Self
 
 from gatewaykit.costs.journal import Journal
 from gatewaykit.costs.location import USER_LEDGER
 from gatewaykit.costs.rows import JOB_KINDS, TERMINAL_STATES, LedgerRow
-from gatewaykit.costs.storage import journal_event, update_event
+from gatewaykit.costs.storage import LedgerStorage, journal_event, update_event
+
+if TYPE_CHECKING:
+    from gatewaykit.costs.ledger import Ledger
 
 __all__ = ["LedgerSharing"]
 
 
-class LedgerSharing:
+class LedgerSharing(LedgerStorage):
     """Pending jobs, ``merge``, ``merged``, pickling and JSONL export (a mixin of ``Ledger``)."""
 
     def pending_jobs(self, base_url: Optional[str] = None) -> list[dict[str, Any]]:
@@ -36,7 +41,7 @@ class LedgerSharing:
         wanted = base_url.rstrip("/") if base_url else None
         with self._lock:
             self._sync()
-            out = [
+            out: list[dict[str, Any]] = [
                 {
                     "id": job_id,
                     "kind": row.kind,
@@ -62,7 +67,7 @@ class LedgerSharing:
                 for uid, row in zip(self._uids, self._rows)
             ]
 
-    def merge(self, *others: "Ledger") -> "Ledger":
+    def merge(self, *others: "Ledger") -> Self:
         """Add the rows of other ledgers (say, from worker processes) that this one lacks.
 
         A row already here (same id) is skipped; a job another ledger saw end is
@@ -96,7 +101,7 @@ class LedgerSharing:
                     self._write("update", update_event(mine.id, row.status, row.seconds, row.error_message, when))
 
     @classmethod
-    def merged(cls, ledgers: Iterable["Ledger"], **options: Any) -> "Ledger":
+    def merged(cls, ledgers: Iterable["Ledger"], **options: Any) -> Self:
         """A new ledger (in memory unless ``path=`` is given) holding the rows of all ``ledgers``."""
         options.setdefault("path", None)
         return cls(**options).merge(*ledgers)
@@ -112,7 +117,7 @@ class LedgerSharing:
         os.replace(partial, target)
 
     @classmethod
-    def from_jsonl(cls, path: Union[str, os.PathLike], **options: Any) -> "Ledger":
+    def from_jsonl(cls, path: Union[str, os.PathLike], **options: Any) -> Self:
         """A ledger (in memory unless ``path=`` is given) holding the rows of a JSONL file."""
         if not Path(path).exists():
             raise FileNotFoundError(f"no ledger file at {path}")
@@ -122,7 +127,7 @@ class LedgerSharing:
             ledger._load_journal(Journal(path, fsync=False), stored=False)
         return ledger._store_all()
 
-    def _store_all(self) -> "Ledger":
+    def _store_all(self) -> Self:
         """Write the in-memory rows to this ledger's file (after ``from_jsonl(..., path=...)``)."""
         with self._lock:
             for uid, row, base_url in self._memory_rows():
@@ -133,7 +138,7 @@ class LedgerSharing:
             self._flush()
         return self
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
         with self._lock:
             self._sync()
             self._reopen()

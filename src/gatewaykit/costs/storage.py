@@ -18,7 +18,10 @@ import os
 import warnings
 from typing import Any, Iterator, Optional
 
+from typing_extensions import Self
+
 from gatewaykit.costs.journal import Journal, LedgerWarning
+from gatewaykit.costs.ledger_state import LedgerState
 from gatewaykit.costs.location import USER_LEDGER, is_journal, user_ledger_path
 from gatewaykit.costs.rows import JOB_KINDS, REPLAYED, LedgerRow
 
@@ -30,7 +33,7 @@ _INHERITED: list[Any] = []  # database connections a forked child inherited (kep
 STATUS_ALIASES = {"canceled": "cancelled", "deleted": "cancelled"}
 
 
-class LedgerStorage:
+class LedgerStorage(LedgerState):
     """Reading and writing the ledger's journal or database (a mixin of ``Ledger``)."""
 
     def _replay(self) -> None:
@@ -107,7 +110,7 @@ class LedgerStorage:
         ]
 
     @contextlib.contextmanager
-    def batch(self) -> Iterator["Ledger"]:
+    def batch(self) -> Iterator[Self]:
         """Write every row recorded inside the block in one transaction, at its end."""
         with self._lock:
             self._batch_depth += 1

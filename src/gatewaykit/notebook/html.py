@@ -22,6 +22,8 @@ from gatewaykit.notebook.media_html import (
     render_jobs_dashboard_html,
     render_video_player_html,
 )
+from gatewaykit.notebook.parameter_html import ID_CELL as _ID_CELL
+from gatewaykit.notebook.parameter_html import render_parameters_html
 from gatewaykit.notebook.style import esc
 
 __all__ = [
@@ -243,7 +245,11 @@ def render_models_table_html(models: Iterable[Any]) -> str:
             esc(edit_text),
             esc(f"{model.prompt_max_length:,}" if model.prompt_max_length else ""),
         ]
-        rows.append("<tr>" + "".join(f'<td style="{style.CELL}">{cell}</td>' for cell in cells) + "</tr>")
+        rows.append(
+            "<tr>"
+            + "".join(f'<td style="{_ID_CELL if i == 0 else style.CELL}">{cell}</td>' for i, cell in enumerate(cells))
+            + "</tr>"
+        )
     header = "".join(
         f'<th style="{style.CELL}">{name}</th>'
         for name in ("model", "kind", "modalities", "parameters", "edit", "prompt max")
@@ -256,23 +262,7 @@ def render_models_table_html(models: Iterable[Any]) -> str:
 
 def render_model_html(model: Any) -> str:
     """One catalog entry: the summary row plus each parameter's allowed values and default."""
-    rows = []
-    for name, spec in sorted((model.parameters or {}).items()):
-        values = spec.values
-        if values is None:
-            bounds = [getattr(spec, key, None) for key in ("min", "max")]
-            values_text = "{} to {}".format(*bounds) if any(b is not None for b in bounds) else ""
-        else:
-            values_text = ", ".join(str(value) for value in values)
-        rows.append(
-            f'<tr><td style="{style.CELL}"><code style="{style.CODE}">{esc(name)}</code></td>'
-            f'<td style="{style.CELL}">{esc(spec.type)}</td><td style="{style.CELL}">{esc(values_text)}</td>'
-            f'<td style="{style.CELL}">{esc(spec.default)}</td></tr>'
-        )
-    table = ""
-    if rows:
-        header = "".join(f'<th style="{style.CELL}">{h}</th>' for h in ("parameter", "type", "values", "default"))
-        table = f'<table style="{style.TABLE};margin-top:4px"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    table = render_parameters_html(model.parameters) if model.parameters else ""
     return f'<div class="gk-model" style="{style.BOX}">{render_models_table_html([model])}{table}</div>'
 
 

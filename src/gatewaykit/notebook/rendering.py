@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from gatewaykit.client.batch import BatchResult
 from gatewaykit.client.conversation_state import SessionState
 from gatewaykit.costs.ledger import Ledger
 from gatewaykit.errors import GatewayError
@@ -28,6 +29,8 @@ from gatewaykit.types import (
     ImageResult,
     Model,
     ModelList,
+    ParameterMap,
+    ParameterSpec,
     MusicJob,
     Usage,
     VideoJob,
@@ -153,6 +156,27 @@ def _(obj: ModelList) -> dict[str, Any]:
     lines = [f"ModelList ({len(obj)} models)"]
     lines += [f"  {model.id:<24} {model.kind}" for model in obj]
     return {"text/plain": "\n".join(lines), "text/html": views.render_models_table_html(obj)}
+
+
+@_bundle.register
+def _(obj: ParameterMap) -> dict[str, Any]:
+    from gatewaykit.notebook.parameter_html import parameters_text, render_parameters_html
+
+    return {"text/plain": parameters_text(obj), "text/html": render_parameters_html(obj)}
+
+
+@_bundle.register
+def _(obj: ParameterSpec) -> dict[str, Any]:
+    from gatewaykit.notebook.parameter_html import parameter_spec_text, render_parameter_spec_html
+
+    return {"text/plain": parameter_spec_text(obj), "text/html": render_parameter_spec_html(obj)}
+
+
+@_bundle.register
+def _(obj: BatchResult) -> dict[str, Any]:
+    from gatewaykit.notebook.batch_html import batch_text, render_batch_html
+
+    return {"text/plain": batch_text(obj), "text/html": render_batch_html(obj)}
 
 
 @_bundle.register

@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 from typing import Any, Iterable, Optional
 
+from gatewaykit.costs.money import format_usd
+
 BOX = "font-family:var(--jp-content-font-family,inherit);line-height:1.45;max-width:100%"
 # A chat answer is visibly the model's: a shaded panel with an accent bar, distinct from the notebook's own text.
 CHAT_BOX = "line-height:1.5;border-left:3px solid #4a90d9;background:#80808014;padding:.55em 1em;border-radius:0 4px 4px 0"
@@ -39,21 +41,10 @@ def esc(value: Any) -> str:
     return "" if value is None else html.escape(str(value), quote=True)
 
 
-def format_cost(usd: Optional[float], *, exact: bool = False) -> str:
-    """``$0.0421`` / ``$0.000150``: enough digits for per-request amounts.
-
-    ``exact=True`` always shows six decimals (``$0.042100``), as the ledger's
-    table does so that its columns line up and sum visibly.
-    """
-    if usd is None:
-        return ""
-    if exact:
-        return f"${usd:.6f}"
-    if usd == 0:
-        return "$0"
-    if abs(usd) >= 0.01:
-        return f"${usd:,.4f}"
-    return f"${usd:.6f}"
+def format_cost(usd: Optional[float]) -> str:
+    """Money: ``$2.00``, ``$0.042``, ``$0.0013`` (two significant digits below a dollar, never
+    scientific notation); empty for None. See :func:`gatewaykit.costs.money.format_usd`."""
+    return format_usd(usd)
 
 
 def format_seconds(seconds: Optional[float]) -> str:

@@ -5,7 +5,7 @@ gateway, which builds its answers from them. Every model keeps unknown fields
 (``extra="allow"``): the gateway adds fields over time and nothing is lost.
 """
 
-from gatewaykit.types.catalog import EditSupport, Model, ModelList, ParameterSpec
+from gatewaykit.types.catalog import EditSupport, Model, ModelList, ParameterMap, ParameterSpec
 from gatewaykit.types.chat import (
     Annotation,
     ChatCompletion,
@@ -79,6 +79,7 @@ __all__ = [
     "Model",
     "ModelList",
     "MusicJob",
+    "ParameterMap",
     "ParameterSpec",
     "PromptTokensDetails",
     "ReasoningDetail",

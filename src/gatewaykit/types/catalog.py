@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator, List, Literal, Optional
+from typing import Annotated, Any, Iterator, List, Literal, Optional
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
+from gatewaykit.presentation import rich_bundle
 from gatewaykit.types.common import GatewayModel
 
 
@@ -18,6 +19,13 @@ class ParameterSpec(GatewayModel):
     type: str = "enum"
     values: Optional[List[Any]] = None
     default: Any = None
+
+
+class ParameterMap(dict):  # type: ignore[type-arg]
+    """A model's ``parameters``: a plain dict of name -> :class:`ParameterSpec` that displays as a table."""
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return rich_bundle(self)
 
 
 class EditSupport(GatewayModel):
@@ -35,7 +43,7 @@ class Model(GatewayModel):
     owned_by: Optional[str] = None
     input_modalities: List[str] = Field(default_factory=list)
     output_modalities: List[str] = Field(default_factory=list)
-    parameters: Optional[dict[str, ParameterSpec]] = None
+    parameters: Optional[Annotated[dict[str, ParameterSpec], AfterValidator(ParameterMap)]] = None
     edit: Optional[EditSupport] = None
     prompt_max_length: Optional[int] = None
 
