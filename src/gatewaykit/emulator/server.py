@@ -18,6 +18,9 @@ from gatewaykit.emulator.settings import Settings, load_accounts
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
 
 
+KEEP_ALIVE_SECONDS = 30
+
+
 def is_loopback(host: str) -> bool:
     if host in _LOOPBACK_NAMES:
         return True
@@ -68,8 +71,11 @@ def uvicorn_config(app: Any, host: str, port: int, log_level: str = "warning") -
     import uvicorn
 
     logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
+    # Idle keep-alive connections stay open longer than httpx keeps them in its pool (5 s): with
+    # uvicorn's default of 5 s the server could close a connection just as a client reused it, and
+    # that request's answer was lost (seen on a loaded 2-core machine).
     return uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, lifespan="on",
-                          timeout_graceful_shutdown=1, ws="none")
+                          timeout_graceful_shutdown=1, ws="none", timeout_keep_alive=KEEP_ALIVE_SECONDS)
 
 
 class Emulator:
