@@ -30,6 +30,7 @@ class FaultPlan:
 
     def pick(self, header: str | None) -> str | None:
         """The fault for one request: the header's, a random one, or None."""
+        kind: str | None
         if header:
             kind = header.strip().lower()
             if kind not in HEADER_FAULT_KINDS:

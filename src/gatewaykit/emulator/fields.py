@@ -8,7 +8,7 @@ so ``sample_rate: 44100.0`` renders at 44100 and ``duration: 6.0`` reports
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, overload
 
 from gatewaykit.emulator.errors import bad_request
 
@@ -74,8 +74,19 @@ def opt_bool(body: dict, name: str, default: bool | None = None) -> bool | None:
     return value
 
 
+@overload
+def opt_int(body: dict, name: str, low: int | None = None, high: int | None = None, *,
+            default: int) -> int: ...
+
+
+@overload
+def opt_int(body: dict, name: str, low: int | None = None, high: int | None = None,
+            default: None = None) -> int | None: ...
+
+
 def opt_int(body: dict, name: str, low: int | None = None, high: int | None = None,
             default: int | None = None) -> int | None:
+    """``body[name]`` as an integer within ``low``..``high``; ``default`` when absent (so never None with one)."""
     value = body.get(name)
     if value is None:
         return default

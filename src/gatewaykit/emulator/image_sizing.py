@@ -78,7 +78,8 @@ def parse_image_request(spec: ModelSpec, body: dict[str, Any]) -> ImageRequest:
         raise bad_request(f"The prompt is {len(prompt)} characters; {spec.id} accepts at most {limit}.",
                           param="prompt", code="PROMPT_TOO_LONG")
     n = opt_int(body, "n", 1, 4, default=1)
-    n_allowed = spec.parameter("n")["values"] or list(range(1, spec.parameter("n")["max"] + 1))
+    n_declared = spec.entry["parameters"]["n"]  # every image model declares n (catalog._image_common)
+    n_allowed = n_declared["values"] or list(range(1, n_declared["max"] + 1))
     if n not in n_allowed:
         raise bad_request(f"{spec.id} generates only n=1 image per request.", param="n")
     width, height, resolution = dimensions(spec, body)

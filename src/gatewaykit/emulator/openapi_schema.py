@@ -150,7 +150,7 @@ def _op(summary: str, ok: dict[str, Any], *errors: int, body: dict[str, Any] | N
 
 
 def _ok(schema: str, streams: bool = False) -> dict[str, Any]:
-    content = {"application/json": {"schema": ref(schema)}}
+    content: dict[str, dict[str, Any]] = {"application/json": {"schema": ref(schema)}}
     if streams:
         content["text/event-stream"] = {"schema": SSE_EVENT}
     return {"200": {"description": "Success", "content": content}}

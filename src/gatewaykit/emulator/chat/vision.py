@@ -56,9 +56,9 @@ def image_tokens(width: int, height: int, detail: str | None) -> int:
     if detail == "low":
         return 85
     scale = min(1.0, 2048 / max(width, height))
-    width, height = width * scale, height * scale
-    scale = min(1.0, 768 / min(width, height))
-    tiles = math.ceil(width * scale / 512) * math.ceil(height * scale / 512)
+    fitted_width, fitted_height = width * scale, height * scale
+    scale = min(1.0, 768 / min(fitted_width, fitted_height))
+    tiles = math.ceil(fitted_width * scale / 512) * math.ceil(fitted_height * scale / 512)
     return 85 + 170 * tiles
 
 

@@ -50,6 +50,7 @@ def envelope(samples: int, sample_rate: int, attack: float, decay: float | None,
     the release ramp occupies the last ``release`` seconds of the note.
     """
     t = np.arange(samples, dtype=np.float32) / sample_rate
+    gain: np.ndarray  # float32 in both branches (NEP 50 keeps Python floats from widening it)
     if decay is None:
         gain = np.full(samples, sustain, dtype=np.float32)
     else:

@@ -89,6 +89,7 @@ def render_video(
 
     width, height = _check_request(seconds, width, height, fps)
     frames = max(1, round(seconds * fps))
+    painter: KenBurnsAnimation | PromptAnimation
     if reference is not None:
         painter = KenBurnsAnimation(reference, seed=seed, width=width, height=height, frames=frames, fps=fps)
     else:
@@ -112,11 +113,11 @@ def render_video(
                 frame = av.VideoFrame.from_numpy_buffer(painter.frame(index), format="rgb24")
                 frame.pts = index
                 container.mux(video.encode(frame))
-                if sound is not None:
+                if sound is not None and soundtrack is not None:
                     due = min(soundtrack.shape[1], round((index + 1) / fps * AUDIO_SAMPLE_RATE))
                     audio_sent = _send_audio(av, container, sound, soundtrack, audio_sent, due)
             container.mux(video.encode(None))
-            if sound is not None:
+            if sound is not None and soundtrack is not None:
                 _send_audio(av, container, sound, soundtrack, audio_sent, soundtrack.shape[1])
                 container.mux(sound.encode(None))
         with open(path, "rb") as handle:

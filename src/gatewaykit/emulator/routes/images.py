@@ -12,6 +12,7 @@ import asyncio
 import base64
 import hashlib
 import time
+from functools import partial
 from typing import Any, AsyncIterator
 
 import orjson
@@ -95,8 +96,8 @@ def _render(gateway: Gateway, spec: ModelSpec, job: ImageRequest, seed: int, ref
     outputs = []
     for index in range(job.n):
         key = ("image", job.prompt, seed + index, job.width, job.height, job.output_format, job.quality, refs_key)
-        outputs.append(gateway.media_cache.get_or_make(key, lambda i=index: draw_image(
-            job.prompt, seed=seed + i, width=job.width, height=job.height, fmt=job.output_format,
+        outputs.append(gateway.media_cache.get_or_make(key, partial(
+            draw_image, job.prompt, seed=seed + index, width=job.width, height=job.height, fmt=job.output_format,
             references=references or None, quality=job.quality)))
     return outputs
 

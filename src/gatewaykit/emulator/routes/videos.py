@@ -68,8 +68,10 @@ async def create_video(request: Request) -> Response:
     resolution = opt_enum(body, "resolution", params["resolution"]["values"], params["resolution"]["default"]) \
         if "resolution" in params else "720p"
     duration_spec = params["duration"]
+    duration: int
     if duration_spec["type"] == "range":
-        duration = opt_int(body, "duration", duration_spec["min"], duration_spec["max"], duration_spec["default"])
+        duration = opt_int(body, "duration", duration_spec["min"], duration_spec["max"],
+                           default=duration_spec["default"])
     else:
         duration = opt_enum(body, "duration", duration_spec["values"], duration_spec["default"])
     ratio = opt_enum(body, "aspect_ratio", params["aspect_ratio"]["values"], params["aspect_ratio"]["default"])
