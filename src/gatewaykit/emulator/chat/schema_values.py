@@ -5,9 +5,16 @@ The value validates against the whole schema: ``type`` (lists, nullable), ``enum
 ``maxProperties``, ``items``/``prefixItems``/``contains``/``minItems``/``maxItems``/``uniqueItems``,
 ``minimum``/``maximum`` (and the exclusive forms, draft-4 booleans too), ``multipleOf``,
 ``minLength``/``maxLength``, ``pattern``, ``format`` (date, date-time, time, email, uri, uuid,
-hostname, ipv4, ipv6), ``anyOf``/``oneOf``/``allOf`` and local ``$ref`` (``#/$defs/...``,
+hostname, ipv4, ipv6), ``anyOf``/``oneOf``/``allOf``/``not`` and local ``$ref`` (``#/$defs/...``,
 ``#/definitions/...``, ``#``). Values are plausible for the field's name (see :mod:`.field_values`).
 Call :func:`.schema_checks.check_schema` first: it rejects malformed and oversized schemas.
+
+``oneOf`` answers match exactly one option: the writer tries each option in turn (a few varied values
+each) and keeps the first value that no other option accepts (checked by :mod:`.schema_match`); ``not``
+works the same way. When no such value turns up within :data:`TRIES_PER_OPTION` tries per option (and
+:data:`MAX_RETRIES` in the whole answer) the options overlap too much to tell apart, and the request is a
+400 naming the field ("the oneOf options ... overlap"): make the options exclusive, e.g. with a
+distinguishing ``const``, ``enum``, ``type`` or ``required`` property.
 """
 
 from __future__ import annotations
@@ -20,11 +27,16 @@ from typing import Any
 from gatewaykit.emulator.chat.field_values import WORDS, number_range, prompt_names, string_for
 from gatewaykit.emulator.chat.regex_strings import PatternError, string_matching
 from gatewaykit.emulator.chat.schema_checks import MAX_ANSWER_CHARS, MAX_VALUES, SchemaProblem
+from gatewaykit.emulator.chat.schema_match import SchemaMatcher
 
 #: Past this $ref/nesting depth the writer takes the smallest choices (null, fewest items) to end recursion.
 _SHALLOW = 6
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w|\.\d)")
 _MAX_DEPTH = 48
+#: Values tried for one ``oneOf`` option (or one ``not``) before giving up on it.
+TRIES_PER_OPTION = 12
+#: Rejected values allowed in one answer, however the ``oneOf``s nest.
+MAX_RETRIES = 2_000
 _MIN_KEYS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
 _MAX_KEYS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
 
@@ -43,6 +55,8 @@ def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
     for key in _MIN_KEYS + _MAX_KEYS:
         if key in left and key in right and not isinstance(left[key], bool) and not isinstance(right[key], bool):
             merged[key] = (max if key in _MIN_KEYS else min)(left[key], right[key])
+    if "not" in left and "not" in right:
+        merged["not"] = {"anyOf": [left["not"], right["not"]]}
     if isinstance(left.get("enum"), list) and isinstance(right.get("enum"), list):
         merged["enum"] = [v for v in left["enum"] if v in right["enum"]] or left["enum"]
     return merged
@@ -72,6 +86,10 @@ class SchemaWriter:
         self.all_properties = all_properties
         self.values = 0
         self.chars = 0
+        self.matcher = SchemaMatcher(root)
+        self.retries = 0
+        #: Set while retrying for ``oneOf``/``not``: free choices (type lists, optional properties, words) vary.
+        self.varied = False
 
     def value(self, schema: Any, name: str = "", depth: int = 0) -> Any:
         self.values += 1
@@ -94,16 +112,27 @@ class SchemaWriter:
                 if isinstance(part, dict):
                     merged = _merge(merged, self._resolve(part["$ref"]) if "$ref" in part else part)
             return self.value(merged, name, depth + 1)
+        if "not" in schema:
+            rest = {k: v for k, v in schema.items() if k != "not"}
+            found, value = self._avoiding(rest, [schema["not"]], name, depth)
+            if not found:
+                raise SchemaProblem("", f"no value for {_field(name)} was found that its 'not' schema rejects; "
+                                        "loosen the 'not' or tighten the rest of the schema")
+            return value
+        if isinstance(schema.get("oneOf"), list):
+            return self._one_of(schema, name, depth)
         if "const" in schema:
             return schema["const"]
         if isinstance(schema.get("enum"), list) and schema["enum"]:
             return self.rng.choice(schema["enum"])
-        for combinator in ("anyOf", "oneOf"):
-            if isinstance(schema.get(combinator), list):
-                rest = {k: v for k, v in schema.items() if k != combinator}
-                return self.value(_merge(rest, self._option(schema[combinator], depth)), name, depth + 1)
+        if isinstance(schema.get("anyOf"), list):
+            rest = {k: v for k, v in schema.items() if k != "anyOf"}
+            option = self._option(schema["anyOf"], depth)
+            return self.value(_merge(rest, option if isinstance(option, dict) else {}), name, depth + 1)
         kind = schema.get("type")
-        if isinstance(kind, list):
+        if isinstance(kind, list) and self.varied:
+            kind = self.rng.choice(kind)
+        elif isinstance(kind, list):
             real = [k for k in kind if k != "null"]
             kind = (real[0] if real and depth <= _SHALLOW * 2 else "null") if real else "null"
         if kind is None:
@@ -114,12 +143,49 @@ class SchemaWriter:
                   "boolean": lambda s, n, d: self.rng.random() < 0.5, "null": lambda s, n, d: None}
         return writer.get(kind, lambda s, n, d: self._string(s, n))(schema, name, depth)
 
+    def _one_of(self, schema: dict, name: str, depth: int) -> Any:
+        """A value that the chosen option accepts and every other option rejects."""
+        options = schema["oneOf"]
+        rest = {k: v for k, v in schema.items() if k != "oneOf"}
+        first = options.index(self._option(options, depth))
+        for index in [first] + [i for i in range(len(options)) if i != first]:
+            option = options[index]
+            if option is False or not isinstance(option, dict) and option is not True:
+                continue
+            others = [o for i, o in enumerate(options) if i != index]
+            found, value = self._avoiding(_merge(rest, option if isinstance(option, dict) else {}), others, name,
+                                          depth, own=option)
+            if found:
+                return value
+        raise SchemaProblem("", f"the oneOf options for {_field(name)} overlap: no value matching exactly one of "
+                                f"them was found in {TRIES_PER_OPTION} tries per option; make the options exclusive "
+                                "(e.g. a distinguishing const, enum, type or required property)")
+
+    def _avoiding(self, schema: dict, forbidden: list[Any], name: str, depth: int,
+                  own: Any = True) -> tuple[bool, Any]:
+        """(True, value) for a value of ``schema`` that no ``forbidden`` schema accepts, else (False, None)."""
+        for attempt in range(TRIES_PER_OPTION):
+            if self.retries >= MAX_RETRIES:
+                break
+            chars, numbers, varied = self.chars, list(self.numbers), self.varied
+            self.varied = varied or attempt > 0
+            try:
+                value = self.value(schema, name, depth + 1)
+            finally:
+                self.varied = varied
+            if self.matcher.matches(value, own) and not any(self.matcher.matches(value, f) for f in forbidden):
+                return True, value
+            self.retries += 1
+            self.chars, self.numbers = chars, numbers
+        return False, None
+
     def _option(self, options: list[Any], depth: int) -> Any:
         def is_null(option: Any) -> bool:
             return isinstance(option, dict) and option.get("type") == "null"
 
         if depth > _SHALLOW:
-            simple = [o for o in options if is_null(o)] or [o for o in options if "$ref" not in o]
+            simple = [o for o in options if is_null(o)] or [o for o in options
+                                                             if isinstance(o, dict) and "$ref" not in o]
             if simple:
                 return simple[0]
         non_null = [o for o in options if not is_null(o)]
@@ -142,7 +208,7 @@ class SchemaWriter:
         for prop in required:
             out[prop] = self.value(properties.get(prop, extra if isinstance(extra, dict) else {}), prop, depth + 1)
         for prop, sub in properties.items():
-            if prop not in out and len(out) < most and (self.all_properties and depth <= _SHALLOW
+            if prop not in out and len(out) < most and (self.all_properties and depth <= _SHALLOW and not self.varied
                                                        or self.rng.random() < 0.5 and depth <= _SHALLOW):
                 out[prop] = self.value(sub, prop, depth + 1)
         patterns = schema.get("patternProperties") or {}
@@ -212,7 +278,7 @@ class SchemaWriter:
                 ok = quotient == int(quotient) if math.isfinite(quotient) else False
             return ok and (not integer or float(v).is_integer())
 
-        for given in self.numbers:
+        for given in [] if self.varied else self.numbers:
             if fits(given):
                 self.numbers.remove(given)
                 return int(given) if integer or given.is_integer() else given
@@ -252,6 +318,8 @@ class SchemaWriter:
             text = self._pattern_string(schema["pattern"], low, high)
         else:
             text = string_for(name, schema.get("format"), self.rng, self.names, self.prompt)
+            if self.varied and not schema.get("format") and self.rng.random() < 0.5:
+                text = " ".join(self.rng.choice(WORDS) for _ in range(self.rng.randint(0, 3)))
             while len(text) < low:
                 text += " " + self.rng.choice(WORDS)
             if len(text) > low and low:
@@ -260,6 +328,10 @@ class SchemaWriter:
                 text = text[:high].rstrip() if len(text[:high].rstrip()) >= low else text[:high]
         self.chars += len(text)
         return text
+
+
+def _field(name: str) -> str:
+    return f"'{name}'" if name else "the top-level value"
 
 
 def instance_of(schema: Any, rng: random.Random, prompt: str, *, all_properties: bool = False,
