@@ -88,8 +88,9 @@ class SchemaWriter:
         self.chars = 0
         self.matcher = SchemaMatcher(root)
         self.retries = 0
-        #: Set while retrying for ``oneOf``/``not``: free choices (type lists, optional properties, words) vary.
-        self.varied = False
+        #: The retry number while retrying for ``oneOf``/``not`` (0 otherwise): free choices (anyOf option, type
+        #: lists, optional properties, words, numbers: first the range's edges) vary.
+        self.varied = 0
 
     def value(self, schema: Any, name: str = "", depth: int = 0) -> Any:
         self.values += 1
@@ -127,7 +128,7 @@ class SchemaWriter:
             return self.rng.choice(schema["enum"])
         if isinstance(schema.get("anyOf"), list):
             rest = {k: v for k, v in schema.items() if k != "anyOf"}
-            option = self._option(schema["anyOf"], depth)
+            option = self.rng.choice(schema["anyOf"]) if self.varied else self._option(schema["anyOf"], depth)
             return self.value(_merge(rest, option if isinstance(option, dict) else {}), name, depth + 1)
         kind = schema.get("type")
         if isinstance(kind, list) and self.varied:
@@ -168,7 +169,7 @@ class SchemaWriter:
             if self.retries >= MAX_RETRIES:
                 break
             chars, numbers, varied = self.chars, list(self.numbers), self.varied
-            self.varied = varied or attempt > 0
+            self.varied = varied or attempt
             try:
                 value = self.value(schema, name, depth + 1)
             finally:
@@ -268,7 +269,8 @@ class SchemaWriter:
 
     def _number(self, schema: dict, name: str, depth: int, integer: bool = False) -> float | int:
         low, low_ex, high, high_ex = self._bounds(schema, name)
-        start, stop = _natural_range(number_range(name) or (0, 100), low, high)
+        natural = (-10**6, 10**6) if self.varied and self.rng.random() < 0.5 else number_range(name) or (0, 100)
+        start, stop = _natural_range(natural, low, high)
 
         def fits(v: float) -> bool:
             ok = (v > low if low_ex else v >= low) and (v < high if high_ex else v <= high)
@@ -278,6 +280,11 @@ class SchemaWriter:
                 ok = quotient == int(quotient) if math.isfinite(quotient) else False
             return ok and (not integer or float(v).is_integer())
 
+        edges = [e for e in (high, low, high - 1, low + 1) if math.isfinite(e)]
+        if 0 < self.varied <= len(edges):  # a retry tries the range's edges first (not: {enum: [...]} and the like)
+            edge = (math.floor if self.varied % 2 else math.ceil)(edges[self.varied - 1])
+            if fits(edge):
+                return edge
         for given in [] if self.varied else self.numbers:
             if fits(given):
                 self.numbers.remove(given)
