@@ -209,9 +209,8 @@ def _null_overlaps(schema):
         node = stack.pop()
         if isinstance(node, dict):
             options = node.get("oneOf")
-            if isinstance(options, list) and len(options) == 2 and any("anyOf" in o for o in options):
-                inner = next(o for o in options if "anyOf" not in o)
-                if jsonschema.Draft202012Validator(inner).is_valid(None):
+            for inner, wider in [options, options[::-1]] if isinstance(options, list) and len(options) == 2 else []:
+                if wider == {"anyOf": [inner, {"type": "null"}]} and jsonschema.Draft202012Validator(inner).is_valid(None):
                     found.append(node)
             stack.extend(node.values())
         elif isinstance(node, list):

@@ -62,6 +62,10 @@ def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+class OptionsOverlap(SchemaProblem):
+    """No value was found that matches exactly one ``oneOf`` option (or that a ``not`` rejects)."""
+
+
 def _natural_range(natural: tuple[float, float], low: float, high: float) -> tuple[float, float]:
     """Where to draw a number: the field's natural range, moved or cut to lie within [low, high]."""
     start, stop = natural
@@ -117,8 +121,8 @@ class SchemaWriter:
             rest = {k: v for k, v in schema.items() if k != "not"}
             found, value = self._avoiding(rest, [schema["not"]], name, depth)
             if not found:
-                raise SchemaProblem("", f"no value for {_field(name)} was found that its 'not' schema rejects; "
-                                        "loosen the 'not' or tighten the rest of the schema")
+                raise OptionsOverlap("", f"no value for {_field(name)} was found that its 'not' schema rejects; "
+                                         "loosen the 'not' or tighten the rest of the schema")
             return value
         if isinstance(schema.get("oneOf"), list):
             return self._one_of(schema, name, depth)
@@ -128,11 +132,12 @@ class SchemaWriter:
             return self.rng.choice(schema["enum"])
         if isinstance(schema.get("anyOf"), list):
             rest = {k: v for k, v in schema.items() if k != "anyOf"}
-            option = self.rng.choice(schema["anyOf"]) if self.varied else self._option(schema["anyOf"], depth)
+            options = schema["anyOf"]  # a retry takes each option in turn
+            option = options[self.varied % len(options)] if self.varied else self._option(options, depth)
             return self.value(_merge(rest, option if isinstance(option, dict) else {}), name, depth + 1)
         kind = schema.get("type")
         if isinstance(kind, list) and self.varied:
-            kind = self.rng.choice(kind)
+            kind = kind[self.varied % len(kind)]
         elif isinstance(kind, list):
             real = [k for k in kind if k != "null"]
             kind = (real[0] if real and depth <= _SHALLOW * 2 else "null") if real else "null"
@@ -158,26 +163,35 @@ class SchemaWriter:
                                           depth, own=option)
             if found:
                 return value
-        raise SchemaProblem("", f"the oneOf options for {_field(name)} overlap: no value matching exactly one of "
-                                f"them was found in {TRIES_PER_OPTION} tries per option; make the options exclusive "
-                                "(e.g. a distinguishing const, enum, type or required property)")
+        raise OptionsOverlap("", f"the oneOf options for {_field(name)} overlap: no value matching exactly one of "
+                                 f"them was found in {TRIES_PER_OPTION} tries per option; make the options exclusive "
+                                 "(e.g. a distinguishing const, enum, type or required property)")
 
     def _avoiding(self, schema: dict, forbidden: list[Any], name: str, depth: int,
                   own: Any = True) -> tuple[bool, Any]:
-        """(True, value) for a value of ``schema`` that no ``forbidden`` schema accepts, else (False, None)."""
+        """(True, value) for a value of ``schema`` that no ``forbidden`` schema accepts, else (False, None).
+
+        A nested oneOf/not that finds nothing fails only this try; if all tries fail and one failed that way,
+        that error (naming the innermost field) is raised.
+        """
+        nested: OptionsOverlap | None = None
         for attempt in range(TRIES_PER_OPTION):
             if self.retries >= MAX_RETRIES:
                 break
             chars, numbers, varied = self.chars, list(self.numbers), self.varied
-            self.varied = varied or attempt
+            self.varied = varied + attempt
             try:
                 value = self.value(schema, name, depth + 1)
+                if self.matcher.matches(value, own) and not any(self.matcher.matches(value, f) for f in forbidden):
+                    return True, value
+            except OptionsOverlap as problem:
+                nested = problem
             finally:
                 self.varied = varied
-            if self.matcher.matches(value, own) and not any(self.matcher.matches(value, f) for f in forbidden):
-                return True, value
             self.retries += 1
             self.chars, self.numbers = chars, numbers
+        if nested is not None:
+            raise nested
         return False, None
 
     def _option(self, options: list[Any], depth: int) -> Any:
