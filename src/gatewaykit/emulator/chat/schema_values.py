@@ -8,13 +8,7 @@ The value validates against the whole schema: ``type`` (lists, nullable), ``enum
 hostname, ipv4, ipv6), ``anyOf``/``oneOf``/``allOf``/``not`` and local ``$ref`` (``#/$defs/...``,
 ``#/definitions/...``, ``#``). Values are plausible for the field's name (see :mod:`.field_values`).
 Call :func:`.schema_checks.check_schema` first: it rejects malformed and oversized schemas.
-
-``oneOf`` answers match exactly one option: the writer tries each option in turn (a few varied values
-each) and keeps the first value that no other option accepts (checked by :mod:`.schema_match`); ``not``
-works the same way. When no such value turns up within :data:`TRIES_PER_OPTION` tries per option (and
-:data:`MAX_RETRIES` in the whole answer) the options overlap too much to tell apart, and the request is a
-400 naming the field ("the oneOf options ... overlap"): make the options exclusive, e.g. with a
-distinguishing ``const``, ``enum``, ``type`` or ``required`` property.
+``oneOf`` answers match exactly one option and ``not`` is honoured: see :mod:`.exclusive_choice`.
 """
 
 from __future__ import annotations
@@ -24,61 +18,20 @@ import random
 import re
 from typing import Any
 
+from gatewaykit.emulator.chat.exclusive_choice import ExclusiveChoice, OptionsOverlap, field_label
 from gatewaykit.emulator.chat.field_values import WORDS, number_range, prompt_names, string_for
 from gatewaykit.emulator.chat.regex_strings import PatternError, string_matching
 from gatewaykit.emulator.chat.schema_checks import MAX_ANSWER_CHARS, MAX_VALUES, SchemaProblem
 from gatewaykit.emulator.chat.schema_match import SchemaMatcher
+from gatewaykit.emulator.chat.schema_merge import merge_schemas, natural_range, number_bounds
 
 #: Past this $ref/nesting depth the writer takes the smallest choices (null, fewest items) to end recursion.
 _SHALLOW = 6
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w|\.\d)")
 _MAX_DEPTH = 48
-#: Values tried for one ``oneOf`` option (or one ``not``) before giving up on it.
-TRIES_PER_OPTION = 12
-#: Rejected values allowed in one answer, however the ``oneOf``s nest.
-MAX_RETRIES = 2_000
-_MIN_KEYS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
-_MAX_KEYS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
 
 
-def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
-    """Both schemas' constraints in one (the tighter bound wins)."""
-    merged = {**left, **right}
-    for key in ("properties", "patternProperties", "$defs"):
-        if isinstance(left.get(key), dict) and isinstance(right.get(key), dict):
-            merged[key] = {**left[key], **right[key]}
-            for name in set(left[key]) & set(right[key]):
-                if isinstance(left[key][name], dict) and isinstance(right[key][name], dict):
-                    merged[key][name] = _merge(left[key][name], right[key][name])
-    if isinstance(left.get("required"), list) and isinstance(right.get("required"), list):
-        merged["required"] = list(dict.fromkeys([*left["required"], *right["required"]]))
-    for key in _MIN_KEYS + _MAX_KEYS:
-        if key in left and key in right and not isinstance(left[key], bool) and not isinstance(right[key], bool):
-            merged[key] = (max if key in _MIN_KEYS else min)(left[key], right[key])
-    if "not" in left and "not" in right:
-        merged["not"] = {"anyOf": [left["not"], right["not"]]}
-    if isinstance(left.get("enum"), list) and isinstance(right.get("enum"), list):
-        merged["enum"] = [v for v in left["enum"] if v in right["enum"]] or left["enum"]
-    return merged
-
-
-class OptionsOverlap(SchemaProblem):
-    """No value was found that matches exactly one ``oneOf`` option (or that a ``not`` rejects)."""
-
-
-def _natural_range(natural: tuple[float, float], low: float, high: float) -> tuple[float, float]:
-    """Where to draw a number: the field's natural range, moved or cut to lie within [low, high]."""
-    start, stop = natural
-    width = stop - start
-    if start < low:
-        start, stop = low, max(stop, low + width) if stop < low else stop
-    if stop > high:
-        stop = high
-        start = max(low, high - width) if start > high else start
-    return start, stop
-
-
-class SchemaWriter:
+class SchemaWriter(ExclusiveChoice):
     def __init__(self, root: dict[str, Any], rng: random.Random, prompt: str, *, all_properties: bool,
                  prompt_numbers: bool = False) -> None:
         self.root = root
@@ -110,18 +63,18 @@ class SchemaWriter:
             return self._string({}, name)
         if "$ref" in schema:
             rest = {k: v for k, v in schema.items() if k != "$ref"}
-            return self.value(_merge(self._resolve(schema["$ref"]), rest), name, depth + 1)
+            return self.value(merge_schemas(self._resolve(schema["$ref"]), rest), name, depth + 1)
         if "allOf" in schema:
             merged = {k: v for k, v in schema.items() if k != "allOf"}
             for part in schema["allOf"]:
                 if isinstance(part, dict):
-                    merged = _merge(merged, self._resolve(part["$ref"]) if "$ref" in part else part)
+                    merged = merge_schemas(merged, self._resolve(part["$ref"]) if "$ref" in part else part)
             return self.value(merged, name, depth + 1)
         if "not" in schema:
             rest = {k: v for k, v in schema.items() if k != "not"}
             found, value = self._avoiding(rest, [schema["not"]], name, depth)
             if not found:
-                raise OptionsOverlap("", f"no value for {_field(name)} was found that its 'not' schema rejects; "
+                raise OptionsOverlap("", f"no value for {field_label(name)} was found that its 'not' schema rejects; "
                                          "loosen the 'not' or tighten the rest of the schema")
             return value
         if isinstance(schema.get("oneOf"), list):
@@ -134,7 +87,7 @@ class SchemaWriter:
             rest = {k: v for k, v in schema.items() if k != "anyOf"}
             options = schema["anyOf"]  # a retry takes each option in turn
             option = options[self.varied % len(options)] if self.varied else self._option(options, depth)
-            return self.value(_merge(rest, option if isinstance(option, dict) else {}), name, depth + 1)
+            return self.value(merge_schemas(rest, option if isinstance(option, dict) else {}), name, depth + 1)
         kind = schema.get("type")
         if isinstance(kind, list) and self.varied:
             kind = kind[self.varied % len(kind)]
@@ -148,51 +101,6 @@ class SchemaWriter:
         writer = {"object": self._object, "array": self._array, "integer": self._integer, "number": self._number,
                   "boolean": lambda s, n, d: self.rng.random() < 0.5, "null": lambda s, n, d: None}
         return writer.get(kind, lambda s, n, d: self._string(s, n))(schema, name, depth)
-
-    def _one_of(self, schema: dict, name: str, depth: int) -> Any:
-        """A value that the chosen option accepts and every other option rejects."""
-        options = schema["oneOf"]
-        rest = {k: v for k, v in schema.items() if k != "oneOf"}
-        first = options.index(self._option(options, depth))
-        for index in [first] + [i for i in range(len(options)) if i != first]:
-            option = options[index]
-            if option is False or not isinstance(option, dict) and option is not True:
-                continue
-            others = [o for i, o in enumerate(options) if i != index]
-            found, value = self._avoiding(_merge(rest, option if isinstance(option, dict) else {}), others, name,
-                                          depth, own=option)
-            if found:
-                return value
-        raise OptionsOverlap("", f"the oneOf options for {_field(name)} overlap: no value matching exactly one of "
-                                 f"them was found in {TRIES_PER_OPTION} tries per option; make the options exclusive "
-                                 "(e.g. a distinguishing const, enum, type or required property)")
-
-    def _avoiding(self, schema: dict, forbidden: list[Any], name: str, depth: int,
-                  own: Any = True) -> tuple[bool, Any]:
-        """(True, value) for a value of ``schema`` that no ``forbidden`` schema accepts, else (False, None).
-
-        A nested oneOf/not that finds nothing fails only this try; if all tries fail and one failed that way,
-        that error (naming the innermost field) is raised.
-        """
-        nested: OptionsOverlap | None = None
-        for attempt in range(TRIES_PER_OPTION):
-            if self.retries >= MAX_RETRIES:
-                break
-            chars, numbers, varied = self.chars, list(self.numbers), self.varied
-            self.varied = varied + attempt
-            try:
-                value = self.value(schema, name, depth + 1)
-                if self.matcher.matches(value, own) and not any(self.matcher.matches(value, f) for f in forbidden):
-                    return True, value
-            except OptionsOverlap as problem:
-                nested = problem
-            finally:
-                self.varied = varied
-            self.retries += 1
-            self.chars, self.numbers = chars, numbers
-        if nested is not None:
-            raise nested
-        return False, None
 
     def _option(self, options: list[Any], depth: int) -> Any:
         def is_null(option: Any) -> bool:
@@ -267,24 +175,10 @@ class SchemaWriter:
             values.append(item)
         return values
 
-    def _bounds(self, schema: dict, name: str) -> tuple[float, bool, float, bool]:
-        low, high = schema.get("minimum", -math.inf), schema.get("maximum", math.inf)
-        low_ex = high_ex = False
-        ex_low, ex_high = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
-        if ex_low is True:
-            low_ex = True
-        elif ex_low is not None and ex_low is not False and ex_low >= low:
-            low, low_ex = ex_low, True
-        if ex_high is True:
-            high_ex = True
-        elif ex_high is not None and ex_high is not False and ex_high <= high:
-            high, high_ex = ex_high, True
-        return low, low_ex, high, high_ex
-
     def _number(self, schema: dict, name: str, depth: int, integer: bool = False) -> float | int:
-        low, low_ex, high, high_ex = self._bounds(schema, name)
+        low, low_ex, high, high_ex = number_bounds(schema)
         natural = (-10**6, 10**6) if self.varied and self.rng.random() < 0.5 else number_range(name) or (0, 100)
-        start, stop = _natural_range(natural, low, high)
+        start, stop = natural_range(natural, low, high)
 
         def fits(v: float) -> bool:
             ok = (v > low if low_ex else v >= low) and (v < high if high_ex else v <= high)
@@ -349,10 +243,6 @@ class SchemaWriter:
                 text = text[:high].rstrip() if len(text[:high].rstrip()) >= low else text[:high]
         self.chars += len(text)
         return text
-
-
-def _field(name: str) -> str:
-    return f"'{name}'" if name else "the top-level value"
 
 
 def instance_of(schema: Any, rng: random.Random, prompt: str, *, all_properties: bool = False,
