@@ -116,6 +116,48 @@ def test_values_are_plausible_for_field_names(http):
     assert 18 <= value["age"] <= 90 and re.fullmatch(r"[\w.]+@example\.com", value["email"])
 
 
+OVERLAPPING_ONE_OF = {
+    "number_integer": {"oneOf": [{"type": "number"}, {"type": "integer"}]},
+    "integer_number": {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+    "bounded_number_integer": {"oneOf": [{"type": "integer", "minimum": 2, "maximum": 9},
+                                         {"type": "number", "minimum": 2, "maximum": 9}]},
+    "open_object_required": {"oneOf": [{"type": "object", "properties": {"a": {"type": "string"}}},
+                                       {"type": "object", "required": ["b"]}]},
+    "required_open_object": {"oneOf": [{"type": "object", "required": ["b"]},
+                                       {"type": "object", "properties": {"a": {"type": "string"}}}]},
+    "patterns": {"oneOf": [{"type": "string", "pattern": "^[a-c]+$"}, {"type": "string", "pattern": "^[a-z]+$"}]},
+    "pattern_and_length": {"oneOf": [{"type": "string", "pattern": "^[a-z]+$"}, {"type": "string", "maxLength": 5}]},
+    "const_in_type": {"oneOf": [{"const": 3}, {"type": "integer", "minimum": 1, "maximum": 4}]},
+    "enum_in_nullable": {"oneOf": [{"enum": ["x", None]}, {"type": ["string", "null"]}]},
+    "ranges": {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "integer", "maximum": 100}]},
+    "three_options": {"oneOf": [{"type": "number"}, {"type": "integer"}, {"type": "integer", "minimum": 0}]},
+    "nested": {"type": "array", "minItems": 3, "items": {"oneOf": [{"type": "number"}, {"type": "integer"}]}},
+    "not": {"type": "integer", "minimum": 1, "maximum": 6, "not": {"enum": [1, 2, 3, 4, 5]}},
+    "anyOf_overlap": {"anyOf": [{"type": "number"}, {"type": "integer"}]},
+}
+
+
+@pytest.mark.parametrize("case", sorted(OVERLAPPING_ONE_OF))
+def test_overlapping_one_of_matches_exactly_one_option(http, case):
+    """With overlapping oneOf options, the answer matches exactly one of them (and honours not/anyOf)."""
+    schema = {"type": "object", "properties": {"value": OVERLAPPING_ONE_OF[case]}, "required": ["value"]}
+    for seed in range(8):
+        assert_valid(json_answer(http, schema, seed=seed), schema)
+
+
+def test_inseparable_one_of_is_400_naming_the_field(http):
+    """oneOf options that accept the same values are a 400 naming the field and saying they overlap."""
+    schema = {"type": "object", "required": ["flag"], "properties": {
+        "flag": {"oneOf": [{"type": "boolean"}, {"enum": [True, False]}]}}}
+    answer = http.post("/v1/chat/completions", json={
+        "model": "chat-mini", "messages": [{"role": "user", "content": "Set the flag"}],
+        "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": schema}}})
+    assert answer.status_code == 400, answer.text
+    error = answer.json()["error"]
+    assert error["param"] == "response_format.json_schema.schema"
+    assert "'flag'" in error["message"] and "oneOf options" in error["message"] and "overlap" in error["message"]
+
+
 leaf_schemas = st.one_of(
     st.builds(lambda lo, extra, pattern: {"type": "string", "minLength": lo, "maxLength": lo + extra}
               if pattern is None else {"type": "string", "pattern": pattern},
@@ -148,15 +190,48 @@ schemas = st.recursive(leaf_schemas, lambda children: st.one_of(
     st.builds(lambda a, b: {"anyOf": [a, b]}, children, children),
     st.builds(lambda s: {"oneOf": [{"type": "string", "maxLength": 0}, {"type": "array", "items": s}]}, children),
     st.builds(lambda s: {"allOf": [s]}, children),
+    # Overlapping options: the second accepts everything the first does, plus null.
+    st.builds(lambda s, flip: {"oneOf": [s, {"anyOf": [s, {"type": "null"}]}][::-1 if flip else 1]},
+              children, st.booleans()),
+    st.builds(lambda lo, width, flip: {"oneOf": [{"type": "number", "minimum": lo, "maximum": lo + width},
+                                                 {"type": "integer", "minimum": lo, "maximum": lo + width}]
+                                       [::-1 if flip else 1]},
+              st.integers(-1000, 1000), st.integers(1, 50), st.booleans()),
+    st.builds(lambda p, q: {"oneOf": [{"type": "string", "pattern": p}, {"type": "string", "pattern": q}]},
+              st.sampled_from(PATTERNS), st.sampled_from(PATTERNS)).filter(lambda s: s["oneOf"][0] != s["oneOf"][1]),
 ), max_leaves=12)
+
+
+def _null_overlaps(schema):
+    """The generated oneOf [s, anyOf [s, null]] nodes whose s already accepts null (no exclusive value exists)."""
+    found, stack = [], [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            options = node.get("oneOf")
+            for inner, wider in [options, options[::-1]] if isinstance(options, list) and len(options) == 2 else []:
+                if wider == {"anyOf": [inner, {"type": "null"}]} and jsonschema.Draft202012Validator(inner).is_valid(None):
+                    found.append(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(schema=schemas, seed=st.integers(0, 2**31))
 def test_generated_schemas_validate(http, schema, seed):
-    """Property: for random schemas mixing every keyword, the answer validates."""
+    """Property: for random schemas mixing every keyword (overlapping oneOf options too), the answer validates."""
     wrapped = {"type": "object", "properties": {"value": schema}, "required": ["value"]}
-    assert_valid(json_answer(http, wrapped, seed=seed), wrapped)
+    answer = http.post("/v1/chat/completions", json={
+        "model": "chat-mini", "seed": seed, "messages": [{"role": "user", "content": "Fill in the record for Ada"}],
+        "response_format": {"type": "json_schema", "json_schema": {"name": "record", "strict": True,
+                                                                   "schema": wrapped}}})
+    if answer.status_code == 400:  # only where some oneOf really has no value matching exactly one option
+        assert "overlap" in answer.json()["error"]["message"] and _null_overlaps(schema), answer.text
+        return
+    assert answer.status_code == 200, answer.text
+    assert_valid(json.loads(answer.json()["choices"][0]["message"]["content"]), wrapped)
 
 
 class Address(BaseModel):

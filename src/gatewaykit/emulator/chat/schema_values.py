@@ -5,9 +5,10 @@ The value validates against the whole schema: ``type`` (lists, nullable), ``enum
 ``maxProperties``, ``items``/``prefixItems``/``contains``/``minItems``/``maxItems``/``uniqueItems``,
 ``minimum``/``maximum`` (and the exclusive forms, draft-4 booleans too), ``multipleOf``,
 ``minLength``/``maxLength``, ``pattern``, ``format`` (date, date-time, time, email, uri, uuid,
-hostname, ipv4, ipv6), ``anyOf``/``oneOf``/``allOf`` and local ``$ref`` (``#/$defs/...``,
+hostname, ipv4, ipv6), ``anyOf``/``oneOf``/``allOf``/``not`` and local ``$ref`` (``#/$defs/...``,
 ``#/definitions/...``, ``#``). Values are plausible for the field's name (see :mod:`.field_values`).
 Call :func:`.schema_checks.check_schema` first: it rejects malformed and oversized schemas.
+``oneOf`` answers match exactly one option and ``not`` is honoured: see :mod:`.exclusive_choice`.
 """
 
 from __future__ import annotations
@@ -17,50 +18,20 @@ import random
 import re
 from typing import Any
 
+from gatewaykit.emulator.chat.exclusive_choice import ExclusiveChoice, OptionsOverlap, field_label
 from gatewaykit.emulator.chat.field_values import WORDS, number_range, prompt_names, string_for
 from gatewaykit.emulator.chat.regex_strings import PatternError, string_matching
 from gatewaykit.emulator.chat.schema_checks import MAX_ANSWER_CHARS, MAX_VALUES, SchemaProblem
+from gatewaykit.emulator.chat.schema_match import SchemaMatcher
+from gatewaykit.emulator.chat.schema_merge import merge_schemas, natural_range, number_bounds
 
 #: Past this $ref/nesting depth the writer takes the smallest choices (null, fewest items) to end recursion.
 _SHALLOW = 6
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w|\.\d)")
 _MAX_DEPTH = 48
-_MIN_KEYS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
-_MAX_KEYS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
 
 
-def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
-    """Both schemas' constraints in one (the tighter bound wins)."""
-    merged = {**left, **right}
-    for key in ("properties", "patternProperties", "$defs"):
-        if isinstance(left.get(key), dict) and isinstance(right.get(key), dict):
-            merged[key] = {**left[key], **right[key]}
-            for name in set(left[key]) & set(right[key]):
-                if isinstance(left[key][name], dict) and isinstance(right[key][name], dict):
-                    merged[key][name] = _merge(left[key][name], right[key][name])
-    if isinstance(left.get("required"), list) and isinstance(right.get("required"), list):
-        merged["required"] = list(dict.fromkeys([*left["required"], *right["required"]]))
-    for key in _MIN_KEYS + _MAX_KEYS:
-        if key in left and key in right and not isinstance(left[key], bool) and not isinstance(right[key], bool):
-            merged[key] = (max if key in _MIN_KEYS else min)(left[key], right[key])
-    if isinstance(left.get("enum"), list) and isinstance(right.get("enum"), list):
-        merged["enum"] = [v for v in left["enum"] if v in right["enum"]] or left["enum"]
-    return merged
-
-
-def _natural_range(natural: tuple[float, float], low: float, high: float) -> tuple[float, float]:
-    """Where to draw a number: the field's natural range, moved or cut to lie within [low, high]."""
-    start, stop = natural
-    width = stop - start
-    if start < low:
-        start, stop = low, max(stop, low + width) if stop < low else stop
-    if stop > high:
-        stop = high
-        start = max(low, high - width) if start > high else start
-    return start, stop
-
-
-class SchemaWriter:
+class SchemaWriter(ExclusiveChoice):
     def __init__(self, root: dict[str, Any], rng: random.Random, prompt: str, *, all_properties: bool,
                  prompt_numbers: bool = False) -> None:
         self.root = root
@@ -72,6 +43,11 @@ class SchemaWriter:
         self.all_properties = all_properties
         self.values = 0
         self.chars = 0
+        self.matcher = SchemaMatcher(root)
+        self.retries = 0
+        #: The retry number while retrying for ``oneOf``/``not`` (0 otherwise): free choices (anyOf option, type
+        #: lists, optional properties, words, numbers: first the range's edges) vary.
+        self.varied = 0
 
     def value(self, schema: Any, name: str = "", depth: int = 0) -> Any:
         self.values += 1
@@ -87,23 +63,35 @@ class SchemaWriter:
             return self._string({}, name)
         if "$ref" in schema:
             rest = {k: v for k, v in schema.items() if k != "$ref"}
-            return self.value(_merge(self._resolve(schema["$ref"]), rest), name, depth + 1)
+            return self.value(merge_schemas(self._resolve(schema["$ref"]), rest), name, depth + 1)
         if "allOf" in schema:
             merged = {k: v for k, v in schema.items() if k != "allOf"}
             for part in schema["allOf"]:
                 if isinstance(part, dict):
-                    merged = _merge(merged, self._resolve(part["$ref"]) if "$ref" in part else part)
+                    merged = merge_schemas(merged, self._resolve(part["$ref"]) if "$ref" in part else part)
             return self.value(merged, name, depth + 1)
+        if "not" in schema:
+            rest = {k: v for k, v in schema.items() if k != "not"}
+            found, value = self._avoiding(rest, [schema["not"]], name, depth)
+            if not found:
+                raise OptionsOverlap("", f"no value for {field_label(name)} was found that its 'not' schema rejects; "
+                                         "loosen the 'not' or tighten the rest of the schema")
+            return value
+        if isinstance(schema.get("oneOf"), list):
+            return self._one_of(schema, name, depth)
         if "const" in schema:
             return schema["const"]
         if isinstance(schema.get("enum"), list) and schema["enum"]:
             return self.rng.choice(schema["enum"])
-        for combinator in ("anyOf", "oneOf"):
-            if isinstance(schema.get(combinator), list):
-                rest = {k: v for k, v in schema.items() if k != combinator}
-                return self.value(_merge(rest, self._option(schema[combinator], depth)), name, depth + 1)
+        if isinstance(schema.get("anyOf"), list):
+            rest = {k: v for k, v in schema.items() if k != "anyOf"}
+            options = schema["anyOf"]  # a retry takes each option in turn
+            option = options[self.varied % len(options)] if self.varied else self._option(options, depth)
+            return self.value(merge_schemas(rest, option if isinstance(option, dict) else {}), name, depth + 1)
         kind = schema.get("type")
-        if isinstance(kind, list):
+        if isinstance(kind, list) and self.varied:
+            kind = kind[self.varied % len(kind)]
+        elif isinstance(kind, list):
             real = [k for k in kind if k != "null"]
             kind = (real[0] if real and depth <= _SHALLOW * 2 else "null") if real else "null"
         if kind is None:
@@ -119,7 +107,8 @@ class SchemaWriter:
             return isinstance(option, dict) and option.get("type") == "null"
 
         if depth > _SHALLOW:
-            simple = [o for o in options if is_null(o)] or [o for o in options if "$ref" not in o]
+            simple = [o for o in options if is_null(o)] or [o for o in options
+                                                             if isinstance(o, dict) and "$ref" not in o]
             if simple:
                 return simple[0]
         non_null = [o for o in options if not is_null(o)]
@@ -142,7 +131,7 @@ class SchemaWriter:
         for prop in required:
             out[prop] = self.value(properties.get(prop, extra if isinstance(extra, dict) else {}), prop, depth + 1)
         for prop, sub in properties.items():
-            if prop not in out and len(out) < most and (self.all_properties and depth <= _SHALLOW
+            if prop not in out and len(out) < most and (self.all_properties and depth <= _SHALLOW and not self.varied
                                                        or self.rng.random() < 0.5 and depth <= _SHALLOW):
                 out[prop] = self.value(sub, prop, depth + 1)
         patterns = schema.get("patternProperties") or {}
@@ -186,23 +175,10 @@ class SchemaWriter:
             values.append(item)
         return values
 
-    def _bounds(self, schema: dict, name: str) -> tuple[float, bool, float, bool]:
-        low, high = schema.get("minimum", -math.inf), schema.get("maximum", math.inf)
-        low_ex = high_ex = False
-        ex_low, ex_high = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
-        if ex_low is True:
-            low_ex = True
-        elif ex_low is not None and ex_low is not False and ex_low >= low:
-            low, low_ex = ex_low, True
-        if ex_high is True:
-            high_ex = True
-        elif ex_high is not None and ex_high is not False and ex_high <= high:
-            high, high_ex = ex_high, True
-        return low, low_ex, high, high_ex
-
     def _number(self, schema: dict, name: str, depth: int, integer: bool = False) -> float | int:
-        low, low_ex, high, high_ex = self._bounds(schema, name)
-        start, stop = _natural_range(number_range(name) or (0, 100), low, high)
+        low, low_ex, high, high_ex = number_bounds(schema)
+        natural = (-10**6, 10**6) if self.varied and self.rng.random() < 0.5 else number_range(name) or (0, 100)
+        start, stop = natural_range(natural, low, high)
 
         def fits(v: float) -> bool:
             ok = (v > low if low_ex else v >= low) and (v < high if high_ex else v <= high)
@@ -212,7 +188,12 @@ class SchemaWriter:
                 ok = quotient == int(quotient) if math.isfinite(quotient) else False
             return ok and (not integer or float(v).is_integer())
 
-        for given in self.numbers:
+        edges = [e for e in (high, low, high - 1, low + 1) if math.isfinite(e)]
+        if 0 < self.varied <= len(edges):  # a retry tries the range's edges first (not: {enum: [...]} and the like)
+            edge = (math.floor if self.varied % 2 else math.ceil)(edges[self.varied - 1])
+            if fits(edge):
+                return edge
+        for given in [] if self.varied else self.numbers:
             if fits(given):
                 self.numbers.remove(given)
                 return int(given) if integer or given.is_integer() else given
@@ -252,6 +233,8 @@ class SchemaWriter:
             text = self._pattern_string(schema["pattern"], low, high)
         else:
             text = string_for(name, schema.get("format"), self.rng, self.names, self.prompt)
+            if self.varied and not schema.get("format") and self.rng.random() < 0.5:
+                text = " ".join(self.rng.choice(WORDS) for _ in range(self.rng.randint(0, 3)))
             while len(text) < low:
                 text += " " + self.rng.choice(WORDS)
             if len(text) > low and low:
