@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -137,11 +138,23 @@ def test_a_long_answer_streams_as_one_panel_of_parts(page: NotebookPage) -> None
     assert page.cell(3).locator(".gk-chat").inner_text().count("Paragraph 11:") == 1
 
 
+def save_with_outputs(page: NotebookPage, path: Path, timeout: float = 60) -> None:
+    """Ctrl+S until the file on disk holds the answer panel (a loaded machine may take a while to save)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        page.page.keyboard.press("Escape")
+        page.page.keyboard.press("Control+s")
+        for _ in range(20):
+            if "gk-chat" in path.read_text(encoding="utf-8"):
+                return
+            time.sleep(0.25)
+    raise AssertionError(f"JupyterLab did not save {path.name} with its outputs within {timeout:.0f} s")
+
+
 def test_dark_theme_screenshot(page: NotebookPage, lab: tuple[JupyterServer, Path]) -> None:
     """In JupyterLab Dark the panel and the code stay readable (screenshot to look at)."""
     page.page.evaluate("() => document.body.dataset.jpThemeLight = 'false'")
-    page.page.keyboard.press("Escape")
-    page.page.keyboard.press("Control+s")
+    save_with_outputs(page, lab[1] / "chat.ipynb")
     settings = lab[0].root.parent / "jupyter-settings" / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({"theme": "JupyterLab Dark"}))
@@ -158,6 +171,7 @@ def test_reopened_untrusted_keeps_the_look(page: NotebookPage, lab: tuple[Jupyte
     import nbformat
 
     server, root = lab
+    save_with_outputs(page, root / "chat.ipynb")
     nb = nbformat.read(str(root / "chat.ipynb"), as_version=4)
     nb.metadata["copied_by"] = "test"  # different content: JupyterLab's trust database has no signature for it
     untrusted = root / "chat-untrusted.ipynb"
