@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, TypeGuard, Union
 
 _MAX_DEPTH = 64
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[Union[int, float]]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
