@@ -39,7 +39,9 @@ def job_seconds(value: Any) -> Optional[float]:
 class Recording:
     """The ledger row of one billable request, written once."""
 
-    __slots__ = ("ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "done", "base_url", "key_id")
+    __slots__ = (
+        "ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "done", "base_url", "key_id"
+    )
 
     def __init__(
         self,

@@ -68,7 +68,9 @@ class LedgerSharing(LedgerStorage):
         """Copies of every row with its id, base URL and key id (after a live read)."""
         with self._lock:
             self._sync()
-            return [self._stored_row(uid, LedgerRow.from_json(row.to_json())) for uid, row in zip(self._uids, self._rows)]
+            return [
+                self._stored_row(uid, LedgerRow.from_json(row.to_json())) for uid, row in zip(self._uids, self._rows)
+            ]
 
     def merge(self, *others: "Ledger") -> Self:
         """Add the rows of other ledgers (say, from worker processes) that this one lacks.

@@ -111,7 +111,9 @@ class LedgerStorage(LedgerState):
         """The rows in no file (all of them for a memory-only ledger), with their ids, base URLs and key ids."""
         everything = self._memory_only()
         return [
-            self._stored_row(uid, row) for uid, row in zip(self._uids, self._rows) if everything or uid in self._memory_uids
+            self._stored_row(uid, row)
+            for uid, row in zip(self._uids, self._rows)
+            if everything or uid in self._memory_uids
         ]
 
     def _stored_row(self, uid: str, row: LedgerRow) -> StoredRow:
