@@ -76,3 +76,42 @@ def test_async_pending_jobs_are_awaitable(emulator: Any, keys: Any, tmp_path: Pa
             return f"{done.id} {done.status}"
 
     assert asyncio.run(resume()) == f"{job_id} completed"
+
+
+def _start_with_each_key(base_url: str, keys: Any, ledger: Any) -> dict[str, str]:
+    """Two keys of one account start a video each on one gateway, recorded in one ledger."""
+    started = {}
+    for key in (keys.acme, keys.acme_second):
+        with gk.Client(api_key=key, base_url=base_url, ledger=ledger) as client:
+            started[key] = client.videos.create(model="video-range", prompt="a lighthouse", duration=2).id
+    return started
+
+
+def test_pending_returns_only_the_jobs_this_key_started(emulator: Any, keys: Any, tmp_path: Path) -> None:
+    """Two keys on one gateway and one ledger: each client's jobs.pending() is its own job, which it can wait on."""
+    path = tmp_path / "ledger.sqlite"
+    started = _start_with_each_key(emulator.base_url, keys, gk.Ledger(path=path))
+    for key, job_id in started.items():
+        with gk.Client(api_key=key, base_url=emulator.base_url, ledger=gk.Ledger(path=path)) as client:
+            (job,) = client.jobs.pending()
+            assert job.id == job_id and job.wait(timeout=60).status == "completed"  # not another key's 404
+
+
+def test_the_ledger_files_hold_fingerprints_never_keys(emulator: Any, keys: Any, tmp_path: Path) -> None:
+    """The SQLite files (database, WAL) and a JSONL journal hold each key's fingerprint and neither key."""
+    from gatewaykit.client.key_fingerprint import key_id
+
+    _start_with_each_key(emulator.base_url, keys, gk.Ledger(path=tmp_path / "ledger.sqlite"))
+    _start_with_each_key(emulator.base_url, keys, gk.Ledger(path=tmp_path / "ledger.jsonl"))
+    written = b"".join(file.read_bytes() for file in tmp_path.iterdir() if file.is_file())
+    for key in (keys.acme, keys.acme_second):
+        assert key.encode() not in written and key[-12:].encode() not in written
+        assert written.count(str(key_id(key)).encode()) >= 2  # once in the database, once in the journal
+
+
+def test_pending_keeps_rows_recorded_before_key_ids(emulator: Any, keys: Any, tmp_path: Path) -> None:
+    """A job row with no key_id (an older ledger) is still listed for the client on its base URL."""
+    ledger = gk.Ledger(path=tmp_path / "ledger.sqlite")
+    ledger.record(gk.CostRecord("video", "video-range", "queued", id="video_from_before", base_url=emulator.base_url))
+    with gk.Client(api_key=keys.acme_second, base_url=emulator.base_url, ledger=ledger) as client:
+        assert [job.id for job in client.jobs.pending()] == ["video_from_before"]

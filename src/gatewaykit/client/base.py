@@ -16,6 +16,7 @@ from gatewaykit._version import __version__
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest, encode_json
 from gatewaykit.client.cassette_store import REPLAY_BASE_URL, Cassette
 from gatewaykit.client.config import ConnectionSettings, normalise_base_url, resolve_settings
+from gatewaykit.client.key_fingerprint import key_id
 from gatewaykit.client.display import Display, choose_display
 from gatewaykit.client.flows import Flow, RetryPolicy, send_with_retries
 from gatewaykit.client.recording import Recording, request_summary
@@ -123,6 +124,11 @@ class BaseClient:
         raise NotImplementedError
 
     @property
+    def _key_id(self) -> Optional[str]:
+        """The one-way fingerprint of this client's key (see ``client/key_fingerprint.py``), never the key."""
+        return key_id(self._settings.api_key)
+
+    @property
     def base_url(self) -> str:
         """The gateway host (no ``/v1``)."""
         return self._settings.base_url
@@ -228,7 +234,9 @@ class BaseClient:
 
     # -- one billable call -------------------------------------------------------------------
     def _recording(self, kind: str, model: Optional[str], body: dict[str, Any]) -> Recording:
-        recording = Recording(self.ledger, kind, model, request_summary(body), self.offline, self.base_url)
+        recording = Recording(
+            self.ledger, kind, model, request_summary(body), self.offline, self.base_url, self._key_id
+        )
         recording.replayed = self._cassette is not None and self._cassette.mode == "replay"
         return recording
 

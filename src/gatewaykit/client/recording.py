@@ -39,7 +39,9 @@ def job_seconds(value: Any) -> Optional[float]:
 class Recording:
     """The ledger row of one billable request, written once."""
 
-    __slots__ = ("ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "done", "base_url")
+    __slots__ = (
+        "ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "done", "base_url", "key_id"
+    )
 
     def __init__(
         self,
@@ -49,9 +51,11 @@ class Recording:
         request: dict[str, Any],
         offline: bool,
         base_url: Optional[str] = None,
+        key_id: Optional[str] = None,
     ) -> None:
         self.ledger = ledger
         self.base_url = base_url  # the gateway (never the key): a restart resumes its jobs there
+        self.key_id = key_id  # the key's one-way fingerprint: a restart resumes only this key's jobs
         self.kind = kind
         self.model = model
         self.request = request
@@ -120,6 +124,7 @@ class Recording:
             replayed=self.replayed,
             request=self.request,
             base_url=self.base_url,
+            key_id=self.key_id,
             **fields,
         )
         try:

@@ -4,7 +4,9 @@ Three tables, written only through :class:`LedgerDatabase`:
 
 ``rows``         one row per request or job, as first recorded (``uid`` is a
                  stable unique id, so merging ledgers never duplicates a row;
-                 ``base_url`` is the gateway a job runs on, never the key);
+                 ``base_url`` is the gateway a job runs on, ``key_id`` a
+                 one-way fingerprint of the key that started it, never the key;
+                 a database made before ``key_id`` gets the column when opened);
 ``job_updates``  every job state change, in order (``pending -> completed``);
 ``settings``     ``budget``: the USD limit every kernel on this file obeys.
 
@@ -46,7 +48,8 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rows (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     uid TEXT NOT NULL UNIQUE,
-    base_url TEXT
+    base_url TEXT,
+    key_id TEXT
 );
 CREATE TABLE IF NOT EXISTS job_updates (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -59,7 +62,7 @@ CREATE TABLE IF NOT EXISTS job_updates (
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT);
 """
 
-StoredRow = tuple  # (uid, LedgerRow, base_url)
+StoredRow = tuple  # (uid, LedgerRow, base_url, key_id): see gatewaykit.costs.storage.StoredRow
 StoredUpdate = dict  # {"id", "status", "seconds", "error_message", "time"}
 
 
@@ -101,14 +104,16 @@ class LedgerDatabase:
                 "move it aside or pass another Ledger(path=...)"
             ) from exc
         self._insert_row = (
-            f"INSERT OR IGNORE INTO rows (uid, base_url, {', '.join(self._columns)}) "
-            f"VALUES ({', '.join('?' * (len(self._columns) + 2))})"
+            f"INSERT OR IGNORE INTO rows (uid, base_url, key_id, {', '.join(self._columns)}) "
+            f"VALUES ({', '.join('?' * (len(self._columns) + 3))})"
         )
 
     # ------------------------------------------------------------------ schema
 
     def _add_missing_columns(self) -> tuple:
         present = {row[1] for row in self._conn.execute("PRAGMA table_info(rows)")}
+        if "key_id" not in present:  # a database made before rows kept key ids
+            self._conn.execute("ALTER TABLE rows ADD COLUMN key_id TEXT")
         for name in _FIELDS:
             if name not in present:
                 self._conn.execute(f'ALTER TABLE rows ADD COLUMN "{name}"')
@@ -140,7 +145,7 @@ class LedgerDatabase:
             self._version = version
             columns = ", ".join(_ROW_ORDER)
             raw_rows = conn.execute(
-                f"SELECT seq, uid, base_url, {columns} FROM rows WHERE seq > ? ORDER BY seq", (self._row_seq,)
+                f"SELECT seq, uid, base_url, key_id, {columns} FROM rows WHERE seq > ? ORDER BY seq", (self._row_seq,)
             ).fetchall()
             raw_updates = conn.execute(
                 "SELECT seq, job_id, status, seconds, error_message, time FROM job_updates "
@@ -164,7 +169,7 @@ class LedgerDatabase:
 
     @staticmethod
     def _row(values: tuple) -> StoredRow:
-        data = list(values[3:])  # in LedgerRow's field order
+        data = list(values[4:])  # in LedgerRow's field order
         for i in _INTERNED_AT:
             if data[i] is not None:
                 data[i] = sys.intern(data[i])
@@ -174,7 +179,7 @@ class LedgerDatabase:
         tags, pricing = data[_TAGS_AT], data[_PRICING_AT]
         data[_TAGS_AT] = tuple(json.loads(tags)) if tags else ()
         data[_PRICING_AT] = json.loads(pricing) if pricing else None
-        return values[1], LedgerRow(*data), values[2]
+        return values[1], LedgerRow(*data), values[2], values[3]
 
     def rewind(self) -> None:
         """Forget what was read (the next poll returns every row and update)."""
@@ -185,10 +190,10 @@ class LedgerDatabase:
 
     @staticmethod
     def _values(stored: StoredRow) -> tuple:
-        uid, row, base_url = stored
+        uid, row, base_url, key_id = stored
         tags, pricing = row.tags, row.pricing
         return (
-            (uid, base_url)
+            (uid, base_url, key_id)
             + _PLAIN_VALUES(row)
             + (json.dumps(list(tags)) if tags else None, json.dumps(pricing) if pricing else None)
         )

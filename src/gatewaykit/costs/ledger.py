@@ -140,6 +140,7 @@ class Ledger(LedgerSharing):
         self._memory_uids: set[str] = set()  # rows kept in memory only (in no file)
         self._local_jobs: set[str] = set()  # their job ids: updates stay in memory too
         self._base_urls: dict[str, str] = {}  # job id -> the gateway it runs on
+        self._key_ids: dict[str, str] = {}  # job id -> the fingerprint of the key that started it
         self._jobs: dict[str, LedgerRow] = {}
         self._early_updates: dict[str, dict[str, Any]] = {}
         self._committed: dict[str, float] = {}
@@ -223,14 +224,15 @@ class Ledger(LedgerSharing):
         """Add one request's or job's outcome (called once per request by the client)."""
         row = row_from_record(record, self._tags.get())
         base_url = getattr(record, "base_url", None)
+        key_id = getattr(record, "key_id", None)
         uid = self._new_uid()
         with self._lock:
             stored = self._stores(row)
             if row.kind in JOB_KINDS and row.id is not None and row.id in self._jobs:
                 return  # the same job recorded twice: keep the first
-            self._take_row(uid, row, base_url, stored=stored)
+            self._take_row(uid, row, base_url, key_id, stored=stored)
             if stored:
-                self._write("row", (uid, row, base_url))
+                self._write("row", (uid, row, base_url, key_id))
         self._maybe_warn()
 
     def update_job(

@@ -51,6 +51,7 @@ class LedgerState:
     _memory_uids: set[str]
     _local_jobs: set[str]
     _base_urls: dict[str, str]
+    _key_ids: dict[str, str]
     _jobs: dict[str, LedgerRow]
     _early_updates: dict[str, dict[str, Any]]
     _committed: dict[str, float]

@@ -57,6 +57,8 @@ class CostRecord:
     replayed: bool = False  # answered from a cassette: nothing sent, never charged
     base_url: Optional[str] = None
     """The gateway the request went to (kept for jobs, so a restart can resume them)."""
+    key_id: Optional[str] = None
+    """A one-way fingerprint of the key that sent it (never the key): a restart resumes only that key's jobs."""
 
 
 class LedgerSink(Protocol):

@@ -20,7 +20,7 @@ from typing_extensions import Self
 from gatewaykit.costs.journal import Journal
 from gatewaykit.costs.location import USER_LEDGER
 from gatewaykit.costs.rows import JOB_KINDS, TERMINAL_STATES, LedgerRow
-from gatewaykit.costs.storage import LedgerStorage, journal_event, update_event
+from gatewaykit.costs.storage import LedgerStorage, StoredRow, journal_event, update_event
 
 if TYPE_CHECKING:
     from gatewaykit.costs.ledger import Ledger
@@ -31,12 +31,15 @@ __all__ = ["LedgerSharing"]
 class LedgerSharing(LedgerStorage):
     """Pending jobs, ``merge``, ``merged``, pickling and JSONL export (a mixin of ``Ledger``)."""
 
-    def pending_jobs(self, base_url: Optional[str] = None) -> list[dict[str, Any]]:
+    def pending_jobs(self, base_url: Optional[str] = None, key_id: Optional[str] = None) -> list[dict[str, Any]]:
         """Jobs whose end this ledger has not seen (oldest first): what a restart resumes.
 
-        Each is ``{"id", "kind", "model", "base_url", "status", "time", "offline"}``
-        (``base_url`` is None when the client did not say); ``base_url=`` keeps
-        the jobs started on that gateway.
+        Each is ``{"id", "kind", "model", "base_url", "key_id", "status", "time", "offline"}``
+        (``base_url`` and ``key_id`` are None when the client did not say).
+        ``base_url=`` keeps the jobs started on that gateway; ``key_id=`` (the
+        fingerprint of a key, see ``gatewaykit/client/key_fingerprint.py``) keeps
+        the jobs that key started, plus the rows recorded before ledgers kept key
+        ids (``key_id`` None), which may be any key's.
         """
         wanted = base_url.rstrip("/") if base_url else None
         with self._lock:
@@ -47,6 +50,7 @@ class LedgerSharing(LedgerStorage):
                     "kind": row.kind,
                     "model": row.model,
                     "base_url": self._base_urls.get(job_id),
+                    "key_id": self._key_ids.get(job_id),
                     "status": row.status,
                     "time": row.time,
                     "offline": row.offline,
@@ -56,15 +60,16 @@ class LedgerSharing(LedgerStorage):
             ]
         if wanted is not None:
             out = [job for job in out if (job["base_url"] or "").rstrip("/") == wanted]
+        if key_id is not None:
+            out = [job for job in out if job["key_id"] in (None, key_id)]
         return sorted(out, key=lambda job: job["time"])
 
-    def _snapshot(self) -> list[tuple[str, LedgerRow, Optional[str]]]:
-        """Copies of every row with its id and base URL (after a live read)."""
+    def _snapshot(self) -> list[StoredRow]:
+        """Copies of every row with its id, base URL and key id (after a live read)."""
         with self._lock:
             self._sync()
             return [
-                (uid, LedgerRow.from_json(row.to_json()), self._base_urls.get(row.id) if row.id else None)
-                for uid, row in zip(self._uids, self._rows)
+                self._stored_row(uid, LedgerRow.from_json(row.to_json())) for uid, row in zip(self._uids, self._rows)
             ]
 
     def merge(self, *others: "Ledger") -> Self:
@@ -79,20 +84,21 @@ class LedgerSharing(LedgerStorage):
             items = other._snapshot()
             with self._lock:
                 self._sync()
-                for uid, row, base_url in items:
-                    self._merge_row(uid, row, base_url)
+                for item in items:
+                    self._merge_row(item)
                 self._flush()
         self._maybe_warn()
         return self
 
-    def _merge_row(self, uid: str, row: LedgerRow, base_url: Optional[str]) -> None:
+    def _merge_row(self, item: StoredRow) -> None:
+        uid, row, base_url, key_id = item
         mine = self._by_uid.get(uid)
         if mine is None and row.kind in JOB_KINDS and row.id is not None:
             mine = self._jobs.get(row.id)
         if mine is None:
             stored = self._stores(row)
-            if self._take_row(uid, row, base_url, stored=stored) and stored:
-                self._write("row", (uid, row, base_url))
+            if self._take_row(uid, row, base_url, key_id, stored=stored) and stored:
+                self._write("row", item)
             return
         if mine.kind in JOB_KINDS and mine.id is not None and row.status in TERMINAL_STATES:
             when = row.finished_time
@@ -130,11 +136,12 @@ class LedgerSharing(LedgerStorage):
     def _store_all(self) -> Self:
         """Write the in-memory rows to this ledger's file (after ``from_jsonl(..., path=...)``)."""
         with self._lock:
-            for uid, row, base_url in self._memory_rows():
+            for item in self._memory_rows():
+                uid, row = item[0], item[1]
                 if self._stores(row):
                     self._memory_uids.discard(uid)
                     self._local_jobs.discard(row.id)
-                    self._write("row", (uid, row, base_url))
+                    self._write("row", item)
             self._flush()
         return self
 
@@ -154,7 +161,7 @@ class LedgerSharing(LedgerStorage):
                 "fsync": self._fsync,
                 "offline_in_memory": self._offline_in_memory,
                 "budget": self._budget if self._db is None else None,
-                "rows": [(uid, row.to_json(), base_url) for uid, row, base_url in self._memory_rows()],
+                "rows": [(uid, row.to_json(), base_url, key_id) for uid, row, base_url, key_id in self._memory_rows()],
             }
         return (_unpickle_ledger, (state,))
 
@@ -166,6 +173,6 @@ def _unpickle_ledger(state: dict[str, Any]) -> "Ledger":
     ledger = Ledger(path=state["path"], prices=state["prices"], fsync=state["fsync"], budget=state["budget"])
     with ledger._lock:
         ledger._offline_in_memory = state["offline_in_memory"]
-        for uid, data, base_url in state["rows"]:
-            ledger._take_row(uid, LedgerRow.from_json(data), base_url, stored=False)
+        for uid, data, base_url, *key_id in state["rows"]:  # pickled before key ids: three items
+            ledger._take_row(uid, LedgerRow.from_json(data), base_url, *key_id, stored=False)
     return ledger

@@ -25,7 +25,10 @@ from gatewaykit.costs.ledger_state import LedgerState
 from gatewaykit.costs.location import USER_LEDGER, is_journal, user_ledger_path
 from gatewaykit.costs.rows import JOB_KINDS, REPLAYED, LedgerRow
 
-__all__ = ["LedgerStorage", "STATUS_ALIASES", "journal_event", "update_event"]
+__all__ = ["LedgerStorage", "STATUS_ALIASES", "StoredRow", "journal_event", "update_event"]
+
+StoredRow = tuple[str, LedgerRow, Optional[str], Optional[str]]
+"""``(uid, row, base_url, key_id)``: a row with what the ledger keeps beside it (never a key)."""
 
 _INHERITED: list[Any] = []  # database connections a forked child inherited (kept, unused)
 
@@ -42,8 +45,8 @@ class LedgerStorage(LedgerState):
             kept = self._memory_rows()
             self._reset()
             self._load_journal(self._journal, stored=True)
-            for uid, row, base_url in kept:
-                self._take_row(uid, row, base_url, stored=False)
+            for uid, row, base_url, key_id in kept:
+                self._take_row(uid, row, base_url, key_id, stored=False)
         self._maybe_warn()
 
     def _load_journal(self, journal: Journal, *, stored: bool) -> None:
@@ -65,7 +68,7 @@ class LedgerStorage(LedgerState):
                     digest = hashlib.sha1(json.dumps(event, sort_keys=True).encode()).hexdigest()
                     seen[digest] = seen.get(digest, -1) + 1
                     uid = f"{digest}-{seen[digest]}"
-                self._take_row(uid, row, event.get("base_url"), stored=stored)
+                self._take_row(uid, row, event.get("base_url"), event.get("key_id"), stored=stored)
             elif isinstance(event.get("id"), str):
                 self._apply_update(
                     event["id"],
@@ -75,7 +78,9 @@ class LedgerStorage(LedgerState):
                     float(event.get("time") or 0.0) or None,
                 )
 
-    def _take_row(self, uid: str, row: LedgerRow, base_url: Optional[str], *, stored: bool) -> bool:
+    def _take_row(
+        self, uid: str, row: LedgerRow, base_url: Optional[str], key_id: Optional[str] = None, *, stored: bool
+    ) -> bool:
         """Add a row from a file, a database or another ledger unless it is already here."""
         if uid in self._by_uid:
             return False
@@ -85,6 +90,8 @@ class LedgerStorage(LedgerState):
         self._add_row(row, uid)
         if base_url and row.id is not None:
             self._base_urls[row.id] = base_url
+        if key_id and row.id is not None:
+            self._key_ids[row.id] = key_id
         if not stored:
             self._forget_on_disk(uid, row)
         return True
@@ -100,14 +107,20 @@ class LedgerStorage(LedgerState):
         if row.kind in JOB_KINDS and row.id is not None:
             self._local_jobs.add(row.id)
 
-    def _memory_rows(self) -> list[tuple[str, LedgerRow, Optional[str]]]:
-        """The rows in no file (all of them for a memory-only ledger), with their ids and base URLs."""
+    def _memory_rows(self) -> list[StoredRow]:
+        """The rows in no file (all of them for a memory-only ledger), with their ids, base URLs and key ids."""
         everything = self._memory_only()
         return [
-            (uid, row, self._base_urls.get(row.id) if row.id is not None else None)
+            self._stored_row(uid, row)
             for uid, row in zip(self._uids, self._rows)
             if everything or uid in self._memory_uids
         ]
+
+    def _stored_row(self, uid: str, row: LedgerRow) -> StoredRow:
+        """``(uid, row, base_url, key_id)``: a row as files, merges and pickles carry it."""
+        if row.id is None:
+            return uid, row, None, None
+        return uid, row, self._base_urls.get(row.id), self._key_ids.get(row.id)
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[Self]:
@@ -208,8 +221,8 @@ class LedgerStorage(LedgerState):
         if changes is None:
             return
         rows, updates = changes
-        for uid, row, base_url in rows:
-            self._take_row(uid, row, base_url, stored=True)
+        for uid, row, base_url, key_id in rows:
+            self._take_row(uid, row, base_url, key_id, stored=True)
         for event in updates:
             status = STATUS_ALIASES.get(event["status"], event["status"])
             self._apply_update(event["id"], status, event["seconds"], event["error_message"], event["time"])
@@ -264,8 +277,8 @@ class LedgerStorage(LedgerState):
                 raise ValueError("this ledger has no path= to reload from")
             kept = self._memory_rows()
             self._reset()
-            for uid, row, base_url in kept:
-                self._take_row(uid, row, base_url, stored=False)
+            for uid, row, base_url, key_id in kept:
+                self._take_row(uid, row, base_url, key_id, stored=False)
             if self._db is not None:
                 self._db.rewind()
             self._sync(force=True)
@@ -284,8 +297,10 @@ def update_event(job_id: str, status: str, seconds: Any, error_message: Optional
 def journal_event(what: str, item: Any) -> dict[str, Any]:
     if what == "update":
         return {"event": "update", **item}
-    uid, row, base_url = item
+    uid, row, base_url, key_id = item
     event = {"event": "row", "uid": uid, **row.to_json()}
     if base_url:
         event["base_url"] = base_url
+    if key_id:
+        event["key_id"] = key_id
     return event
