@@ -34,12 +34,14 @@ class SoakRun:
 @pytest.fixture(scope="module")
 def soak() -> SoakRun:
     with start_faulty_gateway(fault_rate=0.2) as gateway:
-        warm = gk.Ledger(prices=CATALOG_PRICES)
+        # In-memory ledgers: this checks the client and the gateway for leaks, and a ledger database
+        # (its file, WAL and shared-memory descriptors) would be counted as three open files.
+        warm = gk.Ledger(prices=CATALOG_PRICES, path=None)
         run_soak(gateway.base_url, 12, warm, threads=2)  # pools, worker threads and caches exist before counting
         before = settle_counts(resource_counts(), (0, 0), seconds=1.0)
         start_balance = balance(gateway.base_url)
         stats_before = admin_get(gateway.base_url, "/_emulator/stats")
-        ledger = gk.Ledger(prices=CATALOG_PRICES)
+        ledger = gk.Ledger(prices=CATALOG_PRICES, path=None)
         report = run_soak(gateway.base_url, REQUESTS, ledger)
         change = start_balance - balance(gateway.base_url)
         stats = admin_get(gateway.base_url, "/_emulator/stats")
