@@ -172,3 +172,15 @@ def test_huge_answer_display_is_capped_but_content_is_whole():
     assert "more characters not shown" in bundle["text/plain"]
     assert len(bundle["text/plain"]) < MAX_DISPLAY_CHARS + 500
     assert completion.content == text
+
+
+def test_model_table_ids_never_wrap_and_counts_are_singular_for_one():
+    """Model ids carry white-space:nowrap on the code chip itself, and an edit limit of 1 reads '1 image'."""
+    from gatewaykit.notebook.html import render_models_table_html
+    from gatewaykit.types import Model
+
+    one = Model.model_validate({"id": "image-aspect", "object": "model", "input_modalities": ["text", "image"],
+                                "output_modalities": ["image"], "edit": {"supported": True, "max_reference_images": 1}})
+    html = render_models_table_html([one])
+    assert "white-space:nowrap\">image-aspect</code>" in html
+    assert "up to 1 image<" in html and "1 images" not in html

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Optional, Sequence, Union
 
+from gatewaykit.costs.money import plural
 from gatewaykit.notebook import style
 from gatewaykit.notebook.media_html import (
     render_audio_player_html,
@@ -236,9 +237,9 @@ def render_models_table_html(models: Iterable[Any]) -> str:
     rows = []
     for model in models:
         edit = model.edit
-        edit_text = f"up to {edit.max_reference_images} images" if edit is not None and edit.supported else ""
+        edit_text = f"up to {plural(edit.max_reference_images, 'image')}" if edit is not None and edit.supported else ""
         cells = [
-            f'<code style="{style.CODE}">{esc(model.id)}</code>',
+            f'<code style="{style.CODE};white-space:nowrap">{esc(model.id)}</code>',  # the page's code CSS may wrap
             esc(model.kind),
             esc(", ".join(model.input_modalities)) + " → " + esc(", ".join(model.output_modalities)),
             esc(_parameter_summary(model)),
