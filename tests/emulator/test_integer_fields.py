@@ -7,9 +7,9 @@ A JSON number with a zero fractional part (``6.0``) is an integer, as JSON Schem
 
 from __future__ import annotations
 
-import time
 
 import pytest
+from job_polling import finished_job
 
 LYRICS = "[Verse]\nWalking down the road\n[Chorus]\nSing it loud tonight"
 IMAGE = {"model": "image-pixels", "prompt": "a red kite", "width": 256, "height": 256, "seed": 11}
@@ -33,14 +33,6 @@ INTEGER_FIELDS = [
 _IDS = [f"{body['model']}-{name}" for _, body, name, _ in INTEGER_FIELDS]
 
 
-def _finished(http, path: str) -> dict:
-    for _ in range(800):
-        job = http.get(path).json()
-        if job["status"] not in ("queued", "in_progress"):
-            return job
-        time.sleep(0.025)
-    raise AssertionError(f"job {path} did not finish")
-
 
 def _outcome(http, path: str, body: dict) -> dict:
     """What a request led to: the image answer, or the finished job."""
@@ -49,7 +41,7 @@ def _outcome(http, path: str, body: dict) -> dict:
     if path == "/v1/images/generations":
         return answer.json()
     kind = "videos" if path == "/v1/videos" else "audio/generations"
-    return _finished(http, f"/v1/{kind}/{answer.json()['id']}")
+    return finished_job(http, f"/v1/{kind}/{answer.json()['id']}")
 
 
 def _comparable(outcome: dict) -> dict:
@@ -72,7 +64,7 @@ def test_video_seconds_of_an_integral_float_duration_is_the_integer(http):
     """`duration: 6.0` is reported as `seconds: "6"` from the moment the job is created."""
     created = http.post("/v1/videos", json={**VIDEO_TIERS, "duration": 6.0}).json()
     assert created["seconds"] == "6"
-    assert _finished(http, f"/v1/videos/{created['id']}")["seconds"] == "6"
+    assert finished_job(http, f"/v1/videos/{created['id']}")["seconds"] == "6"
 
 
 @pytest.mark.parametrize("wrong", [0.5, True, False, "6", [6], {"value": 6}], ids=repr)
@@ -95,6 +87,6 @@ def test_multipart_integer_fields_follow_the_same_rule(http, text, status, secon
     assert answer.status_code == status, answer.text
     if status == 200:
         assert answer.json()["seconds"] == seconds
-        _finished(http, f"/v1/videos/{answer.json()['id']}")  # charged before the next test reads a balance
+        finished_job(http, f"/v1/videos/{answer.json()['id']}")  # charged before the next test reads a balance
     else:
         assert answer.json()["error"]["param"] == "duration"

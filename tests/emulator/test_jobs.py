@@ -13,17 +13,10 @@ from PIL import Image
 
 from gatewaykit.emulator import start
 from gatewaykit.emulator.media import probe_media
+from job_polling import finished_job
 
 LYRICS = "[Verse]\nWalking down the road\n[Chorus]\nSing it loud tonight"
 
-
-def wait(http, path: str) -> dict:
-    for _ in range(400):
-        job = http.get(path).json()
-        if job["status"] not in ("queued", "in_progress"):
-            return job
-        time.sleep(0.025)
-    raise AssertionError(f"job {path} did not finish")
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +32,7 @@ def test_video_completes_with_an_mp4_of_the_billed_length_and_size(http, admin):
     job = http.post("/v1/videos", json={"model": "video-tiers", "prompt": "waves", "resolution": "480p",
                                         "duration": 6, "generate_audio": True}).json()
     assert (job["status"], job["object"], job["size"], job["seconds"]) == ("queued", "video", "854x480", "6")
-    job = wait(http, f"/v1/videos/{job['id']}")
+    job = finished_job(http, f"/v1/videos/{job['id']}")
     assert job["status"] == "completed" and job["completed_at"] >= job["created_at"]
     media = httpx.get(job["videos"][0]["url"])
     facts = probe_media(media.content)
@@ -54,7 +47,7 @@ def test_range_duration_and_aspect_ratio(http):
     job = http.post("/v1/videos", json={"model": "video-range", "prompt": "x", "duration": 3,
                                         "aspect_ratio": "9:16", "generate_audio": False}).json()
     assert (job["size"], job["seconds"]) == ("720x1280", "3")
-    job = wait(http, f"/v1/videos/{job['id']}")
+    job = finished_job(http, f"/v1/videos/{job['id']}")
     assert probe_media(httpx.get(job["videos"][0]["url"]).content).duration == pytest.approx(3, abs=0.1)
 
 
@@ -120,7 +113,7 @@ def test_music_content_before_completion_is_404_audio_not_found(slow_gateway):
 def test_deleting_a_finished_video_removes_it(http):
     """DELETE on a finished job deletes it; it is then 404 and its link dead."""
     job = http.post("/v1/videos", json={"model": "video-range", "prompt": "x", "duration": 2}).json()
-    job = wait(http, f"/v1/videos/{job['id']}")
+    job = finished_job(http, f"/v1/videos/{job['id']}")
     assert http.delete(f"/v1/videos/{job['id']}").json()["deleted"] is True
     assert http.get(f"/v1/videos/{job['id']}").json()["error"]["code"] == "video_not_found"
     assert httpx.get(job["videos"][0]["url"]).status_code == 404
@@ -139,7 +132,7 @@ def test_another_keys_job_is_not_visible(emulator, http):
 def test_content_redirects_to_a_link_that_needs_no_key_and_supports_range(http):
     """GET content is a 302 to a capability URL served without a key, with 206 ranges."""
     job = http.post("/v1/videos", json={"model": "video-range", "prompt": "x", "duration": 2}).json()
-    wait(http, f"/v1/videos/{job['id']}")
+    finished_job(http, f"/v1/videos/{job['id']}")
     answer = http.get(f"/v1/videos/{job['id']}/content")
     assert answer.status_code == 302
     location = answer.headers["location"]
@@ -156,7 +149,7 @@ def test_music_job_completes_with_an_mp3_of_the_reported_length(http, admin):
     created = http.post("/v1/audio/generations", json={"model": "music-song", "prompt": "upbeat synth pop",
                                                         "lyrics_prompt": LYRICS, "sample_rate": 32000}).json()
     assert set(created) == {"id", "object", "model", "status"} and created["status"] == "in_progress"
-    job = wait(http, f"/v1/audio/generations/{created['id']}")
+    job = finished_job(http, f"/v1/audio/generations/{created['id']}")
     location = http.get(f"/v1/audio/generations/{created['id']}/content").headers["location"]
     media = httpx.get(location)
     facts = probe_media(media.content)
@@ -184,7 +177,7 @@ def test_finished_jobs_expire_after_retention():
     with start(time_scale=0, retention_seconds=0.3) as gateway:
         client = httpx.Client(base_url=gateway.base_url, headers=auth(gateway.api_key))
         job = client.post("/v1/videos", json={"model": "video-range", "prompt": "x", "duration": 2}).json()
-        job = wait(client, f"/v1/videos/{job['id']}")
+        job = finished_job(client, f"/v1/videos/{job['id']}")
         time.sleep(1.2)
         assert client.get(f"/v1/videos/{job['id']}").status_code == 404
         assert httpx.get(job["videos"][0]["url"]).status_code == 404

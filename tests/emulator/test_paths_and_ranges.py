@@ -3,23 +3,15 @@ redirect; a Range the media links cannot use is ignored (RFC 9110: 200 and the w
 
 from __future__ import annotations
 
-import time
 
 import httpx
 import pytest
+from job_polling import finished_job
 
 LYRICS = "[Verse]\nWalking down the road\n[Chorus]\nSing it loud tonight"
 CHAT = {"model": "chat-mini", "messages": [{"role": "user", "content": "hi"}]}
 IMAGE = {"model": "image-aspect", "prompt": "a kite", "seed": 1}
 
-
-def _finished(http: httpx.Client, path: str) -> dict:
-    for _ in range(400):
-        job = http.get(path).json()
-        if job["status"] not in ("queued", "in_progress"):
-            return job
-        time.sleep(0.025)
-    raise AssertionError(f"job {path} did not finish")
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +21,7 @@ def video(emulator) -> str:
 
     with httpx.Client(base_url=emulator.base_url, headers=auth(ACME_KEY), timeout=60) as http:
         job = http.post("/v1/videos", json={"model": "video-range", "prompt": "ranges", "duration": 2}).json()
-        _finished(http, f"/v1/videos/{job['id']}")
+        finished_job(http, f"/v1/videos/{job['id']}")
     return job["id"]
 
 
@@ -47,7 +39,7 @@ def _settled(http: httpx.Client, answer: httpx.Response) -> httpx.Response:
     created = answer.json() if answer.headers.get("content-type", "").startswith("application/json") else {}
     if answer.request.method == "POST" and created.get("status") in ("queued", "in_progress"):
         kind = "videos" if created["object"] == "video" else "audio/generations"
-        _finished(http, f"/v1/{kind}/{created['id']}")
+        finished_job(http, f"/v1/{kind}/{created['id']}")
     return answer
 
 
