@@ -118,7 +118,7 @@ def _heart(d: ImageDraw.ImageDraw, b: Box, c: tuple) -> None:
     d.polygon(_p(b, [(0.08, 0.43), (0.5, 0.95), (0.92, 0.43)]), fill=c)
 
 
-def _moon(d: ImageDraw.ImageDraw, b: Box, c: tuple, behind: tuple = (0, 0, 0, 0)) -> None:
+def _moon(d: ImageDraw.ImageDraw, b: Box, c: tuple) -> None:
     d.pieslice(_e(b, 0.1, 0.1, 0.9, 0.9), 90, 270, fill=c)
     d.ellipse(_e(b, 0.3, 0.1, 0.7, 0.9), fill=c)
 
