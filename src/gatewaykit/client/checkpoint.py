@@ -146,23 +146,33 @@ class Checkpoint:
         return run
 
 
+def _plan(store: Checkpoint, calls: list[Callable[[], Any]], keys: list[str],
+          on_done: Callable[[Any], None]) -> tuple[list[Any], list[int]]:
+    """Stored results in place (each reported through ``on_done``) and the indexes still to run."""
+    results, todo = store.plan(calls, keys)
+    for result in results:
+        if result is not _MISSING:
+            on_done(result)
+    return results, todo
+
+
+def _merged(results: list[Any], todo: list[int], fresh: Any) -> "BatchResult":
+    from gatewaykit.client.batch import BatchResult
+
+    for index, result in zip(todo, fresh):
+        results[index] = result
+    return BatchResult(results)
+
+
 def run_checkpointed(
     path: Union[str, "os.PathLike[str]"], calls: list[Callable[[], Any]], keys: list[str],
     run: Callable[[list[Callable[[], Any]]], Any], on_done: Callable[[Any], None],
 ) -> "BatchResult":  # fmt: skip
     """Run only the calls not stored at ``path`` (with ``run``, the batch runner); all results in order."""
-    from gatewaykit.client.batch import BatchResult
-
     store = Checkpoint(path)
     try:
-        results, todo = store.plan(calls, keys)
-        for result in results:
-            if result is not _MISSING:
-                on_done(result)
-        fresh = run([store.storing(calls[index], keys[index]) for index in todo])
-        for index, result in zip(todo, fresh):
-            results[index] = result
-        return BatchResult(results)
+        results, todo = _plan(store, calls, keys, on_done)
+        return _merged(results, todo, run([store.storing(calls[index], keys[index]) for index in todo]))
     finally:
         store.close()
 
@@ -172,17 +182,9 @@ async def run_checkpointed_async(
     run: Callable[[list[Callable[[], Any]]], Any], on_done: Callable[[Any], None],
 ) -> "BatchResult":  # fmt: skip
     """:func:`run_checkpointed` for the async client (``run`` is awaited)."""
-    from gatewaykit.client.batch import BatchResult
-
     store = Checkpoint(path)
     try:
-        results, todo = store.plan(calls, keys)
-        for result in results:
-            if result is not _MISSING:
-                on_done(result)
-        fresh = await run([store.storing_async(calls[index], keys[index]) for index in todo])
-        for index, result in zip(todo, fresh):
-            results[index] = result
-        return BatchResult(results)
+        results, todo = _plan(store, calls, keys, on_done)
+        return _merged(results, todo, await run([store.storing_async(calls[index], keys[index]) for index in todo]))
     finally:
         store.close()
