@@ -5,6 +5,8 @@ seams: a :class:`~gatewaykit.client.display.Display` Protocol, an offline
 gateway provider, and the presentation registry. ``import gatewaykit`` runs
 :func:`install_defaults`, which plugs in, lazily:
 
+- the conversation layer: ``client.chat.session()`` builds a ``ChatSession``
+  (``AsyncChatSession``), which the client core never imports;
 - the display chooser: the notebook layer's ``KernelDisplay`` when an IPython
   kernel runs (asked once per client, at construction), else ``NullDisplay``;
 - the offline gateway: ``gatewaykit.emulator.shared()``, or a
@@ -21,7 +23,9 @@ from __future__ import annotations
 import importlib
 from typing import Any, Optional
 
+from gatewaykit.client.chat import AsyncChat, Chat
 from gatewaykit.client.config import OFFLINE_EXTRA_HINT, OfflineGateway, set_offline_gateway_provider
+from gatewaykit.client.conversation import AsyncChatSession, ChatSession
 from gatewaykit.client.display import Display, NullDisplay, in_kernel, set_default_display
 from gatewaykit.errors import ConfigurationError
 from gatewaykit.presentation import Bundle, register_renderer
@@ -69,6 +73,8 @@ def render_with_notebook_layer(obj: Any) -> Optional[Bundle]:
 
 
 def install_defaults() -> None:
+    Chat.session_type = ChatSession
+    AsyncChat.session_type = AsyncChatSession
     set_default_display(choose_default_display)
     set_offline_gateway_provider(start_offline_gateway)
     register_renderer(render_with_notebook_layer)

@@ -12,8 +12,8 @@ from typing import Iterator
 import httpx
 import pytest
 
-from gatewaykit.client.cassette import CassetteTransport
-from gatewaykit.client.cassette_store import Cassette, normalise_request
+from gatewaykit.client.transports.cassette import CassetteTransport
+from gatewaykit.client.transports.cassette_store import Cassette, normalise_request
 from gatewaykit.errors import CassetteMissError
 
 BASE = "http://gateway.test"

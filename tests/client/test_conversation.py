@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 import gatewaykit as gk
-from gatewaykit.client.tool_loop import LIMIT_PROMPT
+from gatewaykit.client.conversation.tool_loop import LIMIT_PROMPT
 
 from .spying import SpyTransport, spy_client
 

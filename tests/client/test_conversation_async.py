@@ -10,7 +10,7 @@ from typing import Any, Awaitable, Callable
 import pytest
 
 import gatewaykit as gk
-from gatewaykit.client.tool_loop import LIMIT_PROMPT
+from gatewaykit.client.conversation.tool_loop import LIMIT_PROMPT
 
 from .spying import AsyncSpyTransport, async_spy_client
 

@@ -9,7 +9,7 @@ from typing import Literal, Optional
 import pydantic
 import pytest
 
-from gatewaykit.client.tools import Toolbox, result_text, tool_from_function
+from gatewaykit.client.conversation.tools import Toolbox, result_text, tool_from_function
 from gatewaykit.types import ToolCall
 
 

@@ -3,12 +3,17 @@
 Layout (like httpx): ``base`` does no I/O (configuration, request building,
 response -> model, status -> exception); ``flows`` holds multi-step behaviour
 as generators (retries, job polling) with a sync and an async driver;
-``_transport`` is the only module that imports httpx; ``sse``, ``assembly``
+``transports/`` holds the only modules that import httpx (and the cassette); ``sse``, ``assembly``
 and ``streaming`` decode and assemble streams; ``validation`` checks requests
 against the catalog before sending; ``recording`` hands costs to the ledger;
 ``job_flows`` creates, polls (one :class:`~gatewaykit.client.job_flows.PollSchedule`),
 downloads and cancels jobs; ``api_request`` is the plain-data request and the
 shared :class:`RequestOptions`.
+
+Above the core, ``conversation/`` (sessions, tool loops, transcripts) is built on
+the public client; the core never imports it. Inside ``client/`` the order is
+``conversation`` -> the HTTP core -> ``transports`` -> ``api_request``
+(an import-linter contract in pyproject.toml).
 
 Seams (objects handed in, never module names looked up): ``display`` (the
 :class:`Display` Protocol a client shows its work through) and the offline
@@ -21,12 +26,11 @@ from gatewaykit.client.batch import BatchResult
 from gatewaykit.client.clients import AsyncClient, Client
 from gatewaykit.client.config import OfflineGatewayWarning
 from gatewaykit.client.parameter_names import UnknownParameterWarning
-from gatewaykit.client.conversation import AsyncChatSession, ChatSession
+from gatewaykit.client.conversation import AsyncChatSession, ChatSession, Turn, TurnEvent
 from gatewaykit.client.display import Display, NullDisplay
 from gatewaykit.client.flows import RetryPolicy
 from gatewaykit.client.media_inputs import image_part
 from gatewaykit.client.streaming import AsyncChatStream, ChatStream
-from gatewaykit.client.tool_loop import Turn, TurnEvent
 
 __all__ = [
     "AsyncChatSession",

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Optional, Union
 
 from gatewaykit._version import __version__
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest, encode_json
-from gatewaykit.client.cassette_store import REPLAY_BASE_URL, Cassette
+from gatewaykit.client.transports.cassette_store import REPLAY_BASE_URL, Cassette
 from gatewaykit.client.config import ConnectionSettings, normalise_base_url, resolve_settings
 from gatewaykit.client.key_fingerprint import key_id
 from gatewaykit.client.display import Display, choose_display
@@ -106,7 +106,7 @@ class BaseClient:
                 del headers[ours]
             headers[name] = value
         if self._cassette is not None:
-            from gatewaykit.client.cassette import cassette_transport  # httpx loads with the first client
+            from gatewaykit.client.transports.cassette import cassette_transport  # httpx loads with the first client
 
             http_transport = cassette_transport(
                 self._cassette, self._settings.base_url, http_transport, is_async=self._is_async

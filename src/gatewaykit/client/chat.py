@@ -8,7 +8,7 @@ in :class:`AsyncChat`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, Optional, Union, cast, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Literal, Mapping, Optional, Union, cast, overload
 
 from typing_extensions import Unpack
 
@@ -280,6 +280,10 @@ class Chat:
     """``client.chat``: ``completions`` and the one-line ``ask``."""
 
     _completions_type: type[Completions] = Completions
+    session_type: ClassVar[Optional[type]] = None
+    """What ``session()`` builds: ``ChatSession`` (``AsyncChatSession`` on ``AsyncChat``), plugged in by the
+    composition root (``gatewaykit._wiring``): the conversation layer sits above this core and this
+    module never imports it."""
 
     def __init__(self, client: BaseClient) -> None:
         self._client = client
@@ -323,9 +327,9 @@ class Chat:
         True to ask on the console. ``on_event=`` receives each step (``TurnEvent``).
         Other keywords are sent with every request (``temperature=``, ...).
         """
-        from gatewaykit.client.conversation import AsyncChatSession, ChatSession
-
-        kind = AsyncChatSession if self._client._is_async else ChatSession
+        kind = self.session_type
+        if kind is None:  # pragma: no cover - the composition root always plugs it in
+            raise RuntimeError("no conversation layer is installed (gatewaykit._wiring.install_defaults plugs it in)")
         return kind(
             self._client, model=model, system=system, tools=tools, max_steps=max_steps, approve=approve, **defaults
         )

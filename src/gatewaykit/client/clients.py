@@ -124,7 +124,7 @@ class Client(_Surface):
         return super()._job_wait(job, timeout, on_update, poll_interval)
 
     def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
-        from gatewaykit.client._transport import SyncTransport  # httpx loads with the first client
+        from gatewaykit.client.transports.http import SyncTransport  # httpx loads with the first client
 
         return SyncTransport(base_url, headers, timeout, http_transport)
 
@@ -198,7 +198,7 @@ class AsyncClient(_Surface):
         jobs: AsyncJobs
 
     def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
-        from gatewaykit.client._transport import AsyncTransport
+        from gatewaykit.client.transports.http import AsyncTransport
 
         return AsyncTransport(base_url, headers, timeout, http_transport)
 

@@ -13,7 +13,7 @@ The core calls a display at four points and never knows what is behind it:
   gateway (shown once).
 - ``turn_view()`` (optional): a conversation turn (``chat("...")``) opens one
   :class:`TurnView`; the session streams each of the turn's requests through
-  it and tells it every :class:`~gatewaykit.client.tool_loop.TurnEvent` (tool
+  it and tells it every :class:`~gatewaykit.client.conversation.tool_loop.TurnEvent` (tool
   calls, their results), so a notebook shows the whole tool loop as it
   happens. A display without it gets :class:`StreamOnlyTurnView` (each
   request through its ``chat_stream``, events ignored): :func:`turn_view_of`.
@@ -72,7 +72,7 @@ class TurnView(Protocol):
     async def async_chat_stream(self, stream: "AsyncChatStream") -> "ChatCompletion": ...
 
     def event(self, event: Any) -> None:
-        """A :class:`~gatewaykit.client.tool_loop.TurnEvent` of the turn (a completion, tool call, tool result, limit)."""
+        """A :class:`~gatewaykit.client.conversation.tool_loop.TurnEvent` of the turn (a completion, tool call, tool result, limit)."""
 
     def close(self, error: Optional[BaseException] = None) -> None:
         """The turn ended (``error`` when it raised); the view becomes static output."""

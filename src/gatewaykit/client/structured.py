@@ -12,7 +12,7 @@ is checked with ``jsonschema`` when that package is installed.
 A reply that does not validate raises :class:`gatewaykit.StructuredOutputError`
 carrying the raw text and the validation errors; ``retries=N`` first re-asks up
 to N times, showing the model its reply and the errors. The retry loop is a
-sans-I/O flow (:func:`parse_flow`) yielding :class:`~gatewaykit.client.tool_loop.Ask`
+sans-I/O flow (:func:`parse_flow`) yielding :class:`Ask`
 commands, driven by the sync and async clients and by conversations.
 """
 
@@ -22,15 +22,23 @@ import copy
 import inspect
 import json
 import re
+from dataclasses import dataclass
 from typing import Any, Generator, Optional
 
 import pydantic
 
-from gatewaykit.client.tool_loop import Ask
 from gatewaykit.errors import StructuredOutputError
 from gatewaykit.types import ChatCompletion
 
-__all__ = ["OutputSchema", "parse_flow", "strict_schema"]
+__all__ = ["Ask", "OutputSchema", "parse_flow", "strict_schema"]
+
+
+@dataclass
+class Ask:
+    """One chat request a flow wants sent: the messages and the other fields (an instruction to a driver)."""
+
+    messages: list[dict[str, Any]]
+    fields: dict[str, Any]
 
 _MAX_ERRORS_SHOWN = 8
 

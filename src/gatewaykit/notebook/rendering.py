@@ -16,7 +16,7 @@ import functools
 from typing import Any
 
 from gatewaykit.client.batch import BatchResult
-from gatewaykit.client.conversation_state import SessionState
+from gatewaykit.client.conversation.state import SessionState
 from gatewaykit.costs.ledger import Ledger
 from gatewaykit.errors import GatewayError
 from gatewaykit.notebook import html as views
@@ -138,7 +138,7 @@ _bundle.register(MusicJob, _job_bundle)
 
 @_bundle.register
 def _(obj: SessionState) -> dict[str, Any]:
-    from gatewaykit.client.transcript import to_text
+    from gatewaykit.client.conversation.transcript import to_text
     from gatewaykit.notebook.conversation_html import render_conversation_html
 
     return {"text/plain": to_text(obj), "text/html": render_conversation_html(obj)}

@@ -5,7 +5,7 @@ and the session drives it:
 
 * every request of the turn streams into an output of its own through the
   same live renderer as ``client.chat.ask`` (:func:`~gatewaykit.notebook.live.render_stream`);
-* when a request ends in tool calls (a ``completion`` :class:`~gatewaykit.client.tool_loop.TurnEvent`),
+* when a request ends in tool calls (a ``completion`` :class:`~gatewaykit.client.conversation.tool_loop.TurnEvent`),
   its output becomes the *step*: what the model said, then one collapsible
   block per call (name, arguments pretty-printed) marked "running…"; each
   ``tool_result`` event fills its block in (result truncated, status);

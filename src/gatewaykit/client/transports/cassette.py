@@ -12,7 +12,7 @@ A response is recorded as its body arrives (a stream chunk by chunk, so a replay
 has the same chunking); a stream that broke off on the network breaks off at the
 same point on replay. Replayed responses carry ``x-gatewaykit-cassette: replayed``,
 which the ledger hand-over turns into rows labelled ``cost_source="replayed"``.
-The file format and matching live in :mod:`gatewaykit.client.cassette_store`.
+The file format and matching live in :mod:`gatewaykit.client.transports.cassette_store`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any, AsyncIterator, Callable, Iterator, Optional
 
 import httpx
 
-from gatewaykit.client.cassette_store import REPLAYED_HEADER, Cassette, normalise_request
+from gatewaykit.client.transports.cassette_store import REPLAYED_HEADER, Cassette, normalise_request
 
 __all__ = ["AsyncCassetteTransport", "CassetteTransport", "cassette_transport"]
 

@@ -7,7 +7,7 @@ of everything it sent. Every request of the session is recorded in the
 client's ledger under the session's tag (``chat.tag``), so ``chat.cost`` equals
 the sum of those ledger rows.
 
-The loop itself is the sans-I/O flow of :mod:`gatewaykit.client.tool_loop`
+The loop itself is the sans-I/O flow of :mod:`gatewaykit.client.conversation.tool_loop`
 (and :mod:`gatewaykit.client.structured` for ``parse``); this module only
 drives it: the sync session sends with blocking calls and runs tools one after
 the other, the async session awaits and runs a turn's tool calls concurrently
@@ -24,10 +24,11 @@ import inspect
 import json
 from typing import Any, Optional, cast
 
-from gatewaykit.client.conversation_state import SessionState
+from gatewaykit.client.conversation.state import SessionState
 from gatewaykit.client.display import NullDisplay, TurnView, turn_view_of
-from gatewaykit.client.tool_loop import Ask, RunTools, Turn, TurnEvent, turn_flow
-from gatewaykit.client.tools import ToolCallOutcome, Toolbox, error_text, result_text
+from gatewaykit.client.conversation.tool_loop import RunTools, Turn, TurnEvent, turn_flow
+from gatewaykit.client.structured import Ask
+from gatewaykit.client.conversation.tools import ToolCallOutcome, Toolbox, error_text, result_text
 from gatewaykit.types import ChatCompletion
 
 __all__ = ["AsyncChatSession", "ChatSession", "show_live", "show_live_async"]

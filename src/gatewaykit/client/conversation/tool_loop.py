@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Optional
 
-from gatewaykit.client.tools import ToolCallOutcome
+from gatewaykit.client.conversation.tools import ToolCallOutcome
+from gatewaykit.client.structured import Ask
 from gatewaykit.types import ChatCompletion
 
 __all__ = ["LIMIT_PROMPT", "Ask", "RunTools", "Turn", "TurnEvent", "assistant_message", "turn_flow"]
@@ -59,12 +60,6 @@ class Turn:
     def reply(self) -> Optional[ChatCompletion]:
         """The turn's last completion (the answer)."""
         return self.completions[-1] if self.completions else None
-
-
-@dataclass
-class Ask:
-    messages: list[dict[str, Any]]
-    fields: dict[str, Any]
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """What a conversation keeps, shared by the sync and async sessions: history, turns, cost, transcripts.
 
-No I/O here: the sessions in :mod:`gatewaykit.client.conversation` send; this
+No I/O here: the sessions in :mod:`gatewaykit.client.conversation.session` send; this
 class checks the options, builds each turn's first message and request fields,
 commits finished turns, and answers ``history``, ``cost``, ``usage``,
 ``reset()``, ``undo()``, the transcripts and the rich display.
@@ -17,8 +17,8 @@ from typing import Any, Callable, Iterator, Optional, Union
 
 from gatewaykit.client.media_inputs import image_part
 from gatewaykit.client.structured import OutputSchema, check_retries, parse_flow, supports_strict
-from gatewaykit.client.tool_loop import LIMIT_PROMPT, Turn, TurnEvent, assistant_message
-from gatewaykit.client.tools import Toolbox, approval_of
+from gatewaykit.client.conversation.tool_loop import LIMIT_PROMPT, Turn, TurnEvent, assistant_message
+from gatewaykit.client.conversation.tools import Toolbox, approval_of
 from gatewaykit.presentation import rich_bundle
 from gatewaykit.types import ChatCompletion, Cost, Usage
 
@@ -87,7 +87,7 @@ class SessionState:
     # -- state --------------------------------------------------------------------------
     @property
     def tools(self) -> dict[str, Any]:
-        """The session's tools by name (:class:`~gatewaykit.client.tools.ToolFunction`)."""
+        """The session's tools by name (:class:`~gatewaykit.client.conversation.tools.ToolFunction`)."""
         return dict(self._toolbox.tools)
 
     def _history(self) -> list[dict[str, Any]]:
@@ -177,7 +177,7 @@ class SessionState:
     # -- transcripts and display ----------------------------------------------------------
     def to_markdown(self) -> str:
         """The conversation as Markdown that :meth:`from_markdown` reads back (tool calls included)."""
-        from gatewaykit.client.transcript import to_markdown
+        from gatewaykit.client.conversation.transcript import to_markdown
 
         return to_markdown(self._history(), model=self.model, cost=self.cost)
 
@@ -188,7 +188,7 @@ class SessionState:
         ``client`` defaults to ``gatewaykit.Client()``; ``options`` are the session's
         (``tools=``, ``max_steps=``, ...). The system message becomes ``system``.
         """
-        from gatewaykit.client.transcript import from_markdown
+        from gatewaykit.client.conversation.transcript import from_markdown
 
         messages, meta = from_markdown(text)
         if client is None:
@@ -205,7 +205,7 @@ class SessionState:
 
     def export(self, path: Union[str, Path]) -> Path:
         """Write the conversation to ``path``: ``.md`` (Markdown), ``.html`` (sanitised, like the live view) or ``.json``."""
-        from gatewaykit.client.transcript import export
+        from gatewaykit.client.conversation.transcript import export
 
         return export(self, Path(path))
 
@@ -220,7 +220,7 @@ class SessionState:
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """The whole conversation: turns, tool calls and results, cost (HTML from the presentation layer,
         sanitised as in the live view; text only without it)."""
-        from gatewaykit.client.transcript import to_text
+        from gatewaykit.client.conversation.transcript import to_text
 
         try:
             plain = to_text(self)
