@@ -40,7 +40,8 @@ class Recording:
     """The ledger row of one billable request, written once."""
 
     __slots__ = (
-        "ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "done", "base_url", "key_id"
+        "ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "done", "base_url", "key_id",
+        "confirmed",
     )
 
     def __init__(
@@ -61,6 +62,7 @@ class Recording:
         self.request = request
         self.offline = offline
         self.replayed = False
+        self.confirmed = False
         self.started = 0.0
         self.attempts = 1
         self.done = False
