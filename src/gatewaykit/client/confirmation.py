@@ -73,13 +73,14 @@ def needs_confirmation(quote: Quote, threshold: float) -> bool:
 def ask(client: "BaseClient", quote: Quote, threshold: float, how: str = "confirm=True") -> None:
     """Ask the display to confirm ``quote``; raise ConfirmationRequiredError unless it was confirmed."""
     confirm = getattr(client.display, "confirm", None)
-    if not callable(confirm):
+    answer = confirm(quote, threshold) if callable(confirm) else None
+    if answer is None:  # nobody to ask
         raise ConfirmationRequiredError(
             f"{quote.summary}, over this client's confirm_over of ${threshold:.2f}; "
             f"nothing was sent. Pass {how} to send it anyway",
             quote=quote, threshold=threshold, param="confirm",
         )  # fmt: skip
-    if not confirm(quote, threshold):
+    if not answer:
         error = ConfirmationRequiredError(
             f"cancelled at the confirmation: {quote.summary}; nothing was sent",
             quote=quote, threshold=threshold, param="confirm",
