@@ -50,7 +50,7 @@ def cost_cell(status: Any, source: Any, cost: Optional[float]) -> str:
     if cost is None:
         return "unknown"
     if source == "estimated":
-        return f"{format_usd(cost)} (estimate)"
+        return f"≈ {format_usd(cost)} est."
     return format_usd(cost)
 
 
