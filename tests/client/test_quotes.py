@@ -7,6 +7,7 @@ import math
 import pickle
 from typing import Any
 
+import httpx
 import pytest
 
 import gatewaykit as gk
@@ -17,6 +18,29 @@ LYRICS = "[Verse]\nquote me a song\n[Chorus]\nla la la\n"
 @pytest.fixture
 def ledger() -> gk.Ledger:
     return gk.Ledger(path=None)
+
+
+class PathSpy(httpx.HTTPTransport):
+    """A real transport that remembers the method and path of every request it sends."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[str] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(f"{request.method} {request.url.path}")
+        return super().handle_request(request)
+
+
+@pytest.fixture
+def spied(emulator: Any, keys: Any, ledger: gk.Ledger) -> Any:
+    """A client with confirm_over=0.50 whose transport lists what it sent: (client, spy)."""
+    spy = PathSpy()
+    with gk.Client(
+        api_key=keys.acme, base_url=emulator.base_url, ledger=ledger, display=False, confirm_over=0.50,
+        http_transport=spy,
+    ) as made:  # fmt: skip
+        yield made, spy
 
 
 @pytest.fixture
@@ -57,11 +81,12 @@ def test_music_and_image_quotes(quoting: Any) -> None:
     assert pixels.total_cost == pytest.approx(512 * 256 * 0.015 / 1e6)
 
 
-def test_quote_sends_and_records_nothing(quoting: Any, ledger: gk.Ledger, admin: Any) -> None:
-    """A quote leaves the balance and the ledger as they were."""
-    before = admin.balance()
-    quoting.videos.quote(model="video-tiers", prompt="x", duration=8)
-    assert admin.balance() == before and len(ledger) == 0
+def test_quote_sends_and_records_nothing(spied: Any, ledger: gk.Ledger) -> None:
+    """A quote sends nothing but the one catalog read, and records nothing."""
+    client, spy = spied
+    client.videos.quote(model="video-tiers", prompt="x", duration=8)
+    client.music.quote(model="music-song", prompt="folk", lyrics_prompt=LYRICS)
+    assert spy.sent == ["GET /v1/models"] and len(ledger) == 0
 
 
 def test_quote_of_an_unknown_model_names_it(quoting: Any, ledger: gk.Ledger) -> None:
@@ -96,13 +121,13 @@ def test_async_quote(emulator: Any, keys: Any) -> None:
     assert asyncio.run(main()).total_cost == pytest.approx(0.20)
 
 
-def test_over_the_threshold_outside_a_kernel_raises(guarded: Any, ledger: gk.Ledger, admin: Any) -> None:
+def test_over_the_threshold_outside_a_kernel_raises(spied: Any, ledger: gk.Ledger) -> None:
     """Quoted over confirm_over with no one to ask: ConfirmationRequiredError naming confirm=True, nothing sent."""
-    before = admin.balance()
+    client, spy = spied
     with pytest.raises(gk.ConfirmationRequiredError, match=r"confirm=True") as caught:
-        guarded.videos.create(model="video-tiers", prompt="x", resolution="1080p", duration=8)
+        client.videos.create(model="video-tiers", prompt="x", resolution="1080p", duration=8)
     assert caught.value.quote.total_cost == pytest.approx(2.0) and isinstance(caught.value, gk.GatewayError)
-    assert admin.balance() == before and len(ledger) == 0
+    assert spy.sent == ["GET /v1/models"] and len(ledger) == 0
 
 
 def test_confirm_true_sends(guarded: Any, ledger: gk.Ledger) -> None:
@@ -164,3 +189,23 @@ def test_bad_confirm_over_is_refused(bad: Any) -> None:
     """confirm_over must be a non-negative number of USD."""
     with pytest.raises(ValueError, match="confirm_over"):
         gk.Client(offline=True, confirm_over=bad, display=False)
+
+
+def test_table_entry_for_an_unknown_model_warns_naming_it(emulator: Any, keys: Any) -> None:
+    """A price table entry naming no catalog model gives PriceTableWarning naming it and the closest id."""
+    ledger = gk.Ledger(path=None, prices={"video-tierz": {"per_second": 1.0}})
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, ledger=ledger, display=False) as client:
+        with pytest.warns(gk.costs.PriceTableWarning, match="'video-tierz'.*did you mean 'video-tiers'"):
+            client.models.list()
+
+
+def test_strict_client_refuses_a_table_entry_for_an_unknown_model(emulator: Any, keys: Any) -> None:
+    """With strict=True that entry is a ValueError before the first paid request: nothing sent or recorded."""
+    ledger = gk.Ledger(path=None, prices={"music-sng": {"per_song": 1.0}})
+    spy = PathSpy()
+    with gk.Client(
+        api_key=keys.acme, base_url=emulator.base_url, ledger=ledger, display=False, strict=True, http_transport=spy
+    ) as client:
+        with pytest.raises(ValueError, match="'music-sng'"):
+            client.music.create(model="music-song", prompt="folk", lyrics_prompt=LYRICS)
+    assert spy.sent == ["GET /v1/models"] and len(ledger) == 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import warnings
 from typing import Any, Mapping, Optional, Union
 
 from gatewaykit._version import __version__
@@ -22,7 +23,7 @@ from gatewaykit.client.flows import Flow, RetryPolicy, send_with_retries
 from gatewaykit.client.confirmation import confirm_flow, confirm_threshold
 from gatewaykit.client.recording import Recording, request_summary
 from gatewaykit.costs.catalog_prices import CatalogPrices
-from gatewaykit.costs.pricing import PriceTable
+from gatewaykit.costs.pricing import PriceTable, PriceTableWarning
 from gatewaykit.costs.quotes import Quote
 from gatewaykit.errors import GatewayError, error_from_response
 from gatewaykit.types import Model, ModelList
@@ -214,12 +215,22 @@ class BaseClient:
     def _fetch_models(self, *, extra_headers: Any = None, timeout: Any = NOT_GIVEN) -> Flow[ModelList]:
         response = yield from self._get("/v1/models", extra_headers=extra_headers, timeout=timeout)
         catalog = ModelList.model_validate_json(response.content)
+        prices = getattr(self.ledger, "prices", None)
+        if isinstance(prices, PriceTable):
+            self._check_price_table(prices, catalog)
         self._catalog = catalog
         self._catalog_prices = CatalogPrices(catalog.data)
-        prices = getattr(self.ledger, "prices", None)
         if isinstance(prices, PriceTable) and self._catalog_prices:
             prices.add_source(self.base_url, self._catalog_prices)  # jobs' rows become estimated, not unreported
         return catalog
+
+    def _check_price_table(self, prices: PriceTable, catalog: ModelList) -> None:
+        """An entry naming no model of this catalog: PriceTableWarning, or with ``strict=True`` a ValueError."""
+        for message in prices.unknown_models(self.base_url, catalog.ids):
+            if self._strict:
+                prices._checked.discard(self.base_url)  # refused again on the next call
+                raise ValueError(message + "; fix the table (nothing was sent)")
+            warnings.warn(message, PriceTableWarning, stacklevel=2)
 
     def _prices(self) -> PriceTable:
         """What prices a quote: the ledger's price table (then the catalogs it was given), else the catalog."""

@@ -44,9 +44,13 @@ from typing import Any, Mapping, Optional
 
 from gatewaykit.costs.quotes import Quote
 
-__all__ = ["PRICE_TABLE", "PriceTable"]
+__all__ = ["PRICE_TABLE", "PriceTable", "PriceTableWarning"]
 
 PRICE_TABLE = "price table"
+
+class PriceTableWarning(UserWarning):
+    """A price table entry names a model the gateway's catalog does not have (a typo prices nothing)."""
+
 
 _KNOWN_RATES = frozenset(
     {
@@ -130,6 +134,7 @@ class PriceTable:
         self._prices: dict[str, dict[str, Any]] = validate_prices(prices)
         self._sources: dict[str, Any] = {}  # name -> a source with .price(); replaced whole, never mutated
         self._sources_lock = threading.Lock()
+        self._checked: set[str] = set()  # gateways whose catalog the table's model ids were checked against
 
     def __bool__(self) -> bool:
         return bool(self._prices) or any(bool(source) for source in self._sources.values())
@@ -151,6 +156,23 @@ class PriceTable:
             sources = {key: value for key, value in self._sources.items() if key != name}
             sources[name] = source
             self._sources = sources
+
+    def unknown_models(self, gateway: str, model_ids: Any) -> list[str]:
+        """Once per gateway: a message for each entry naming a model not in ``model_ids`` (its catalog)."""
+        if gateway in self._checked:
+            return []
+        self._checked.add(gateway)
+        import difflib
+
+        known = list(model_ids)
+        messages = []
+        for model in self._prices:
+            if model == "*" or model in known:
+                continue
+            close = difflib.get_close_matches(model, known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; its models: {', '.join(known)}"
+            messages.append(f"price table entry {model!r} names no model of the catalog of {gateway}{hint}")
+        return messages
 
     @property
     def sources(self) -> dict[str, Any]:
