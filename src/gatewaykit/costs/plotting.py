@@ -99,8 +99,12 @@ def alt_text(columns: Mapping[str, Sequence[Any]]) -> str:
     ]
     first = min(xs[0] for xs, _ in series.values())
     last = max(xs[-1] for xs, _ in series.values())
-    span = f"{_when([first])[0]:%Y-%m-%d %H:%M:%S} to {_when([last])[0]:%H:%M:%S} UTC"
-    return f"Cumulative cost over time, {format_usd(total)} in all from {span}: " + "; ".join(parts) + "."
+    start, end = _when([first, last])
+    if f"{start:%H:%M:%S}" == f"{end:%H:%M:%S}":
+        span = f"at {start:%Y-%m-%d %H:%M:%S} UTC"
+    else:
+        span = f"from {start:%Y-%m-%d %H:%M:%S} to {end:%H:%M:%S} UTC"
+    return f"Cumulative cost over time, {format_usd(total)} in all {span}: " + "; ".join(parts) + "."
 
 
 def _draw(columns: Mapping[str, Sequence[Any]], ax: Any) -> None:
