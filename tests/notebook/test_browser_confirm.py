@@ -30,8 +30,12 @@ CELLS = [
     "print('ledger rows:', len(client.ledger))",
     f"job = client.videos.create({BIG_VIDEO})\n"
     "print('sent', job.id, 'ledger rows:', len(client.ledger))",
+    "aclient = gk.AsyncClient(base_url={base_url!r}, api_key={api_key!r}, confirm_over=0.50,"
+    " ledger=gk.Ledger(path=None))\n"
+    f"ajob = await aclient.videos.create({BIG_VIDEO})\n"
+    "print('async sent', ajob.id, 'ledger rows:', len(aclient.ledger))",
 ]
-CANCEL, CONFIRM = 1, 2
+CANCEL, CONFIRM, ASYNC = 1, 2, 3
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +45,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[NotebookPage
     root = tmp_path_factory.mktemp("confirm") / "work"
     root.mkdir()
     with gateway.start(time_scale=0, admin_token=ADMIN) as running:
-        write_notebook(root / "confirm.ipynb", [c.format(base_url=running.base_url, api_key=running.api_key)
-                                                for c in CELLS])  # fmt: skip
+        cells = [cell.replace("{base_url!r}", repr(running.base_url)).replace("{api_key!r}", repr(running.api_key))
+                 for cell in CELLS]  # fmt: skip
+        write_notebook(root / "confirm.ipynb", cells)
         server = JupyterServer(root, app="lab")
         try:
             with open_notebook(server, "confirm.ipynb", ARTIFACTS) as page:
@@ -91,3 +96,16 @@ def test_confirm_on_the_card_sends(lab: tuple[NotebookPage, Any]) -> None:
     job_id = output.split("sent ", 1)[1].split()[0]
     answer = httpx.get(f"{gateway.base_url}/v1/videos/{job_id}", headers={"Authorization": f"Bearer {gateway.api_key}"})
     assert answer.status_code == 200
+
+
+def test_confirm_works_for_an_async_client_awaited_in_a_cell(lab: tuple[NotebookPage, Any]) -> None:
+    """An AsyncClient awaited in the cell asks with the same card; Confirm sends."""
+    page, _ = lab
+    page.run(ASYNC)
+    cell = page.cell(ASYNC)
+    confirm = cell.locator("button.gk-confirm-yes")
+    confirm.wait_for(timeout=30_000)
+    confirm.click()
+    page.wait_done(ASYNC, timeout=30)
+    output = page.output_text(ASYNC)
+    assert "async sent video_" in output and "ledger rows: 1" in output
