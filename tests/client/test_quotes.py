@@ -209,3 +209,15 @@ def test_strict_client_refuses_a_table_entry_for_an_unknown_model(emulator: Any,
         with pytest.raises(ValueError, match="'music-sng'"):
             client.music.create(model="music-song", prompt="folk", lyrics_prompt=LYRICS)
     assert spy.sent == ["GET /v1/models"] and len(ledger) == 0
+
+
+def test_image_quote_with_references_is_an_edit_quote(quoting: Any) -> None:
+    """images.quote(image=...) quotes the edit and checks the reference count as edit would."""
+    from PIL import Image
+
+    picture = Image.new("RGB", (32, 32), (10, 120, 60))
+    quote = quoting.images.quote(model="image-aspect", prompt="bluer", image=picture)
+    assert (quote.kind, quote.total_cost) == ("image.edit", pytest.approx(0.03))
+    with pytest.raises(gk.BadRequestError, match="at most 1 reference") as caught:
+        quoting.images.quote(model="image-aspect", prompt="bluer", image=[picture, picture])
+    assert caught.value.param == "image"
