@@ -104,7 +104,14 @@ def ask_in_kernel(quote: Any, threshold: float) -> Optional[bool]:
 
     enable_colab_widgets()
     card = ConfirmCard(quote, threshold, ipywidgets)
-    handle = display(card.box, display_id=True)
+    view = {"version_major": 2, "version_minor": 0, "model_id": card.box.model_id}
+    fallback = (
+        f"Confirm before sending? {quote.summary}, over confirm_over {format_usd(threshold)}. "
+        "(The Confirm / Cancel buttons need ipywidgets in the front end: press stop to cancel, "
+        "or run the call again with confirm=True.)"
+    )
+    bundle = {"text/plain": fallback, "application/vnd.jupyter.widget-view+json": view}
+    handle = display(bundle, raw=True, display_id=True)
     confirmed = card.wait()
     card.box.close()
     if handle is not None:
