@@ -221,3 +221,14 @@ def test_image_quote_with_references_is_an_edit_quote(quoting: Any) -> None:
     with pytest.raises(gk.BadRequestError, match="at most 1 reference") as caught:
         quoting.images.quote(model="image-aspect", prompt="bluer", image=[picture, picture])
     assert caught.value.param == "image"
+
+
+def test_a_long_chat_over_the_threshold_asks(emulator: Any, keys: Any, ledger: gk.Ledger) -> None:
+    """A chat is quoted from its messages and max_tokens: a huge prompt on a $0.0001 threshold asks."""
+    with gk.Client(
+        api_key=keys.acme, base_url=emulator.base_url, ledger=ledger, display=False, confirm_over=0.0001
+    ) as client:
+        with pytest.raises(gk.ConfirmationRequiredError, match="chat-mini"):
+            client.chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "word " * 4000}])
+        client.chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "hi"}])
+    assert len(ledger) == 1

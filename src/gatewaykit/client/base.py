@@ -276,6 +276,8 @@ class BaseClient:
         )
         recording.replayed = self._cassette is not None and self._cassette.mode == "replay"
         recording.confirmed = bool(confirm)  # confirm=True: sent whatever its quote
+        if self._confirm_over is not None:
+            recording.body = body  # a chat's quote counts its messages
         return recording
 
     def _billable_send(self, request: ApiRequest, recording: Recording) -> Flow[Any]:

@@ -97,7 +97,7 @@ def confirm_flow(client: "BaseClient", recording: "Recording") -> "Flow[None]":
         return
     if client._catalog is None:
         yield from client._catalog_entry(recording.model)  # read once: the catalog's prices
-    quote = client._quote(recording.kind, recording.model, recording.request)
+    quote = client._quote(recording.kind, recording.model, recording.body or recording.request)
     if collecting is not None:
         collecting.append(quote)
         raise QuotedInstead

@@ -41,7 +41,7 @@ class Recording:
 
     __slots__ = (
         "ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "done", "base_url", "key_id",
-        "confirmed",
+        "confirmed", "body",
     )
 
     def __init__(
@@ -63,6 +63,7 @@ class Recording:
         self.offline = offline
         self.replayed = False
         self.confirmed = False
+        self.body: Optional[dict[str, Any]] = None  # the whole request, kept only to quote it (confirm_over)
         self.started = 0.0
         self.attempts = 1
         self.done = False
