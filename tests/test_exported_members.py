@@ -10,7 +10,7 @@ DESIGN_NAMES = {
     "BadRequestError", "PromptTooLongError", "ModelNotFoundError", "AuthenticationError", "InsufficientQuotaError",
     "PermissionDeniedError", "NotFoundError", "RateLimitError", "ServerError", "APIConnectionError",
     "APITimeoutError", "JobFailedError", "BudgetExceededError", "Ledger", "CostRecord", "ledger", "emulator",
-    "load_ipython_extension", "UnknownParameterWarning",
+    "load_ipython_extension", "UnknownParameterWarning", "Quote", "ConfirmationRequiredError",
 }  # fmt: skip
 
 

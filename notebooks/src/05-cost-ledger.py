@@ -57,7 +57,8 @@ gk.ledger.summary(by="tag")
 #
 # `to_pandas()` has one row per request: tokens, cost, status, latency, retries, tags.
 # `cost_source` says where the amount came from (`reported` = the exact amount the
-# gateway deducted).
+# gateway deducted; `estimated` = a video or song the gateway bills without reporting
+# an amount, priced from your price table or the gateway's catalog, shown as "≈ $0.40 est.").
 
 # %%
 frame = gk.ledger.to_pandas()
@@ -94,9 +95,9 @@ sorted(path.name for path in folder.iterdir())
 #
 # A ledger with a `budget` (in USD) refuses a request **before anything is sent**
 # (`BudgetExceededError`) once the recorded total reaches it. Video and music jobs
-# carry no cost in the gateway's answers; give the ledger a price table and it also
-# refuses a request whose *estimated* cost would pass the budget (and estimates
-# those jobs' costs). `gk.Client(ledger=...)` records into a ledger of your own.
+# carry no cost in the gateway's answers; with a price for them (your price table,
+# else the gateway's catalog) it also refuses a request whose *estimated* cost would
+# pass the budget. `gk.Client(ledger=...)` records into a ledger of your own.
 
 # %%
 VIDEO = client.models.pick("video", ["resolution"])
@@ -111,3 +112,33 @@ assert len(careful) == 0
 
 # %% [markdown]
 # The process-wide ledger takes a budget the same way: `gk.ledger.budget = 5.00`.
+
+# %% [markdown]
+# ## A quote before spending
+#
+# `client.videos.quote(...)` (also `client.music.quote` and `client.images.quote`)
+# takes the same arguments as `create`/`generate` and says what the request would
+# cost, sending nothing: `.total_cost` (USD, or `None` when nothing can price it),
+# `.source` (`"price table"`: your `Ledger(prices=...)`; `"catalog"`: the prices the
+# gateway's catalog states) and the assumptions it made (the model's defaults for
+# what you left out). A model or value the gateway does not offer is an error naming it.
+
+# %%
+quote = client.videos.quote(model=VIDEO, prompt="an expensive epic", duration=8, resolution="1080p")
+print(quote)
+quote.total_cost, quote.source
+
+# %% [markdown]
+# ## Ask before an expensive request
+#
+# `gk.Client(confirm_over=0.10)` quotes every paid request and asks before sending
+# one quoted above $0.10: in a notebook a card with the quote and **Confirm** /
+# **Cancel** (Cancel sends nothing); in a script `gk.ConfirmationRequiredError`.
+# `confirm=True` on the call sends it without asking (here, so the notebook runs
+# unattended); `client.map`/`client.batch` ask once for the whole batch.
+
+# %% tags=["nbval-ignore-output"]
+guarded = gk.Client(confirm_over=0.10)
+print(guarded.videos.quote(model=VIDEO, prompt="waves", duration=4, resolution="480p"))
+clip = guarded.videos.create(model=VIDEO, prompt="waves", duration=4, resolution="480p", confirm=True).wait()
+gk.ledger.to_pandas()[["model", "status", "cost_source", "total_cost"]].tail(1)

@@ -34,6 +34,7 @@ from gatewaykit.client import (
     image_part,
 )
 from gatewaykit.costs import CostRecord, Ledger, ledger
+from gatewaykit.costs.quotes import Quote
 from gatewaykit.errors import (
     APIConnectionError,
     APIStatusError,
@@ -43,6 +44,7 @@ from gatewaykit.errors import (
     BudgetExceededError,
     CassetteMissError,
     ConfigurationError,
+    ConfirmationRequiredError,
     GatewayError,
     InsufficientQuotaError,
     JobFailedError,
@@ -101,6 +103,7 @@ __all__ = [
     "ChatStream",
     "Client",
     "ConfigurationError",
+    "ConfirmationRequiredError",
     "Cost",
     "CostRecord",
     "Display",
@@ -122,6 +125,7 @@ __all__ = [
     "OfflineGatewayWarning",
     "PermissionDeniedError",
     "PromptTooLongError",
+    "Quote",
     "RateLimitError",
     "RequestOptions",
     "RequestTooLargeError",

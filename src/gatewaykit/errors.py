@@ -22,6 +22,7 @@ gateway's error envelope (``status``, ``code``, ``type``, ``param``,
     ├── JobFailedError                  a video or music job ended ``failed``
     ├── JobTimeoutError                 ``job.wait(timeout=)`` ran out; the job goes on
     ├── BudgetExceededError             the ledger's budget would be passed; nothing sent
+    ├── ConfirmationRequiredError       a quote passed ``confirm_over``; nothing sent (``confirm=True``)
     ├── StructuredOutputError           a reply did not validate against the asked-for schema
     ├── CassetteMissError               replay mode: the cassette holds no recording of the request
     └── ConfigurationError              no usable key / base URL combination
@@ -48,6 +49,7 @@ __all__ = [
     "BudgetExceededError",
     "CassetteMissError",
     "ConfigurationError",
+    "ConfirmationRequiredError",
     "GatewayError",
     "InsufficientQuotaError",
     "JobFailedError",
@@ -252,6 +254,19 @@ class BudgetExceededError(GatewayError):
         super().__init__(message, **kwargs)
         self.budget = budget
         self.spent = spent
+
+
+class ConfirmationRequiredError(GatewayError):
+    """A request quoted above the client's ``confirm_over``, with no one to ask; nothing was sent.
+
+    ``quote`` is the :class:`~gatewaykit.Quote` that passed the threshold;
+    pass ``confirm=True`` to the call to send it anyway.
+    """
+
+    def __init__(self, message: str, *, quote: Any = None, threshold: float | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.quote = quote
+        self.threshold = threshold
 
 
 class CassetteMissError(GatewayError):

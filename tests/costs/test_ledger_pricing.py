@@ -61,3 +61,53 @@ def test_chat_request_estimate_uses_characters_and_max_tokens():
     request = {"messages": [{"role": "user", "content": "x" * 400}], "max_tokens": 10}
     estimate = table.estimate_request("chat", "c", request)
     assert 100 + 10 <= estimate <= 130 + 10
+
+
+@pytest.mark.parametrize(
+    ("prices", "named"),
+    [
+        ({"v": {"per_second": -0.1}}, r"prices\['v'\]\['per_second'\] is -0.1; a price cannot be negative"),
+        ({"v": {"per_second": float("nan")}}, r"prices\['v'\]\['per_second'\] is nan"),
+        ({"v": {"per_second": {"720p": "cheap"}}}, r"prices\['v'\]\['per_second'\]\['720p'\] is 'cheap'"),
+        ({"m": 0.05}, r"prices\['m'\] must be a dict of rates"),
+        ([("m", {"per_song": 1})], "prices must map model ids to rates"),
+        ({"": {"per_song": 1}}, "is not a model id"),
+    ],
+)
+def test_malformed_table_is_refused_naming_the_entry(prices, named):
+    """A malformed table, a negative or NaN price: a ValueError naming the entry, at construction."""
+    with pytest.raises(ValueError, match=named):
+        PriceTable(prices)
+
+
+def test_ledger_with_a_bad_table_is_refused():
+    """Ledger(prices=...) refuses the same tables before it records anything."""
+    import gatewaykit as gk
+
+    with pytest.raises(ValueError, match="per_song"):
+        gk.Ledger(path=None, prices={"music-song": {"per_song": -1}})
+
+
+def test_catalog_source_prices_what_the_table_does_not():
+    """A catalog added as a source answers after the table; the quote names the source."""
+    from gatewaykit.costs.catalog_prices import CatalogPrices
+
+    catalog = CatalogPrices([{"id": "music-song", "pricing": {"usd_per_song": 0.06}, "parameters": {}}])
+    table = PriceTable({"video-x": {"per_second": 0.1}})
+    table.add_source("http://gw", catalog)
+    assert table.estimate("music", "music-song") == 0.06
+    assert table.quote("music", "music-song", {}).source == "catalog"
+    assert table.quote("video", "video-x", {"duration": 2}).source == "price table"
+    assert table.quote("music", "elsewhere", {}).total_cost is None
+
+
+def test_catalog_sources_do_not_pickle():
+    """A pickled table keeps the user's rates only (a client re-adds its catalog)."""
+    import pickle
+
+    from gatewaykit.costs.catalog_prices import CatalogPrices
+
+    table = PriceTable({"m": {"per_song": 0.05}})
+    table.add_source("http://gw", CatalogPrices([{"id": "x", "pricing": {"usd_per_song": 1}}]))
+    copy = pickle.loads(pickle.dumps(table))
+    assert copy.estimate("music", "m") == 0.05 and copy.sources == {}

@@ -97,7 +97,7 @@ def test_plot_draws_one_line_per_model(mixed):
     """plot() returns a Figure with a cumulative step line per charged model."""
     ax = mixed.plot().axes[0]
     labels = sorted(line.get_label() for line in ax.get_lines())
-    assert labels == ["chat-mini", "chat-reasoner", "image-pixels", "video-tiers"]
+    assert labels == ["chat-mini", "chat-reasoner", "image-pixels", "total", "video-tiers"]
     ends = {line.get_label(): line.get_ydata()[-1] for line in ax.get_lines()}
     assert ends["chat-mini"] == pytest.approx(0.007)
     assert "offline" in ax.get_title()
@@ -110,22 +110,50 @@ def test_plot_renders_to_png(mixed, tmp_path):
 
 
 def test_plot_time_axis_has_few_dated_ticks_and_money_labels(mixed):
-    """The time axis uses a concise date formatter with a handful of ticks; the cost axis reads like money."""
-    import matplotlib.dates as mdates
-
+    """The time axis has a handful of full clock-time ticks and no offset label; the cost axis reads like money."""
     figure = mixed.plot()
     figure.canvas.draw()
     ax = figure.axes[0]
-    assert isinstance(ax.xaxis.get_major_formatter(), mdates.ConciseDateFormatter)
-    assert 2 <= len(ax.get_xticks()) <= 7
+    ticks = [label.get_text() for label in ax.get_xticklabels() if label.get_text()]
+    assert 2 <= len(ticks) <= 7 and all(":" in text for text in ticks)
+    assert ax.xaxis.get_offset_text().get_text() == ""
     labels = [label.get_text() for label in ax.get_yticklabels() if label.get_text()]
     assert labels and all(text.startswith("$") and "e" not in text for text in labels)
 
 
 def test_plot_lines_run_to_the_last_charge(mixed):
-    """Each model's running total is drawn on to the last charge, so a one-charge model is a visible line."""
+    """Each model's running total is drawn on to the right edge, so a one-charge model is a visible line."""
     lines = mixed.plot().axes[0].get_lines()
     assert len({line.get_xdata()[-1] for line in lines}) == 1
+
+
+def test_plot_one_charge_is_a_step_inside_the_frame():
+    """A model charged once rises from $0 inside the axes, with flat segments on both sides of the step."""
+    import matplotlib.dates as mdates
+
+    ledger = Ledger(path=None)
+    ledger.record(CostRecord("chat", "chat-mini", "ok", time=1000.0, usage={"cost": {"total_cost": 0.1}}))
+    ax = ledger.plot().axes[0]
+    (line,) = ax.get_lines()
+    xs = mdates.date2num(list(line.get_xdata()))
+    left, right = ax.get_xlim()
+    assert list(line.get_ydata()) == [0.0, 0.1, 0.1]
+    assert left <= xs[0] < xs[1] < xs[2] <= right and (xs[1] - left) > 0.05 * (right - left)
+
+
+def test_plot_has_a_total_line(mixed):
+    """With several models a dashed 'total' line ends at the ledger's total."""
+    lines = {line.get_label(): line for line in mixed.plot().axes[0].get_lines()}
+    assert lines["total"].get_ydata()[-1] == pytest.approx(mixed.total_cost)
+
+
+def test_plot_html_has_alt_text(mixed):
+    """The figure's HTML output (what nbconvert keeps) is an image with alt text naming the total."""
+    from gatewaykit.costs.money import format_usd
+
+    markup = mixed.plot()._repr_html_()
+    assert markup.startswith('<img src="data:image/png;base64,') and "alt=\"Cumulative cost over time" in markup
+    assert format_usd(mixed.total_cost) in markup
 
 
 def test_plot_on_given_axes_returns_none(mixed):
@@ -133,7 +161,7 @@ def test_plot_on_given_axes_returns_none(mixed):
     from matplotlib.figure import Figure
 
     ax = Figure().subplots()
-    assert mixed.plot(ax=ax) is None and len(ax.get_lines()) == 4
+    assert mixed.plot(ax=ax) is None and len(ax.get_lines()) == 5  # four models and their total
 
 
 def test_csv_round_trip(mixed, tmp_path):

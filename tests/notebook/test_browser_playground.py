@@ -128,19 +128,25 @@ def test_invalid_lyrics_are_shown_next_to_the_form(page: NotebookPage) -> None:
 def test_video_shows_progress_then_a_playable_player(page: NotebookPage) -> None:
     """Pick video-tiers at 480p, Run: a progress card while Run is disabled, then a video that loads."""
     choose(page, "video", "video-tiers", "waves at dusk")
+    quote = form(page).locator(".gk-playground-quote")
+    form(page).locator(".gk-field-resolution select").select_option("1080p")
+    expect(quote).to_contain_text("≈ $1.00 est.", timeout=10_000)  # the quote beside Run follows the form
     form(page).locator(".gk-field-resolution select").select_option("480p")
+    expect(quote).to_contain_text("≈ $0.20 est.", timeout=10_000)
+    shot(page, "04-video-quote")
     form(page).locator(".gk-playground-run").click()
     form(page).locator(".gk-playground-result .gk-job[data-status='queued'], "
                        ".gk-playground-result .gk-job[data-status='in_progress']").first.wait_for(timeout=15_000)
     assert form(page).locator(".gk-playground-run").is_disabled()
     assert form(page).locator(".gk-playground-cancel").is_visible()
-    shot(page, "04-video-progress")
+    shot(page, "04-video-progress-card")
     video = form(page).locator(".gk-playground-result .gk-job[data-status='completed'] video.gk-video")
     video.wait_for(timeout=60_000)
     video.scroll_into_view_if_needed()
     page.page.wait_for_function("v => v.readyState >= 1 && v.duration > 0", arg=video.element_handle(), timeout=15_000)
     page.page.wait_for_function("b => !b.disabled", arg=form(page).locator(".gk-playground-run").element_handle())
-    assert "(2 runs)" in cost_text(page) and "1 job charged" in cost_text(page)
+    expect(form(page).locator(".gk-playground-cost")).to_contain_text("≈ $0.20 est.", timeout=10_000)
+    assert "(2 runs)" in cost_text(page) and "does not report" not in cost_text(page)
     shot(page, "05-video-player")
 
 

@@ -47,8 +47,10 @@ def executed(emulator, keys):
         "print(json.dumps({'message': message, 'result': pg.result.value}))",
         "pg.kind_picker.value = 'video'; pg.model_picker.value = 'video-tiers'\n"
         "pg.values['prompt'].value = 'waves at dusk'; pg.values['resolution'].value = '480p'\n"
+        "quote_480 = pg.quote.value; pg.values['resolution'].value = '1080p'; quote_1080 = pg.quote.value\n"
+        "pg.values['resolution'].value = '480p'\n"
         "pg.run_button.click(); assert pg.wait(60)\n"
-        "print(json.dumps({'result': pg.result.value, 'cost': pg.cost.value}))",
+        "print(json.dumps({'result': pg.result.value, 'cost': pg.cost.value, 'quotes': [quote_480, quote_1080]}))",
         "pg.kind_picker.value = 'chat'; pg.values['prompt'].value = 'Explain SSE in two sentences'\n"
         "pg.run_button.click(); assert pg.wait(60)\n"
         f"print(json.dumps({{'result': pg.result.value, 'rows': [r['kind'] for r in {mine()}]}}))",
@@ -95,10 +97,16 @@ def test_music_run_ends_as_an_audio_player(executed):
 
 
 def test_video_run_ends_as_a_player_and_counts_the_job(executed):
-    """A video run ends as the embedded player; the cost line counts the job the gateway prices silently."""
+    """A video run ends as the embedded player; the cost line counts the jobs at the catalog's prices, marked est."""
     seen = printed(executed.cells[4])
     assert 'data-status="completed"' in seen["result"] and '<video class="gk-video" controls' in seen["result"]
-    assert "(3 runs)" in seen["cost"] and "2 jobs charged" in seen["cost"]
+    assert "(3 runs)" in seen["cost"] and "≈ $0.26 est." in seen["cost"] and "does not report" not in seen["cost"]
+
+
+def test_the_quote_beside_run_follows_the_form(executed):
+    """The quote beside Run is the catalog price of the form's request and changes with the resolution."""
+    quote_480, quote_1080 = printed(executed.cells[4])["quotes"]
+    assert "≈ $0.20 est." in quote_480 and "≈ $1.00 est." in quote_1080 and "gk-quote" in quote_480
 
 
 def test_chat_run_ends_as_the_static_answer(executed):

@@ -142,13 +142,15 @@ class RequestOptions(ReadOptions, total=False):
     """Options every creating call takes (``create``, ``generate``, ``edit``), besides its own fields.
 
     ``extra_body`` is merged into the JSON body last (it can send an explicit
-    null); ``validate`` overrides the client's catalog check for this call.
+    null); ``validate`` overrides the client's catalog check for this call;
+    ``confirm=True`` sends it without asking, whatever its quote (``Client(confirm_over=)``).
     Any other keyword is sent as a body field as-is (type checkers ask for
     ``extra_body`` instead).
     """
 
     extra_body: Mapping[str, Any]
     validate: Optional[bool]
+    confirm: bool
 
 
 @dataclass(slots=True)
@@ -160,6 +162,7 @@ class CallOptions:
     timeout: Any
     validate: Optional[bool]
     passthrough: dict[str, Any]
+    confirm: bool = False
 
 
 def call_options(options: Mapping[str, Any]) -> CallOptions:
@@ -170,5 +173,6 @@ def call_options(options: Mapping[str, Any]) -> CallOptions:
         extra_body=rest.pop("extra_body", None),
         timeout=rest.pop("timeout", NOT_GIVEN),
         validate=rest.pop("validate", None),
+        confirm=bool(rest.pop("confirm", False)),
         passthrough=rest,
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import warnings
 from typing import Any, Mapping, Optional, Union
 
 from gatewaykit._version import __version__
@@ -19,7 +20,11 @@ from gatewaykit.client.config import ConnectionSettings, normalise_base_url, res
 from gatewaykit.client.key_fingerprint import key_id
 from gatewaykit.client.display import Display, choose_display
 from gatewaykit.client.flows import Flow, RetryPolicy, send_with_retries
+from gatewaykit.client.confirmation import confirm_flow, confirm_threshold
 from gatewaykit.client.recording import Recording, request_summary
+from gatewaykit.costs.catalog_prices import CatalogPrices
+from gatewaykit.costs.pricing import PriceTable, PriceTableWarning
+from gatewaykit.costs.quotes import Quote
 from gatewaykit.errors import GatewayError, error_from_response
 from gatewaykit.types import Model, ModelList
 
@@ -66,7 +71,9 @@ class BaseClient:
         cassette: Any = None,
         cassette_mode: str = "auto",
         display: Union[Display, bool, None] = None,
+        confirm_over: Optional[float] = None,
     ) -> None:
+        self._confirm_over = confirm_threshold(confirm_over)
         # What a pickled client takes to a worker (client/pickling.py); the key travels in settings.
         self._options: dict[str, Any] = {
             "timeout": timeout,
@@ -74,6 +81,7 @@ class BaseClient:
             "validate": validate,
             "default_headers": dict(default_headers or {}),
             "display": display if isinstance(display, bool) else None,
+            "confirm_over": self._confirm_over,
         }
         self._custom_transport = http_transport is not None
         self._cassette = Cassette(cassette, cassette_mode) if cassette is not None else None
@@ -94,6 +102,7 @@ class BaseClient:
         self._strict = strict  # an unknown keyword raises instead of warning
         self._ledger = ledger
         self._catalog: Optional[ModelList] = None
+        self._catalog_prices: Optional[CatalogPrices] = None
         headers = {
             "Authorization": f"Bearer {self._settings.api_key}",
             "User-Agent": f"gatewaykit/{__version__}",
@@ -206,8 +215,36 @@ class BaseClient:
     def _fetch_models(self, *, extra_headers: Any = None, timeout: Any = NOT_GIVEN) -> Flow[ModelList]:
         response = yield from self._get("/v1/models", extra_headers=extra_headers, timeout=timeout)
         catalog = ModelList.model_validate_json(response.content)
+        prices = getattr(self.ledger, "prices", None)
+        if isinstance(prices, PriceTable):
+            self._check_price_table(prices, catalog)
         self._catalog = catalog
+        self._catalog_prices = CatalogPrices(catalog.data)
+        if isinstance(prices, PriceTable) and self._catalog_prices:
+            prices.add_source(self.base_url, self._catalog_prices)  # jobs' rows become estimated, not unreported
         return catalog
+
+    def _check_price_table(self, prices: PriceTable, catalog: ModelList) -> None:
+        """An entry naming no model of this catalog: PriceTableWarning, or with ``strict=True`` a ValueError."""
+        for message in prices.unknown_models(self.base_url, catalog.ids):
+            if self._strict:
+                prices._checked.discard(self.base_url)  # refused again on the next call
+                raise ValueError(message + "; fix the table (nothing was sent)")
+            warnings.warn(message, PriceTableWarning, stacklevel=2)
+
+    def _prices(self) -> PriceTable:
+        """What prices a quote: the ledger's price table (then the catalogs it was given), else the catalog."""
+        prices = getattr(self.ledger, "prices", None)
+        if isinstance(prices, PriceTable):
+            return prices
+        table = PriceTable()
+        if self._catalog_prices:
+            table.add_source(self.base_url, self._catalog_prices)
+        return table
+
+    def _quote(self, kind: str, model: Optional[str], body: Mapping[str, Any]) -> Quote:
+        """What sending ``body`` would cost, from the price table, else this gateway's catalog."""
+        return self._prices().quote(kind, model, body)
 
     def _checks_on(self, validate: Optional[bool]) -> bool:
         """Whether to check a call against the catalog: its own ``validate=``, else the client's."""
@@ -233,15 +270,20 @@ class BaseClient:
         return None
 
     # -- one billable call -------------------------------------------------------------------
-    def _recording(self, kind: str, model: Optional[str], body: dict[str, Any]) -> Recording:
+    def _recording(self, kind: str, model: Optional[str], body: dict[str, Any], confirm: bool = False) -> Recording:
         recording = Recording(
             self.ledger, kind, model, request_summary(body), self.offline, self.base_url, self._key_id
         )
         recording.replayed = self._cassette is not None and self._cassette.mode == "replay"
+        recording.confirmed = bool(confirm)  # confirm=True: sent whatever its quote
+        if self._confirm_over is not None:
+            recording.body = body  # a chat's quote counts its messages
         return recording
 
     def _billable_send(self, request: ApiRequest, recording: Recording) -> Flow[Any]:
-        """Budget check, send with retries, record an error outcome; the successful response."""
+        """Confirmation (``confirm_over``), budget check, send with retries, record an error outcome;
+        the successful response."""
+        yield from confirm_flow(self, recording)
         recording.check_budget()
         try:
             response, attempts = yield from send_with_retries(request, self._policy)

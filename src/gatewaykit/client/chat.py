@@ -194,7 +194,7 @@ class Completions:
             body["stream_options"] = options
         checked = self._client._checks_on(call.validate)
         keywords = keyword_check("chat.completions.create", (*fields, "stream", "stream_options"), call.passthrough)
-        flow = self._flow(body, stream, call.extra_headers, call.timeout, checked, keywords)
+        flow = self._flow(body, stream, call.extra_headers, call.timeout, checked, keywords, call.confirm)
         return self._client._run(flow)
 
     def parse(
@@ -217,6 +217,7 @@ class Completions:
         timeout: Any,
         checked: bool,
         keywords: Optional[KeywordCheck] = None,
+        confirm: bool = False,
     ) -> Flow[Any]:
         client = self._client
         if body.get("model") is None:
@@ -224,7 +225,7 @@ class Completions:
         if checked:
             yield from check_keywords(client, body["model"], keywords)
             check_chat(body)
-        recording = client._recording("chat.stream" if stream else "chat", body["model"], body)
+        recording = client._recording("chat.stream" if stream else "chat", body["model"], body, confirm)
         request = client._json_request(
             "POST", "/v1/chat/completions", body, extra_headers=extra_headers, timeout=timeout, stream=stream
         )

@@ -14,6 +14,7 @@ from gatewaykit.client import job_flows
 from gatewaykit.client.base import DEFAULT_TIMEOUT, BaseClient
 from gatewaykit.client.batch import BatchResult, run_async_batch, run_thread_batch
 from gatewaykit.client.chat import AsyncChat, Chat
+from gatewaykit.client.confirmation import confirmed_async_call, confirmed_call, quote_async_batch, quote_batch
 from gatewaykit.client.checkpoint import batch_keys, item_keys, run_checkpointed, run_checkpointed_async
 from gatewaykit.client.flows import Flow, RetryPolicy, run_async, run_sync
 from gatewaykit.client.images import AsyncImages, Images
@@ -55,11 +56,13 @@ class _Surface(BaseClient):
         cassette: Union[str, Path, None] = None,
         cassette_mode: str = "auto",
         display: Union[Display, bool, None] = None,
+        confirm_over: Optional[float] = None,
     ) -> None:
         super().__init__(
             api_key=api_key, base_url=base_url, offline=offline, timeout=timeout, max_retries=max_retries,
             retry_policy=retry_policy, validate=validate, strict=strict, ledger=ledger, default_headers=default_headers,
             http_transport=http_transport, cassette=cassette, cassette_mode=cassette_mode, display=display,
+            confirm_over=confirm_over,
         )  # fmt: skip
         if self._is_async:
             self.models, self.chat, self.images = AsyncModels(self), AsyncChat(self), AsyncImages(self)
@@ -136,7 +139,13 @@ class Client(_Surface):
         return ChatStream(transport.iter_bytes(response), response.close, recording)
 
     def map(
-        self, function: Callable[[Any], Any], items: Iterable[Any], *, concurrency: int = 8, checkpoint: Any = None
+        self,
+        function: Callable[[Any], Any],
+        items: Iterable[Any],
+        *,
+        concurrency: int = 8,
+        checkpoint: Any = None,
+        confirm: bool = False,
     ) -> BatchResult:
         """``function(item)`` for every item on up to ``concurrency`` threads; results in input order,
         a failed item holds its exception (see ``BatchResult.errors``).
@@ -145,22 +154,38 @@ class Client(_Surface):
         finishes; a re-run (after a crash or a kernel restart) returns the stored
         results and calls ``function`` only for the rest, so nothing is paid twice.
         Results must pickle (see :mod:`gatewaykit.client.checkpoint`).
+
+        With ``Client(confirm_over=)`` the whole batch is quoted once (each item
+        runs up to its first paid request, which is quoted, not sent) and
+        confirmed once; ``confirm=True`` skips the question.
         """
         items = list(items)
         calls = [_bind(function, item) for item in items]
-        return self._batch(calls, concurrency, checkpoint, item_keys(items) if checkpoint is not None else [])
+        keys = item_keys(items) if checkpoint is not None else []
+        return self._batch(calls, concurrency, checkpoint, keys, confirm)
 
     def batch(
-        self, calls: Iterable[Callable[[], Any]], *, concurrency: int = 8, checkpoint: Any = None
+        self,
+        calls: Iterable[Callable[[], Any]],
+        *,
+        concurrency: int = 8,
+        checkpoint: Any = None,
+        confirm: bool = False,
     ) -> BatchResult:
         """Run zero-argument callables (e.g. ``lambda: client.images.generate(...)``) concurrently.
 
-        ``checkpoint=``: as for ``map``, each call keyed by its position.
+        ``checkpoint=``, ``confirm=``: as for ``map``, each call keyed by its position.
         """
         calls = list(calls)
-        return self._batch(calls, concurrency, checkpoint, batch_keys(len(calls)))
+        return self._batch(calls, concurrency, checkpoint, batch_keys(len(calls)), confirm)
 
-    def _batch(self, calls: list[Callable[[], Any]], concurrency: int, checkpoint: Any, keys: list[str]) -> BatchResult:
+    def _batch(
+        self, calls: list[Callable[[], Any]], concurrency: int, checkpoint: Any, keys: list[str], confirm: bool = False
+    ) -> BatchResult:
+        if self._confirm_over is not None:
+            if not confirm:
+                quote_batch(self, calls)  # one question for the whole batch; raises when not confirmed
+            calls = [confirmed_call(call) for call in calls]
         progress = self._display.batch_progress(len(calls))
         try:
             if checkpoint is None:
@@ -215,22 +240,35 @@ class AsyncClient(_Surface):
         *,
         concurrency: int = 8,
         checkpoint: Any = None,
+        confirm: bool = False,
     ) -> BatchResult:
         """``await function(item)`` for every item, at most ``concurrency`` at a time; in input order.
 
-        ``checkpoint=``: as for :meth:`Client.map`.
+        ``checkpoint=``, ``confirm=``: as for :meth:`Client.map`.
         """
         items = list(items)
         calls = [_bind(function, item) for item in items]
-        return await self._batch(calls, concurrency, checkpoint, item_keys(items) if checkpoint is not None else [])
+        keys = item_keys(items) if checkpoint is not None else []
+        return await self._batch(calls, concurrency, checkpoint, keys, confirm)
 
     async def batch(
-        self, calls: Iterable[Callable[[], Awaitable[Any]]], *, concurrency: int = 8, checkpoint: Any = None
+        self,
+        calls: Iterable[Callable[[], Awaitable[Any]]],
+        *,
+        concurrency: int = 8,
+        checkpoint: Any = None,
+        confirm: bool = False,
     ) -> BatchResult:
         calls = list(calls)
-        return await self._batch(calls, concurrency, checkpoint, batch_keys(len(calls)))
+        return await self._batch(calls, concurrency, checkpoint, batch_keys(len(calls)), confirm)
 
-    async def _batch(self, calls: list[Any], concurrency: int, checkpoint: Any, keys: list[str]) -> BatchResult:
+    async def _batch(
+        self, calls: list[Any], concurrency: int, checkpoint: Any, keys: list[str], confirm: bool = False
+    ) -> BatchResult:
+        if self._confirm_over is not None:
+            if not confirm:
+                await quote_async_batch(self, calls)
+            calls = [confirmed_async_call(call) for call in calls]
         progress = self._display.batch_progress(len(calls))
         try:
             if checkpoint is None:

@@ -11,6 +11,10 @@ The core calls a display at four points and never knows what is behind it:
   (``done``/``total``, failures, cost) to the object it returns.
 - ``offline_notice(base_url, implicit=...)``: the client runs on the offline
   gateway (shown once).
+- ``confirm(quote, threshold)`` (optional): ``Client(confirm_over=)`` asks
+  before sending a request quoted above the threshold; True sends, False
+  cancels, None (or no such method) means nobody can be asked, and the client
+  raises :class:`~gatewaykit.ConfirmationRequiredError` naming ``confirm=True``.
 - ``turn_view()`` (optional): a conversation turn (``chat("...")``) opens one
   :class:`TurnView`; the session streams each of the turn's requests through
   it and tells it every :class:`~gatewaykit.client.conversation.tool_loop.TurnEvent` (tool
@@ -29,6 +33,9 @@ from __future__ import annotations
 
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, TypeVar, Union, runtime_checkable
+
+from gatewaykit.costs.money import format_usd
+
 
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit.client.streaming import AsyncChatStream, ChatStream
@@ -118,7 +125,7 @@ class BatchTally:
             self.cost += cost
 
     def __repr__(self) -> str:
-        return f"BatchTally({self.done}/{self.total} done, {self.failures} failed, ${self.cost:.6f})"
+        return f"BatchTally({self.done}/{self.total} done, {self.failures} failed, {format_usd(self.cost)})"
 
 
 class NullBatchProgress:

@@ -21,13 +21,19 @@ from gatewaykit.client.api_request import ApiRequest, RequestOptions, call_optio
 from gatewaykit.client.sse import ServerSentEvent
 from gatewaykit.client.streaming import error_in_stream
 from gatewaykit.client.parameter_names import KeywordCheck, check_keywords, keyword_check
+from gatewaykit.client.quoting import quote_flow
 from gatewaykit.client.validation import check_image
+from gatewaykit.costs.quotes import Quote
 from gatewaykit.errors import APIConnectionError, GatewayError, StreamInterruptedError
 from gatewaykit.types import ImageResult
 
 __all__ = ["AsyncImages", "Images"]
 
 COMPLETED_EVENT = "image_generation.completed"
+_IMAGE_FIELDS = (
+    "model", "prompt", "n", "response_format", "output_format", "quality", "stream", "seed", "width", "height",
+    "aspect_ratio", "resolution", "image_size",
+)  # fmt: skip
 
 
 def image_result_from_event(data: str) -> ImageResult:
@@ -91,8 +97,25 @@ class Images:
         body = merge_body(fields, call.passthrough, call.extra_body)
         checked = self._client._checks_on(call.validate)
         keywords = keyword_check("images.generate", fields, call.passthrough)
-        flow = self._flow("image.generate", body, None, call.extra_headers, call.timeout, checked, keywords)
+        flow = self._flow(
+            "image.generate", body, None, call.extra_headers, call.timeout, checked, keywords, call.confirm
+        )
         return cast(ImageResult, self._client._run(flow))
+
+    def quote(self, **generate_args: Any) -> Quote:
+        """What ``generate(**generate_args)`` would cost (with ``image=``: what ``edit`` would): a
+        :class:`~gatewaykit.Quote`; nothing is sent. An unknown model or value raises as the call would."""
+        uploads = generate_args.pop("image", None)
+        fields = {name: generate_args.pop(name, None) for name in _IMAGE_FIELDS}
+        if fields["model"] is None or fields["prompt"] is None:
+            raise TypeError("images.quote() needs model= and prompt=, like images.generate()")
+        fields["stream"] = fields["stream"] or None
+        call = call_options(generate_args)
+        body = merge_body(fields, call.passthrough, call.extra_body)
+        kind = "image.generate" if uploads is None else "image.edit"
+        references = None if uploads is None else len(to_upload(uploads))
+        flow = quote_flow(self._client, kind, body, check_image, reference_images=references)
+        return cast(Quote, self._client._run(flow))
 
     def edit(
         self,
@@ -124,7 +147,7 @@ class Images:
         body = merge_body(fields, call.passthrough, call.extra_body)
         checked = self._client._checks_on(call.validate)
         keywords = keyword_check("images.edit", (*fields, "image"), call.passthrough)
-        flow = self._flow("image.edit", body, uploads, call.extra_headers, call.timeout, checked, keywords)
+        flow = self._flow("image.edit", body, uploads, call.extra_headers, call.timeout, checked, keywords, call.confirm)
         return cast(ImageResult, self._client._run(flow))
 
     def _flow(
@@ -136,6 +159,7 @@ class Images:
         timeout: Any,
         checked: bool,
         keywords: Optional[KeywordCheck] = None,
+        confirm: bool = False,
     ) -> Flow[ImageResult]:
         client = self._client
         if checked:
@@ -158,7 +182,7 @@ class Images:
                 timeout=timeout,
                 stream=stream,
             )
-        recording = client._recording(kind, body.get("model"), body)
+        recording = client._recording(kind, body.get("model"), body, confirm)
         response = yield from client._billable_send(request, recording)
         if stream:
             result = yield from _read_stream(response, recording)
@@ -174,6 +198,7 @@ class AsyncImages(Images):
     if TYPE_CHECKING:
         generate = awaitable_method(Images.generate)  # type: ignore[assignment]
         edit = awaitable_method(Images.edit)  # type: ignore[assignment]
+        quote = awaitable_method(Images.quote)  # type: ignore[assignment]
 
 
 def _read_stream(response: Any, recording: Recording) -> Flow[ImageResult]:

@@ -95,7 +95,7 @@ def seen(client: BaseClient, job: J) -> J:
 
 def create_job_flow(
     client: BaseClient, kind: str, path: str, body: dict[str, Any], job_type: type[J], check: Any,
-    extra_headers: Any, timeout: Any, checked: bool, keywords: Optional[KeywordCheck] = None,
+    extra_headers: Any, timeout: Any, checked: bool, keywords: Optional[KeywordCheck] = None, confirm: bool = False,
 ) -> Flow[J]:  # fmt: skip
     """Validate, check the budget, POST once (a lost answer is never re-sent), record the job."""
     if checked:
@@ -103,7 +103,7 @@ def create_job_flow(
         if entry is not None:
             yield from check_keywords(client, entry.id, keywords, entry)
             check(entry, body)
-    recording = client._recording(kind, body.get("model"), body)
+    recording = client._recording(kind, body.get("model"), body, confirm)
     request = client._json_request("POST", path, body, extra_headers=extra_headers, timeout=timeout, creates_job=True)
     response = yield from client._billable_send(request, recording)
     job = job_type.model_validate_json(response.content)

@@ -6,12 +6,14 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, cast
 
 from typing_extensions import Unpack
 
-from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions, call_options, merge_body
+from gatewaykit.client.api_request import NOT_GIVEN, CallOptions, RequestOptions, call_options, merge_body
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
 from gatewaykit.client.job_flows import create_job_flow, job_id_segment, seen
 from gatewaykit.client.parameter_names import keyword_check
+from gatewaykit.client.quoting import quote_flow
 from gatewaykit.client.validation import check_music
+from gatewaykit.costs.quotes import Quote
 from gatewaykit.types import MusicJob
 
 
@@ -42,18 +44,40 @@ class Music:
 
         ``options``: :class:`~gatewaykit.client.api_request.RequestOptions`.
         """
+        fields, call, body = self._request(
+            model=model, prompt=prompt, lyrics_prompt=lyrics_prompt, sample_rate=sample_rate, bitrate=bitrate,
+            format=format, **options,
+        )  # fmt: skip
+        checked = self._client._checks_on(call.validate)
+        flow = create_job_flow(
+            self._client, "music", "/v1/audio/generations", body, MusicJob, check_music,
+            call.extra_headers, call.timeout, checked, keyword_check("music.create", fields, call.passthrough),
+            call.confirm,
+        )  # fmt: skip
+        return cast(MusicJob, self._client._run(flow))
+
+    def quote(self, **create_args: Any) -> Quote:
+        """What ``create(**create_args)`` would cost: a :class:`~gatewaykit.Quote`; nothing is sent."""
+        _, _, body = self._request(**create_args)
+        return cast(Quote, self._client._run(quote_flow(self._client, "music", body, check_music)))
+
+    @staticmethod
+    def _request(
+        *,
+        model: str,
+        prompt: str,
+        lyrics_prompt: Optional[str] = None,
+        sample_rate: Optional[int] = None,
+        bitrate: Optional[int] = None,
+        format: Optional[str] = None,
+        **options: Any,
+    ) -> tuple[dict[str, Any], CallOptions, dict[str, Any]]:
         fields = dict(
             model=model, prompt=prompt, lyrics_prompt=lyrics_prompt,
             sample_rate=sample_rate, bitrate=bitrate, format=format,
         )  # fmt: skip
         call = call_options(options)
-        body = merge_body(fields, call.passthrough, call.extra_body)
-        checked = self._client._checks_on(call.validate)
-        flow = create_job_flow(
-            self._client, "music", "/v1/audio/generations", body, MusicJob, check_music,
-            call.extra_headers, call.timeout, checked, keyword_check("music.create", fields, call.passthrough),
-        )  # fmt: skip
-        return cast(MusicJob, self._client._run(flow))
+        return fields, call, merge_body(fields, call.passthrough, call.extra_body)
 
     def retrieve(
         self, audio_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
@@ -83,3 +107,5 @@ class AsyncMusic(Music):
         async def retrieve(  # type: ignore[override]
             self, audio_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
         ) -> AsyncMusicJob: ...
+
+        async def quote(self, **create_args: Any) -> Quote: ...  # type: ignore[override]

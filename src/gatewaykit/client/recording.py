@@ -40,7 +40,8 @@ class Recording:
     """The ledger row of one billable request, written once."""
 
     __slots__ = (
-        "ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "done", "base_url", "key_id"
+        "ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "done", "base_url", "key_id",
+        "confirmed", "body",
     )
 
     def __init__(
@@ -61,6 +62,8 @@ class Recording:
         self.request = request
         self.offline = offline
         self.replayed = False
+        self.confirmed = False
+        self.body: Optional[dict[str, Any]] = None  # the whole request, kept only to quote it (confirm_over)
         self.started = 0.0
         self.attempts = 1
         self.done = False

@@ -6,13 +6,15 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, cast
 
 from typing_extensions import Unpack
 
-from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions, call_options, merge_body
+from gatewaykit.client.api_request import NOT_GIVEN, CallOptions, RequestOptions, call_options, merge_body
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
 from gatewaykit.client.job_flows import cancel_flow, create_job_flow, job_id_segment, seen
 from gatewaykit.client.media_inputs import to_image_url
 from gatewaykit.client.parameter_names import keyword_check
+from gatewaykit.client.quoting import quote_flow
 from gatewaykit.client.validation import check_video
+from gatewaykit.costs.quotes import Quote
 from gatewaykit.types import VideoJob
 
 if TYPE_CHECKING:
@@ -43,8 +45,41 @@ class Videos:
         """Start a video job. ``input_reference``: a URL or ``data:`` URI string, a ``pathlib.Path``, bytes or PIL image.
 
         ``options``: :class:`~gatewaykit.client.api_request.RequestOptions`
-        (``extra_headers``, ``extra_body``, ``timeout``, ``validate``).
+        (``extra_headers``, ``extra_body``, ``timeout``, ``validate``, ``confirm``).
         """
+        fields, call, body = self._request(
+            model=model, prompt=prompt, input_reference=input_reference, resolution=resolution, duration=duration,
+            aspect_ratio=aspect_ratio, generate_audio=generate_audio, seed=seed, **options,
+        )  # fmt: skip
+        checked = self._client._checks_on(call.validate)
+        flow = create_job_flow(
+            self._client, "video", "/v1/videos", body, VideoJob, check_video, call.extra_headers, call.timeout, checked,
+            keyword_check("videos.create", fields, call.passthrough), call.confirm,
+        )
+        return cast(VideoJob, self._client._run(flow))
+
+    def quote(self, **create_args: Any) -> Quote:
+        """What ``create(**create_args)`` would cost: a :class:`~gatewaykit.Quote`; nothing is sent.
+
+        An unknown model or a value the model does not offer raises as ``create``
+        would (``ModelNotFoundError``, ``BadRequestError`` naming it).
+        """
+        _, _, body = self._request(**create_args)
+        return cast(Quote, self._client._run(quote_flow(self._client, "video", body, check_video)))
+
+    @staticmethod
+    def _request(
+        *,
+        model: str,
+        prompt: str,
+        input_reference: Any = None,
+        resolution: Optional[str] = None,
+        duration: Optional[int] = None,
+        aspect_ratio: Optional[str] = None,
+        generate_audio: Optional[bool] = None,
+        seed: Optional[int] = None,
+        **options: Any,
+    ) -> tuple[dict[str, Any], CallOptions, dict[str, Any]]:
         fields = dict(
             model=model, prompt=prompt,
             input_reference=(
@@ -54,13 +89,7 @@ class Videos:
             generate_audio=generate_audio, seed=seed,
         )  # fmt: skip
         call = call_options(options)
-        body = merge_body(fields, call.passthrough, call.extra_body)
-        checked = self._client._checks_on(call.validate)
-        flow = create_job_flow(
-            self._client, "video", "/v1/videos", body, VideoJob, check_video, call.extra_headers, call.timeout, checked,
-            keyword_check("videos.create", fields, call.passthrough),
-        )
-        return cast(VideoJob, self._client._run(flow))
+        return fields, call, merge_body(fields, call.passthrough, call.extra_body)
 
     def retrieve(
         self, video_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
@@ -96,3 +125,5 @@ class AsyncVideos(Videos):
         ) -> AsyncVideoJob: ...
 
         async def delete(self, video_id: str, *, timeout: Any = NOT_GIVEN) -> AsyncVideoJob: ...  # type: ignore[override]
+
+        async def quote(self, **create_args: Any) -> Quote: ...  # type: ignore[override]

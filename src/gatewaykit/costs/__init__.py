@@ -8,7 +8,8 @@ matplotlib until a DataFrame or a chart is asked for.
 from gatewaykit.costs.journal import LedgerWarning
 from gatewaykit.costs.ledger import BudgetWarning, Ledger
 from gatewaykit.costs.location import USER_LEDGER
-from gatewaykit.costs.pricing import PriceTable
+from gatewaykit.costs.pricing import PriceTable, PriceTableWarning
+from gatewaykit.costs.quotes import Quote
 from gatewaykit.costs.records import KINDS, CostRecord, LedgerSink
 from gatewaykit.costs.rows import COLUMNS
 
@@ -26,6 +27,8 @@ __all__ = [
     "LedgerSink",
     "LedgerWarning",
     "PriceTable",
+    "PriceTableWarning",
+    "Quote",
     "USER_LEDGER",
     "ledger",
 ]

@@ -28,6 +28,7 @@ from typing import Any, Literal, Optional
 from gatewaykit.costs.records import CostRecord
 from gatewaykit.types.common import Cost
 from gatewaykit.types.jobs import FINISHED_STATES, JobStatus
+from gatewaykit.costs.money import format_usd
 
 __all__ = [
     "CHARGED_SOURCES",
@@ -198,7 +199,7 @@ def row_from_record(record: CostRecord, tags: tuple = ()) -> LedgerRow:
         for name in COST_FIELDS:
             setattr(row, name, None)
         row.total_cost, row.cost_source = 0.0, REPLAYED
-        row.note = REPLAYED_NOTE + (f" (recorded cost ${recorded:.6f})" if recorded else "")
+        row.note = REPLAYED_NOTE + (f" (recorded cost {format_usd(recorded)})" if recorded else "")
         return row
     if record.kind in JOB_KINDS or (record.kind.startswith("image") and row.images is None):
         row.pricing = _pricing_fields(record.request)

@@ -63,6 +63,12 @@ class KernelDisplay:
 
         return LiveTurnView()
 
+    def confirm(self, quote: Any, threshold: float) -> Optional[bool]:
+        """Ask with a Confirm / Cancel card (``Client(confirm_over=)``); None when widgets cannot ask."""
+        from gatewaykit.notebook.confirm_card import ask_in_kernel
+
+        return ask_in_kernel(quote, threshold)
+
     def offline_notice(self, base_url: str, *, implicit: bool) -> None:
         from gatewaykit.notebook.banner import show_offline_banner
 

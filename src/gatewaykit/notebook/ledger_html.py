@@ -50,7 +50,7 @@ def cost_cell(status: Any, source: Any, cost: Optional[float]) -> str:
     if cost is None:
         return "unknown"
     if source == "estimated":
-        return f"{format_usd(cost)} (estimate)"
+        return f"≈ {format_usd(cost)} est."
     return format_usd(cost)
 
 
@@ -157,6 +157,11 @@ def _table(header: list[str], body: list[list[str]], numeric: Collection[int], i
 def _group_cost(group: dict[str, Any]) -> str:
     pending = group["requests"] - group["charged"] - group["not_charged"]
     cost = format_usd(group["total_cost"])
+    estimated = group.get("estimated_cost") or 0.0
+    if estimated and estimated == group["total_cost"]:
+        cost = f"≈ {cost} est."
+    elif estimated:
+        cost += f" (≈ {format_usd(estimated)} est.)"
     if pending:
         cost = (cost + " + " if group["total_cost"] else "") + f"{plural(pending, 'job')} pending"
     if group["not_reported"]:

@@ -72,6 +72,8 @@ class Playground:
         self.result.add_class("jp-RenderedHTMLCommon")  # JupyterLab's (and Voilà's) styles for tables and code
         self.cost = widgets.HTML()
         self.cost.add_class("gk-playground-cost")
+        self.quote = widgets.HTML()  # what Run would cost, beside the button, updated as the form changes
+        self.quote.add_class("gk-playground-quote")
         self.values: dict[str, Any] = {}
         self.thread: Optional[threading.Thread] = None
         self.runs = 0
@@ -81,7 +83,7 @@ class Playground:
         self.model_picker.observe(lambda _change: self._rebuild(), names="value")
         self.run_button.on_click(self._clicked)
         self.cancel_button.on_click(self._cancel)
-        buttons = widgets.HBox([self.run_button, self.cancel_button])
+        buttons = widgets.HBox([self.run_button, self.cancel_button, self.quote])
         kinds = widgets.HBox([kind_label, self.kind_picker])
         self.widget = widgets.VBox([kinds, self.model_picker, self.form, self.message, buttons, self.cost, self.result])
         self.widget.add_class("gk-playground")
@@ -118,6 +120,7 @@ class Playground:
             self.form.remove_class(name)
         self.form.add_class("gk-form-" + re.sub(r"[^A-Za-z0-9_-]", "-", entry.id))  # which model the form is for
         self.message.value = ""
+        self.check()  # the new form's quote (and any check message)
 
     def _changed(self, _change: Any) -> None:
         self.check()
@@ -129,12 +132,21 @@ class Playground:
     def check(self) -> Optional[GatewayError]:
         """Run the client's pre-send checks on the form; show and return the error (None when valid)."""
         try:
-            check_request(self.model, self.request())
+            request = self.request()
+            check_request(self.model, request)
         except GatewayError as error:
             self.message.value = views.render_error_html(error)
+            self.quote.value = ""
             return error
         self.message.value = ""
+        self._show_quote(request)
         return None
+
+    def _show_quote(self, request: dict[str, Any]) -> None:
+        """The quote of what Run would send (videos, songs, images; a chat's cost is reported after it)."""
+        from gatewaykit.notebook.playground_quote import quote_html
+
+        self.quote.value = quote_html(self.client, self.model, request)
 
     def _clicked(self, _button: Any = None) -> None:
         with self._lock:
@@ -222,15 +234,21 @@ class Playground:
             self._running = False
         self.run_button.disabled = False
 
+    def _rows(self) -> list[dict[str, Any]]:
+        return [row for row in self.client.ledger.rows if self.tag in row["tags"] and row["charged"]]
+
     def total(self) -> tuple[float, int]:
         """(USD of this playground's charged rows with an amount, charged rows without one)."""
-        rows = [row for row in self.client.ledger.rows if self.tag in row["tags"] and row["charged"]]
+        rows = self._rows()
         priced = sum(row["total_cost"] for row in rows if row["total_cost"] is not None)
         return priced, sum(1 for row in rows if row["total_cost"] is None)
 
     def _show_cost(self) -> None:
         usd, unpriced = self.total()
+        estimated = sum(row["total_cost"] or 0.0 for row in self._rows() if row["cost_source"] == "estimated")
         text = f"Cost of this playground: {style.format_cost(usd)} ({self.runs} run{'s' if self.runs != 1 else ''})"
+        if estimated:
+            text += f", of which ≈ {style.format_cost(estimated)} est. from the price list"
         if unpriced:
             text += f" + {unpriced} job{'s' if unpriced != 1 else ''} charged at a price the gateway does not report"
         self.cost.value = f'<div style="{style.MUTED}">{style.esc(text)}</div>'

@@ -21,6 +21,7 @@ from gatewaykit.client.conversation.tool_loop import LIMIT_PROMPT, Turn, TurnEve
 from gatewaykit.client.conversation.tools import Toolbox, approval_of
 from gatewaykit.presentation import rich_bundle
 from gatewaykit.types import ChatCompletion, Cost, Usage
+from gatewaykit.costs.money import format_usd
 
 __all__ = ["SessionState"]
 
@@ -214,7 +215,7 @@ class SessionState:
         turns, requests = len(self.turns), self.requests
         return (
             f"<{type(self).__name__} {model}: {turns} turn{'' if turns == 1 else 's'}, "
-            f"{requests} request{'' if requests == 1 else 's'}, ${self.cost:.6f}>"
+            f"{requests} request{'' if requests == 1 else 's'}, {format_usd(self.cost)}>"
         )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 from gatewaykit.errors import ConfigurationError
 from gatewaykit.presentation import rich_bundle
+from gatewaykit.costs.money import format_usd
 
 __all__ = ["export", "from_markdown", "to_markdown", "to_text"]
 
@@ -104,7 +105,7 @@ def to_markdown(messages: list[dict[str, Any]], *, model: Optional[str] = None, 
     title = f"# Conversation with {_one_line(model)}" if model else "# Conversation"
     lines = [f"{_HEAD}{_comment_json(head)} -->", title, ""]
     if cost is not None:
-        lines += [f"*{len(messages)} messages · ${cost:.6f} reported*", ""]
+        lines += [f"*{len(messages)} messages · {format_usd(cost)} reported*", ""]
     return "\n".join(lines) + "\n" + "".join(_block(m, names) for m in messages) + _END + "\n"
 
 

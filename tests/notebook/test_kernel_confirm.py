@@ -1,0 +1,63 @@
+"""Client(confirm_over=) in a real kernel, read message by message: the card, its text fallback, a click.
+
+The browser suite (test_browser_confirm.py) clicks the card in JupyterLab; here
+the click is a comm message sent while the cell blocks, as a front end sends it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import pytest
+from live_kernel import LiveKernel
+
+pytestmark = pytest.mark.slow
+
+BIG_VIDEO = "model='video-tiers', prompt='a city at night', duration=8, resolution='1080p'"
+
+
+@pytest.fixture(scope="module")
+def kernel(emulator: Any, keys: Any) -> Iterator[LiveKernel]:
+    live = LiveKernel()
+    try:
+        live.run(
+            "import gatewaykit as gk\n"
+            f"client = gk.Client(base_url={emulator.base_url!r}, api_key={keys.acme!r}, confirm_over=0.5,"
+            " ledger=gk.Ledger(path=None))"
+        )
+        yield live
+    finally:
+        live.close()
+
+
+def _card_buttons(kernel: LiveKernel, known: set[str]) -> list[str]:
+    kernel.pump(15, until=lambda: len(set(kernel.button_ids()) - known) >= 2)
+    return [button for button in kernel.button_ids() if button not in known]  # Confirm, then Cancel
+
+
+def test_cancel_click_while_the_cell_blocks_sends_nothing(kernel: LiveKernel) -> None:
+    """The card shows with a text fallback naming confirm=True; a Cancel click ends the cell, nothing recorded."""
+    known = set(kernel.button_ids())
+    msg_id = kernel.execute(
+        f"try:\n    client.videos.create({BIG_VIDEO})\nexcept gk.ConfirmationRequiredError as error:\n"
+        "    print('cancelled', error.cancelled, len(client.ledger))"
+    )
+    confirm, cancel = _card_buttons(kernel, known)
+    kernel.pump(10, until=lambda: bool(kernel.of(msg_id, "display_data")))
+    shown = [m["content"]["data"] for m in kernel.of(msg_id, "display_data")]
+    assert any("confirm=True" in data.get("text/plain", "") and "$2.00" in data["text/plain"] for data in shown)
+    kernel.click(cancel)
+    kernel.pump(15, until=lambda: kernel.idle(msg_id))
+    assert "cancelled True 0" in kernel.text(msg_id)
+    updates = [m["content"]["data"].get("text/html", "") for m in kernel.of(msg_id, "update_display_data")]
+    assert any("nothing was sent" in html for html in updates)
+
+
+def test_confirm_click_sends(kernel: LiveKernel) -> None:
+    """A Confirm click lets the blocked call send: the job is created and recorded."""
+    known = set(kernel.button_ids())
+    msg_id = kernel.execute(f"job = client.videos.create({BIG_VIDEO})\nprint('sent', job.status, len(client.ledger))")
+    confirm, _ = _card_buttons(kernel, known)
+    kernel.click(confirm)
+    kernel.pump(15, until=lambda: kernel.idle(msg_id))
+    assert "sent queued 1" in kernel.text(msg_id)
