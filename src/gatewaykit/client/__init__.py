@@ -24,6 +24,7 @@ or the offline gateway.
 from gatewaykit.client.api_request import RequestOptions
 from gatewaykit.client.batch import BatchResult
 from gatewaykit.client.clients import AsyncClient, Client
+from gatewaykit.client.comparison import Comparison, ComparisonEntry
 from gatewaykit.client.config import OfflineGatewayWarning
 from gatewaykit.client.parameter_names import UnknownParameterWarning
 from gatewaykit.client.conversation import AsyncChatSession, ChatSession, Turn, TurnEvent
@@ -40,6 +41,8 @@ __all__ = [
     "ChatSession",
     "ChatStream",
     "Client",
+    "Comparison",
+    "ComparisonEntry",
     "Display",
     "NullDisplay",
     "OfflineGatewayWarning",

@@ -14,6 +14,7 @@ from gatewaykit.client import job_flows
 from gatewaykit.client.base import DEFAULT_TIMEOUT, BaseClient
 from gatewaykit.client.batch import BatchResult, run_async_batch, run_thread_batch
 from gatewaykit.client.chat import AsyncChat, Chat
+from gatewaykit.client.comparison import Comparison, run_comparison, run_comparison_async
 from gatewaykit.client.checkpoint import batch_keys, item_keys, run_checkpointed, run_checkpointed_async
 from gatewaykit.client.flows import Flow, RetryPolicy, run_async, run_sync
 from gatewaykit.client.images import AsyncImages, Images
@@ -150,6 +151,16 @@ class Client(_Surface):
         calls = [_bind(function, item) for item in items]
         return self._batch(calls, concurrency, checkpoint, item_keys(items) if checkpoint is not None else [])
 
+    def compare(self, prompt: str, *, models: Iterable[str], concurrency: int = 8, **params: Any) -> Comparison:
+        """One prompt on several models of one kind (chat, image, video or music), concurrently.
+
+        Every id is checked against the catalog first (nothing is sent for a typo). One model
+        failing shows its error in its column; the others finish. ``params`` go to every model
+        (``lyrics_prompt=`` for music, ``width=`` for images ...). Returns a :class:`Comparison`
+        (a grid in a notebook; ``.to_pandas()``, ``.results``, ``.cheapest``, ``.fastest``).
+        """
+        return run_comparison(self, prompt, models, params, concurrency)
+
     def batch(
         self, calls: Iterable[Callable[[], Any]], *, concurrency: int = 8, checkpoint: Any = None
     ) -> BatchResult:
@@ -223,6 +234,12 @@ class AsyncClient(_Surface):
         items = list(items)
         calls = [_bind(function, item) for item in items]
         return await self._batch(calls, concurrency, checkpoint, item_keys(items) if checkpoint is not None else [])
+
+    async def compare(
+        self, prompt: str, *, models: Iterable[str], concurrency: int = 8, **params: Any
+    ) -> Comparison:
+        """``await aclient.compare(...)``: as :meth:`Client.compare`, the models as concurrent tasks."""
+        return await run_comparison_async(self, prompt, models, params, concurrency)
 
     async def batch(
         self, calls: Iterable[Callable[[], Awaitable[Any]]], *, concurrency: int = 8, checkpoint: Any = None

@@ -16,6 +16,7 @@ import functools
 from typing import Any
 
 from gatewaykit.client.batch import BatchResult
+from gatewaykit.client.comparison import Comparison
 from gatewaykit.client.conversation.state import SessionState
 from gatewaykit.costs.ledger import Ledger
 from gatewaykit.errors import GatewayError
@@ -177,6 +178,13 @@ def _(obj: BatchResult) -> dict[str, Any]:
     from gatewaykit.notebook.batch_html import batch_text, render_batch_html
 
     return {"text/plain": batch_text(obj), "text/html": render_batch_html(obj)}
+
+
+@_bundle.register
+def _(obj: Comparison) -> dict[str, Any]:
+    from gatewaykit.notebook.comparison_html import render_comparison_html
+
+    return {"text/plain": str(obj), "text/html": render_comparison_html(obj)}
 
 
 @_bundle.register
