@@ -12,7 +12,7 @@ notebook layer, pandas, Pillow and the offline gateway load when first used.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 from gatewaykit._version import __version__
 from gatewaykit.client import (
@@ -25,6 +25,7 @@ from gatewaykit.client import (
     Client,
     Comparison,
     Display,
+    Gallery,
     NullDisplay,
     OfflineGatewayWarning,
     RequestOptions,
@@ -106,6 +107,7 @@ __all__ = [
     "Cost",
     "CostRecord",
     "Display",
+    "Gallery",
     "GatewayError",
     "ImageData",
     "ImageResult",
@@ -140,6 +142,7 @@ __all__ = [
     "VideoJob",
     "__version__",
     "emulator",
+    "gallery",
     "image_part",
     "ledger",
     "load_ipython_extension",
@@ -161,6 +164,15 @@ def load_ipython_extension(ipython: Any) -> None:
     from gatewaykit.notebook.magics import load_ipython_extension as _load
 
     _load(ipython)
+
+
+def gallery(kind: Optional[str] = None, tag: Optional[str] = None) -> Gallery:
+    """Every image, video and song this session made: thumbnails and players with prompt, model,
+    parameters, cost and time (click to enlarge); ``.to_pandas()``; ``.save(folder)`` writes the
+    media and a CSV. ``kind="image"|"video"|"music"``, ``tag=`` a ledger tag."""
+    from gatewaykit.client.gallery import gallery as _gallery
+
+    return _gallery(kind, tag)
 
 
 def playground(client: Any = None) -> Any:

@@ -25,6 +25,7 @@ from gatewaykit.client.api_request import RequestOptions
 from gatewaykit.client.batch import BatchResult
 from gatewaykit.client.clients import AsyncClient, Client
 from gatewaykit.client.comparison import Comparison, ComparisonEntry
+from gatewaykit.client.gallery import Gallery
 from gatewaykit.client.config import OfflineGatewayWarning
 from gatewaykit.client.parameter_names import UnknownParameterWarning
 from gatewaykit.client.conversation import AsyncChatSession, ChatSession, Turn, TurnEvent
@@ -44,6 +45,7 @@ __all__ = [
     "Comparison",
     "ComparisonEntry",
     "Display",
+    "Gallery",
     "NullDisplay",
     "OfflineGatewayWarning",
     "RequestOptions",

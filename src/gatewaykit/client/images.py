@@ -23,6 +23,7 @@ from gatewaykit.client.streaming import error_in_stream
 from gatewaykit.client.parameter_names import KeywordCheck, check_keywords, keyword_check
 from gatewaykit.client.validation import check_image
 from gatewaykit.errors import APIConnectionError, GatewayError, StreamInterruptedError
+from gatewaykit.client.session_media import session_media
 from gatewaykit.types import ImageResult
 
 __all__ = ["AsyncImages", "Images"]
@@ -165,6 +166,7 @@ class Images:
         else:
             result = ImageResult.model_validate_json(response.content)
         recording.ok(usage=result.usage, images=len(result.data))
+        session_media.remember("image", body, result, client.ledger)
         return result
 
 

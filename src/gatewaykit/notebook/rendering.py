@@ -17,6 +17,7 @@ from typing import Any
 
 from gatewaykit.client.batch import BatchResult
 from gatewaykit.client.comparison import Comparison
+from gatewaykit.client.gallery import Gallery
 from gatewaykit.client.conversation.state import SessionState
 from gatewaykit.costs.ledger import Ledger
 from gatewaykit.errors import GatewayError
@@ -185,6 +186,13 @@ def _(obj: Comparison) -> dict[str, Any]:
     from gatewaykit.notebook.comparison_html import render_comparison_html
 
     return {"text/plain": str(obj), "text/html": render_comparison_html(obj)}
+
+
+@_bundle.register
+def _(obj: Gallery) -> dict[str, Any]:
+    from gatewaykit.notebook.gallery_html import render_gallery_html
+
+    return {"text/plain": str(obj), "text/html": render_gallery_html(obj)}
 
 
 @_bundle.register
