@@ -101,6 +101,7 @@ __all__ = [
     "ChatMessage",
     "ChatSession",
     "ChatStream",
+    "ChatUI",
     "Client",
     "Comparison",
     "ConfigurationError",
@@ -141,6 +142,7 @@ __all__ = [
     "Usage",
     "VideoJob",
     "__version__",
+    "chat_ui",
     "emulator",
     "gallery",
     "image_part",
@@ -156,6 +158,10 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module("gatewaykit.emulator")
+    if name == "ChatUI":  # the chat box lives in the notebook layer (ipywidgets), loaded when asked for
+        from gatewaykit.notebook.chat_box import ChatUI
+
+        return ChatUI
     raise AttributeError(f"module 'gatewaykit' has no attribute {name!r}")
 
 
@@ -164,6 +170,16 @@ def load_ipython_extension(ipython: Any) -> None:
     from gatewaykit.notebook.magics import load_ipython_extension as _load
 
     _load(ipython)
+
+
+def chat_ui(client: Any = None, model: Optional[str] = None, **session_options: Any) -> Any:
+    """A chat box in a cell (``gk.ChatUI``): transcript, input (Enter sends, Shift+Enter a new line), Send,
+    Stop, Undo, Reset, a model picker, image attachments for vision models, each turn's cost and the total.
+    ``.session`` is the ``ChatSession`` underneath; ``.send(text)`` does what Send does.
+    ``session_options`` go to ``client.chat.session`` (``system=``, ``tools=``, ``temperature=`` ...)."""
+    from gatewaykit.notebook.chat_box import chat_ui as _chat_ui
+
+    return _chat_ui(client, model, **session_options)
 
 
 def gallery(kind: Optional[str] = None, tag: Optional[str] = None) -> Gallery:
