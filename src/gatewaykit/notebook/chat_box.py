@@ -70,7 +70,7 @@ class ChatUI:
         self.session = ChatSession(_ThroughBox(client, display), model=model, **session_options)
 
     # -- what the buttons do ------------------------------------------------------------
-    def send(self, text: str, *, images: Any = None, wait: bool = True) -> Any:
+    def send(self, text: str, *, images: Any = None, wait: bool = True, _clear_input: bool = True) -> Any:
         """Send ``text`` (and ``images``) as the next turn, as the Send button does; with ``wait`` the
         turn's ``ChatCompletion`` (an error is shown in the box and raised)."""
         text = str(text or "").strip()
@@ -95,7 +95,7 @@ class ChatUI:
                 self._busy.release()
                 self._after_turn()
 
-        self._before_turn(text)
+        self._before_turn(text, _clear_input)
         if wait:
             run()
             if "error" in outcome:
@@ -139,7 +139,7 @@ class ChatUI:
     def _mark_stopped(self) -> None:
         self._stopped_turns.add(len(self.session.turns))
 
-    def _before_turn(self, text: str) -> None:
+    def _before_turn(self, text: str, clear_input: bool) -> None:
         w = self._widgets
         if w is None:
             return
@@ -148,7 +148,8 @@ class ChatUI:
         w["pending"] = _user_html(text)
         w["steps"] = ""
         w["live"].value = w["pending"] + '<div style="opacity:.6"><em>…</em></div>'
-        w["input"].value = ""
+        if clear_input:  # (Enter already cleared it in the browser)
+            w["input"].value = ""
         w["send"].disabled, w["stop"].disabled = True, False
         self._status("")
 
@@ -239,7 +240,7 @@ class ChatUI:
         picker = widgets.Dropdown(options=models or [self.session.model or ""], value=self.session.model or None,
                                   description="model", layout=widgets.Layout(width="260px"))  # fmt: skip
         entry, enter_sends = message_input(
-            "Message (Enter sends, Shift+Enter for a new line)", lambda text: self.send(text, wait=False)
+            "Message (Enter sends, Shift+Enter for a new line)", lambda text: self.send(text, wait=False, _clear_input=False)
         )
         send = widgets.Button(description="Send", button_style="primary", icon="paper-plane")
         stop = widgets.Button(description="Stop", icon="stop", disabled=True)

@@ -78,7 +78,7 @@ def render_transcript_html(session: Any, stopped: set[int]) -> str:
             answer = reply.choices[0].message.content or ""
         tokens = sum(getattr(getattr(c, "usage", None), "total_tokens", 0) or 0 for c in turn.completions)
         cost = turn_cost(turn)
-        facts = [style.esc(getattr(reply, "model", None) or session.model or ""), f"{tokens:,} tokens",
+        facts = [style.esc(getattr(reply, "model", None) or session.model or ""), f"{tokens:,} tokens" if tokens else "",
                  style.esc(style.format_cost(cost)) if cost is not None else "cost not reported"]  # fmt: skip
         if index in stopped:
             facts.append(_STOPPED)

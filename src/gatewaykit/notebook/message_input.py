@@ -1,5 +1,8 @@
 """The chat box's input: a multi-line text area where Enter sends and Shift+Enter starts a new line.
 
+Enter clears the box in the browser and sends the text in the message
+itself: ipywidgets throttles value updates, so the kernel may see them late.
+
 ipywidgets' ``Textarea`` cannot tell Enter from Shift+Enter, so the input is a
 tiny anywidget (a ``<textarea>`` and one key handler; the text is synced as
 ``value`` and Enter sends a ``submit`` message). Without anywidget it falls
@@ -35,8 +38,12 @@ function render({ model, el }) {
     event.stopPropagation();  // never a notebook shortcut
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
+      // The text goes in the message itself (value updates are throttled and could arrive after it);
+      // the box clears here, so a late value update can only say "".
+      const text = area.value;
+      model.send({ type: "submit", text });
+      area.value = "";
       sync();
-      model.send({ type: "submit", text: area.value });
     }
   });
   model.on("change:value", () => { if (area.value !== model.get("value")) area.value = model.get("value"); });
