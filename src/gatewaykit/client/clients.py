@@ -56,11 +56,13 @@ class _Surface(BaseClient):
         cassette: Union[str, Path, None] = None,
         cassette_mode: str = "auto",
         display: Union[Display, bool, None] = None,
+        cache: Union[bool, str, Path, None] = None,
     ) -> None:
         super().__init__(
             api_key=api_key, base_url=base_url, offline=offline, timeout=timeout, max_retries=max_retries,
             retry_policy=retry_policy, validate=validate, strict=strict, ledger=ledger, default_headers=default_headers,
             http_transport=http_transport, cassette=cassette, cassette_mode=cassette_mode, display=display,
+            cache=cache,
         )  # fmt: skip
         if self._is_async:
             self.models, self.chat, self.images = AsyncModels(self), AsyncChat(self), AsyncImages(self)

@@ -111,7 +111,8 @@ def _(obj: ChatCompletionChunk) -> dict[str, Any]:
 def _(obj: ImageResult) -> dict[str, Any]:
     count = len(obj.data)
     cost = obj.usage.total_cost if obj.usage is not None else None
-    facts = [obj.model or "", obj.size or "", f"{count} image{'s' if count != 1 else ''}", style.format_cost(cost)]
+    facts = [obj.model or "", obj.size or "", f"{count} image{'s' if count != 1 else ''}",
+             style.cached_saving(obj) or style.format_cost(cost)]  # fmt: skip
     plain = f"ImageResult({', '.join(fact for fact in facts if fact)})"
     return {"text/plain": plain, "text/html": views.render_image_grid_html(obj)}
 
