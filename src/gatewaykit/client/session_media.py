@@ -82,6 +82,13 @@ class SessionMedia:
     def __init__(self) -> None:
         self._items: list[MadeItem] = []
         self._lock = threading.Lock()
+        self._listeners: list[Any] = []
+
+    def add_listener(self, listener: Any) -> None:
+        """Call ``listener(item)`` for every item made from now on (e.g. to make thumbnails early); once each."""
+        with self._lock:
+            if listener not in self._listeners:
+                self._listeners.append(listener)
 
     def remember(self, kind: str, body: dict[str, Any], result: Any, ledger: Any) -> None:
         """Called by the client when an image result arrives or a job is created."""
@@ -101,6 +108,13 @@ class SessionMedia:
             return
         with self._lock:
             self._items.extend(made)
+            listeners = list(self._listeners)
+        for listener in listeners:
+            for item in made:
+                try:
+                    listener(item)
+                except Exception:  # noqa: BLE001 - a listener must never break a request
+                    pass
 
     def items(self) -> list[MadeItem]:
         with self._lock:

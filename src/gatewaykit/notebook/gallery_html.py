@@ -4,44 +4,25 @@ An image card is a thumbnail that opens (a ``<details>`` element: no script,
 so it works in a saved notebook, nbconvert HTML and GitHub) to a larger view;
 video and song cards are players. Each card says the model, the prompt, the
 parameters, the cost (reported, "≈ … est." or not reported) and the time.
-Thumbnails are made once per item and kept; at most :data:`SHOWN` of the most
+Thumbnails come from :mod:`gatewaykit.notebook.thumbnails` (made once, in a
+kernel in the background as images arrive); at most :data:`SHOWN` of the most
 recent items are drawn, with a line saying how to reach the rest.
 """
 
 from __future__ import annotations
 
-import base64
 import datetime
-import io
 import json
 from typing import Any
 
+from gatewaykit.notebook.thumbnails import image_uris
 from gatewaykit.notebook.style import BOX, CODE, FOOTER, MUTED, esc, format_cost
 
 __all__ = ["SHOWN", "render_gallery_html"]
 
 SHOWN = 48
-THUMB_PX = 200
-LARGE_PX = 640
-_CACHE: dict[tuple[int, int], str] = {}  # (id(item), size) -> data URI (items live as long as the session)
 _CARD = "border:1px solid rgba(128,128,128,0.35);border-radius:6px;padding:6px;min-width:0;overflow:hidden"
 _GRID = "display:grid;gap:10px;grid-template-columns:repeat(auto-fill,minmax(210px,1fr));align-items:start"
-
-
-def _resized_uri(item: Any, size: int) -> str:
-    key = (id(item), size)
-    if key not in _CACHE:
-        from PIL import Image
-
-        # Untrusted bytes: only the formats the API speaks, never whatever Pillow could open.
-        picture = Image.open(io.BytesIO(item.media()), formats=["PNG", "JPEG", "WEBP", "GIF"])
-        picture.draft("RGB", (size, size))
-        picture = picture.convert("RGB")
-        picture.thumbnail((size, size))
-        out = io.BytesIO()
-        picture.save(out, format="JPEG", quality=80)
-        _CACHE[key] = "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode("ascii")
-    return _CACHE[key]
 
 
 def _media_html(item: Any) -> str:
@@ -49,7 +30,7 @@ def _media_html(item: Any) -> str:
         status = getattr(item.result, "status", "")
         return f'<div style="{MUTED};padding:2em 0;text-align:center">{esc(item.kind)} {esc(status)}</div>'
     if item.kind == "image":
-        thumb, large = _resized_uri(item, THUMB_PX), _resized_uri(item, LARGE_PX)
+        thumb, large = image_uris(item)
         alt = esc(item.prompt[:200])
         return (
             '<details class="gk-enlarge"><summary style="list-style:none;cursor:zoom-in">'

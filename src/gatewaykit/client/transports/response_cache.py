@@ -181,6 +181,8 @@ class ResponseCache:
         """The kept body, marked with what it saves (``gatewaykit_cache.saved_cost``) where it reports a cost."""
         if answer.get("stream"):
             return [_mark_stream_chunk(chunk) for chunk in chunks]
+        if len(chunks) == 1 and chunks[0][:1] == b"{" and "saved_cost" in answer:
+            return [_append_marker(chunks[0], answer["saved_cost"])]
         if len(chunks) == 1 and chunks[0][:1] == b"{":
             return [_mark_json(chunks[0])]
         return chunks
@@ -207,6 +209,11 @@ class ResponseCache:
                 content_type = value
             response["headers"].append([lowered, _scrub(value, secrets)])
         body = b"".join(chunks)
+        if body[:1] == b"{" and request["method"] == "POST":
+            try:  # what a replay saves, worked out once (a megabyte of image JSON is not parsed per hit)
+                response["saved_cost"] = _saved(json.loads(body))
+            except ValueError:
+                pass
         if "text/event-stream" in content_type and _decodes(chunks):
             response["stream"] = True
             response["chunks"] = [_scrub(chunk.decode("utf-8"), secrets) for chunk in chunks]
@@ -255,6 +262,17 @@ def _mark_json(body: bytes) -> bytes:
         return body
     payload[CACHE_MARKER] = {"saved_cost": _saved(payload)}
     return json.dumps(payload, ensure_ascii=False).encode("utf-8")
+
+
+def _append_marker(body: bytes, saved: Optional[float]) -> bytes:
+    """``{...}`` with ``"gatewaykit_cache": {"saved_cost": ...}`` added as its last field: one copy, no parsing."""
+    close = body.rfind(b"}")
+    if close < 0 or body[close + 1 :].strip():
+        return body
+    before = body[max(0, close - 64) : close].rstrip()
+    separator = b"" if before.endswith(b"{") else b","
+    marker = json.dumps({"saved_cost": saved}).encode()
+    return b"".join((memoryview(body)[:close], separator, b'"', CACHE_MARKER.encode(), b'":', marker, b"}"))
 
 
 def _mark_stream_chunk(chunk: bytes) -> bytes:
