@@ -21,7 +21,7 @@ from gatewaykit.notebook.style import BOX, CODE, FOOTER, MUTED, esc, format_cost
 __all__ = ["SHOWN", "render_gallery_html"]
 
 SHOWN = 48
-_CARD = "border:1px solid rgba(128,128,128,0.35);border-radius:6px;padding:6px;min-width:0;overflow:hidden"
+_CARD = "border:1px solid rgba(128,128,128,0.35);border-radius:6px;padding:6px;min-width:0;overflow:hidden;overflow-wrap:anywhere"
 _GRID = "display:grid;gap:10px;grid-template-columns:repeat(auto-fill,minmax(210px,1fr));align-items:start"
 
 

@@ -50,9 +50,9 @@ def image_uris(item: Any) -> tuple[str, str]:
         if made is None:
             from PIL import Image
 
-            picture = Image.open(io.BytesIO(item.media()), formats=_FORMATS)
-            picture.draft("RGB", (LARGE_PX, LARGE_PX))  # JPEG: decode at a reduced scale
-            picture = picture.convert("RGB")
+            opened = Image.open(io.BytesIO(item.media()), formats=_FORMATS)
+            opened.draft("RGB", (LARGE_PX, LARGE_PX))  # JPEG: decode at a reduced scale
+            picture = opened.convert("RGB")
             picture.thumbnail((LARGE_PX, LARGE_PX))
             made = _made[key] = (_jpeg_uri(picture, THUMB_PX), _jpeg_uri(picture, LARGE_PX))
     return made
