@@ -64,6 +64,12 @@ def _own_ledger_database(
     monkeypatch.setenv("GATEWAYKIT_LEDGER_PATH", _ledger_file(ledger_folder, request.node))
 
 
+@pytest.fixture(autouse=True)
+def _own_response_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test's per-user response cache (``Client(cache=True)``) is its own folder, never the user's."""
+    monkeypatch.setenv("GATEWAYKIT_CACHE_PATH", str(tmp_path_factory.mktemp("response-cache")))
+
+
 class Admin:
     """Reads balances through the admin endpoint."""
 

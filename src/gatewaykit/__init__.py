@@ -12,7 +12,7 @@ notebook layer, pandas, Pillow and the offline gateway load when first used.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 from gatewaykit._version import __version__
 from gatewaykit.client import (
@@ -23,7 +23,9 @@ from gatewaykit.client import (
     ChatSession,
     ChatStream,
     Client,
+    Comparison,
     Display,
+    Gallery,
     NullDisplay,
     OfflineGatewayWarning,
     RequestOptions,
@@ -101,12 +103,15 @@ __all__ = [
     "ChatMessage",
     "ChatSession",
     "ChatStream",
+    "ChatUI",
     "Client",
+    "Comparison",
     "ConfigurationError",
     "ConfirmationRequiredError",
     "Cost",
     "CostRecord",
     "Display",
+    "Gallery",
     "GatewayError",
     "ImageData",
     "ImageResult",
@@ -141,7 +146,9 @@ __all__ = [
     "Usage",
     "VideoJob",
     "__version__",
+    "chat_ui",
     "emulator",
+    "gallery",
     "image_part",
     "ledger",
     "load_ipython_extension",
@@ -155,6 +162,10 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module("gatewaykit.emulator")
+    if name == "ChatUI":  # the chat box lives in the notebook layer (ipywidgets), loaded when asked for
+        from gatewaykit.notebook.chat_box import ChatUI
+
+        return ChatUI
     raise AttributeError(f"module 'gatewaykit' has no attribute {name!r}")
 
 
@@ -163,6 +174,25 @@ def load_ipython_extension(ipython: Any) -> None:
     from gatewaykit.notebook.magics import load_ipython_extension as _load
 
     _load(ipython)
+
+
+def chat_ui(client: Any = None, model: Optional[str] = None, **session_options: Any) -> Any:
+    """A chat box in a cell (``gk.ChatUI``): transcript, input (Enter sends, Shift+Enter a new line), Send,
+    Stop, Undo, Reset, a model picker, image attachments for vision models, each turn's cost and the total.
+    ``.session`` is the ``ChatSession`` underneath; ``.send(text)`` does what Send does.
+    ``session_options`` go to ``client.chat.session`` (``system=``, ``tools=``, ``temperature=`` ...)."""
+    from gatewaykit.notebook.chat_box import chat_ui as _chat_ui
+
+    return _chat_ui(client, model, **session_options)
+
+
+def gallery(kind: Optional[str] = None, tag: Optional[str] = None) -> Gallery:
+    """Every image, video and song this session made: thumbnails and players with prompt, model,
+    parameters, cost and time (click to enlarge); ``.to_pandas()``; ``.save(folder)`` writes the
+    media and a CSV. ``kind="image"|"video"|"music"``, ``tag=`` a ledger tag."""
+    from gatewaykit.client.gallery import gallery as _gallery
+
+    return _gallery(kind, tag)
 
 
 def playground(client: Any = None) -> Any:

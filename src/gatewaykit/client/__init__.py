@@ -24,6 +24,8 @@ or the offline gateway.
 from gatewaykit.client.api_request import RequestOptions
 from gatewaykit.client.batch import BatchResult
 from gatewaykit.client.clients import AsyncClient, Client
+from gatewaykit.client.comparison import Comparison, ComparisonEntry
+from gatewaykit.client.gallery import Gallery
 from gatewaykit.client.config import OfflineGatewayWarning
 from gatewaykit.client.parameter_names import UnknownParameterWarning
 from gatewaykit.client.conversation import AsyncChatSession, ChatSession, Turn, TurnEvent
@@ -40,7 +42,10 @@ __all__ = [
     "ChatSession",
     "ChatStream",
     "Client",
+    "Comparison",
+    "ComparisonEntry",
     "Display",
+    "Gallery",
     "NullDisplay",
     "OfflineGatewayWarning",
     "RequestOptions",

@@ -25,7 +25,7 @@ from gatewaykit.client.recording import Recording, request_summary
 from gatewaykit.costs.catalog_prices import CatalogPrices
 from gatewaykit.costs.pricing import PriceTable, PriceTableWarning
 from gatewaykit.costs.quotes import Quote
-from gatewaykit.errors import GatewayError, error_from_response
+from gatewaykit.errors import ConfigurationError, GatewayError, error_from_response
 from gatewaykit.types import Model, ModelList
 
 __all__ = ["BaseClient", "raise_for_status"]
@@ -72,6 +72,7 @@ class BaseClient:
         cassette_mode: str = "auto",
         display: Union[Display, bool, None] = None,
         confirm_over: Optional[float] = None,
+        cache: Any = None,
     ) -> None:
         self._confirm_over = confirm_threshold(confirm_over)
         # What a pickled client takes to a worker (client/pickling.py); the key travels in settings.
@@ -82,6 +83,7 @@ class BaseClient:
             "default_headers": dict(default_headers or {}),
             "display": display if isinstance(display, bool) else None,
             "confirm_over": self._confirm_over,
+            "cache": cache if cache in (None, False, True, "refresh") else str(cache),
         }
         self._custom_transport = http_transport is not None
         self._cassette = Cassette(cassette, cassette_mode) if cassette is not None else None
@@ -114,13 +116,26 @@ class BaseClient:
             for ours in [key for key in headers if key.lower() == name.lower()]:
                 del headers[ours]
             headers[name] = value
-        if self._cassette is not None:
+        self._cache = self._response_cache(cache)
+        if self._cassette is not None or self._cache is not None:
             from gatewaykit.client.transports.cassette import cassette_transport  # httpx loads with the first client
 
             http_transport = cassette_transport(
-                self._cassette, self._settings.base_url, http_transport, is_async=self._is_async
+                self._cassette or self._cache, self._settings.base_url, http_transport, is_async=self._is_async
             )
         self._transport = self._make_transport(self._settings.base_url, headers, timeout, http_transport)
+
+    def _response_cache(self, cache: Any) -> Any:
+        """The ``cache=`` store for this gateway and key (one partition for the offline gateway), or None."""
+        if cache is None or cache is False:
+            return None
+        if self._cassette is not None:
+            raise ConfigurationError("cache= and cassette= cannot be used together: a cassette already answers "
+                                     "what it recorded; use one of them")  # fmt: skip
+        from gatewaykit.client.transports.response_cache import ResponseCache
+
+        partition = "offline" if self._settings.offline else f"{self._settings.base_url}|{self._key_id}"
+        return ResponseCache(cache, partition)
 
     # -- configuration -----------------------------------------------------------------
     def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
@@ -151,6 +166,11 @@ class BaseClient:
     def cassette(self) -> Any:
         """The cassette this client records to or replays from (``path``, ``mode``), or None."""
         return self._cassette
+
+    @property
+    def cache(self) -> Any:
+        """The response cache this client answers identical paid requests from (``Client(cache=...)``), or None."""
+        return self._cache
 
     @property
     def display(self) -> Display:

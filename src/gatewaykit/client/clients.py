@@ -15,6 +15,7 @@ from gatewaykit.client.base import DEFAULT_TIMEOUT, BaseClient
 from gatewaykit.client.batch import BatchResult, run_async_batch, run_thread_batch
 from gatewaykit.client.chat import AsyncChat, Chat
 from gatewaykit.client.confirmation import confirmed_async_call, confirmed_call, quote_async_batch, quote_batch
+from gatewaykit.client.comparison import Comparison, run_comparison, run_comparison_async
 from gatewaykit.client.checkpoint import batch_keys, item_keys, run_checkpointed, run_checkpointed_async
 from gatewaykit.client.flows import Flow, RetryPolicy, run_async, run_sync
 from gatewaykit.client.images import AsyncImages, Images
@@ -57,12 +58,14 @@ class _Surface(BaseClient):
         cassette_mode: str = "auto",
         display: Union[Display, bool, None] = None,
         confirm_over: Optional[float] = None,
+        cache: Union[bool, str, Path, None] = None,
     ) -> None:
         super().__init__(
             api_key=api_key, base_url=base_url, offline=offline, timeout=timeout, max_retries=max_retries,
             retry_policy=retry_policy, validate=validate, strict=strict, ledger=ledger, default_headers=default_headers,
             http_transport=http_transport, cassette=cassette, cassette_mode=cassette_mode, display=display,
             confirm_over=confirm_over,
+            cache=cache,
         )  # fmt: skip
         if self._is_async:
             self.models, self.chat, self.images = AsyncModels(self), AsyncChat(self), AsyncImages(self)
@@ -164,6 +167,16 @@ class Client(_Surface):
         keys = item_keys(items) if checkpoint is not None else []
         return self._batch(calls, concurrency, checkpoint, keys, confirm)
 
+    def compare(self, prompt: str, *, models: Iterable[str], concurrency: int = 8, **params: Any) -> Comparison:
+        """One prompt on several models of one kind (chat, image, video or music), concurrently.
+
+        Every id is checked against the catalog first (nothing is sent for a typo). One model
+        failing shows its error in its column; the others finish. ``params`` go to every model
+        (``lyrics_prompt=`` for music, ``width=`` for images ...). Returns a :class:`Comparison`
+        (a grid in a notebook; ``.to_pandas()``, ``.results``, ``.cheapest``, ``.fastest``).
+        """
+        return run_comparison(self, prompt, models, params, concurrency)
+
     def batch(
         self,
         calls: Iterable[Callable[[], Any]],
@@ -250,6 +263,12 @@ class AsyncClient(_Surface):
         calls = [_bind(function, item) for item in items]
         keys = item_keys(items) if checkpoint is not None else []
         return await self._batch(calls, concurrency, checkpoint, keys, confirm)
+
+    async def compare(
+        self, prompt: str, *, models: Iterable[str], concurrency: int = 8, **params: Any
+    ) -> Comparison:
+        """``await aclient.compare(...)``: as :meth:`Client.compare`, the models as concurrent tasks."""
+        return await run_comparison_async(self, prompt, models, params, concurrency)
 
     async def batch(
         self,

@@ -25,6 +25,7 @@ from gatewaykit.client.quoting import quote_flow
 from gatewaykit.client.validation import check_image
 from gatewaykit.costs.quotes import Quote
 from gatewaykit.errors import APIConnectionError, GatewayError, StreamInterruptedError
+from gatewaykit.client.session_media import session_media
 from gatewaykit.types import ImageResult
 
 __all__ = ["AsyncImages", "Images"]
@@ -189,6 +190,7 @@ class Images:
         else:
             result = ImageResult.model_validate_json(response.content)
         recording.ok(usage=result.usage, images=len(result.data))
+        session_media.remember("image", body, result, client.ledger)
         return result
 
 

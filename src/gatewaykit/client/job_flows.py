@@ -20,6 +20,7 @@ from urllib.parse import quote, urljoin, urlsplit
 from gatewaykit.client.base import BaseClient, raise_for_status
 from gatewaykit.client.flows import Download, Flow, Sleep, send_with_retries
 from gatewaykit.client.parameter_names import KeywordCheck, check_keywords
+from gatewaykit.client.session_media import session_media
 from gatewaykit.client.recording import report_job
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
 from gatewaykit.errors import APIConnectionError, JobFailedError, JobTimeoutError
@@ -108,6 +109,7 @@ def create_job_flow(
     response = yield from client._billable_send(request, recording)
     job = job_type.model_validate_json(response.content)
     recording.ok(id=job.id, status=job.status)
+    session_media.remember(kind, body, job, client.ledger)
     return seen(client, job)
 
 

@@ -40,8 +40,8 @@ class Recording:
     """The ledger row of one billable request, written once."""
 
     __slots__ = (
-        "ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "done", "base_url", "key_id",
-        "confirmed", "body",
+        "ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "cached", "done", "base_url",
+        "key_id", "confirmed", "body",
     )
 
     def __init__(
@@ -64,6 +64,7 @@ class Recording:
         self.replayed = False
         self.confirmed = False
         self.body: Optional[dict[str, Any]] = None  # the whole request, kept only to quote it (confirm_over)
+        self.cached = False
         self.started = 0.0
         self.attempts = 1
         self.done = False
@@ -79,8 +80,11 @@ class Recording:
         self.attempts = attempts
         if response.headers.get("x-gateway-offline") == "1":
             self.offline = True
-        if response.headers.get("x-gatewaykit-cassette") == "replayed":
+        answered_by = response.headers.get("x-gatewaykit-cassette")
+        if answered_by == "replayed":
             self.replayed = True  # from a cassette: nothing was sent, nothing charged
+        elif answered_by == "cached":
+            self.cached = True  # from the response cache: nothing was sent, nothing charged
 
     def ok(
         self,
@@ -125,6 +129,7 @@ class Recording:
             attempts=self.attempts,
             offline=self.offline,
             replayed=self.replayed,
+            cached=self.cached,
             request=self.request,
             base_url=self.base_url,
             key_id=self.key_id,

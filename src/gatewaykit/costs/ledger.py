@@ -257,7 +257,7 @@ class Ledger(LedgerSharing):
 
     def _settle(self, row: LedgerRow) -> None:
         """Decide ``cost_source``, ``charged`` and ``total_cost`` from the row's status."""
-        if row.cost_source == _rows.REPLAYED:  # from a cassette: never charged, whatever its status
+        if row.cost_source in _rows.NOT_SENT_SOURCES:  # a cassette or the cache: never charged, whatever its status
             row.charged, row.total_cost = False, 0.0
             if row.note is None:
                 row.note = _rows.REPLAYED_NOTE
@@ -316,7 +316,7 @@ class Ledger(LedgerSharing):
 
     def _commit(self, row: LedgerRow) -> None:
         # A pending job's estimated price counts towards the budget until it ends.
-        if self._prices and row.id is not None and row.cost_source != _rows.REPLAYED:
+        if self._prices and row.id is not None and row.cost_source not in _rows.NOT_SENT_SOURCES:
             estimate = self._prices.estimate(row.kind, row.model, params=row.pricing)
             if estimate is not None:
                 self._committed[row.id] = estimate

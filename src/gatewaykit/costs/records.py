@@ -55,6 +55,7 @@ class CostRecord:
     offline: bool = False
     request: Optional[dict[str, Any]] = None
     replayed: bool = False  # answered from a cassette: nothing sent, never charged
+    cached: bool = False  # answered from the response cache (Client(cache=...)): nothing sent, never charged
     base_url: Optional[str] = None
     """The gateway the request went to (kept for jobs, so a restart can resume them)."""
     key_id: Optional[str] = None

@@ -12,6 +12,8 @@ demand. ``COLUMNS`` is the DataFrame's column order.
 ``estimated``     as ``not reported``, priced from the user's price table;
 ``replayed``      answered from a cassette (``Client(cassette=...)``): nothing was
                   sent, never charged, total 0 (the recorded cost is in ``note``);
+``cached``        answered from the response cache (``Client(cache=...)``): nothing was
+                  sent, never charged, total 0; ``saved_cost`` is what the kept answer cost;
 ``none``          not charged: HTTP errors (400s, 429s, ...), failed and
                   cancelled jobs, and jobs still pending (billed only on completion);
 ``unknown``       the client cannot know: a stream closed by the caller or cut
@@ -25,6 +27,7 @@ from sys import intern as _intern
 from dataclasses import dataclass, fields
 from typing import Any, Literal, Optional
 
+from gatewaykit.costs.money import format_usd
 from gatewaykit.costs.records import CostRecord
 from gatewaykit.types.common import Cost
 from gatewaykit.types.jobs import FINISHED_STATES, JobStatus
@@ -49,6 +52,8 @@ NONE = "none"
 UNKNOWN = "unknown"
 REPLAYED = "replayed"
 REPLAYED_NOTE = "replayed from a cassette: not charged"
+CACHED = "cached"
+NOT_SENT_SOURCES = frozenset({REPLAYED, CACHED})  # answered locally: never charged, whatever the status
 CHARGED_SOURCES = frozenset({REPORTED, NOT_REPORTED, ESTIMATED})
 
 JOB_KINDS = frozenset({"video", "music"})
@@ -95,6 +100,7 @@ class LedgerRow:
     finished_time: Optional[float] = None
     note: Optional[str] = None
     pricing: Optional[dict] = None
+    saved_cost: Optional[float] = None  # cached rows: what the kept answer cost when it was made
 
     def as_dict(self) -> dict[str, Any]:
         """The public columns as a fresh dict (``tags`` as a tuple)."""
@@ -194,6 +200,13 @@ def row_from_record(record: CostRecord, tags: tuple = ()) -> LedgerRow:
                 value = cost.get(name)
                 if value is not None:
                     setattr(row, name, _number(value))
+    if getattr(record, "cached", False):
+        saved = row.total_cost
+        for name in COST_FIELDS:
+            setattr(row, name, None)
+        row.total_cost, row.cost_source, row.saved_cost = 0.0, CACHED, saved
+        row.note = "cached: not sent, not charged" + (f" (saved {format_usd(saved)})" if saved else "")
+        return row
     if getattr(record, "replayed", False):
         recorded = row.total_cost
         for name in COST_FIELDS:

@@ -129,7 +129,9 @@ def _offline_label(kind: Optional[str]) -> str:
 
 
 def _chat_footer(completion: Any, finish_reason: Optional[str], note: str = "") -> str:
-    parts = [esc(completion.model), _offline_label(offline_content(completion))] + style.usage_parts(completion.usage)
+    parts = [esc(completion.model), _offline_label(offline_content(completion))] + style.usage_parts(
+        completion.usage, cached=style.cached_saving(completion)
+    )
     if finish_reason and finish_reason != "stop":
         parts.append(f"finish: {esc(finish_reason)}")
     if note:

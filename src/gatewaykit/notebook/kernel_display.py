@@ -33,7 +33,9 @@ class KernelDisplay:
         from gatewaykit.notebook import rendering  # noqa: F401 - registers the rich display of core objects
         from gatewaykit.notebook.kernel import shell
         from gatewaykit.notebook.shown_once import install_display_formatters
+        from gatewaykit.notebook.thumbnails import install as install_thumbnails
 
+        install_thumbnails()  # the gallery's thumbnails are made as images arrive, not when it opens
         ip = shell()
         if ip is not None:
             install_display_formatters(ip)

@@ -93,7 +93,10 @@ def render_image_grid_html(result: Any) -> str:
     ]
     count = f"{len(data)} image{'s' if len(data) != 1 else ''}"
     parts = [esc(result.model), esc(result.size), count]
-    if result.usage is not None and result.usage.total_cost is not None:
+    cached = style.cached_saving(result)
+    if cached:
+        parts.append(esc(cached))
+    elif result.usage is not None and result.usage.total_cost is not None:
         parts.append(esc(style.format_cost(result.usage.total_cost)))
     return f'<div class="gk-images" style="{style.BOX}">{_grid(figures)}{style.footer(parts)}</div>'
 

@@ -16,6 +16,8 @@ import functools
 from typing import Any
 
 from gatewaykit.client.batch import BatchResult
+from gatewaykit.client.comparison import Comparison
+from gatewaykit.client.gallery import Gallery
 from gatewaykit.client.conversation.state import SessionState
 from gatewaykit.costs.ledger import Ledger
 from gatewaykit.errors import GatewayError
@@ -109,7 +111,8 @@ def _(obj: ChatCompletionChunk) -> dict[str, Any]:
 def _(obj: ImageResult) -> dict[str, Any]:
     count = len(obj.data)
     cost = obj.usage.total_cost if obj.usage is not None else None
-    facts = [obj.model or "", obj.size or "", f"{count} image{'s' if count != 1 else ''}", style.format_cost(cost)]
+    facts = [obj.model or "", obj.size or "", f"{count} image{'s' if count != 1 else ''}",
+             style.cached_saving(obj) or style.format_cost(cost)]  # fmt: skip
     plain = f"ImageResult({', '.join(fact for fact in facts if fact)})"
     return {"text/plain": plain, "text/html": views.render_image_grid_html(obj)}
 
@@ -177,6 +180,20 @@ def _(obj: BatchResult) -> dict[str, Any]:
     from gatewaykit.notebook.batch_html import batch_text, render_batch_html
 
     return {"text/plain": batch_text(obj), "text/html": render_batch_html(obj)}
+
+
+@_bundle.register
+def _(obj: Comparison) -> dict[str, Any]:
+    from gatewaykit.notebook.comparison_html import render_comparison_html
+
+    return {"text/plain": str(obj), "text/html": render_comparison_html(obj)}
+
+
+@_bundle.register
+def _(obj: Gallery) -> dict[str, Any]:
+    from gatewaykit.notebook.gallery_html import render_gallery_html
+
+    return {"text/plain": str(obj), "text/html": render_gallery_html(obj)}
 
 
 @_bundle.register

@@ -76,17 +76,29 @@ def status_badge(status: Optional[str]) -> str:
     )
 
 
-def usage_parts(usage: Any) -> list[str]:
-    """Escaped footer parts for a ``Usage``: tokens, reasoning tokens, cost."""
+def cached_saving(obj: Any) -> Optional[str]:
+    """``cached · saved $0.0021`` when ``obj`` (a response) was answered from the response cache, else None."""
+    extra = getattr(obj, "model_extra", None) or {}
+    marker = extra.get("gatewaykit_cache")
+    if not isinstance(marker, dict):
+        return None
+    saved = marker.get("saved_cost")
+    return "cached · saved " + format_cost(saved) if isinstance(saved, (int, float)) else "cached · not sent"
+
+
+def usage_parts(usage: Any, *, cached: Optional[str] = None) -> list[str]:
+    """Escaped footer parts for a ``Usage``: tokens, reasoning tokens, cost (or, when cached, what it saved)."""
     if usage is None:
-        return []
+        return [esc(cached)] if cached else []
     parts = [f"{usage.prompt_tokens:,} in + {usage.completion_tokens:,} out tokens"]
     details = getattr(usage, "completion_tokens_details", None)
     reasoning = getattr(details, "reasoning_tokens", None) if details is not None else None
     if reasoning:
         parts.append(f"{reasoning:,} reasoning")
     cost = usage.total_cost
-    if cost is not None:
+    if cached:
+        parts.append(esc(cached))
+    elif cost is not None:
         parts.append(esc(format_cost(cost)))
     return parts
 

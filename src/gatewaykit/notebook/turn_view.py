@@ -61,7 +61,7 @@ def render_step_html(completion: Any, calls: list[ToolStep], *, step: int) -> st
         body = views.render_reasoning_html(message.reasoning) + (views._markdown(message.content) if message.content else "")
     blocks = "".join(render_tool_block_html(call.name, call.arguments, call.result, call.status) for call in calls)
     count = len(calls)
-    parts = [style.esc(completion.model), *style.usage_parts(completion.usage)]
+    parts = [style.esc(completion.model), *style.usage_parts(completion.usage, cached=style.cached_saving(completion))]
     parts.append(f"step {step}: {count} tool call{'' if count == 1 else 's'}")
     return (
         f'<div class="gk-chat gk-turn-step" style="{style.BOX}"><div class="gk-answer">{body}</div>'

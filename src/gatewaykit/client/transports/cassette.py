@@ -56,7 +56,7 @@ class _Shared:
 
     def _replayed(self, answer: dict[str, Any]) -> httpx.Response:
         headers = [(name, value) for name, value in answer.get("headers", [])]
-        headers.append((REPLAYED_HEADER, "replayed"))
+        headers.append((REPLAYED_HEADER, getattr(self.cassette, "replay_label", "replayed")))
         if "chunks" in answer:
             chunks = [chunk.encode("utf-8") for chunk in answer["chunks"]]
         elif "chunks_b64" in answer:
@@ -65,6 +65,9 @@ class _Shared:
             chunks = [self.cassette.media(answer["media"])]
         else:
             chunks = [answer.get("text", "").encode("utf-8")]
+        on_replay = getattr(self.cassette, "on_replay", None)  # a response cache marks what it saves
+        if on_replay is not None:
+            chunks = on_replay(answer, chunks)
         return httpx.Response(
             answer["status"], headers=headers, stream=_ReplayStream(chunks, bool(answer.get("broken")))
         )

@@ -1,0 +1,286 @@
+"""``Client(cache=True | path | "refresh")``: identical paid requests answered from a per-user cache.
+
+Built on the cassette machinery (:mod:`~gatewaykit.client.transports.cassette`
+is the transport, :mod:`~gatewaykit.client.transports.cassette_store` the
+request normalisation and the exchange format); only the policy differs:
+
+- **What is kept**: answers to the paid calls (chat, image generation and
+  edits, video and music job creation) with status 200, the polls of their
+  jobs, content redirects and the media they lead to. Errors, broken streams
+  and ``GET /v1/models`` are never kept.
+- **What answers**: the latest kept answer to the same normalised request
+  (body as canonical JSON, media inputs by SHA-256), whenever it was kept,
+  this session included. A job poll answers from the cache only once the kept
+  poll is finished (completed or failed), so a re-run job comes back completed
+  at once; an unfinished one is asked of the gateway (polls are free).
+- **Where**: ``<dir>/<partition>.jsonl``, one file per gateway and key (the
+  key's one-way fingerprint, never the key; the offline gateway is one
+  partition whatever its port), large bodies and media in ``<dir>/media/``
+  by SHA-256. ``True`` is the per-user cache directory (``GATEWAYKIT_CACHE_PATH``
+  overrides it); a path is a directory of your own.
+- ``"refresh"`` sends every request again and keeps the new answer.
+
+A cached answer carries ``x-gatewaykit-cassette: cached`` (the ledger row is
+``cost_source="cached"``, $0, with the cost it saved) and, in its JSON, a
+``gatewaykit_cache`` field with ``saved_cost`` that displays show. A damaged
+file, or one from another format version, gives a :class:`CacheWarning`, is
+moved aside, and requests go to the gateway: a cache never gives a wrong answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+import warnings
+from pathlib import Path
+from typing import Any, Iterable, Optional, Union
+
+from gatewaykit.client.transports.cassette_store import (
+    DROPPED_HEADERS,
+    _decodes,
+    _key,
+    _scrub,
+    _sha256,
+    is_text,
+)
+from gatewaykit.errors import ConfigurationError
+
+__all__ = ["CACHE_MARKER", "CacheWarning", "ResponseCache", "cache_directory"]
+
+FORMAT_VERSION = 1
+CACHE_MARKER = "gatewaykit_cache"
+_INLINE_LIMIT = 32 * 1024  # text bodies larger than this live in media/, so the index file stays small to load
+_PAID = re.compile(r"^/v1/(chat/completions|images/(generations|edits)|videos|audio/generations)$")
+_JOB_POLL = re.compile(r"^/v1/(videos|audio/generations)/[^/?]+$")
+_FINISHED = {"completed", "failed", "cancelled", "deleted"}
+
+
+class CacheWarning(UserWarning):
+    """The response cache could not be used as it is (damaged, or from another version); requests go out."""
+
+
+def cache_directory(cache: Any) -> Path:
+    """Where ``cache=`` keeps its files: a path as given, else ``GATEWAYKIT_CACHE_PATH`` or the user cache dir."""
+    if cache is True or cache == "refresh":
+        configured = os.environ.get("GATEWAYKIT_CACHE_PATH")
+        if configured:
+            return Path(configured)
+        import platformdirs
+
+        return Path(platformdirs.user_cache_dir("gatewaykit")) / "responses"
+    if isinstance(cache, (str, os.PathLike)):
+        return Path(cache)
+    raise ConfigurationError(
+        f"cache= takes True (the per-user cache), a directory, or 'refresh' (send again, keep the new answer); "
+        f"got {cache!r}"
+    )
+
+
+def _is_finished_poll(answer: dict[str, Any], body: Optional[bytes]) -> bool:
+    try:
+        status = json.loads(body if body is not None else answer.get("text") or "{}").get("status")
+    except (ValueError, AttributeError):
+        return False
+    return status in _FINISHED
+
+
+class ResponseCache:
+    """One partition of the response cache (a gateway and a key); thread-safe. The cassette interface."""
+
+    replay_label = "cached"
+
+    def __init__(self, cache: Any, partition: str) -> None:
+        self.directory = cache_directory(cache)
+        self.mode = "refresh" if cache == "refresh" else "cache"
+        self.path = self.directory / f"{hashlib.sha256(partition.encode()).hexdigest()[:20]}.jsonl"
+        self.media_dir = self.directory / "media"
+        self._lock = threading.Lock()
+        self._index: dict[str, list[dict[str, Any]]] = {}
+        self._loaded = False
+
+    def __repr__(self) -> str:
+        return f"ResponseCache({str(self.directory)!r}, mode={self.mode!r})"
+
+    # -- loading ------------------------------------------------------------------------
+    def _load(self) -> None:
+        self._loaded = True
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return
+        except (OSError, UnicodeDecodeError) as exc:
+            return self._set_aside(f"it cannot be read ({type(exc).__name__})")
+        lines = [line for line in text.split("\n") if line.strip()]
+        if not lines:
+            return
+        try:
+            header = json.loads(lines[0])
+            version = header.get(CACHE_MARKER) if isinstance(header, dict) else None
+        except ValueError:
+            version = None
+        if version != FORMAT_VERSION:
+            return self._set_aside(f"it was written by another version (format {version!r}, this one reads {FORMAT_VERSION})")
+        for number, line in enumerate(lines[1:], 2):
+            try:
+                entry = json.loads(line)
+                self._index.setdefault(_key(entry["request"]), []).append(entry["response"])
+            except (ValueError, KeyError, TypeError):
+                self._index.clear()
+                return self._set_aside(f"line {number} is damaged")
+
+    def _set_aside(self, why: str) -> None:
+        aside = self.path.with_name(self.path.name + ".unreadable")
+        try:
+            self.path.replace(aside)
+            where = f"moved to {str(aside)!r}"
+        except OSError:
+            where = "left where it is"
+        warnings.warn(
+            f"The response cache {str(self.path)!r} is not used: {why}. It was {where}; requests go to the "
+            "gateway and new answers start a fresh cache.",
+            CacheWarning,
+            stacklevel=6,
+        )
+
+    # -- the cassette interface ---------------------------------------------------------
+    def next_answer(self, request: dict[str, Any]) -> Optional[dict[str, Any]]:
+        """The kept answer to this request (the latest; a finished one for a job poll), or None."""
+        if self.mode == "refresh" or request["method"] == "GET" and request["url"].startswith("/v1/models"):
+            return None
+        with self._lock:
+            if not self._loaded:
+                self._load()
+            answers = list(self._index.get(_key(request), ()))
+        if not answers:
+            return None
+        if request["method"] == "GET" and _JOB_POLL.match(request["url"]):
+            finished = [a for a in answers if _is_finished_poll(a, self._text_of(a))]
+            return finished[-1] if finished else None
+        return answers[-1]
+
+    def miss(self, request: dict[str, Any]) -> Exception:  # pragma: no cover - a cache never runs in replay mode
+        raise AssertionError("a response cache sends what it does not hold")
+
+    def media(self, digest: str) -> bytes:
+        if not re.fullmatch(r"[0-9a-f]{64}", str(digest)):
+            raise ConfigurationError(f"The response cache {str(self.path)!r} names media {digest!r}, not a SHA-256")
+        return (self.media_dir / digest).read_bytes()
+
+    def _text_of(self, answer: dict[str, Any]) -> Optional[bytes]:
+        if "media" in answer:
+            try:
+                return self.media(answer["media"])
+            except OSError:
+                return None
+        return None
+
+    def on_replay(self, answer: dict[str, Any], chunks: list[bytes]) -> list[bytes]:
+        """The kept body, marked with what it saves (``gatewaykit_cache.saved_cost``) where it reports a cost."""
+        if answer.get("stream"):
+            return [_mark_stream_chunk(chunk) for chunk in chunks]
+        if len(chunks) == 1 and chunks[0][:1] == b"{" and "saved_cost" in answer:
+            return [_append_marker(chunks[0], answer["saved_cost"])]
+        if len(chunks) == 1 and chunks[0][:1] == b"{":
+            return [_mark_json(chunks[0])]
+        return chunks
+
+    def write(
+        self, request: dict[str, Any], status: int, headers: Iterable[tuple[str, str]], chunks: list[bytes],
+        secrets: Iterable[str] = (), broken: bool = False,
+    ) -> None:  # fmt: skip
+        """Keep one exchange when the policy says so (a 200 or a redirect, whole, of a paid call or its job)."""
+        url = request["url"]
+        kept = (request["method"] == "POST" and _PAID.match(url) and status == 200) or (
+            request["method"] == "GET" and not url.startswith("/v1/models") and status in (200, 302)
+        )
+        if not kept or broken:
+            return
+        secrets = [s for s in secrets if s]
+        response: dict[str, Any] = {"status": status, "headers": [], "stream": False}
+        content_type = ""
+        for name, value in headers:
+            lowered = name.lower()
+            if lowered in DROPPED_HEADERS or lowered.startswith("x-gatewaykit-"):
+                continue
+            if lowered == "content-type":
+                content_type = value
+            response["headers"].append([lowered, _scrub(value, secrets)])
+        body = b"".join(chunks)
+        if body[:1] == b"{" and request["method"] == "POST":
+            try:  # what a replay saves, worked out once (a megabyte of image JSON is not parsed per hit)
+                response["saved_cost"] = _saved(json.loads(body))
+            except ValueError:
+                pass
+        if "text/event-stream" in content_type and _decodes(chunks):
+            response["stream"] = True
+            response["chunks"] = [_scrub(chunk.decode("utf-8"), secrets) for chunk in chunks]
+        elif is_text(content_type) and _decodes([body]) and len(body) <= _INLINE_LIMIT or not body:
+            response["text"] = _scrub(body.decode("utf-8"), secrets)
+        else:
+            for secret in secrets:
+                body = body.replace(secret.encode(), b"*" * len(secret.encode()))
+            response["media"] = self._store_media(body)
+        line = _scrub(json.dumps({"request": request, "response": response}, ensure_ascii=False), secrets)
+        with self._lock:
+            if not self._loaded:
+                self._load()
+            self.directory.mkdir(parents=True, exist_ok=True)
+            new = not self.path.exists() or self.path.stat().st_size == 0
+            with self.path.open("a", encoding="utf-8") as out:
+                if new:
+                    out.write(json.dumps({CACHE_MARKER: FORMAT_VERSION}) + "\n")
+                out.write(line + "\n")
+            self._index.setdefault(_key(request), []).append(response)
+
+    def _store_media(self, data: bytes) -> str:
+        digest = _sha256(data)
+        target = self.media_dir / digest
+        if not target.exists():
+            self.media_dir.mkdir(parents=True, exist_ok=True)
+            partial = target.with_name(f"{digest}.{os.getpid()}.{threading.get_ident()}.part")
+            partial.write_bytes(data)
+            partial.replace(target)
+        return digest
+
+
+def _saved(payload: dict[str, Any]) -> Optional[float]:
+    cost = (payload.get("usage") or {}).get("cost") if isinstance(payload.get("usage"), dict) else None
+    if isinstance(cost, dict):
+        cost = cost.get("total_cost")
+    return float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
+
+
+def _mark_json(body: bytes) -> bytes:
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return body
+    if not isinstance(payload, dict):
+        return body
+    payload[CACHE_MARKER] = {"saved_cost": _saved(payload)}
+    return json.dumps(payload, ensure_ascii=False).encode("utf-8")
+
+
+def _append_marker(body: bytes, saved: Optional[float]) -> bytes:
+    """``{...}`` with ``"gatewaykit_cache": {"saved_cost": ...}`` added as its last field: one copy, no parsing."""
+    close = body.rfind(b"}")
+    if close < 0 or body[close + 1 :].strip():
+        return body
+    before = body[max(0, close - 64) : close].rstrip()
+    separator = b"" if before.endswith(b"{") else b","
+    marker = json.dumps({"saved_cost": saved}).encode()
+    return b"".join((memoryview(body)[:close], separator, b'"', CACHE_MARKER.encode(), b'":', marker, b"}"))
+
+
+def _mark_stream_chunk(chunk: bytes) -> bytes:
+    """Mark the event that carries usage (the final chunk of a chat stream, an image's completed event)."""
+    if b'"usage"' not in chunk:
+        return chunk
+    lines = chunk.decode("utf-8").split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("data: {") and '"usage"' in line:
+            lines[i] = "data: " + _mark_json(line[6:].encode("utf-8")).decode("utf-8")
+    return "\n".join(lines).encode("utf-8")

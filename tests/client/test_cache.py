@@ -1,0 +1,236 @@
+"""Client(cache=...): identical paid requests answered from the response cache, against the offline gateway."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import warnings
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+import gatewaykit as gk
+from gateway_accounts import ACME_KEY, ACME_SECOND_KEY
+from gatewaykit.client.transports.response_cache import CacheWarning
+
+LYRICS = "[Verse]\nLights on the water\n[Chorus]\nWe sing till dawn"
+
+
+def _user(text: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": text}]
+
+
+@pytest.fixture
+def book() -> gk.Ledger:
+    return gk.Ledger(path=None)
+
+
+@pytest.fixture
+def make(emulator: Any, book: gk.Ledger, tmp_path: Path) -> Iterator[Any]:
+    made: list[gk.Client] = []
+
+    def build(cache: Any = None, key: str = ACME_KEY, **options: Any) -> gk.Client:
+        cache = tmp_path / "cache" if cache is None else cache
+        client = gk.Client(api_key=key, base_url=emulator.base_url, ledger=book, display=False, cache=cache, **options)
+        made.append(client)
+        return client
+
+    yield build
+    for client in made:
+        client.close()
+
+
+def _spent(admin: Any) -> float:
+    return admin.accounts()["acme"]["spent_usd"]
+
+
+def test_an_identical_chat_is_answered_from_the_cache_and_charged_nothing(make: Any, admin: Any, book: gk.Ledger) -> None:
+    """The second identical request sends nothing: same answer, no charge, a cached $0 row saying what it saved."""
+    client = make()
+    first = client.chat.completions.create(model="chat-mini", messages=_user("Name a river"))
+    spent = _spent(admin)
+    second = client.chat.completions.create(model="chat-mini", messages=_user("Name a river"))
+    assert _spent(admin) == spent
+    assert second.choices[0].message.content == first.choices[0].message.content
+    assert second.model_extra["gatewaykit_cache"] == {"saved_cost": first.usage.cost.total_cost}
+    row = book.rows[-1]
+    assert (row["cost_source"], row["total_cost"], row["saved_cost"]) == ("cached", 0.0, first.usage.cost.total_cost)
+    assert book.total_cost == pytest.approx(first.usage.cost.total_cost)
+
+
+def test_a_different_request_is_sent(make: Any, admin: Any) -> None:
+    """Another prompt, or another parameter, is a miss."""
+    client = make()
+    client.chat.completions.create(model="chat-mini", messages=_user("Name a river"))
+    spent = _spent(admin)
+    client.chat.completions.create(model="chat-mini", messages=_user("Name a river"), temperature=0.2)
+    assert _spent(admin) > spent
+
+
+def test_the_cache_outlives_the_client(make: Any, admin: Any) -> None:
+    """A new client (a restarted kernel) on the same folder answers from what the first one kept."""
+    make().chat.completions.create(model="chat-mini", messages=_user("Name a lake"))
+    spent = _spent(admin)
+    make().chat.completions.create(model="chat-mini", messages=_user("Name a lake"))
+    assert _spent(admin) == spent
+
+
+def test_streams_replay_as_streams(make: Any) -> None:
+    """A cached stream yields chunks and assembles to the same answer."""
+    client = make()
+    original = client.chat.completions.create(model="chat-mini", messages=_user("Stream a poem"), stream=True).final()
+    again = client.chat.completions.create(model="chat-mini", messages=_user("Stream a poem"), stream=True)
+    chunks = list(again)
+    assert len(chunks) > 3
+    assert again.final().choices[0].message.content == original.choices[0].message.content
+
+
+def test_an_image_comes_back_without_being_made_again(make: Any, admin: Any) -> None:
+    """An identical image request returns the same pixels for nothing."""
+    client = make()
+    first = client.images.generate(model="image-pixels", prompt="a kite", width=256, height=256)
+    spent = _spent(admin)
+    again = client.images.generate(model="image-pixels", prompt="a kite", width=256, height=256)
+    assert _spent(admin) == spent
+    assert again.data[0].content == first.data[0].content
+
+
+def test_edit_inputs_match_by_content(make: Any, admin: Any, tmp_path: Path) -> None:
+    """An edit with the same picture (as bytes or as a path) is the same request."""
+    from PIL import Image
+
+    picture = tmp_path / "ref.png"
+    Image.new("RGB", (64, 64), "teal").save(picture)
+    client = make()
+    client.images.edit(model="image-pixels", prompt="add a moon", image=[picture], width=256, height=256)
+    spent = _spent(admin)
+    client.images.edit(model="image-pixels", prompt="add a moon", image=[picture.read_bytes()], width=256, height=256)
+    assert _spent(admin) == spent
+
+
+def test_a_job_comes_back_completed_with_its_media(make: Any, admin: Any) -> None:
+    """A cached video job finishes at once with the same MP4, charged nothing."""
+    client = make()
+    job = client.videos.create(model="video-range", prompt="storm at sea", duration=2).wait(on_update=lambda _: None)
+    media = job.content()
+    spent = _spent(admin)
+    again = client.videos.create(model="video-range", prompt="storm at sea", duration=2)
+    assert again.wait(on_update=lambda _: None).status == "completed"
+    assert again.content() == media
+    assert _spent(admin) == spent
+
+
+def test_refresh_sends_again_and_keeps_the_new_answer(make: Any, admin: Any) -> None:
+    """cache='refresh' always sends; what it gets answers later cached clients (both the per-user cache)."""
+    make(cache=True).chat.completions.create(model="chat-mini", messages=_user("Name a sea"))
+    spent = _spent(admin)
+    make(cache="refresh").chat.completions.create(model="chat-mini", messages=_user("Name a sea"))
+    refreshed = _spent(admin)
+    assert refreshed > spent
+    make(cache=True).chat.completions.create(model="chat-mini", messages=_user("Name a sea"))
+    assert _spent(admin) == refreshed
+
+
+def test_another_key_has_its_own_cache(make: Any, admin: Any) -> None:
+    """The same request by another key is sent (the cache is per gateway and key)."""
+    make().chat.completions.create(model="chat-mini", messages=_user("Name an ocean"))
+    spent = _spent(admin)
+    make(key=ACME_SECOND_KEY).chat.completions.create(model="chat-mini", messages=_user("Name an ocean"))
+    assert _spent(admin) > spent
+
+
+def test_errors_are_never_cached(make: Any) -> None:
+    """A 400 is asked again next time (and fails again), never replayed."""
+    client = make(validate=False)
+    for _ in range(2):
+        with pytest.raises(gk.GatewayError):
+            client.images.generate(model="image-pixels", prompt="x", width=99999, height=64)
+    assert not list((Path(client.cache.path).parent).glob("*.jsonl")) or all(
+        "99999" not in path.read_text() for path in Path(client.cache.path).parent.glob("*.jsonl")
+    )
+
+
+def test_the_key_is_never_written(make: Any, tmp_path: Path) -> None:
+    """Nothing in the cache folder contains the key."""
+    client = make()
+    client.chat.completions.create(model="chat-mini", messages=_user("Name a bay"))
+    client.images.generate(model="image-aspect", prompt="a bay")
+    for path in (tmp_path / "cache").rglob("*"):
+        if path.is_file():
+            assert ACME_KEY.encode() not in path.read_bytes()
+            assert ACME_KEY[-12:].encode() not in path.read_bytes()
+
+
+def test_a_damaged_cache_warns_then_sends_normally(make: Any, admin: Any, tmp_path: Path) -> None:
+    """A corrupt file: a CacheWarning, the request is sent and answered right, the file set aside."""
+    client = make()
+    client.chat.completions.create(model="chat-mini", messages=_user("Name a cape"))
+    path = Path(client.cache.path)
+    path.write_text(path.read_text()[:-40] + "\n{broken\n")
+    spent = _spent(admin)
+    with pytest.warns(CacheWarning, match="damaged"):
+        answer = make().chat.completions.create(model="chat-mini", messages=_user("Name a cape"))
+    assert answer.choices[0].message.content and _spent(admin) > spent
+    assert path.with_name(path.name + ".unreadable").exists()
+
+
+def test_a_cache_from_another_version_is_not_used(make: Any, admin: Any) -> None:
+    """A file whose header names another format: a warning, then a normal request."""
+    client = make()
+    client.chat.completions.create(model="chat-mini", messages=_user("Name a gulf"))
+    path = Path(client.cache.path)
+    lines = path.read_text().split("\n")
+    path.write_text("\n".join([json.dumps({"gatewaykit_cache": 99})] + lines[1:]))
+    spent = _spent(admin)
+    with pytest.warns(CacheWarning, match="another version"):
+        make().chat.completions.create(model="chat-mini", messages=_user("Name a gulf"))
+    assert _spent(admin) > spent
+
+
+def test_cache_and_cassette_together_is_a_configuration_error(tmp_path: Path, emulator: Any) -> None:
+    """Both at once says to choose one."""
+    with pytest.raises(gk.ConfigurationError, match="cannot be used together"):
+        gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, cache=True, cassette=tmp_path / "c.jsonl")
+
+
+def test_a_bad_cache_value_says_what_it_takes(emulator: Any) -> None:
+    """cache=3 names the accepted values."""
+    with pytest.raises(gk.ConfigurationError, match="'refresh'"):
+        gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, cache=3)
+
+
+def test_the_async_client_uses_the_cache_too(emulator: Any, admin: Any, tmp_path: Path) -> None:
+    """await aclient... hits the same cache."""
+
+    async def ask() -> Any:
+        async with gk.AsyncClient(api_key=ACME_KEY, base_url=emulator.base_url, display=False,
+                                  cache=tmp_path / "c", ledger=gk.Ledger(path=None)) as aclient:  # fmt: skip
+            return await aclient.chat.completions.create(model="chat-mini", messages=_user("Name a strait"))
+
+    asyncio.run(ask())
+    spent = _spent(admin)
+    again = asyncio.run(ask())
+    assert _spent(admin) == spent and again.model_extra.get("gatewaykit_cache")
+
+
+def test_the_answer_footer_says_cached_and_what_it_saved(make: Any) -> None:
+    """The chat HTML footer reads 'cached · saved $…' instead of the cost."""
+    from gatewaykit.notebook.html import render_chat_html
+
+    client = make()
+    client.chat.completions.create(model="chat-mini", messages=_user("Name a fjord"))
+    again = client.chat.completions.create(model="chat-mini", messages=_user("Name a fjord"))
+    assert "cached · saved $" in render_chat_html(again)
+
+
+def test_a_pickled_client_keeps_its_cache(make: Any, tmp_path: Path) -> None:
+    """pickle round trip: the copy answers from the same cache folder."""
+    import pickle
+
+    client = make(cache=tmp_path / "pickled")
+    copy = pickle.loads(pickle.dumps(client))
+    try:
+        assert copy.cache is not None and Path(copy.cache.path) == Path(client.cache.path)
+    finally:
+        copy.close()

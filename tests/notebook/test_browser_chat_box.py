@@ -1,0 +1,104 @@
+"""The chat box in JupyterLab 4 + headless Chromium: type, Enter, Send, Shift+Enter, Stop.
+
+Screenshots (``test-artifacts/browser-chat-box/``): the box after an answer,
+mid-stream, and after Stop.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_notebook
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser-chat-box"
+ANSWER = "# Queues\n\nA queue hands work from producers to consumers, **first in, first out**.\n"
+LONG = "\n\n".join(f"Paragraph {n}: " + "words that stream in slowly " * 12 for n in range(14)) + "\n"
+CELLS = [
+    "import gatewaykit as gk\nclient = gk.Client(base_url={base_url!r}, api_key={api_key!r})",
+    "ui = gk.chat_ui(client, model='chat-mini')\nui",
+    "print(len(ui.session.turns), repr(ui.session.history[-1]['content'][:40]))",
+]
+
+
+def _wait_for(condition: Callable[[], Any], what: str, timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
+    from gatewaykit import emulator as gateway
+
+    root = tmp_path_factory.mktemp("lab-chat-box") / "work"
+    root.mkdir()
+    script = {"answers": [{"match": "queue", "content": ANSWER}, {"match": "long answer", "content": LONG}]}
+    with gateway.start(time_scale=0.5, script=script) as running:
+        cells = [source.format(base_url=running.base_url, api_key=running.api_key) for source in CELLS]
+        write_notebook(root / "box.ipynb", cells)
+        server = JupyterServer(root, app="lab")
+        try:
+            with open_notebook(server, "box.ipynb", ARTIFACTS) as notebook:
+                notebook.run_and_wait(0, timeout=90)
+                notebook.run_and_wait(1, timeout=90)
+                notebook.page.wait_for_selector("textarea.gk-chat-input", timeout=90_000)
+                yield notebook
+        finally:
+            server.stop()
+
+
+def _box(page: NotebookPage) -> Any:
+    return page.cell(1).locator(".jp-OutputArea")
+
+
+def test_enter_sends_and_the_answer_appears_in_the_transcript(page: NotebookPage) -> None:
+    """Typing and pressing Enter sends the message; the answer renders as Markdown in the box."""
+    area = page.page.locator("textarea.gk-chat-input")
+    area.click()
+    page.page.keyboard.type("Show me a queue")
+    page.page.keyboard.press("Enter")
+    _wait_for(lambda: "first in, first out" in _box(page).inner_text(), "the answer in the transcript")
+    assert _box(page).locator(".gk-chat-answer strong").first.inner_text() == "first in, first out"
+    assert area.input_value() == ""
+    page.screenshot("answered", cell=1)
+
+
+def test_shift_enter_is_a_new_line_not_a_send(page: NotebookPage) -> None:
+    """Shift+Enter adds a line to the message; the Enter after it sends both lines as one message."""
+    area = page.page.locator("textarea.gk-chat-input")
+    before = _box(page).locator(".gk-chat-user").count()
+    area.click()
+    page.page.keyboard.type("line one")
+    page.page.keyboard.press("Shift+Enter")
+    page.page.keyboard.type("line two")
+    assert area.input_value() == "line one\nline two"
+    page.page.keyboard.press("Enter")
+    _wait_for(lambda: _box(page).locator(".gk-chat-user").count() > before and
+              _box(page).get_by_role("button", name="Send").is_enabled(), "the two-line message's turn to end")
+    users = _box(page).locator(".gk-chat-user")
+    assert users.count() == before + 1
+    assert users.last.inner_text() == "line one\nline two"
+
+
+def test_send_then_stop_keeps_the_partial_answer(page: NotebookPage) -> None:
+    """Clicking Send streams the answer; Stop mid-stream keeps what arrived, marked stopped."""
+    area = page.page.locator("textarea.gk-chat-input")
+    area.click()
+    page.page.keyboard.type("A long answer please")
+    _box(page).get_by_role("button", name="Send").click()
+    _wait_for(lambda: "Paragraph 1:" in _box(page).inner_text(), "the long answer to start streaming")
+    page.screenshot("mid-stream", cell=1)
+    _box(page).get_by_role("button", name="Stop").click()
+    _wait_for(lambda: "stopped" in _box(page).inner_text(), "the turn to be marked stopped")
+    page.screenshot("stopped", cell=1)
+    text = _box(page).inner_text()
+    assert "Paragraph 13:" not in text
+    page.run_and_wait(2, timeout=60)
+    assert page.output_text(2).startswith("3 ")
