@@ -131,3 +131,13 @@ def test_the_grid_escapes_the_prompt_and_marks_the_cheapest(client: gk.Client) -
     assert "<script>" not in html
     assert html.count('class="gk-compare-column"') == 2
     assert "cheapest" in html and "grid-template-columns:repeat(2" in html
+
+
+def test_confirm_over_quotes_the_whole_comparison_once(emulator: Any, book: gk.Ledger) -> None:
+    """With confirm_over, a comparison whose total passes it is refused before anything is sent."""
+    with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, ledger=book, display=False, confirm_over=0.05) as client:
+        with pytest.raises(gk.ConfirmationRequiredError):
+            client.compare("a lighthouse", models=["image-pixels", "image-tiers", "image-aspect"])
+        assert len(book.rows) == 0
+        done = client.compare("a lighthouse", models=["image-pixels", "image-aspect"], confirm=True)
+        assert all(entry.ok for entry in done.entries)

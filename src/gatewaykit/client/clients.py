@@ -167,15 +167,18 @@ class Client(_Surface):
         keys = item_keys(items) if checkpoint is not None else []
         return self._batch(calls, concurrency, checkpoint, keys, confirm)
 
-    def compare(self, prompt: str, *, models: Iterable[str], concurrency: int = 8, **params: Any) -> Comparison:
+    def compare(
+        self, prompt: str, *, models: Iterable[str], concurrency: int = 8, confirm: bool = False, **params: Any
+    ) -> Comparison:
         """One prompt on several models of one kind (chat, image, video or music), concurrently.
 
         Every id is checked against the catalog first (nothing is sent for a typo). One model
         failing shows its error in its column; the others finish. ``params`` go to every model
         (``lyrics_prompt=`` for music, ``width=`` for images ...). Returns a :class:`Comparison`
         (a grid in a notebook; ``.to_pandas()``, ``.results``, ``.cheapest``, ``.fastest``).
+        With ``confirm_over=`` the whole comparison is quoted and confirmed once (``confirm=True`` skips it).
         """
-        return run_comparison(self, prompt, models, params, concurrency)
+        return run_comparison(self, prompt, models, params, concurrency, confirm)
 
     def batch(
         self,
@@ -265,10 +268,10 @@ class AsyncClient(_Surface):
         return await self._batch(calls, concurrency, checkpoint, keys, confirm)
 
     async def compare(
-        self, prompt: str, *, models: Iterable[str], concurrency: int = 8, **params: Any
+        self, prompt: str, *, models: Iterable[str], concurrency: int = 8, confirm: bool = False, **params: Any
     ) -> Comparison:
         """``await aclient.compare(...)``: as :meth:`Client.compare`, the models as concurrent tasks."""
-        return await run_comparison_async(self, prompt, models, params, concurrency)
+        return await run_comparison_async(self, prompt, models, params, concurrency, confirm)
 
     async def batch(
         self,

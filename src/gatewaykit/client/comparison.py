@@ -240,21 +240,31 @@ def _send(client: Any, kind: str, model: str, prompt: str, params: dict[str, Any
     return resource.create(model=model, prompt=prompt, **params)
 
 
-def run_comparison(client: Any, prompt: Any, models: Iterable[str], params: dict[str, Any], concurrency: int) -> Comparison:
-    """``Client.compare``: every model in its own thread, each tagged in the ledger."""
+def run_comparison(
+    client: Any, prompt: Any, models: Iterable[str], params: dict[str, Any], concurrency: int, confirm: bool = False
+) -> Comparison:
+    """``Client.compare``: every model in its own thread, each tagged in the ledger; one quote for them all."""
     import contextvars
+    import functools
     from concurrent.futures import ThreadPoolExecutor
+
+    from gatewaykit.client.confirmation import confirmed_call, quote_batch
 
     catalog = client.models.cached or client.models.list()
     kind, ids = plan_comparison(catalog, prompt, models)
     tag = new_tag()
     entries = [ComparisonEntry(model=model_id, kind=kind, tag=f"{tag}-{i}") for i, model_id in enumerate(ids)]
+    sends = {e.model: functools.partial(_send, client, kind, e.model, prompt, dict(params)) for e in entries}
+    if getattr(client, "_confirm_over", None) is not None:
+        if not confirm:  # confirm_over: the whole comparison is quoted, and asked about, once
+            quote_batch(client, list(sends.values()))
+        sends = {model: confirmed_call(send) for model, send in sends.items()}
 
     def one(entry: ComparisonEntry) -> None:
         timer = Timer()
         try:
             with client.ledger.tag(tag, entry.tag):
-                result = _send(client, kind, entry.model, prompt, dict(params))
+                result = sends[entry.model]()
                 if kind in ("video", "music"):
                     result = result.wait(on_update=_quiet)
             entry.result = result
@@ -273,23 +283,31 @@ def run_comparison(client: Any, prompt: Any, models: Iterable[str], params: dict
 
 
 async def run_comparison_async(
-    client: Any, prompt: Any, models: Iterable[str], params: dict[str, Any], concurrency: int
+    client: Any, prompt: Any, models: Iterable[str], params: dict[str, Any], concurrency: int, confirm: bool = False
 ) -> Comparison:
-    """``AsyncClient.compare``: every model as a task, each tagged in the ledger."""
+    """``AsyncClient.compare``: every model as a task, each tagged in the ledger; one quote for them all."""
     import asyncio
+    import functools
+
+    from gatewaykit.client.confirmation import confirmed_async_call, quote_async_batch
 
     catalog = client.models.cached or await client.models.list()
     kind, ids = plan_comparison(catalog, prompt, models)
     tag = new_tag()
     entries = [ComparisonEntry(model=model_id, kind=kind, tag=f"{tag}-{i}") for i, model_id in enumerate(ids)]
     gate = asyncio.Semaphore(max(1, concurrency))
+    sends = {e.model: functools.partial(_send, client, kind, e.model, prompt, dict(params)) for e in entries}
+    if getattr(client, "_confirm_over", None) is not None:
+        if not confirm:
+            await quote_async_batch(client, list(sends.values()))
+        sends = {model: confirmed_async_call(send) for model, send in sends.items()}
 
     async def one(entry: ComparisonEntry) -> None:
         async with gate:
             timer = Timer()
             try:
                 with client.ledger.tag(tag, entry.tag):
-                    result = await _send(client, kind, entry.model, prompt, dict(params))
+                    result = await sends[entry.model]()
                     if kind in ("video", "music"):
                         result = await result.wait(on_update=_quiet)
                 entry.result = result
