@@ -62,5 +62,18 @@ def make_client(emulator: Any, sink: RecordingLedger) -> Any:
         each.close()
 
 
+@pytest.fixture
+def book() -> gk.Ledger:
+    """A real ledger in memory (tags, rows, costs), for tests that read what the ledger says."""
+    return gk.Ledger(path=None)
+
+
+@pytest.fixture
+def booked_client(emulator: Any, keys: Any, book: gk.Ledger) -> Iterator[gk.Client]:
+    """A sync client on the test gateway recording into the in-memory ledger ``book``, nothing displayed."""
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, ledger=book, display=False) as made:
+        yield made
+
+
 def user(text: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": text}]

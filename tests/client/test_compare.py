@@ -15,14 +15,8 @@ LYRICS = "[Verse]\nLights on the water\n[Chorus]\nWe sing till dawn"
 
 
 @pytest.fixture
-def book() -> gk.Ledger:
-    return gk.Ledger(path=None)
-
-
-@pytest.fixture
-def client(emulator: Any, book: gk.Ledger) -> Iterator[gk.Client]:
-    with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, ledger=book, display=False) as made:
-        yield made
+def client(booked_client: gk.Client) -> gk.Client:
+    return booked_client
 
 
 def test_chat_models_answer_side_by_side_in_the_order_asked(client: gk.Client) -> None:

@@ -23,14 +23,8 @@ def _fresh_session_media() -> Iterator[None]:
 
 
 @pytest.fixture
-def book() -> gk.Ledger:
-    return gk.Ledger(path=None)
-
-
-@pytest.fixture
-def client(emulator: Any, book: gk.Ledger) -> Iterator[gk.Client]:
-    with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, ledger=book, display=False) as made:
-        yield made
+def client(booked_client: gk.Client) -> gk.Client:
+    return booked_client
 
 
 def _quiet(job: Any) -> None:
