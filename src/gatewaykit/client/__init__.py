@@ -23,6 +23,7 @@ or the offline gateway.
 
 from gatewaykit.client.api_request import RequestOptions
 from gatewaykit.client.batch import BatchResult
+from gatewaykit.client.checkpoint_values import CheckpointWarning
 from gatewaykit.client.clients import AsyncClient, Client
 from gatewaykit.client.config import OfflineGatewayWarning
 from gatewaykit.client.parameter_names import UnknownParameterWarning
@@ -39,6 +40,7 @@ __all__ = [
     "BatchResult",
     "ChatSession",
     "ChatStream",
+    "CheckpointWarning",
     "Client",
     "Display",
     "NullDisplay",
