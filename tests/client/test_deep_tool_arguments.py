@@ -69,6 +69,16 @@ def test_deep_arguments_go_back_to_the_model_and_the_turn_is_kept(scripted: Any)
     assert math.isclose(chat.cost, ledger.total_cost, abs_tol=1e-12)
 
 
+def test_the_session_with_deep_arguments_still_displays(scripted: Any) -> None:
+    """The conversation's HTML view (tool calls pretty-printed) shows the deep call as text instead of failing."""
+    with gk.Client(api_key=scripted.api_key, base_url=scripted.base_url, ledger=gk.Ledger(path=None),
+                   http_transport=DeepArguments(), display=False) as client:  # fmt: skip
+        chat = client.chat.session(model="chat-mini", tools=[get_weather], max_steps=1)
+        chat("What is the weather in Paris?")
+    html = chat._repr_mimebundle_()["text/html"]
+    assert "get_weather" in html and "invalid arguments" in html
+
+
 def test_nesting_depth_ignores_brackets_inside_strings() -> None:
     """Brackets in JSON strings (escaped quotes too) do not count; real nesting does."""
     assert nesting_depth('{"a": [1, {"b": "[[[[\\"]]"}]}') == 3 and nesting_depth("[" * 5 + "]" * 5) == 5
