@@ -77,6 +77,8 @@ def test_the_session_with_deep_arguments_still_displays(scripted: Any) -> None:
         chat("What is the weather in Paris?")
     html = chat._repr_mimebundle_()["text/html"]
     assert "get_weather" in html and "invalid arguments" in html
+    deep_reply = chat.turns[0].completions[0]
+    assert "get_weather" in deep_reply._repr_mimebundle_()["text/html"]
 
 
 def test_nesting_depth_ignores_brackets_inside_strings() -> None:
