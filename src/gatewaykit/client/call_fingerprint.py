@@ -98,14 +98,16 @@ def _function(function: types.FunctionType, depth: int, memo: dict[int, Any]) ->
     }
 
 
-def _global_names(code: types.CodeType) -> set[str]:
+@functools.lru_cache(maxsize=512)
+def _global_names(code: types.CodeType) -> frozenset[str]:
     names = set(code.co_names)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             names |= _global_names(const)
-    return names
+    return frozenset(names)
 
 
+@functools.lru_cache(maxsize=512)
 def _code_digest(code: types.CodeType) -> str:
     digest = hashlib.sha256(code.co_code)
     digest.update(repr(code.co_names).encode())
