@@ -4,6 +4,8 @@
   ``/v1/videos/vid_1``) as the call that does it (``client.models.list()``,
   ``client.videos.retrieve('vid_1')``); the gateway's own words stay in the
   error's ``body``.
+* :func:`redact` replaces anything shaped like an API key (``sk-...``) with
+  ``sk-***``: exceptions and a job's error (wherever it is parsed) use it.
 * :func:`short_traceback` is what :class:`~gatewaykit.errors.GatewayError`
   gives IPython (``_render_traceback_``): the error and its message, the
   parameter, the line of the user's code that made the call, and how to see
@@ -20,7 +22,15 @@ import re
 import traceback
 from typing import Any, Optional
 
-__all__ = ["python_call", "short_traceback", "speak_python"]
+__all__ = ["python_call", "redact", "short_traceback", "speak_python"]
+
+_KEY_PATTERN = re.compile(r"sk-[A-Za-z0-9_\-]{4,}")
+
+
+def redact(text: str) -> str:
+    """Replace anything shaped like an API key (``sk-...``) with ``sk-***``."""
+    return _KEY_PATTERN.sub("sk-***", text)
+
 
 _ID = r"([A-Za-z0-9_\-.]+)"
 # (method or None for any, path pattern, the Python call; {0} is the id in the path)

@@ -34,10 +34,9 @@ like one before it is stored on an exception.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping
 
-from gatewaykit.error_text import short_traceback, speak_python
+from gatewaykit.error_text import redact, short_traceback, speak_python
 from gatewaykit.presentation import rich_bundle
 
 __all__ = [
@@ -67,12 +66,6 @@ __all__ = [
     "redact",
 ]
 
-_KEY_PATTERN = re.compile(r"sk-[A-Za-z0-9_\-]{4,}")
-
-
-def redact(text: str) -> str:
-    """Replace anything shaped like an API key (``sk-...``) with ``sk-***``."""
-    return _KEY_PATTERN.sub("sk-***", text)
 
 
 class GatewayError(Exception):

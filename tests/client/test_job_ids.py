@@ -60,3 +60,34 @@ def test_non_string_id_is_a_type_error(client: gk.Client) -> None:
     bad: Any = 12
     with pytest.raises(TypeError, match="string"):
         client.videos.retrieve(bad)
+
+
+def _hostile_job_client(sink: Any) -> gk.Client:
+    """A client whose 'gateway' serves any job's content (the id is whatever a server sent)."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b"\x00\x00\x00\x18ftypmp42 video", headers={"content-type": "video/mp4"})
+
+    return gk.Client(api_key="sk-bf-x", base_url="http://gw.test", ledger=sink, http_transport=httpx.MockTransport(answer))
+
+
+@pytest.mark.parametrize("job_id", ["../escaped/owned", "ABSOLUTE", "a/../../b", "...\\..\\x"])
+def test_save_to_a_folder_keeps_a_hostile_id_inside_it(tmp_path: Any, sink: Any, job_id: str) -> None:
+    """save(folder) names the file from a sanitised id: one new file inside the folder, no directories made."""
+    if job_id == "ABSOLUTE":  # an absolute path (inside tmp_path, so a failing run writes nowhere else)
+        job_id = str(tmp_path / "elsewhere" / "owned")
+    folder = tmp_path / "out"
+    folder.mkdir()
+    with _hostile_job_client(sink) as client:
+        job = gk.VideoJob(id=job_id, status="completed")
+        job._client = client
+        saved = job.save(folder)
+    assert saved.parent == folder and saved.suffix == ".mp4" and saved.read_bytes()[4:8] == b"ftyp"
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == ["out", f"out/{saved.name}"]
+
+
+def test_save_name_keeps_an_ordinary_id() -> None:
+    """A normal id is the file name unchanged."""
+    from gatewaykit.client.job_flows import safe_file_stem
+
+    assert safe_file_stem("video_abc-123") == "video_abc-123" and safe_file_stem("../escaped/owned") == "escaped_owned"

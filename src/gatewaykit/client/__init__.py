@@ -23,6 +23,7 @@ or the offline gateway.
 
 from gatewaykit.client.api_request import RequestOptions
 from gatewaykit.client.batch import BatchResult
+from gatewaykit.client.checkpoint_values import CheckpointWarning
 from gatewaykit.client.clients import AsyncClient, Client
 from gatewaykit.client.comparison import Comparison, ComparisonEntry
 from gatewaykit.client.gallery import Gallery
@@ -41,6 +42,7 @@ __all__ = [
     "BatchResult",
     "ChatSession",
     "ChatStream",
+    "CheckpointWarning",
     "Client",
     "Comparison",
     "ComparisonEntry",

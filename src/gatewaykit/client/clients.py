@@ -156,7 +156,7 @@ class Client(_Surface):
         ``checkpoint="run.sqlite"``: each finished item's result is stored as it
         finishes; a re-run (after a crash or a kernel restart) returns the stored
         results and calls ``function`` only for the rest, so nothing is paid twice.
-        Results must pickle (see :mod:`gatewaykit.client.checkpoint`).
+        Results are stored as data (see :mod:`gatewaykit.client.checkpoint`); a changed call re-runs.
 
         With ``Client(confirm_over=)`` the whole batch is quoted once (each item
         runs up to its first paid request, which is quoted, not sent) and
@@ -210,7 +210,7 @@ class Client(_Surface):
             def run(todo: list[Callable[[], Any]]) -> BatchResult:
                 return run_thread_batch(todo, concurrency, on_done=progress.item_done)
 
-            return run_checkpointed(checkpoint, calls, keys, run, progress.item_done)
+            return run_checkpointed(checkpoint, calls, keys, run, progress.item_done, client=self)
         finally:
             progress.close()
 
@@ -299,7 +299,7 @@ class AsyncClient(_Surface):
             async def run(todo: list[Any]) -> BatchResult:
                 return await run_async_batch(todo, concurrency, on_done=progress.item_done)
 
-            return await run_checkpointed_async(checkpoint, calls, keys, run, progress.item_done)
+            return await run_checkpointed_async(checkpoint, calls, keys, run, progress.item_done, client=self)
         finally:
             progress.close()
 

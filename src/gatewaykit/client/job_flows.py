@@ -11,6 +11,7 @@ be resumed by id). Every terminal state seen is reported to the ledger.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -230,10 +231,25 @@ def cancel_flow(client: BaseClient, job: VideoJob, *, timeout: Any = NOT_GIVEN) 
     return job
 
 
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_file_stem(job_id: Any) -> str:
+    """A file name made from a job id the server sent: no separators, no leading dots, at most 120 characters.
+
+    ``../escaped/owned`` becomes ``escaped_owned``: the saved file stays in the folder it was saved to.
+    """
+    stem = _UNSAFE_NAME.sub("_", str(job_id)).strip("._")[:120].rstrip("._")
+    return stem or "job"
+
+
 def default_save_path(job: Job, path: Union[str, Path, None]) -> Path:
-    """``path`` as given, or ``<id>.mp4``/``<id>.mp3`` inside it when it is a directory (or None: cwd)."""
+    """``path`` as given, or ``<id>.mp4``/``<id>.mp3`` inside it when it is a directory (or None: cwd).
+
+    The id comes from the server, so the name is :func:`safe_file_stem` of it, always inside the directory.
+    """
     suffix = ".mp4" if isinstance(job, VideoJob) else ".mp3"
     target = Path(path) if path is not None else Path.cwd()
     if target.is_dir():
-        target = target / f"{job.id}{suffix}"
+        target = target / f"{safe_file_stem(job.id)}{suffix}"
     return target

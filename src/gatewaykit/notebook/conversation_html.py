@@ -40,7 +40,7 @@ def _content_html(content: Any) -> str:
 def _pretty(arguments: Any) -> str:
     try:
         return json.dumps(json.loads(arguments), indent=2, ensure_ascii=False)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # a model's arguments may be anything, 100,000 levels deep too
         return str(arguments or "")
 
 
@@ -55,7 +55,7 @@ def _one_line(arguments: Any, limit: int = 60) -> str:
     try:
         value = json.loads(arguments)
         text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in value.items()) if isinstance(value, dict) else json.dumps(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         text = str(arguments or "")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -91,7 +91,7 @@ def render_reasoning_html(reasoning: Optional[str], *, open: bool = False) -> st
 def _pretty_arguments(arguments: str) -> str:
     try:
         return json.dumps(json.loads(arguments), indent=2, ensure_ascii=False)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # arguments nested too deeply to parse show as text
         return arguments
 
 

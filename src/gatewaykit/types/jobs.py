@@ -7,8 +7,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, List, Literal, Optional, TypeVar, Union
 
-from pydantic import PrivateAttr
+from pydantic import PrivateAttr, model_validator
 
+from gatewaykit.error_text import redact
 from gatewaykit.types.common import GatewayModel
 
 __all__ = [
@@ -67,7 +68,26 @@ class MediaLink(GatewayModel):
 
 
 class JobError(GatewayModel):
+    """A failed job's error. Keys a gateway echoes in it are scrubbed as it is parsed, so no repr,
+    display, ledger row or exception built from it can show one."""
+
     message: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _scrub_keys(cls, data: Any) -> Any:
+        return _scrubbed(data)
+
+
+def _scrubbed(value: Any, depth: int = 0) -> Any:
+    """``value`` with every string scrubbed of key-shaped text (dicts and lists followed 32 levels deep)."""
+    if isinstance(value, str):
+        return redact(value)
+    if depth < 32 and isinstance(value, dict):
+        return {key: _scrubbed(item, depth + 1) for key, item in value.items()}
+    if depth < 32 and isinstance(value, list):
+        return [_scrubbed(item, depth + 1) for item in value]
+    return value
 
 
 J = TypeVar("J", bound="Job")

@@ -6,8 +6,8 @@ schema from the signature (a ``create_model`` over the parameters), so
 pydantic models, enums, ``Literal``, lists and defaults all work, and the same
 model validates the model's arguments before the function runs.
 
-Running a call never raises: an unknown tool, arguments that are not JSON or do
-not validate, a refused approval and an exception inside the tool all become
+Running a call never raises: an unknown tool, arguments that are not JSON, are
+nested more than :data:`MAX_ARGUMENT_DEPTH` levels or do not validate, a refused approval and an exception inside the tool all become
 the text of the tool message, so the model can read what went wrong.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import re
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
@@ -47,12 +48,43 @@ class ToolFunction:
         return {"type": "function", "function": function}
 
     def bind(self, arguments_json: str) -> dict[str, Any]:
-        """The keyword arguments for the function, validated (pydantic-model parameters become instances)."""
+        """The keyword arguments for the function, validated (pydantic-model parameters become instances).
+
+        ValueError for arguments that are not a JSON object, or nested deeper than
+        :data:`MAX_ARGUMENT_DEPTH` (measured before parsing: a model's arguments are
+        untrusted, and 100,000 nested brackets would exhaust Python's recursion).
+        """
+        depth = nesting_depth(arguments_json or "")
+        if depth > MAX_ARGUMENT_DEPTH:
+            raise ValueError(
+                f"the arguments are nested {depth} levels deep; at most {MAX_ARGUMENT_DEPTH} are accepted. "
+                "Call the tool again with arguments that match its parameters"
+            )
         raw = json.loads(arguments_json) if arguments_json and arguments_json.strip() else {}
         if not isinstance(raw, dict):
             raise ValueError(f"arguments must be a JSON object, not {type(raw).__name__}")
         validated = self.arguments_model.model_validate(raw)
         return {name: getattr(validated, name) for name in type(validated).model_fields}
+
+
+MAX_ARGUMENT_DEPTH = 200
+"""How deeply a tool call's JSON arguments may nest (the offline gateway's request limit too)."""
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest ``[``/``{`` nesting in JSON text, brackets inside strings not counted (no parsing, no recursion)."""
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    depth = deepest = 0
+    for bracket in brackets:
+        if bracket in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(depth - 1, 0)
+    return deepest
 
 
 _BUILT: "weakref.WeakKeyDictionary[Any, ToolFunction]" = weakref.WeakKeyDictionary()
@@ -186,6 +218,9 @@ class Toolbox:
             kwargs = tool.bind(arguments)
         except (ValueError, pydantic.ValidationError) as exc:
             text = f"Error: invalid arguments for {name}: {exc}"
+            return None, ToolCallOutcome(call_id, name, arguments, text, "error")
+        except RecursionError:  # a last guard: nesting the depth check let through (e.g. a deep default)
+            text = f"Error: invalid arguments for {name}: they are nested too deeply to read"
             return None, ToolCallOutcome(call_id, name, arguments, text, "error")
         return tool, kwargs
 

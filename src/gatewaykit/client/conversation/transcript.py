@@ -7,6 +7,15 @@ longer than any backtick run in it when it is not (it contains a line like
 our comments, or an unbalanced code fence), so headings, code fences and
 anything else a model writes survive the round trip. A final comment marks the
 end, so trailing whitespace of the last message is kept too.
+
+What :func:`from_markdown` gives back (and a session then sends) is what a
+reader of the Markdown sees: every message block must be exactly what
+:func:`to_markdown` writes for the message its comment holds, so a comment
+cannot swap in other content, add a message nobody sees (a hidden system
+prompt), or carry fields that are not shown. A message's tool calls and
+reasoning are shown above its text; content a Markdown view would hide (HTML,
+comments, link definitions) is written in a code fence, where it is seen as
+written. Anything else is a ``ValueError`` naming the message.
 """
 
 from __future__ import annotations
@@ -35,8 +44,10 @@ def _comment_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
 
 
+# Markdown a reader does not see as written: raw HTML and comments, link reference definitions.
+_HIDDEN = re.compile(r"<[A-Za-z!/?]|^ {0,3}\[[^\]\n]+\]:", re.M)
 def _needs_fence(text: str) -> bool:
-    return "<!-- gatewaykit:" in text or len(_FENCE_LINE.findall(text)) % 2 == 1
+    return "<!-- gatewaykit:" in text or len(_FENCE_LINE.findall(text)) % 2 == 1 or _HIDDEN.search(text) is not None
 
 
 def _fence_for(text: str) -> str:
@@ -44,13 +55,27 @@ def _fence_for(text: str) -> str:
     return "`" * max(4, longest + 1)
 
 
+def _name(value: Any) -> str:
+    name = _one_line(value)
+    return f"`{name}`" if re.fullmatch(r"[\w.\-]+", name) else _inline_code(name)
+
+
 def _call_summary(calls: list[Any]) -> str:
     lines = []
     for call in calls:
         function = call.get("function") or {} if isinstance(call, dict) else {}
         arguments = str(function.get("arguments") or "")
-        lines.append(f"- tool call `{_one_line(function.get('name'))}` {_inline_code(arguments)}")
+        lines.append(f"- tool call {_name(function.get('name'))} {_inline_code(arguments)}")
     return "\n".join(lines)
+
+
+def _extras(message: dict[str, Any]) -> str:
+    """What a message sends besides its content, shown above it: tool calls, reasoning."""
+    lines = [_call_summary(message.get("tool_calls") or [])] if message.get("tool_calls") else []
+    if message.get("reasoning_details"):
+        reasoning = json.dumps(message["reasoning_details"], ensure_ascii=False)
+        lines.append(f"- reasoning {_inline_code(reasoning)}")
+    return "\n".join(lines).replace("<!-- gatewaykit:", "<!-- gatewaykit :")
 
 
 def _one_line(value: Any) -> str:
@@ -63,11 +88,15 @@ def _inline_code(text: str) -> str:
     return f"{ticks} {text} {ticks}" if text else ""
 
 
-def _parts_summary(parts: list[Any]) -> str:
+def _parts_summary(parts: list[Any], fenced: bool = False) -> str:
     shown = []
     for part in parts:
         if isinstance(part, dict) and part.get("type") == "text":
-            shown.append(str(part.get("text") or ""))
+            text = str(part.get("text") or "")
+            if fenced and _needs_fence(text):
+                fence = _fence_for(text)
+                text = f"{fence}\n{text}\n{fence}"
+            shown.append(text)
         else:
             shown.append("*[image]*")
     return "\n\n".join(shown)
@@ -76,21 +105,24 @@ def _parts_summary(parts: list[Any]) -> str:
 def _block(message: dict[str, Any], names: dict[str, str]) -> str:
     label = _LABELS.get(str(message.get("role")), _one_line(message.get("role")))
     if message.get("role") == "tool":
-        label += f" · {_one_line(names.get(str(message.get('tool_call_id')), 'tool'))}"
+        label += f" · {_name(names.get(str(message.get('tool_call_id')), 'tool'))}"
     content = message.get("content")
     meta: dict[str, Any] = {"message": {k: v for k, v in message.items() if k != "content" or not isinstance(v, str)}}
+    extras = _extras(message)
     if isinstance(content, str):
         body = content
         if _needs_fence(content):
             fence = meta["fence"] = _fence_for(content)
             body = f"{fence}\n{content}\n{fence}"
     elif isinstance(content, list):
-        body = _parts_summary(content)
+        body = _parts_summary(content, fenced=True)
     else:
-        body = _call_summary(message.get("tool_calls") or []) or "*(no content)*"
+        body = "" if extras else "*(no content)*"
     if isinstance(content, list) or content is None:
         # The body is only for reading; the content is in the comment. Keep it from looking like our markers.
         body = body.replace("<!-- gatewaykit:", "<!-- gatewaykit :")
+    if extras:
+        body = extras + "\n\n" + body if content is not None else extras
     return f"{_MESSAGE}{_comment_json(meta)} -->\n### {label}\n\n{body}\n\n"
 
 
@@ -102,56 +134,22 @@ def to_markdown(messages: list[dict[str, Any]], *, model: Optional[str] = None, 
             if isinstance(call, dict):
                 names[str(call.get("id"))] = str((call.get("function") or {}).get("name"))
     head = {"version": 1, "model": model}
-    title = f"# Conversation with {_one_line(model)}" if model else "# Conversation"
-    lines = [f"{_HEAD}{_comment_json(head)} -->", title, ""]
+    lines = [f"{_HEAD}{_comment_json(head)} -->", _title(model), ""]
     if cost is not None:
         lines += [f"*{len(messages)} messages · {format_usd(cost)} reported*", ""]
     return "\n".join(lines) + "\n" + "".join(_block(m, names) for m in messages) + _END + "\n"
 
 
+def _title(model: Optional[str]) -> str:
+    return f"# Conversation with {_name(model)}" if model else "# Conversation"
+
+
 def from_markdown(text: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """``(messages, header fields)`` of a transcript written by :func:`to_markdown`; ValueError if it is not one."""
-    if not isinstance(text, str):
-        raise TypeError(f"from_markdown() takes the transcript's text (a str), not {type(text).__name__}")
-    header: dict[str, Any] = {}
-    start = text.find(_HEAD)
-    if start >= 0:
-        line_end = text.find(" -->", start)
-        header = json.loads(text[start + len(_HEAD) : line_end])
-    messages: list[dict[str, Any]] = []
-    marker = _MARKER.search(text)
-    while marker is not None and marker.group(1) == "message":
-        try:
-            meta = json.loads(marker.group(2))
-            message = dict(meta["message"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"Not a gatewaykit transcript: a message comment does not hold a message ({exc})") from None
-        label_end = text.find("\n\n", marker.end() + 1)
-        if label_end < 0:
-            raise ValueError("Not a gatewaykit transcript: a message has no label line")
-        position = label_end + 2
-        fence = meta.get("fence")
-        if fence:
-            opening = position + len(fence) + 1
-            closing = text.find("\n" + fence, opening - 1)
-            if not text.startswith(fence + "\n", position) or closing < 0:
-                raise ValueError("Not a gatewaykit transcript: a fenced message is not closed")
-            content = text[opening:closing] if closing >= opening else ""
-            position = closing + 1 + len(fence) + 2
-            marker = _MARKER.search(text, position)
-        else:
-            marker = _MARKER.search(text, position)
-            if marker is None:
-                raise ValueError("Not a gatewaykit transcript: it has no end comment")
-            content = text[position : marker.start() - 2]
-        if "content" not in message:
-            message["content"] = content
-        messages.append(message)
-    if marker is None and messages:
-        raise ValueError("Not a gatewaykit transcript: it has no end comment")
-    if not messages and start < 0:
-        raise ValueError("Not a gatewaykit transcript (no gatewaykit comments found); write one with chat.to_markdown()")
-    return messages, header
+    """``(messages, header fields)`` of a transcript written by :func:`to_markdown`; ValueError if it is not one,
+    or if what it would send differs from what a reader of the Markdown sees (see the module docstring)."""
+    from gatewaykit.client.conversation.transcript_reading import read_markdown
+
+    return read_markdown(text)
 
 
 def _text_of(content: Any) -> str:

@@ -16,7 +16,11 @@ can reach the file; the key's text is also scrubbed from whatever is written.
 
 Binary bodies (a video's MP4, a song's MP3) go to ``<cassette>.media/<sha256>``:
 the JSONL stays small, readable and diffable, identical media is stored once,
-and nothing is inflated by base64. Images arrive as base64 inside JSON and stay
+and nothing is inflated by base64. A cassette is shared, so its ``media`` value
+is never a path: only a SHA-256 hex digest is accepted (checked when the file
+loads, with its line number), naming a regular file inside the media folder
+whose bytes have that digest; ``../../x`` or ``/etc/passwd`` is a
+:class:`ConfigurationError`, never a file read into results. Images arrive as base64 inside JSON and stay
 inline. Text bodies are stored exactly, a stream as its list of chunks (base64
 only when a chunk boundary split a UTF-8 character).
 
@@ -32,6 +36,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any, Iterable, Optional, Union
@@ -52,6 +57,9 @@ DROPPED_HEADERS = frozenset(
     {"set-cookie", "cookie", "authorization", "proxy-authorization", "content-length", "transfer-encoding",
      "connection", "keep-alive"}
 )  # fmt: skip
+
+
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 def _sha256(data: bytes) -> str:
@@ -150,11 +158,18 @@ class Cassette:
             try:
                 entry = json.loads(line)
                 key = _key(entry["request"])
-            except (ValueError, KeyError, TypeError):
+                media = entry["response"].get("media")
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
                 raise ConfigurationError(
                     f"Cassette {str(self.path)!r}, line {number}: not a recorded exchange; "
                     "re-record it with cassette_mode='record'"
                 ) from None
+            if media is not None and not _is_digest(media):
+                raise ConfigurationError(
+                    f"Cassette {str(self.path)!r}, line {number}: its media value {_shown(media)} is not a "
+                    f"SHA-256 digest (64 lowercase hex characters naming a file in {self.media_dir.name!r}); "
+                    "a cassette's media is never a path. Re-record the cassette, or do not use this file."
+                )
             self._recorded.setdefault(key, []).append(entry)
 
     # -- replay -------------------------------------------------------------------------
@@ -182,15 +197,32 @@ class Cassette:
             request=request,
         )
 
-    def media(self, digest: str) -> bytes:
+    def media(self, digest: Any) -> bytes:
+        """The bytes of a recorded body: a file of the media folder, named by and checked against its digest."""
+        if not _is_digest(digest):
+            raise ConfigurationError(
+                f"The cassette {str(self.path)!r} refers to media {_shown(digest)}, which is not a SHA-256 digest; "
+                "a cassette's media is never a path. Re-record the cassette."
+            )
         target = self.media_dir / digest
+        if target.is_symlink() or target.resolve().parent != self.media_dir.resolve():
+            raise ConfigurationError(
+                f"The cassette's media file {str(target)!r} is a link, not a file of {str(self.media_dir)!r}; "
+                "it is not read. Re-record the cassette."
+            )
         try:
-            return target.read_bytes()
+            data = target.read_bytes()
         except FileNotFoundError:
             raise CassetteMissError(
                 f"The cassette {str(self.path)!r} refers to media {digest} but {str(target)!r} is missing: "
                 f"ship the {self.media_dir.name!r} folder with the cassette"
             ) from None
+        if _sha256(data) != digest:
+            raise ConfigurationError(
+                f"The cassette's media file {str(target)!r} does not hold what was recorded (its SHA-256 differs "
+                "from its name); it was changed after recording. Re-record the cassette."
+            )
+        return data
 
     # -- record -------------------------------------------------------------------------
     def write(
@@ -239,6 +271,15 @@ class Cassette:
             partial.write_bytes(data)
             partial.replace(target)
         return digest
+
+
+def _is_digest(value: Any) -> bool:
+    return isinstance(value, str) and _DIGEST.fullmatch(value) is not None
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:80] + "…"
 
 
 def _decodes(chunks: list[bytes]) -> bool:

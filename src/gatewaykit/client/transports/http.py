@@ -6,6 +6,8 @@ Everything else in the client works on :class:`~gatewaykit.client.api_request.Ap
 here, in one place, into :class:`APIConnectionError` / :class:`APITimeoutError`,
 each marked with ``request_sent``: False when the request provably never
 reached the server (so a retry cannot duplicate a charge), True otherwise.
+A request to another origin than the gateway's (a content redirect to a media
+host) carries none of the client's headers.
 """
 
 from __future__ import annotations
@@ -48,6 +50,13 @@ def make_timeout(timeout: Any) -> httpx.Timeout:
     return httpx.Timeout(float(timeout), connect=min(10.0, float(timeout)))
 
 
+def _origin_of(url: str) -> tuple[str, str, int | None]:
+    """Scheme, host and port (the default port filled in): what makes two URLs the same origin."""
+    parsed = httpx.URL(url)
+    port = parsed.port if parsed.port is not None else {"http": 80, "https": 443}.get(parsed.scheme)
+    return parsed.scheme, parsed.host.lower(), port
+
+
 class _TransportBase:
     def __init__(self, base_url: str, headers: dict[str, str], timeout: Any) -> None:
         self.base_url = base_url
@@ -55,16 +64,25 @@ class _TransportBase:
         # Header names are case-insensitive: default_headers={"authorization": ...} is a key too.
         self._headers_without_auth = {k: v for k, v in headers.items() if k.lower() != "authorization"}
         self._timeout_ext = make_timeout(timeout).as_dict()
+        self._origin = _origin_of(base_url)
+
+    def _same_origin(self, url: str) -> bool:
+        return _origin_of(url) == self._origin
 
     def _build(self, request: ApiRequest) -> httpx.Request:
-        headers = self._headers if request.auth else self._headers_without_auth
-        if request.headers or request.files is not None:
-            headers = dict(headers)
-            if request.files is not None:
-                headers.pop("Content-Type", None)  # httpx sets the multipart boundary
-            if request.headers:
-                headers.update(request.headers)
         url = request.path if request.path.startswith(("http://", "https://")) else self.base_url + request.path
+        if not self._same_origin(url):
+            # Another origin (a content redirect to a media host): none of the client's headers go
+            # there, not the key, not default_headers (an organisation token, a proxy key, a Cookie).
+            headers: dict[str, str] = {}
+        else:
+            headers = self._headers if request.auth else self._headers_without_auth
+            if request.headers or request.files is not None:
+                headers = dict(headers)
+                if request.files is not None:
+                    headers.pop("Content-Type", None)  # httpx sets the multipart boundary
+                if request.headers:
+                    headers.update(request.headers)
         if request.timeout is not NOT_GIVEN:
             extensions = {"timeout": make_timeout(request.timeout).as_dict()}
         else:
