@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -36,7 +37,9 @@ def lint_imports(source: Path) -> subprocess.CompletedProcess[str]:
 
 
 def mypy(*targets: Path) -> subprocess.CompletedProcess[str]:
-    cache = Path(tempfile.gettempdir()) / "gatewaykit-mypy-cache"
+    # One cache per checkout: two checkouts sharing one cache made mypy crash on the other's stale entries.
+    checkout = hashlib.sha256(str(ROOT).encode()).hexdigest()[:10]
+    cache = Path(tempfile.gettempdir()) / f"gatewaykit-mypy-cache-{checkout}"
     return subprocess.run(
         [tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache), *map(str, targets)],
         capture_output=True, text=True, timeout=600, cwd=ROOT, env={**os.environ, "MYPYPATH": str(SOURCE)},

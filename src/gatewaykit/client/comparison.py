@@ -254,7 +254,9 @@ def run_comparison(
     kind, ids = plan_comparison(catalog, prompt, models)
     tag = new_tag()
     entries = [ComparisonEntry(model=model_id, kind=kind, tag=f"{tag}-{i}") for i, model_id in enumerate(ids)]
-    sends = {e.model: functools.partial(_send, client, kind, e.model, prompt, dict(params)) for e in entries}
+    sends: dict[str, Callable[[], Any]] = {
+        e.model: functools.partial(_send, client, kind, e.model, prompt, dict(params)) for e in entries
+    }
     if getattr(client, "_confirm_over", None) is not None:
         if not confirm:  # confirm_over: the whole comparison is quoted, and asked about, once
             quote_batch(client, list(sends.values()))
@@ -296,7 +298,9 @@ async def run_comparison_async(
     tag = new_tag()
     entries = [ComparisonEntry(model=model_id, kind=kind, tag=f"{tag}-{i}") for i, model_id in enumerate(ids)]
     gate = asyncio.Semaphore(max(1, concurrency))
-    sends = {e.model: functools.partial(_send, client, kind, e.model, prompt, dict(params)) for e in entries}
+    sends: dict[str, Callable[[], Any]] = {
+        e.model: functools.partial(_send, client, kind, e.model, prompt, dict(params)) for e in entries
+    }
     if getattr(client, "_confirm_over", None) is not None:
         if not confirm:
             await quote_async_batch(client, list(sends.values()))
