@@ -115,6 +115,7 @@ class Ledger:
         self._budget = Budget(valid_budget(budget))
         self._uid_prefix = os.urandom(12).hex()  # 96 random bits: unique across processes
         self._uid_numbers = itertools.count()
+        self._uid_pid = os.getpid()  # a forked child draws a new prefix (two children never share uids)
         self._adopted: set[str] = set()  # rows merged or unpickled into this ledger: this session's
         self._batch_depth = 0
         self._batched: list[Change] = []
@@ -258,6 +259,8 @@ class Ledger:
     def record(self, record: CostRecord) -> None:
         """Add one request's or job's outcome (called once per request by the client)."""
         row = row_from_record(record, self._tags.get(), SESSION_ID)
+        if self._uid_pid != os.getpid():
+            self._uid_prefix, self._uid_pid = os.urandom(12).hex(), os.getpid()
         uid = f"{self._uid_prefix}-{next(self._uid_numbers)}"
         with self._lock:
             if self._book.has_job(row):

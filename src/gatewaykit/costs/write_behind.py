@@ -23,6 +23,7 @@ _COALESCE = 0.005
 
 _condition = threading.Condition()
 _scheduled: dict[int, Any] = {}  # id(store) -> store (a strong reference until written)
+_in_hand: list[Any] = []  # the stores the thread is writing now
 _thread: Optional[threading.Thread] = None
 
 
@@ -49,20 +50,23 @@ def _run() -> None:
         with _condition:
             stores = list(_scheduled.values())
             _scheduled.clear()
+            _in_hand[:] = stores  # flush_all() waits for these too (each store's lock)
         for store in stores:
             try:
                 store.write_queued()  # a failed write is kept on the store and warned by its next flush()
             except Exception:  # noqa: BLE001 - the database cannot be reopened: the caller's flush() says why
                 pass
+        with _condition:
+            _in_hand.clear()
 
 
 def flush_all() -> None:
-    """Commit every scheduled queue in this thread (at exit)."""
+    """Commit every queue in this thread (at exit), after any write the thread is making."""
     with _condition:
-        stores = list(_scheduled.values())
+        stores = list(_scheduled.values()) + list(_in_hand)
         _scheduled.clear()
     for store in stores:
-        store.write_queued()
+        store.write_queued()  # takes the store's lock: waits for the thread's write to commit
 
 
 def _flush_at_multiprocessing_exit() -> None:
@@ -76,6 +80,7 @@ def _after_fork_in_child() -> None:
     global _condition, _thread
     _condition = threading.Condition()  # the parent's thread is gone, and its lock with it
     _scheduled.clear()  # the parent commits its own queues
+    _in_hand.clear()
     _thread = None
 
 
