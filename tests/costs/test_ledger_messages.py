@@ -49,7 +49,7 @@ def test_a_replayed_row_notes_its_recorded_cost_like_money():
 class _FlatPrices:
     """A price source that is not a PriceTable: every request $0.50."""
 
-    def estimate(self, kind, model, *, params=None, **facts):
+    def estimate(self, kind, model, *, params=None, images=None, seconds=None, prompt_tokens=None, completion_tokens=None):
         return 0.5
 
     def estimate_request(self, kind, model, request):

@@ -108,8 +108,8 @@ class DatabaseStore:
             db = self._connection()
             if not queued and not db.backlog:
                 return None
-            rows = [item for what, item in queued if what == "row"]
-            updates = [item for what, item in queued if what == "update"]
+            rows: list[Any] = [item for what, item in queued if what == "row"]
+            updates: list[Any] = [item for what, item in queued if what == "update"]
             try:
                 db.write(rows, updates)
             except Exception as exc:  # noqa: BLE001 - never lose the user's result over the ledger file

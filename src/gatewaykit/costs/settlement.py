@@ -37,7 +37,17 @@ PENDING_NOTE = "pending: billed on completion"
 class PriceSource(Protocol):
     """What ``Ledger(prices=...)`` accepts besides a price-table mapping (see :mod:`gatewaykit.costs.pricing`)."""
 
-    def estimate(self, kind: str, model: Optional[str], *, params: Optional[Mapping[str, Any]] = None, **facts: Any) -> Optional[float]: ...
+    def estimate(
+        self,
+        kind: str,
+        model: Optional[str],
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        images: Optional[int] = None,
+        seconds: Optional[float] = None,
+        prompt_tokens: Optional[int] = None,
+        completion_tokens: Optional[int] = None,
+    ) -> Optional[float]: ...
 
     def estimate_request(self, kind: str, model: Optional[str], request: Mapping[str, Any]) -> Optional[float]: ...
 

@@ -22,7 +22,7 @@ __all__ = ["DisplayState", "LedgerView", "charged_total"]
 
 @dataclass(frozen=True)
 class DisplayState:
-    """What the notebook display of a ledger or view needs (see ``gatewaykit.notebook.ledger_html``)."""
+    """What the display of a ledger or view needs (the presentation layer renders it)."""
 
     columns: dict[str, list]
     budget: Optional[float] = None
