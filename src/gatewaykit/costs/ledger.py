@@ -38,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
+import math
 import os
 import threading
 import time
@@ -54,9 +55,19 @@ from gatewaykit.costs.budget import Budget, Reservation, valid_budget
 from gatewaykit.costs.location import USER_LEDGER
 from gatewaykit.costs.pricing import PriceTable
 from gatewaykit.costs.records import CostRecord
-from gatewaykit.costs.rows import COLUMNS, JOB_KINDS, STATUS_ALIASES, TERMINAL_STATES, LedgerRow, row_from_record, valid_amount
+from gatewaykit.costs.rows import (
+    COLUMNS,
+    ESTIMATED,
+    JOB_KINDS,
+    REPORTED,
+    STATUS_ALIASES,
+    TERMINAL_STATES,
+    LedgerRow,
+    row_from_record,
+    valid_amount,
+)
 from gatewaykit.costs.session import SESSION_ID
-from gatewaykit.costs.settlement import PriceSource
+from gatewaykit.costs.settlement import PriceSource, contribution
 from gatewaykit.costs.stores import HOT_PATH_READ, NOT_STORED, Change, Changes, update_event
 from gatewaykit.costs.user_store import open_store
 from gatewaykit.costs.views import DisplayState, LedgerView
@@ -311,28 +322,35 @@ class Ledger:
 
     # ------------------------------------------------------------------ views
 
+    def _shown(self, everything: bool = False) -> list[LedgerRow]:
+        """The rows the views show (under the lock, after a live read): this session's, or all."""
+        self._sync(flush=True)
+        book = self._book
+        if not self._store.scoped_to_session:
+            return list(book.rows)
+        if everything:  # sessions interleave: in time order
+            return sorted(book.rows, key=_recorded_at)
+        adopted, in_memory = self._adopted, book.in_memory
+        return [
+            row
+            for uid, row in zip(book.uids, book.rows)
+            if row.session == SESSION_ID or uid in adopted or uid in in_memory
+        ]
+
     def _display_state(self, *, everything: bool = False) -> DisplayState:
-        """A consistent copy of the shown rows' columns, taken under the lock (after a live read)."""
+        """A consistent copy of the shown rows' columns, taken under the lock."""
         with self._lock:
-            self._sync(flush=True)
-            book = self._book
-            if everything and self._store.scoped_to_session:  # sessions interleave: in time order
-                rows: Sequence[LedgerRow] = sorted(book.rows, key=_recorded_at)
-            elif everything or not self._store.scoped_to_session:
-                rows = book.rows
-            else:
-                adopted, in_memory = self._adopted, book.in_memory
-                rows = [
-                    row
-                    for uid, row in zip(book.uids, book.rows)
-                    if row.session == SESSION_ID or uid in adopted or uid in in_memory
-                ]
+            rows = self._shown(everything)
             columns = {name: [getattr(row, name) for row in rows] for name in COLUMNS}
-            earlier = len(book.rows) - len(rows)
+            earlier = len(self._book.rows) - len(rows)
             limit = self._budget.limit
         if everything:
             return DisplayState(columns, limit, title="Ledger history")
         return DisplayState(columns, limit, earlier=earlier, history_call=self._history_call)
+
+    def _cost(self, source: Optional[str] = None) -> float:
+        with self._lock:
+            return math.fsum(contribution(r) for r in self._shown() if source is None or r.cost_source == source)
 
     def _columns(self) -> dict[str, list]:
         return self._display_state().columns
@@ -345,7 +363,8 @@ class Ledger:
         return LedgerView(lambda: self._display_state(everything=True))
 
     def __len__(self) -> int:
-        return len(self._view())
+        with self._lock:
+            return len(self._shown())
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -355,17 +374,17 @@ class Ledger:
     @property
     def total_cost(self) -> float:
         """USD recorded: reported plus estimated (pending and not-reported jobs count 0)."""
-        return self._view().total_cost
+        return self._cost()
 
     @property
     def reported_cost(self) -> float:
         """USD the gateway reported (exactly what it deducted for these rows)."""
-        return self._view().reported_cost
+        return self._cost(REPORTED)
 
     @property
     def estimated_cost(self) -> float:
         """USD estimated by the price source (jobs billed with no amount reported)."""
-        return self._view().estimated_cost
+        return self._cost(ESTIMATED)
 
     def to_pandas(self):
         """One row per request or job; ``time`` and ``finished_time`` as UTC datetimes."""
@@ -485,7 +504,8 @@ class Ledger:
                     event["id"], status, event.get("seconds"), event.get("error_message"), event.get("time")
                 )
                 if changed and store and event["id"] not in self._book.memory_jobs:
-                    self._write(("update", update_event(event["id"], status, event.get("seconds"), event.get("error_message"), event.get("time"))))
+                    when, seconds, message = event.get("time"), event.get("seconds"), event.get("error_message")
+                    self._write(("update", update_event(event["id"], status, seconds, message, when)))
         self._warn_if_due()
         return self
 
@@ -523,6 +543,6 @@ class Ledger:
             "prices": self._prices,
             "fsync": self._fsync,
             "budget": limit,
-            "rows": [(uid, row.to_json(), base_url, key_id) for uid, row, base_url, key_id in self.snapshot(memory_only=True)],
+            "rows": [(uid, row.to_json(), url, key_id) for uid, row, url, key_id in self.snapshot(memory_only=True)],
         }
         return (sharing.unpickle, (state,))
