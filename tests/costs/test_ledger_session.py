@@ -128,3 +128,17 @@ def test_merged_rows_are_this_sessions(tmp_path, monkeypatch):
     worker.record(_chat(0.5, id="from-a-worker"))
     ledger = Ledger().merge(worker)
     assert [row["id"] for row in ledger.rows] == ["from-a-worker"]
+
+
+def test_the_offline_column_is_never_blank(tmp_path):
+    """With offline and real rows mixed, the summary's and display's offline column reads offline / real."""
+    from bs4 import BeautifulSoup
+
+    ledger = Ledger(path=None)
+    ledger.record(_chat(0.5, offline=True))
+    ledger.record(_chat(0.25))
+    assert sorted(ledger.summary().compact()["offline"]) == ["offline", "real"]
+    table = BeautifulSoup(ledger._repr_mimebundle_()["text/html"], "html.parser").find("table")
+    header = [th.get_text() for th in table.find_all("th")]
+    cells = [tr.find_all("td")[header.index("offline")].get_text() for tr in table.tbody.find_all("tr")]
+    assert sorted(cells) == ["offline", "real"]
