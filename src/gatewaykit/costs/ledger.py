@@ -193,6 +193,8 @@ class Ledger:
         return False
 
     def _warn_if_due(self) -> None:
+        if self._budget.limit is None or self._budget.warned:  # the common case: no lock
+            return
         with self._lock:
             text = self._budget.warning(self._book.spent, self._counted())
         if text:
@@ -364,6 +366,9 @@ class Ledger:
 
     def __len__(self) -> int:
         with self._lock:
+            if not self._store.scoped_to_session:
+                self._sync(flush=True)
+                return len(self._book.rows)
             return len(self._shown())
 
     @property
