@@ -235,7 +235,8 @@ def _record_in_child(ledger: Ledger) -> None:
     import os
 
     ledger.record(CostRecord("chat", "chat-mini", "ok", id="child", usage={"cost": {"total_cost": 0.2}}))
-    if ledger._db.pid != os.getpid():  # SQLite forbids using a connection across fork()
+    ledger.flush()
+    if ledger._store._connection().pid != os.getpid():  # SQLite forbids using a connection across fork()
         raise SystemExit(3)
 
 

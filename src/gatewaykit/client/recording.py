@@ -41,7 +41,7 @@ class Recording:
 
     __slots__ = (
         "ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "cached", "done", "base_url",
-        "key_id", "confirmed", "body",
+        "key_id", "confirmed", "body", "reservation",
     )
 
     def __init__(
@@ -68,12 +68,13 @@ class Recording:
         self.started = 0.0
         self.attempts = 1
         self.done = False
+        self.reservation: Any = None  # what the budget check set aside; dropped once recorded
 
     def check_budget(self) -> None:
         """Ask the ledger before sending; its BudgetExceededError stops the request."""
         check = getattr(self.ledger, "check_budget", None)
         if check is not None and not self.replayed:  # a replay-only client spends nothing
-            check(self.kind, self.model, self.request)
+            self.reservation = check(self.kind, self.model, self.request)  # released when dropped
         self.started = time.perf_counter()
 
     def sent(self, response: Any, attempts: int) -> None:
@@ -100,6 +101,7 @@ class Recording:
 
     def error(self, exc: GatewayError) -> None:
         if isinstance(exc, CassetteMissError):  # nothing was sent or answered: no row
+            self.reservation = None
             return
         self.attempts = getattr(exc, "attempts", self.attempts)
         self._write(
@@ -139,6 +141,7 @@ class Recording:
             record_method(record)
         except Exception:  # noqa: BLE001 - the answer was paid for; never lose it to a ledger bug
             logger.exception("gatewaykit: the ledger failed to record a %s request", self.kind)
+        self.reservation = None  # the row counts now: release what the budget check set aside
 
 
 def report_job(ledger: Any, job: Any, *, status: Optional[str] = None) -> None:

@@ -1,6 +1,7 @@
 """The ledger's SQLite database: rows and job updates shared by every kernel.
 
-Three tables, written only through :class:`LedgerDatabase`:
+Three tables, written only through :class:`LedgerDatabase` (the ledger reaches it
+through :class:`gatewaykit.costs.database_store.DatabaseStore`):
 
 ``rows``         one row per request or job, as first recorded (``uid`` is a
                  stable unique id, so merging ledgers never duplicates a row;
@@ -62,7 +63,7 @@ CREATE TABLE IF NOT EXISTS job_updates (
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT);
 """
 
-StoredRow = tuple  # (uid, LedgerRow, base_url, key_id): see gatewaykit.costs.storage.StoredRow
+StoredRow = tuple  # (uid, LedgerRow, base_url, key_id): see gatewaykit.costs.book.StoredRow
 StoredUpdate = dict  # {"id", "status", "seconds", "error_message", "time"}
 
 

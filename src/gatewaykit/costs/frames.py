@@ -63,7 +63,7 @@ def summary_frame(columns: Mapping[str, Sequence[Any]], by: Union[str, Sequence[
     frame = pd.DataFrame(groups)
     if frame.empty:
         frame = pd.DataFrame(
-            columns=[*keys, "requests", "charged", "not_charged", "charge_unknown", "not_reported", "total_cost"]
+            columns=[*keys, "requests", "charged", "not_charged", "charge_unknown", "not_reported", "not_reported_jobs", "pending", "total_cost"]
         )
     from gatewaykit.costs.summary_table import ledger_summary
 

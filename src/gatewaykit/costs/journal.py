@@ -14,22 +14,31 @@ ledger uses. Two kernels appending to the same file interleave whole lines.
 A crash can leave a torn last line. Loading skips any line that is not valid
 JSON with a :class:`LedgerWarning` (never an error), and the next append first
 ends the torn line, so it cannot swallow the new one.
+
+:class:`JournalStore` is the ledger's store for such a file (see
+:mod:`gatewaykit.costs.stores`): it reads the file when the ledger opens and on
+``reload()`` (other kernels' lines are not read live), and appends every change
+in the caller's thread (durable when ``record()`` returns).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import warnings
 from pathlib import Path
-from typing import Any, Iterator, Union
+from typing import Any, Iterator, Optional, Sequence, Union
+
+from gatewaykit.costs.rows import LedgerRow
+from gatewaykit.costs.stores import Changes
 
 try:  # POSIX; on Windows appends rely on O_APPEND alone.
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["Journal", "LedgerWarning"]
+__all__ = ["Journal", "JournalStore", "LedgerWarning", "journal_event", "read_changes"]
 
 
 class LedgerWarning(UserWarning):
@@ -115,3 +124,93 @@ class Journal:
                 os.fsync(fd)
         finally:
             os.close(fd)  # closing releases the lock
+
+
+def journal_event(what: str, item: Any) -> dict[str, Any]:
+    """One change (see :data:`gatewaykit.costs.stores.Change`) as a journal line."""
+    if what == "update":
+        return {"event": "update", **item}
+    uid, row, base_url, key_id = item
+    event = {"event": "row", "uid": uid, **row.to_json()}
+    if base_url:
+        event["base_url"] = base_url
+    if key_id:
+        event["key_id"] = key_id
+    return event
+
+
+def read_changes(journal: Journal) -> tuple[list, list]:
+    """Every row (``(uid, row, base_url, key_id)``) and job update a journal holds, in order."""
+    rows: list = []
+    updates: list = []
+    seen: dict[str, int] = {}
+    for event in journal.read():
+        if event.get("event") == "row":
+            try:
+                row = LedgerRow.from_json(event)
+            except TypeError:
+                warnings.warn(f"ledger file {journal.path}: skipped a malformed row", LedgerWarning, stacklevel=4)
+                continue
+            uid = event.get("uid")
+            if not isinstance(uid, str):  # a file written before rows had ids: a stable one
+                digest = hashlib.sha1(json.dumps(event, sort_keys=True).encode()).hexdigest()
+                seen[digest] = seen.get(digest, -1) + 1
+                uid = f"{digest}-{seen[digest]}"
+            rows.append((uid, row, event.get("base_url"), event.get("key_id")))
+        elif isinstance(event.get("id"), str):
+            updates.append(
+                {
+                    "id": event["id"],
+                    "status": str(event.get("status")),
+                    "seconds": event.get("seconds"),
+                    "error_message": event.get("error_message"),
+                    "time": float(event.get("time") or 0.0) or None,
+                }
+            )
+    return rows, updates
+
+
+class JournalStore:
+    """A ledger's JSON Lines file (see the module docstring)."""
+
+    persistent = True
+    scoped_to_session = False
+
+    def __init__(self, path: Union[str, os.PathLike], *, fsync: bool = True) -> None:
+        self._journal = Journal(path, fsync=fsync)
+        self._read = False
+
+    @property
+    def path(self) -> Path:
+        return self._journal.path
+
+    def keeps(self, row: LedgerRow) -> bool:
+        return True
+
+    def write(self, changes: Sequence[tuple[str, Any]]) -> None:
+        try:
+            self._journal.append([journal_event(what, item) for what, item in changes])
+        except OSError as exc:  # never lose the user's result over the ledger file
+            warnings.warn(f"could not write the ledger file {self.path}: {exc}", LedgerWarning, stacklevel=4)
+
+    def flush(self) -> None:
+        pass  # every write is on disk when it returns
+
+    def read(self, *, rewind: bool = False, recent: float = 0.0) -> Optional[Changes]:
+        if self._read and not rewind:
+            return None
+        self._read = True
+        rows, updates = read_changes(self._journal)
+        return Changes(rows, updates, reset=True)
+
+    def save_budget(self, budget: Optional[float]) -> bool:
+        return False
+
+    def clear(self) -> None:
+        self._journal.truncate()
+
+    def close(self) -> None:
+        pass
+
+    def pickled_path(self) -> Any:
+        return os.path.abspath(self.path)

@@ -1,45 +1,36 @@
 """The Ledger: every request's cost, recorded by the client, viewed with pandas.
 
 A client hands each outcome to its ledger (the sink protocol in
-:mod:`gatewaykit.costs.records`); the ledger keeps one plain row per request
-or job and builds DataFrames only when asked. Every method is thread-safe (one
-``threading.Lock``, held across no I/O but the ledger's own file: a JSONL
-append, or a SQLite read or commit, tens of microseconds unless another
-process holds the database's lock) and safe from asyncio code (nothing awaits).
+:mod:`gatewaykit.costs.records`). :class:`Ledger` is a facade over three parts:
+
+- a :class:`~gatewaykit.costs.book.RowBook`: the rows, their jobs and the
+  settlement rules (:mod:`gatewaykit.costs.settlement`);
+- a store (:mod:`gatewaykit.costs.stores`): memory, a JSONL journal, a SQLite
+  database, or the per-user database opened on first use;
+- a :class:`~gatewaykit.costs.budget.Budget`: the limit and the requests in flight.
+
+The facade owns the one ``threading.Lock`` (every public method takes it; the
+book and budget have none), the tags and the views. Merging, export and
+pickling are functions over its public methods (:mod:`gatewaykit.costs.sharing`).
 
 Behaviours worth knowing:
 
 - A job gets one row when created (pending, not charged) that later turns
-  ``completed`` (charged), ``failed`` or ``cancelled`` (not charged; a DELETE
-  answered ``deleted`` or ``canceled`` counts as ``cancelled``, except that the
-  client reports a deleted job that had completed as ``completed``: it was charged). The first
-  terminal state wins: a later, different one (say ``completed`` after
-  ``cancelled``) leaves the row as it was and says so in ``note``. A terminal
-  update for a job the ledger has not seen yet is held until its row arrives.
-- A second ``record`` for a job id already in the ledger is ignored.
-- The budget counts reported and estimated costs (and estimates of pending
-  jobs). ``check_budget`` raises :class:`BudgetExceededError` when that total
-  has reached the budget, or when a price-table estimate of the request would
-  take it past the budget. A :class:`BudgetWarning` is issued once, when the
-  total first reaches 80 % of the budget.
-- ``with ledger.tag("x"):`` tags every row recorded in that context (nested
-  tags accumulate). Tags live in a ``contextvars.ContextVar``: asyncio tasks
-  inherit them; a new thread starts untagged unless run in a copied context.
-- Where rows are kept (:mod:`gatewaykit.costs.location`): by default the
-  per-user SQLite database (:mod:`gatewaykit.costs.database`), opened lazily;
-  rows from the offline gateway stay in memory unless a path is given.
-  ``path="x.sqlite"`` keeps everything in that database, ``path="x.jsonl"``
-  in a JSON Lines journal (:mod:`gatewaykit.costs.journal`, re-read with
-  ``reload()``), ``path=None`` in memory only. With a database, every read
-  (``len``, ``rows``, ``to_pandas()``, ``total_cost``, ``check_budget``...)
-  first applies the rows and job updates other processes committed, and the
-  budget is stored in the database, so it applies to every kernel sharing it.
-- Every row has a stable unique id, so ``merge`` never duplicates a row; a
-  ledger pickles as its path (plus its in-memory rows). ``clear()`` forgets
-  the rows seen so far (the file keeps them) unless ``clear(persisted=True)``.
-- ``pending_jobs()`` lists the jobs whose end was never seen (id, kind, model,
-  base URL: what a restarted kernel needs to resume them; never the key).
-- ``with ledger.batch():`` writes the rows recorded inside in one transaction.
+  ``completed`` (charged), ``failed`` or ``cancelled`` (not charged). The first
+  terminal state wins; a later, different one is noted. A second ``record``
+  for a job id already in the ledger is ignored.
+- The budget counts every stored row (for the default ledger: every session's
+  rows in the per-user database, so it applies across kernels), the estimates
+  of running jobs, and the estimates reserved by requests in flight;
+  :class:`BudgetWarning` fires once at 80 %.
+- ``with ledger.tag("x"):`` tags every row recorded in that context (a
+  ``contextvars.ContextVar``: asyncio tasks inherit it).
+- The default ledger's views (``len``, ``rows``, totals, ``to_pandas()``,
+  ``summary()``, ``plot()``, the display) show this session's rows (this
+  process's since ``import gatewaykit``, plus rows merged into it);
+  ``history()`` shows every stored row. A ledger with ``path=`` shows every row.
+- Reads apply what other processes committed to a database first; a database
+  is written behind the caller's thread (:mod:`gatewaykit.costs.database_store`).
 """
 
 from __future__ import annotations
@@ -48,115 +39,177 @@ import contextlib
 import contextvars
 import itertools
 import math
-import operator
 import os
-import sys
 import threading
 import time
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional, Union
+from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 
-from gatewaykit.costs import rows as _rows
-from gatewaykit.costs.journal import Journal
-from gatewaykit.costs.money import format_usd, plural
-from gatewaykit.costs.location import USER_LEDGER, is_journal, user_ledger_path
+from typing_extensions import Self
+
+from gatewaykit.costs import sharing
+from gatewaykit.costs.book import RowBook, StoredRow
+from gatewaykit.costs.budget import Budget, Reservation, valid_budget
+from gatewaykit.costs.location import USER_LEDGER
 from gatewaykit.costs.pricing import PriceTable
 from gatewaykit.costs.records import CostRecord
-from gatewaykit.costs.rows import JOB_KINDS, TERMINAL_STATES, LedgerRow, job_transition, row_from_record
-from gatewaykit.costs.sharing import LedgerSharing
-from gatewaykit.costs.storage import STATUS_ALIASES, update_event
-from gatewaykit.errors import BudgetExceededError
-from gatewaykit.presentation import rich_bundle
+from gatewaykit.costs.rows import (
+    COLUMNS,
+    ESTIMATED,
+    JOB_KINDS,
+    REPORTED,
+    STATUS_ALIASES,
+    TERMINAL_STATES,
+    LedgerRow,
+    row_from_record,
+    valid_amount,
+)
+from gatewaykit.costs.session import SESSION_ID
+from gatewaykit.costs.settlement import PriceSource, contribution
+from gatewaykit.costs.stores import HOT_PATH_READ, NOT_STORED, Change, Changes, update_event
+from gatewaykit.costs.user_store import open_store
+from gatewaykit.costs.views import DisplayState, LedgerView
 
 __all__ = ["BudgetWarning", "Ledger"]
-
-_NOT_CHARGED_STATES = frozenset({"error", "failed", "cancelled"})
-_PENDING_NOTE = "pending: billed on completion"
 
 
 class BudgetWarning(UserWarning):
     """The ledger's spend has reached 80 % of its budget."""
 
 
-def _contribution(row: LedgerRow) -> float:
-    return row.total_cost if row.charged and row.total_cost is not None else 0.0
+def _recorded_at(row: LedgerRow) -> float:
+    return row.time
 
 
-class Ledger(LedgerSharing):
+def _price_source(prices: Any) -> PriceSource:
+    if prices is None or isinstance(prices, Mapping):
+        return PriceTable(prices)
+    if callable(getattr(prices, "estimate", None)) and callable(getattr(prices, "estimate_request", None)):
+        return prices
+    raise TypeError(
+        "prices= takes a price table (a mapping of model to rates, see gatewaykit.costs.pricing) "
+        f"or an object with estimate() and estimate_request(), not {type(prices).__name__}"
+    )
+
+
+class Ledger:
     """Records what every request cost; ``to_pandas()``, ``summary()``, ``plot()`` show it.
 
     ``path``: where rows are kept (default: the per-user database, see
-    :mod:`gatewaykit.costs.location`; ``None``: memory only). ``fsync``: a JSONL
-    file is fsync-ed after every append unless ``False``; a database is synced
-    by SQLite's WAL (safe when a kernel dies) and fsync-ed on every commit
-    only with ``fsync=True`` (safe when the machine loses power).
+    :mod:`gatewaykit.costs.location`; ``None``: memory only). ``prices``: a price
+    table (see :mod:`gatewaykit.costs.pricing`) or any object with its
+    ``estimate`` and ``estimate_request`` methods. ``fsync``: a JSONL file is
+    fsync-ed after every append unless ``False``; a database is fsync-ed on every
+    commit only with ``fsync=True`` (safe when the machine loses power).
     """
 
     warn_fraction = 0.8
+    _history_call = "ledger.history()"  # the process-wide ledger says "gk.ledger.history()"
 
     def __init__(
         self,
         *,
         budget: Optional[float] = None,
         path: Any = USER_LEDGER,
-        prices: Optional[Mapping[str, Mapping[str, Any]]] = None,
+        prices: Any = None,
         fsync: Optional[bool] = None,
     ) -> None:
         self._lock = threading.Lock()
         self._tags: contextvars.ContextVar[tuple] = contextvars.ContextVar(
             f"gatewaykit_ledger_tags_{id(self):x}", default=()
         )
-        self._prices = PriceTable(prices)
-        self._budget = self._valid_budget(budget)
-        self._budget_given = budget is not None
+        self._prices = _price_source(prices)
         self._fsync = fsync
-        self._warned = False
+        self._book = RowBook(self._prices)
+        self._budget = Budget(valid_budget(budget))
         self._uid_prefix = os.urandom(12).hex()  # 96 random bits: unique across processes
         self._uid_numbers = itertools.count()
+        self._uid_pid = os.getpid()  # a forked child draws a new prefix (two children never share uids)
+        self._adopted: set[str] = set()  # rows merged or unpickled into this ledger: this session's
         self._batch_depth = 0
-        self._batched: list[tuple[str, Any]] = []
-        self._lazy = path is USER_LEDGER  # the per-user database, opened on first use
-        self._default_path: Any = USER_LEDGER  # its path, resolved at the first attach and then kept
-        self._offline_in_memory = self._lazy  # the default ledger keeps offline rows out of files
-        self._closed = None  # a database close() closed: reopened on next use
-        self._journal = None
-        self._db = None
-        self._reset()
-        if path is None or self._lazy:
-            return
-        if is_journal(path):
-            self._journal = Journal(path, fsync=fsync is not False)
-            self._replay()
+        self._batched: list[Change] = []
+        self._store = open_store(path, fsync)
+        if budget is not None:
+            self._store.save_budget(self._budget.limit)
+        if path is not USER_LEDGER:  # the default ledger opens its database on first use, never here
+            with self._lock:
+                self._sync(flush=False)
+            self._warn_if_due()
+
+    # -------------------------------------------------------------- internals
+
+    def _sync(self, *, flush: bool, recent: float = 0.0) -> None:
+        """Apply what the store has that the book lacks (under the lock); ``flush`` first writes ours.
+
+        ``recent``: skip the read when the last one is younger (see ``stores.HOT_PATH_READ``).
+        """
+        if flush:
+            self._store.flush()
+        changes = self._store.read(recent=recent)
+        if changes is not None:
+            self._apply(changes)
+
+    def _apply(self, changes: Changes) -> None:
+        if changes.reset:
+            kept = self._book.memory_items()
+            self._book = RowBook(self._prices)
+            for uid, row, base_url, key_id in kept:
+                self._book.add(uid, row, base_url, key_id, in_memory=True)
+        for uid, row, base_url, key_id in changes.rows:
+            self._book.add(uid, row, base_url, key_id)
+        for event in changes.updates:
+            status = STATUS_ALIASES.get(event["status"], event["status"])
+            self._book.update(event["id"], status, event.get("seconds"), event.get("error_message"), event.get("time"))
+        if changes.budget is not NOT_STORED:
+            self._budget.limit = changes.budget
+
+    def _write(self, change: Change) -> None:
+        if self._batch_depth:
+            self._batched.append(change)
         else:
-            self._open_database(path)
+            self._store.write([change])
 
-    # ------------------------------------------------------------------ state
+    def _take(self, item: StoredRow, *, store: bool) -> bool:
+        """Add a row from elsewhere (a merge, a file, a pickle) unless known; write it when ``store``."""
+        uid, row, base_url, key_id = item
+        book = self._book
+        mine = book.get(uid)
+        if mine is None and book.has_job(row):
+            mine = book.jobs[row.id]  # type: ignore[index]
+        if mine is None:
+            kept = store and self._store.keeps(row)
+            book.add(uid, row, base_url, key_id, in_memory=not kept and self._store.persistent)
+            self._adopted.add(uid)
+            if kept:
+                self._write(("row", item))
+            return True
+        if mine.kind in JOB_KINDS and mine.id is not None and row.status in TERMINAL_STATES:
+            if book.update(mine.id, row.status, row.seconds, row.error_message, row.finished_time):
+                if store and mine.id not in book.memory_jobs:
+                    event = update_event(mine.id, row.status, row.seconds, row.error_message, row.finished_time)
+                    self._write(("update", event))
+        return False
 
-    def _reset(self) -> None:
-        self._rows: list[LedgerRow] = []
-        self._uids: list[str] = []  # parallel to _rows: each row's stable unique id
-        self._by_uid: dict[str, LedgerRow] = {}
-        self._memory_uids: set[str] = set()  # rows kept in memory only (in no file)
-        self._local_jobs: set[str] = set()  # their job ids: updates stay in memory too
-        self._base_urls: dict[str, str] = {}  # job id -> the gateway it runs on
-        self._key_ids: dict[str, str] = {}  # job id -> the fingerprint of the key that started it
-        self._jobs: dict[str, LedgerRow] = {}
-        self._early_updates: dict[str, dict[str, Any]] = {}
-        self._committed: dict[str, float] = {}
-        self._spent = 0.0
+    def _warn_if_due(self) -> None:
+        if self._budget.limit is None or self._budget.warned:  # the common case: no lock
+            return
+        with self._lock:
+            text = self._budget.warning(self._book.spent, self._counted())
+        if text:
+            warnings.warn(text, BudgetWarning, stacklevel=3)
 
-    def _new_uid(self) -> str:
-        return f"{self._uid_prefix}-{next(self._uid_numbers)}"
+    def _counted(self) -> str:
+        """Which rows the budget counts, for its messages."""
+        path = self._store.path
+        if path is None:
+            return "this ledger"
+        if self._store.scoped_to_session:
+            return f"all sessions in {path.name}"
+        return f"every row in {path.name}"
 
-    @staticmethod
-    def _valid_budget(budget: Optional[float]) -> Optional[float]:
-        if budget is None:
-            return None
-        budget = float(budget)
-        if not math.isfinite(budget) or budget < 0:
-            raise ValueError(f"budget must be a non-negative number of USD, not {budget!r}")
-        return budget
+    # ---------------------------------------------------------------- budget
 
     @property
     def budget(self) -> Optional[float]:
@@ -165,75 +218,72 @@ class Ledger(LedgerSharing):
         With a database the budget is stored in it: every kernel sharing the file obeys it.
         """
         with self._lock:
-            self._sync()
-            return self._budget
+            self._sync(flush=False)
+            return self._budget.limit
 
     @budget.setter
     def budget(self, value: Optional[float]) -> None:
-        value = self._valid_budget(value)
+        value = valid_budget(value)
         with self._lock:
-            self._sync()
-            if self._db is not None:
-                self._db.set_budget(value)
-            self._budget, self._budget_given = value, True
-        self._warned = False
+            self._sync(flush=False)
+            self._store.save_budget(value)
+            self._budget.limit, self._budget.warned = value, False
 
     @property
-    def prices(self) -> PriceTable:
+    def prices(self) -> PriceSource:
         return self._prices
 
     @property
     def path(self) -> Optional[Path]:
         """The database or file rows are kept in (for the default ledger, where it would be)."""
-        if self._db is not None or self._closed is not None:
-            return self._db.path if self._db is not None else self._closed
-        if self._journal is not None:
-            return self._journal.path
-        if not self._lazy:
-            return None
-        return user_ledger_path() if self._default_path is USER_LEDGER else self._default_path
+        return self._store.path
 
     # ---------------------------------------------------------- sink protocol
 
-    def check_budget(self, kind: str, model: Optional[str], request: Optional[Mapping[str, Any]] = None) -> None:
-        """Raise :class:`BudgetExceededError` if this request may not be sent."""
+    def check_budget(
+        self, kind: str, model: Optional[str], request: Optional[Mapping[str, Any]] = None
+    ) -> Optional[Reservation]:
+        """Raise :class:`BudgetExceededError` if this request may not be sent; else reserve its estimate.
+
+        Returns the reservation (None without a budget): the client keeps it until the
+        request is recorded; dropping it releases the reserved amount.
+        """
         with self._lock:
-            self._sync()
+            self._sync(flush=False, recent=HOT_PATH_READ)
+            if self._budget.limit is None:
+                return None
+        estimate = None
+        if self._prices:
+            try:
+                estimate = self._prices.estimate_request(kind, model, request or {})
+            except (TypeError, ValueError, ArithmeticError):
+                estimate = None
+        with self._lock:
             budget = self._budget
-            if budget is None:
-                return
-            spent = self._spent + math.fsum(self._committed.values())
-        estimate = self._prices.estimate_request(kind, model, request or {}) if self._prices else None
-        if spent >= budget:
-            raise BudgetExceededError(
-                f"budget of ${budget:.2f} reached (${spent:.6f} recorded); "
-                f"the {kind} request to {model} was not sent",
-                budget=budget,
-                spent=spent,
-            )
-        if estimate is not None and spent + estimate > budget:
-            raise BudgetExceededError(
-                f"the {kind} request to {model} (estimated ${estimate:.6f}) would pass the budget "
-                f"of ${budget:.2f} (${spent:.6f} recorded); it was not sent",
-                budget=budget,
-                spent=spent,
-            )
-        self._maybe_warn()
+            spent = self._book.spent + self._book.pending_total
+            estimate = valid_amount(estimate)
+            refusal = budget.refusal(kind, model, spent, estimate, self._counted())
+            if refusal:
+                raise budget.error(refusal, spent)
+            token = budget.reserve(kind, model, budget.expected(kind, model, estimate))
+        self._warn_if_due()
+        return token
 
     def record(self, record: CostRecord) -> None:
         """Add one request's or job's outcome (called once per request by the client)."""
-        row = row_from_record(record, self._tags.get())
-        base_url = getattr(record, "base_url", None)
-        key_id = getattr(record, "key_id", None)
-        uid = self._new_uid()
+        row = row_from_record(record, self._tags.get(), SESSION_ID)
+        if self._uid_pid != os.getpid():
+            self._uid_prefix, self._uid_pid = os.urandom(12).hex(), os.getpid()
+        uid = f"{self._uid_prefix}-{next(self._uid_numbers)}"
         with self._lock:
-            stored = self._stores(row)
-            if row.kind in JOB_KINDS and row.id is not None and row.id in self._jobs:
+            if self._book.has_job(row):
                 return  # the same job recorded twice: keep the first
-            self._take_row(uid, row, base_url, key_id, stored=stored)
+            stored = self._store.keeps(row)
+            self._book.add(uid, row, record.base_url, record.key_id, in_memory=not stored and self._store.persistent)
+            self._budget.saw(row.kind, row.model, row.total_cost if row.charged else None)
             if stored:
-                self._write("row", (uid, row, base_url, key_id))
-        self._maybe_warn()
+                self._write(("row", (uid, row, record.base_url, record.key_id)))
+        self._warn_if_due()
 
     def update_job(
         self,
@@ -247,149 +297,10 @@ class Ledger(LedgerSharing):
         now = time.time()
         status = STATUS_ALIASES.get(status, status)
         with self._lock:
-            self._sync()
-            changed = self._apply_update(job_id, status, seconds, error_message, now)
-            if changed and job_id not in self._local_jobs:
-                self._write("update", update_event(job_id, status, seconds, error_message, now))
-        self._maybe_warn()
-
-    # -------------------------------------------------------------- internals
-
-    def _settle(self, row: LedgerRow) -> None:
-        """Decide ``cost_source``, ``charged`` and ``total_cost`` from the row's status."""
-        if row.cost_source in _rows.NOT_SENT_SOURCES:  # a cassette or the cache: never charged, whatever its status
-            row.charged, row.total_cost = False, 0.0
-            if row.note is None:
-                row.note = _rows.REPLAYED_NOTE
-            return
-        status = row.status
-        if status in ("ok", "completed"):
-            row.charged = True
-            if row.cost_source == _rows.REPORTED and row.total_cost is not None:
-                return
-            estimate = None
-            if self._prices:
-                estimate = self._prices.estimate(
-                    row.kind,
-                    row.model,
-                    params=row.pricing,
-                    images=row.images,
-                    seconds=row.seconds,
-                    prompt_tokens=row.prompt_tokens,
-                    completion_tokens=row.completion_tokens,
-                )
-            if estimate is not None:
-                row.cost_source, row.total_cost = _rows.ESTIMATED, estimate
-            else:
-                row.cost_source, row.total_cost = _rows.NOT_REPORTED, None
-            return
-        if status == "interrupted":
-            reported = row.total_cost if row.cost_source == _rows.REPORTED else None
-            row.charged, row.cost_source, row.total_cost = None, _rows.UNKNOWN, None
-            row.note = "stream ended early: whether the gateway charged it is unknown (not counted)" + (
-                f"; it had reported ${reported:.6f}" if reported is not None else ""
-            )
-            return
-        row.charged = False
-        row.cost_source = _rows.NONE
-        if status in _NOT_CHARGED_STATES:
-            row.total_cost = 0.0
-            if row.note is None:
-                row.note = "not charged"
-        else:  # queued, in_progress: a job billed later
-            row.total_cost = None
-            row.note = _PENDING_NOTE
-
-    def _add_row(self, row: LedgerRow, uid: str) -> None:
-        self._settle(row)
-        self._rows.append(row)
-        self._uids.append(uid)
-        self._by_uid[uid] = row
-        self._spent += _contribution(row)
-        if row.kind in JOB_KINDS and row.id is not None:
-            self._jobs.setdefault(row.id, row)
-            early = self._early_updates.pop(row.id, None)
-            if early is not None:
-                self._apply_update(row.id, **early)
-            elif row.status not in TERMINAL_STATES and row.status != "ok":
-                self._commit(row)
-
-    def _commit(self, row: LedgerRow) -> None:
-        # A pending job's estimated price counts towards the budget until it ends.
-        if self._prices and row.id is not None and row.cost_source not in _rows.NOT_SENT_SOURCES:
-            estimate = self._prices.estimate(row.kind, row.model, params=row.pricing)
-            if estimate is not None:
-                self._committed[row.id] = estimate
-
-    def _apply_update(
-        self,
-        job_id: str,
-        status: str,
-        seconds: Any,
-        error_message: Optional[str],
-        when: Optional[float],
-    ) -> bool:
-        """Apply a job update under the lock; True when something changed."""
-        row = self._jobs.get(job_id)
-        if row is None:
-            if status in TERMINAL_STATES and job_id not in self._early_updates:
-                self._early_updates[job_id] = {
-                    "status": status,
-                    "seconds": seconds,
-                    "error_message": error_message,
-                    "when": when,
-                }
-                return True
-            return False
-        transition = job_transition(row.status, status, missing_seconds=row.seconds is None and seconds is not None)
-        if transition == "advance":
-            row.status = sys.intern(str(status))
-            return False
-        if transition == "conflict":
-            conflict = f"later reported {status}; kept the first state, {row.status}"
-            if row.note != conflict:
-                row.note = conflict
-                return True
-            return False
-        if transition == "finish":
-            return self._finish(row, status, seconds, error_message, when)
-        return False
-
-    def _finish(self, row, status, seconds, error_message, when) -> bool:
-        self._spent -= _contribution(row)
-        self._committed.pop(row.id, None)
-        row.status = sys.intern(str(status))
-        row.finished_time = when if when is not None else time.time()
-        number = _rows._number(seconds)
-        if number is not None:
-            row.seconds = number
-        if error_message is not None:
-            row.error_message = error_message
-        row.note = None
-        self._settle(row)
-        if status == "cancelled":
-            row.note = "cancelled: never charged"
-        elif status == "failed":
-            row.note = "failed: never charged"
-        self._spent += _contribution(row)
-        return True
-
-    def _maybe_warn(self) -> None:
-        budget = self._budget
-        if budget is None or self._warned:
-            return
-        with self._lock:
-            spent = self._spent
-            if spent < self.warn_fraction * budget or self._warned:
-                return
-            self._warned = True
-        warnings.warn(
-            f"the ledger has recorded ${spent:.6f}, {spent / budget:.0%} of its ${budget:.2f} budget"
-            if budget
-            else f"the ledger's budget is $0.00 and ${spent:.6f} is recorded",
-            BudgetWarning,
-            stacklevel=3,
-        )
+            self._sync(flush=False, recent=HOT_PATH_READ)
+            if self._book.update(job_id, status, seconds, error_message, now) and job_id not in self._book.memory_jobs:
+                self._write(("update", update_event(job_id, status, seconds, error_message, now)))
+        self._warn_if_due()
 
     # ------------------------------------------------------------------- tags
 
@@ -411,107 +322,232 @@ class Ledger(LedgerSharing):
         """The tags a row recorded now would get."""
         return self._tags.get()
 
-    # ------------------------------------------------------------ plain views
+    # ------------------------------------------------------------------ views
+
+    def _shown(self, everything: bool = False) -> list[LedgerRow]:
+        """The rows the views show (under the lock, after a live read): this session's, or all."""
+        self._sync(flush=True)
+        book = self._book
+        if not self._store.scoped_to_session:
+            return list(book.rows)
+        if everything:  # sessions interleave: in time order
+            return sorted(book.rows, key=_recorded_at)
+        adopted, in_memory = self._adopted, book.in_memory
+        return [
+            row
+            for uid, row in zip(book.uids, book.rows)
+            if row.session == SESSION_ID or uid in adopted or uid in in_memory
+        ]
+
+    def _display_state(self, *, everything: bool = False) -> DisplayState:
+        """A consistent copy of the shown rows' columns, taken under the lock."""
+        with self._lock:
+            rows = self._shown(everything)
+            columns = {name: [getattr(row, name) for row in rows] for name in COLUMNS}
+            earlier = len(self._book.rows) - len(rows)
+            limit = self._budget.limit
+        if everything:
+            return DisplayState(columns, limit, title="Ledger history")
+        return DisplayState(columns, limit, earlier=earlier, history_call=self._history_call)
+
+    def _cost(self, source: Optional[str] = None) -> float:
+        with self._lock:
+            return math.fsum(contribution(r) for r in self._shown() if source is None or r.cost_source == source)
+
+    def _columns(self) -> dict[str, list]:
+        return self._display_state().columns
+
+    def _view(self) -> LedgerView:
+        return LedgerView(self._display_state)
+
+    def history(self) -> LedgerView:
+        """Every stored row (every session's, for the default ledger), with the same views as the ledger."""
+        return LedgerView(lambda: self._display_state(everything=True))
 
     def __len__(self) -> int:
         with self._lock:
-            self._sync()
-            return len(self._rows)
+            if not self._store.scoped_to_session:
+                self._sync(flush=True)
+                return len(self._book.rows)
+            return len(self._shown())
 
     @property
     def rows(self) -> list[dict[str, Any]]:
-        """Every row as a fresh dict (changing them does not change the ledger)."""
-        with self._lock:
-            self._sync()
-            return [row.as_dict() for row in self._rows]
-
-    def _columns(self) -> dict[str, list]:
-        """A consistent copy of every column (name -> values), taken under the lock."""
-        with self._lock:
-            self._sync()
-            return {name: list(map(getter, self._rows)) for name, getter in _COLUMN_GETTERS}
-
-    def _costs(self, source: Optional[str] = None) -> float:
-        with self._lock:
-            self._sync()
-            return math.fsum(_contribution(r) for r in self._rows if source is None or r.cost_source == source)
+        """Every shown row as a fresh dict (changing them does not change the ledger)."""
+        return self._view().rows
 
     @property
     def total_cost(self) -> float:
         """USD recorded: reported plus estimated (pending and not-reported jobs count 0)."""
-        return self._costs()
+        return self._cost()
 
     @property
     def reported_cost(self) -> float:
         """USD the gateway reported (exactly what it deducted for these rows)."""
-        return self._costs(_rows.REPORTED)
+        return self._cost(REPORTED)
 
     @property
     def estimated_cost(self) -> float:
-        """USD estimated from the price table (jobs billed with no amount reported)."""
-        return self._costs(_rows.ESTIMATED)
-
-    def clear(self, *, persisted: bool = False) -> None:
-        """Forget every row seen so far (and empty the file too when ``persisted=True``)."""
-        with self._lock:
-            self._sync()
-            self._reset()
-            if persisted and self._journal is not None:
-                self._journal.truncate()
-            if persisted and self._db is not None:
-                self._db.clear()
-        self._warned = False
-
-    # ---------------------------------------------------------- pandas views
+        """USD estimated by the price source (jobs billed with no amount reported)."""
+        return self._cost(ESTIMATED)
 
     def to_pandas(self):
         """One row per request or job; ``time`` and ``finished_time`` as UTC datetimes."""
-        from gatewaykit.costs.frames import rows_to_frame
-
-        return rows_to_frame(self._columns())
+        return self._view().to_pandas()
 
     def summary(self, by: Union[str, tuple, list] = ("model", "kind")):
         """Per model and kind (or ``by=``, which may include ``"tag"`` and ``"day"``): counts, tokens, cost."""
-        from gatewaykit.costs.frames import summary_frame
-
-        return summary_frame(self._columns(), by)
+        return self._view().summary(by)
 
     def daily(self):
         """Per UTC day and model: requests, tokens and cost."""
-        return self.summary(by=("day", "model"))
+        return self._view().daily()
 
     def plot(self, ax: Any = None) -> Any:
         """Cumulative cost over time, one line per model (matplotlib): a Figure, shown once as a
         cell's last line; with ``ax=`` it draws on that Axes and returns None."""
-        from gatewaykit.costs.plotting import plot_cumulative
+        return self._view().plot(ax=ax)
 
-        return plot_cumulative(self._columns(), ax=ax)
-
-    def to_csv(self, path, **kwargs: Any) -> None:
+    def to_csv(self, path: Any, **kwargs: Any) -> None:
         """Write ``to_pandas()`` as CSV (tags joined with ``;``)."""
-        frame = self.to_pandas()
-        frame["tags"] = frame["tags"].map(lambda tags: ";".join(tags))
-        frame.to_csv(path, index=False, **kwargs)
+        self._view().to_csv(path, **kwargs)
 
-    def to_parquet(self, path, **kwargs: Any) -> None:
+    def to_parquet(self, path: Any, **kwargs: Any) -> None:
         """Write ``to_pandas()`` as Parquet (tags as a list column)."""
-        frame = self.to_pandas()
-        frame["tags"] = frame["tags"].map(list)
-        frame.to_parquet(path, index=False, **kwargs)
-
-    # ---------------------------------------------------------------- display
+        self._view().to_parquet(path, **kwargs)
 
     def __repr__(self) -> str:
-        count, total = len(self), self.total_cost
-        budget = "" if self._budget is None else f", budget {format_usd(self._budget)}"
-        return f"<Ledger {plural(count, 'row')}, {format_usd(total)}{budget}>"
+        return repr(self._view())
 
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
-        # The table and chart come from the registered presentation layer (the notebook package).
-        return rich_bundle(self)
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return self._view()._repr_mimebundle_(include, exclude)
 
     def _repr_html_(self) -> str:
-        return self._repr_mimebundle_().get("text/html", "")
+        return self._view()._repr_html_()
 
+    # ------------------------------------------------------------ the store
 
-_COLUMN_GETTERS = tuple((name, operator.attrgetter(name)) for name in _rows.COLUMNS)
+    def pending_jobs(self, base_url: Optional[str] = None, key_id: Optional[str] = None) -> list[dict[str, Any]]:
+        """Jobs whose end this ledger has not seen (oldest first, every session's): what a restart resumes.
+
+        Each is ``{"id", "kind", "model", "base_url", "key_id", "status", "time", "offline"}``.
+        ``base_url=`` keeps the jobs started on that gateway; ``key_id=`` (a key's
+        fingerprint) keeps the jobs that key started, plus those recorded before
+        ledgers kept key ids (``key_id`` None), which may be any key's.
+        """
+        with self._lock:
+            self._sync(flush=False)
+            out = self._book.unfinished_jobs()
+        if base_url:
+            wanted = base_url.rstrip("/")
+            out = [job for job in out if (job["base_url"] or "").rstrip("/") == wanted]
+        if key_id is not None:
+            out = [job for job in out if job["key_id"] in (None, key_id)]
+        return sorted(out, key=lambda job: job["time"])
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[Self]:
+        """Write every row recorded inside the block together, at its end."""
+        with self._lock:
+            self._batch_depth += 1
+        try:
+            yield self
+        finally:
+            with self._lock:
+                self._batch_depth -= 1
+                if self._batch_depth == 0 and self._batched:
+                    batched, self._batched = self._batched, []
+                    self._store.write(batched)
+
+    def flush(self) -> None:
+        """Write what was recorded but is not on disk yet (a database is written behind the caller)."""
+        with self._lock:
+            self._store.flush()
+
+    def close(self) -> None:
+        """Write what is queued and close the database connection (a later use reopens it)."""
+        with self._lock:
+            self._store.close()
+
+    def clear(self, *, persisted: bool = False) -> None:
+        """Forget every row seen so far (and empty the file too when ``persisted=True``)."""
+        with self._lock:
+            self._sync(flush=True)
+            self._book = RowBook(self._prices)
+            self._adopted.clear()
+            if persisted:
+                self._store.clear()
+            self._budget.warned = False
+
+    def reload(self) -> None:
+        """Re-read the file or database from the start (JSONL: to see other kernels' rows)."""
+        with self._lock:
+            self._store.flush()
+            changes = self._store.read(rewind=True) or Changes(reset=True)
+            changes.reset = True
+            self._apply(changes)
+        self._warn_if_due()
+
+    # ------------------------------------------------------- sharing (see sharing.py)
+
+    def snapshot(self, *, memory_only: bool = False) -> list[StoredRow]:
+        """Copies of the rows (all, or those no store holds) with their uid, base URL and key id."""
+        with self._lock:
+            self._sync(flush=False)
+            items = self._book.memory_items() if memory_only and self._store.persistent else list(self._book.items())
+        return [(uid, LedgerRow.from_json(row.to_json()), base_url, key_id) for uid, row, base_url, key_id in items]
+
+    def adopt(self, rows: Iterable[StoredRow], updates: Iterable[dict] = (), *, store: bool = True) -> Self:
+        """Add rows (and job updates) from another ledger or a file that this one lacks; returns this ledger."""
+        with self._lock:
+            self._sync(flush=False)
+            for item in rows:
+                self._take(item, store=store)
+            for event in updates:
+                status = STATUS_ALIASES.get(event["status"], event["status"])
+                changed = self._book.update(
+                    event["id"], status, event.get("seconds"), event.get("error_message"), event.get("time")
+                )
+                if changed and store and event["id"] not in self._book.memory_jobs:
+                    when, seconds, message = event.get("time"), event.get("seconds"), event.get("error_message")
+                    self._write(("update", update_event(event["id"], status, seconds, message, when)))
+        self._warn_if_due()
+        return self
+
+    def merge(self, *others: "Ledger") -> Self:
+        """Add the rows of other ledgers (say, from worker processes) that this one lacks (by row id).
+
+        A job another ledger saw end is ended here too. Returns this ledger.
+        """
+        return sharing.merge(self, others)
+
+    @classmethod
+    def merged(cls, ledgers: Iterable["Ledger"], **options: Any) -> Self:
+        """A new ledger (in memory unless ``path=`` is given) holding the rows of all ``ledgers``."""
+        options.setdefault("path", None)
+        return sharing.merge(cls(**options), ledgers)
+
+    def to_jsonl(self, path: Union[str, os.PathLike]) -> None:
+        """Export every row (current state, with its id) as JSON Lines; ``from_jsonl`` reads it back."""
+        sharing.write_jsonl(self.snapshot(), path)
+
+    @classmethod
+    def from_jsonl(cls, path: Union[str, os.PathLike], **options: Any) -> Self:
+        """A ledger (in memory unless ``path=`` is given) holding the rows of a JSONL file."""
+        rows, updates = sharing.read_jsonl(path)
+        options.setdefault("path", None)
+        return cls(**options).adopt(rows, updates)
+
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        with self._lock:
+            path = self._store.pickled_path()
+            limit = self._budget.limit
+        state = {
+            "class": type(self),
+            "path": path,
+            "prices": self._prices,
+            "fsync": self._fsync,
+            "budget": limit,
+            "rows": [(uid, row.to_json(), url, key_id) for uid, row, url, key_id in self.snapshot(memory_only=True)],
+        }
+        return (sharing.unpickle, (state,))

@@ -19,12 +19,22 @@ demand. ``COLUMNS`` is the DataFrame's column order.
 ``unknown``       the client cannot know: a stream closed by the caller or cut
                   off before its end (a fast gateway may already have charged it).
                   ``charged`` is None and ``total_cost`` None (not counted).
+
+An amount that is not a finite number >= 0 (NaN, infinity, a negative cost) is
+no amount: the row keeps it out of every total and says so in ``note``.
+
+Where a row came from: ``session`` (the process that recorded it, see
+:mod:`gatewaykit.costs.session`; empty for rows written before sessions were
+kept), ``host`` (the gateway's host, empty when the client did not say) and
+``offline`` (the built-in offline gateway: synthetic costs).
 """
 
 from __future__ import annotations
 
+import math
 from sys import intern as _intern
 from dataclasses import dataclass, fields
+from urllib.parse import urlsplit
 from typing import Any, Literal, Optional
 
 from gatewaykit.costs.money import format_usd
@@ -38,11 +48,13 @@ __all__ = [
     "COLUMNS",
     "COST_FIELDS",
     "JOB_KINDS",
+    "STATUS_ALIASES",
     "TERMINAL_STATES",
     "JobTransition",
     "LedgerRow",
     "job_transition",
     "row_from_record",
+    "valid_amount",
 ]
 
 REPORTED = "reported"
@@ -57,6 +69,8 @@ NOT_SENT_SOURCES = frozenset({REPLAYED, CACHED})  # answered locally: never char
 CHARGED_SOURCES = frozenset({REPORTED, NOT_REPORTED, ESTIMATED})
 
 JOB_KINDS = frozenset({"video", "music"})
+# DELETE of an unfinished video answers "cancelled or deleted" (spec); both mean never charged.
+STATUS_ALIASES = {"canceled": "cancelled", "deleted": "cancelled"}
 TERMINAL_STATES = FINISHED_STATES  # the one finished set (types/jobs.py)
 # The breakdown fields of ``usage.cost`` (every field of the Cost type but the total).
 COST_FIELDS = tuple(name for name in Cost.model_fields if name != "total_cost")
@@ -99,6 +113,8 @@ class LedgerRow:
     offline: bool = False
     finished_time: Optional[float] = None
     note: Optional[str] = None
+    session: Optional[str] = None
+    host: Optional[str] = None
     pricing: Optional[dict] = None
     saved_cost: Optional[float] = None  # cached rows: what the kept answer cost when it was made
 
@@ -136,6 +152,24 @@ def _number(value: Any) -> Optional[float]:
         return None
 
 
+def valid_amount(value: Any) -> Optional[float]:
+    """``value`` as USD when it is a finite number >= 0, else None (NaN, infinity, negative: no amount)."""
+    number = _number(value)
+    if number is None or not math.isfinite(number) or number < 0:
+        return None
+    return number
+
+
+def host_of(base_url: Optional[str]) -> Optional[str]:
+    """The gateway's host (``gateway.example``, ``127.0.0.1:8765``) from its base URL."""
+    if not base_url:
+        return None
+    try:
+        return urlsplit(base_url).netloc or None
+    except ValueError:
+        return None
+
+
 def _integer(value: Any) -> Optional[int]:
     kind = type(value)
     if kind is int or value is None:
@@ -155,7 +189,7 @@ def _pricing_fields(request: Optional[dict[str, Any]]) -> Optional[dict]:
     return kept or None
 
 
-def row_from_record(record: CostRecord, tags: tuple = ()) -> LedgerRow:
+def row_from_record(record: CostRecord, tags: tuple = (), session: Optional[str] = None) -> LedgerRow:
     """Flatten a record into a row; the ledger settles ``cost_source`` from its status."""
     # Model, kind and status repeat on every row: intern them so rows share one string each.
     model = record.model
@@ -175,6 +209,8 @@ def row_from_record(record: CostRecord, tags: tuple = ()) -> LedgerRow:
         error_message=record.error_message,
         tags=tags,
         offline=bool(record.offline),
+        session=session,
+        host=host_of(getattr(record, "base_url", None)),
     )
     usage = record.usage
     if usage:
@@ -193,13 +229,16 @@ def row_from_record(record: CostRecord, tags: tuple = ()) -> LedgerRow:
             row.cached_tokens = _integer(cached)
         cost = get("cost")
         if cost:
-            row.total_cost = _number(cost.get("total_cost"))
+            reported = cost.get("total_cost")
+            row.total_cost = valid_amount(reported)
             if row.total_cost is not None:
                 row.cost_source = REPORTED
+            elif reported is not None:
+                row.note = invalid_amount_note(reported)
             for name in COST_FIELDS:
                 value = cost.get(name)
                 if value is not None:
-                    setattr(row, name, _number(value))
+                    setattr(row, name, valid_amount(value))
     if getattr(record, "cached", False):
         saved = row.total_cost
         for name in COST_FIELDS:
@@ -217,6 +256,11 @@ def row_from_record(record: CostRecord, tags: tuple = ()) -> LedgerRow:
     if record.kind in JOB_KINDS or (record.kind.startswith("image") and row.images is None):
         row.pricing = _pricing_fields(record.request)
     return row
+
+
+def invalid_amount_note(value: Any) -> str:
+    """What a row says about a reported cost that is not an amount (kept out of every total)."""
+    return f"reported cost {value!r} is not a finite amount >= $0: not counted"
 
 
 JobTransition = Literal["ignore", "advance", "finish", "conflict"]

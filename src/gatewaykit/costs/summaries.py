@@ -12,6 +12,8 @@ import math
 import time as _time
 from typing import Any, Mapping, Optional, Sequence, Union
 
+from gatewaykit.costs.rows import JOB_KINDS
+
 __all__ = ["SUMMARY_KEYS", "aggregate", "billed_times", "cumulative_by_model", "normalise_keys"]
 
 SUMMARY_KEYS = ("model", "kind", "status", "cost_source", "tag", "day", "offline")
@@ -70,11 +72,16 @@ def _group_members(keys: tuple, columns: Mapping[str, Sequence[Any]]) -> dict[tu
 
 
 def aggregate(columns: Mapping[str, Sequence[Any]], by: Union[str, Sequence[str]]) -> list[dict[str, Any]]:
-    """One dict per group: keys, requests, charged, not charged, token sums, costs."""
+    """One dict per group: keys, requests, charged, not charged, token sums, costs.
+
+    ``not_reported`` counts the charged rows with no amount; ``not_reported_jobs``
+    those of them that are jobs (the rest are requests: a chat row is never a job);
+    ``pending`` the jobs still running.
+    """
     keys = normalise_keys(by)
     members = _group_members(keys, columns)
-    charged, status, source, cost = (
-        columns["charged"], columns["status"], columns["cost_source"], columns["total_cost"]
+    charged, status, source, cost, kinds = (
+        columns["charged"], columns["status"], columns["cost_source"], columns["total_cost"], columns["kind"]
     )
     out = []
     for combo in sorted(members, key=lambda c: tuple((v is None, str(v)) for v in c)):
@@ -87,6 +94,8 @@ def aggregate(columns: Mapping[str, Sequence[Any]], by: Union[str, Sequence[str]
         )
         group["charge_unknown"] = sum(1 for i in idx if charged[i] is None)
         group["not_reported"] = sum(1 for i in idx if source[i] == "not reported")
+        group["not_reported_jobs"] = sum(1 for i in idx if source[i] == "not reported" and kinds[i] in JOB_KINDS)
+        group["pending"] = sum(1 for i in idx if status[i] in ("queued", "in_progress"))
         for name in _COUNTS:
             column = columns[name]
             group[name] = sum(column[i] for i in idx if column[i])

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from gatewaykit.costs.money import format_usd
+from gatewaykit.costs.money import format_usd, plural
 
 __all__ = ["LedgerSummary"]
 
@@ -35,7 +35,7 @@ class LedgerSummary(pd.DataFrame):
         keys = [k for k in self.keys_ if k in self.columns and k != "offline"]
         shown = pd.DataFrame({key: self[key] for key in keys})
         if "offline" in self.columns and self["offline"].nunique() > 1:  # only when it tells rows apart
-            shown["offline"] = self["offline"].map(lambda flag: "yes" if flag else "")
+            shown["offline"] = self["offline"].map(lambda flag: "offline" if flag else "real")
         for name in _SHOWN:
             if name not in self.columns or (name == "images" and not self[name].any()):
                 continue
@@ -43,9 +43,11 @@ class LedgerSummary(pd.DataFrame):
         if "total_cost" in self.columns:
             none = [0] * len(self)
             unknown = list(self["not_reported"]) if "not_reported" in self.columns else none
-            pending = list(self["requests"] - self["charged"] - self["not_charged"]) if "not_charged" in self.columns else none
+            jobs = list(self["not_reported_jobs"]) if "not_reported_jobs" in self.columns else unknown
+            pending = list(self["pending"]) if "pending" in self.columns else none
             shown["cost"] = [
-                _cost_text(cost, int(n), int(waiting)) for cost, n, waiting in zip(self["total_cost"], unknown, pending)
+                _cost_text(cost, int(j), int(n) - int(j), int(waiting))
+                for cost, n, j, waiting in zip(self["total_cost"], unknown, jobs, pending)
             ]
         if "tag" in shown.columns:
             shown["tag"] = shown["tag"].map(lambda tag: "(untagged)" if tag is None or tag != tag else tag)
@@ -64,10 +66,12 @@ class LedgerSummary(pd.DataFrame):
         return self.compact().to_string(index=False) + "\n" + self._note()
 
 
-def _cost_text(cost: float, not_reported: int, pending: int) -> str:
-    parts = [format_usd(cost)] if cost or not (not_reported or pending) else []
-    if not_reported:
-        parts.append(f"{not_reported} job{'s' if not_reported != 1 else ''} of unknown cost")
+def _cost_text(cost: float, unknown_jobs: int, unknown_requests: int, pending: int) -> str:
+    parts = [format_usd(cost)] if cost or not (unknown_jobs or unknown_requests or pending) else []
+    if unknown_jobs:
+        parts.append(f"{plural(unknown_jobs, 'job')} of unknown cost")
+    if unknown_requests:
+        parts.append(f"{plural(unknown_requests, 'request')} of unknown cost")
     if pending:
         parts.append(f"{pending} job{'s' if pending != 1 else ''} pending")
     return " + ".join(parts)

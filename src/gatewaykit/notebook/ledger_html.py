@@ -5,7 +5,11 @@ deterministic and needs neither matplotlib nor a kernel to view).
 Pure functions of the ledger's columns; everything that came from the gateway
 (model names, error messages, tags) is HTML-escaped. Money reads like money
 (``$0.042``), a cost nobody reported says so (never ``$0.00``), totals say
-what they leave out, and counts are pluralised.
+what they leave out (a chat of unknown cost is a request, never a job), and
+counts are pluralised. The default ledger shows this session; one line says
+how many earlier rows its database holds and how to see them. When rows come
+from more than one place, a "from" column says where (offline or real, the
+gateway's host, the session).
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from html import escape
 from typing import Any, Collection, Optional
 
 from gatewaykit.costs.money import format_usd, plural
+from gatewaykit.costs.session import SESSION_ID
 from gatewaykit.costs.summaries import aggregate, cumulative_by_model
+from gatewaykit.costs.views import DisplayState
 from gatewaykit.types.jobs import JobStatus
 
 __all__ = ["NO_MATH", "chart_img", "cost_cell", "render_ledger", "sparkline_svg"]
@@ -68,7 +74,8 @@ def _totals(columns: dict[str, list]) -> dict[str, Any]:
         "requests": len(statuses),
         "charged": sum(1 for c in columns["charged"] if c),
         "pending": sum(1 for s in statuses if s in _PENDING),
-        "not_reported": sum(g["not_reported"] for g in groups),
+        "not_reported_jobs": sum(g["not_reported_jobs"] for g in groups),
+        "not_reported_requests": sum(g["not_reported"] - g["not_reported_jobs"] for g in groups),
         "unknown": unknown,  # e.g. a stream interrupted before its usage arrived
         "total": sum(g["total_cost"] for g in groups),
         "estimated": sum(g["estimated_cost"] for g in groups),
@@ -81,12 +88,13 @@ def _totals(columns: dict[str, list]) -> dict[str, Any]:
 def _headline(totals: dict[str, Any], budget: Optional[float]) -> str:
     total = f"total {format_usd(totals['total'])}"
     left_out = []
-    if totals["not_reported"]:
-        left_out.append(f"{plural(totals['not_reported'], 'job')} of unknown cost")
+    if totals["not_reported_jobs"]:
+        left_out.append(f"{plural(totals['not_reported_jobs'], 'job')} of unknown cost")
     if totals["pending"]:
         left_out.append(f"{plural(totals['pending'], 'job')} pending")
-    if totals["unknown"]:
-        left_out.append(f"{plural(totals['unknown'], 'request')} of unknown cost")
+    unknown = totals["unknown"] + totals["not_reported_requests"]
+    if unknown:
+        left_out.append(f"{plural(unknown, 'request')} of unknown cost")
     if left_out:
         total += " + " + " + ".join(left_out)
     parts = [f"{plural(totals['requests'], 'request')} ({totals['charged']:,} charged)", total]
@@ -155,30 +163,47 @@ def _table(header: list[str], body: list[list[str]], numeric: Collection[int], i
 
 
 def _group_cost(group: dict[str, Any]) -> str:
-    pending = group["requests"] - group["charged"] - group["not_charged"]
-    cost = format_usd(group["total_cost"])
+    cost = format_usd(group["total_cost"]) if group["total_cost"] else ""
     estimated = group.get("estimated_cost") or 0.0
-    if estimated and estimated == group["total_cost"]:
+    if cost and estimated and estimated == group["total_cost"]:
         cost = f"≈ {cost} est."
-    elif estimated:
+    elif cost and estimated:
         cost += f" (≈ {format_usd(estimated)} est.)"
-    if pending:
-        cost = (cost + " + " if group["total_cost"] else "") + f"{plural(pending, 'job')} pending"
-    if group["not_reported"]:
-        cost = (cost + " + " if group["total_cost"] else "") + f"{plural(group['not_reported'], 'job')} of unknown cost"
-    return cost
+    parts = [cost] if cost else []
+    if group["pending"]:
+        parts.append(f"{plural(group['pending'], 'job')} pending")
+    if group["not_reported_jobs"]:
+        parts.append(f"{plural(group['not_reported_jobs'], 'job')} of unknown cost")
+    requests = group["not_reported"] - group["not_reported_jobs"]
+    if requests:
+        parts.append(f"{plural(requests, 'request')} of unknown cost")
+    return " + ".join(parts) or format_usd(group["total_cost"])
 
 
 def _summary_rows(groups: list[dict[str, Any]], show_offline: bool) -> list[list[str]]:
     return [
         [str(g["model"]), str(g["kind"])]
-        + (["yes" if g["offline"] else ""] if show_offline else [])
+        + (["offline" if g["offline"] else "real"] if show_offline else [])
         + [f"{g['requests']:,}", f"{g['charged']:,}", f"{g['total_tokens']:,}", _group_cost(g)]
         for g in groups
     ]
 
 
-def _recent_rows(columns: dict[str, list], show_tags: bool) -> list[list[str]]:
+def _origin(columns: dict[str, list], i: int) -> str:
+    """Where row ``i`` came from: offline or real, the gateway's host, the session."""
+    session = columns["session"][i]
+    parts = ["offline" if columns["offline"][i] else "real"]
+    if columns["host"][i]:
+        parts.append(str(columns["host"][i]))
+    parts.append("this session" if session == SESSION_ID else f"session {session}" if session else "an earlier version")
+    return ", ".join(parts)
+
+
+def _origins(columns: dict[str, list]) -> int:
+    return len(set(zip(columns["offline"], columns["host"], columns["session"])))
+
+
+def _recent_rows(columns: dict[str, list], show_tags: bool, show_origin: bool = False) -> list[list[str]]:
     count = len(columns["kind"])
     out = []
     for i in range(max(0, count - RECENT_ROWS), count):
@@ -193,18 +218,22 @@ def _recent_rows(columns: dict[str, list], show_tags: bool) -> list[list[str]]:
         ]
         if show_tags:
             row.append(", ".join(columns["tags"][i]))
+        if show_origin:
+            row.append(_origin(columns, i))
         row.append(columns["note"][i] or "")
         out.append(row)
     return out
 
 
-def render_ledger(columns: dict[str, list], budget: Optional[float] = None) -> tuple[str, str]:
-    """``(text/plain, text/html)`` for a ledger's columns."""
+def render_ledger(state: DisplayState) -> tuple[str, str]:
+    """``(text/plain, text/html)`` for a ledger's (or a view's) rows."""
+    columns, title = state.columns, state.title
     totals = _totals(columns)
     groups = aggregate(columns, ("model", "kind"))
     mixed = len({bool(g["offline"]) for g in groups}) > 1  # an offline column only when it tells rows apart
-    headline = _headline(totals, budget)
-    text_lines = [f"Ledger: {headline}"]
+    headline = _headline(totals, state.budget)
+    earlier = f"+ {plural(state.earlier, 'earlier row')}: {state.history_call}" if state.earlier else ""
+    text_lines = [f"{title}: {headline}"] + ([earlier] if earlier else [])
     if totals["offline"]:
         text_lines.insert(0, OFFLINE_BANNER)
     for g in groups:
@@ -214,7 +243,9 @@ def render_ledger(columns: dict[str, list], budget: Optional[float] = None) -> t
     html = [f'<div class="gk-ledger {NO_MATH}">']
     if totals["offline"]:
         html.append(f'<div class="gk-banner" style="{_BANNER}">{escape(OFFLINE_BANNER)}</div>')
-    html.append(f"<p><b>Ledger</b>: {escape(headline)}</p>")
+    html.append(f"<p><b>{escape(title)}</b>: {escape(headline)}</p>")
+    if earlier:
+        html.append(f'<p class="gk-ledger-earlier" style="color:#666">{escape(earlier)}</p>')
     if totals["requests"]:
         html.append(chart_img(columns))
         header = ["model", "kind"] + (["offline"] if mixed else []) + ["requests", "charged", "tokens", "cost"]
@@ -223,7 +254,9 @@ def render_ledger(columns: dict[str, list], budget: Optional[float] = None) -> t
         shown = min(RECENT_ROWS, totals["requests"])
         html.append(f"<p>{'Last ' + plural(shown, 'row') if shown < totals['requests'] else 'Rows'}</p>")
         show_tags = any(columns["tags"])
+        show_origin = _origins(columns) > 1
         header = ["time (UTC)", "kind", "model", "status", "tokens", "cost"] + (["tags"] if show_tags else [])
-        html.append(_table(header + ["note"], _recent_rows(columns, show_tags), {4, 5}, {0, 2}))
+        header += ["from"] if show_origin else []
+        html.append(_table(header + ["note"], _recent_rows(columns, show_tags, show_origin), {4, 5}, {0, 2}))
     html.append("</div>")
     return "\n".join(text_lines), "".join(html)

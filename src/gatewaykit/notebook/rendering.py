@@ -20,6 +20,7 @@ from gatewaykit.client.comparison import Comparison
 from gatewaykit.client.gallery import Gallery
 from gatewaykit.client.conversation.state import SessionState
 from gatewaykit.costs.ledger import Ledger
+from gatewaykit.costs.views import LedgerView
 from gatewaykit.errors import GatewayError
 from gatewaykit.notebook import html as views
 from gatewaykit.notebook import style
@@ -211,11 +212,12 @@ def _(obj: GatewayError) -> dict[str, Any]:
     return {"text/plain": str(obj), "text/html": views.render_error_html(obj)}
 
 
-@_bundle.register
-def _(obj: Ledger) -> dict[str, Any]:
+@_bundle.register(Ledger)
+@_bundle.register(LedgerView)
+def _(obj: Any) -> dict[str, Any]:
     from gatewaykit.notebook.ledger_html import render_ledger
 
-    text, html = render_ledger(obj._columns(), budget=obj.budget)
+    text, html = render_ledger(obj._display_state())
     return {"text/plain": text, "text/html": html}
 
 

@@ -1,0 +1,145 @@
+"""Where a ledger's rows are kept: one store object per place, behind one small interface.
+
+A :class:`LedgerStore` writes the changes a ledger makes (new rows, job
+updates) and reads back what was stored (at open, and live for a database:
+other processes' rows). The ledger never asks which kind of store it has.
+
+=====================  =========================================================
+:class:`MemoryStore`   ``path=None``: nothing leaves the process
+``JournalStore``       ``path="x.jsonl"``: a JSON Lines journal, appended durably
+                       (:mod:`gatewaykit.costs.journal`)
+``DatabaseStore``      ``path="x.sqlite"``: a SQLite database shared by every
+                       kernel, written behind the caller's thread
+                       (:mod:`gatewaykit.costs.database_store`)
+``UserStore``          the default: the per-user database (or journal), opened
+                       on first use; offline and replayed rows stay in memory
+                       (:mod:`gatewaykit.costs.user_store`)
+=====================  =========================================================
+
+A new kind of store (DuckDB, a Parquet folder) is one class with these methods,
+plus a line in :func:`gatewaykit.costs.user_store.open_store`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Protocol, Sequence, Union
+
+from gatewaykit.costs.book import StoredRow
+from gatewaykit.costs.rows import LedgerRow
+
+__all__ = ["HOT_PATH_READ", "Change", "Changes", "LedgerStore", "MemoryStore", "NOT_STORED", "update_event"]
+
+HOT_PATH_READ = 0.05
+"""Seconds the hot path (the budget check before every request, job updates) goes without
+reading what other processes committed: their spending counts at most that late."""
+
+Change = tuple[str, Union[StoredRow, dict]]
+"""``("row", (uid, row, base_url, key_id))`` or ``("update", {"id", "status", "seconds", "error_message", "time"})``."""
+
+
+class _NotStored:
+    def __repr__(self) -> str:
+        return "NOT_STORED"
+
+
+NOT_STORED: Any = _NotStored()
+"""A store's budget when it keeps none (memory, JSONL): the ledger's own applies."""
+
+
+@dataclass
+class Changes:
+    """What a store read: rows and job updates (in order), and the budget it keeps."""
+
+    rows: list[StoredRow] = field(default_factory=list)
+    updates: list[dict] = field(default_factory=list)
+    budget: Any = NOT_STORED
+    reset: bool = False  # True: these are every stored row (a first read or a rewind)
+
+
+class LedgerStore(Protocol):
+    """One place rows are kept. Called under the ledger's lock, from any thread."""
+
+    @property
+    def path(self) -> Optional[Path]:
+        """The file rows are kept in (None: memory only)."""
+
+    @property
+    def persistent(self) -> bool:
+        """False when nothing ever leaves memory (then no row needs marking as memory-only)."""
+
+    @property
+    def scoped_to_session(self) -> bool:
+        """True when the file holds every session's rows and the ledger's views show this session's."""
+
+    def keeps(self, row: LedgerRow) -> bool:
+        """Whether ``row`` is written here (may open the file, on first use)."""
+
+    def write(self, changes: Sequence[Change]) -> None:
+        """Store rows and updates (possibly behind the caller: see ``flush``)."""
+
+    def flush(self) -> None:
+        """Make every change written so far durable (and report a failure as a warning, here)."""
+
+    def read(self, *, rewind: bool = False, recent: float = 0.0) -> Optional[Changes]:
+        """What was stored since the last read (every row with ``rewind``); None when nothing changed.
+
+        ``recent``: None when the last read is younger than that many seconds (the hot path's reads).
+        """
+
+    def save_budget(self, budget: Optional[float]) -> bool:
+        """Store the budget for every process sharing the file; False when this store keeps none."""
+
+    def clear(self) -> None:
+        """Empty the file."""
+
+    def close(self) -> None:
+        """Release the file (a later use reopens it)."""
+
+    def pickled_path(self) -> Any:
+        """The ``path=`` a pickled ledger reopens (None, a path, or ``USER_LEDGER``)."""
+
+
+class MemoryStore:
+    """``path=None``: rows live in the ledger's book only."""
+
+    path = None
+    persistent = False
+    scoped_to_session = False
+
+    def keeps(self, row: LedgerRow) -> bool:
+        return False
+
+    def write(self, changes: Sequence[Change]) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+    def read(self, *, rewind: bool = False, recent: float = 0.0) -> Optional[Changes]:
+        if rewind:
+            raise ValueError("this ledger has no path= to reload from")
+        return None
+
+    def save_budget(self, budget: Optional[float]) -> bool:
+        return False
+
+    def clear(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def pickled_path(self) -> Any:
+        return None
+
+
+def update_event(job_id: str, status: str, seconds: Any, error_message: Optional[str], when: Any) -> dict:
+    """A job update as stores keep it."""
+    event = {"id": job_id, "status": status, "time": when}
+    if seconds is not None:
+        event["seconds"] = seconds
+    if error_message is not None:
+        event["error_message"] = error_message
+    return event

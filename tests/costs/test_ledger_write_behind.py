@@ -1,0 +1,89 @@
+"""A database ledger is written behind the caller's thread: nothing recorded is lost at exit or on a read."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from gatewaykit.costs import CostRecord, Ledger
+
+_RECORD_AND_EXIT = """
+import sys
+from gatewaykit.costs import CostRecord, Ledger
+ledger = Ledger(path=sys.argv[1])
+for i in range(int(sys.argv[2])):
+    ledger.record(CostRecord("chat", "chat-mini", "ok", id=f"c{i}", usage={"cost": {"total_cost": 0.001}}))
+if sys.argv[3] == "raise":
+    raise RuntimeError("the notebook's code failed")
+"""  # no flush(), no close()
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(_RECORD_AND_EXIT), *args], capture_output=True, timeout=120)
+
+
+@pytest.mark.parametrize("ending", ["exit", "raise"])
+def test_rows_written_behind_are_on_disk_after_the_process_ends(tmp_path, ending):
+    """A process that records 300 rows and exits (or dies of an exception) leaves all 300 for the next one."""
+    path = tmp_path / "ledger.sqlite"
+    done = _run(str(path), "300", ending)
+    assert done.returncode == (0 if ending == "exit" else 1), done.stderr.decode()
+    reader = subprocess.run(
+        [sys.executable, "-c", "import sys; from gatewaykit.costs import Ledger; print(len(Ledger(path=sys.argv[1])))", str(path)],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    assert reader.stdout.decode().split() == ["300"]
+
+
+def test_a_row_is_on_disk_after_flush(tmp_path):
+    """flush() commits what record() queued: a plain sqlite3 reader sees the row."""
+    import sqlite3
+
+    ledger = Ledger(path=tmp_path / "ledger.sqlite")
+    ledger.record(CostRecord("chat", "chat-mini", "ok", id="one", usage={"cost": {"total_cost": 0.5}}))
+    ledger.flush()
+    with sqlite3.connect(tmp_path / "ledger.sqlite") as conn:
+        assert conn.execute("SELECT id, total_cost FROM rows").fetchall() == [("one", 0.5)]
+
+
+def test_another_ledger_of_this_process_sees_a_queued_row(tmp_path):
+    """A second ledger on the same database, opened right after a record, reads the row (no wait)."""
+    path = tmp_path / "ledger.sqlite"
+    first = Ledger(path=path)
+    first.record(CostRecord("chat", "chat-mini", "ok", id="one", usage={"cost": {"total_cost": 0.5}}))
+    assert Ledger(path=path).total_cost == 0.5
+    second = Ledger(path=path)
+    first.record(CostRecord("chat", "chat-mini", "ok", id="two", usage={"cost": {"total_cost": 0.25}}))
+    assert second.total_cost == 0.75
+
+
+_FORK_WORKERS = """
+import multiprocessing, sys
+from gatewaykit.costs import CostRecord, Ledger
+ledger = Ledger(path=sys.argv[1])
+
+def work(i):
+    ledger.record(CostRecord("chat", "chat-mini", "ok", id=f"w{i}", usage={"cost": {"total_cost": 0.01}}))
+    return i
+
+if __name__ == "__main__":
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        pool.map(work, range(40))
+        pool.close()
+        pool.join()
+"""
+
+
+def test_rows_of_forked_pool_workers_reach_the_database(tmp_path):
+    """Two forked pool workers sharing one ledger: every row is written (workers leave through os._exit,
+    with no atexit, and their rows never share a uid)."""
+    path = tmp_path / "ledger.sqlite"
+    script = tmp_path / "workers.py"
+    script.write_text(textwrap.dedent(_FORK_WORKERS))
+    subprocess.run([sys.executable, str(script), str(path)], capture_output=True, timeout=120, check=True)
+    assert len(Ledger(path=path)) == 40
