@@ -8,6 +8,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterator
 
+import httpx
 import pytest
 
 import gatewaykit as gk
@@ -26,13 +27,32 @@ def book() -> gk.Ledger:
     return gk.Ledger(path=None)
 
 
+class Network(httpx.HTTPTransport):
+    """The real network under the cache, counting the paid requests that reach the gateway."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paid = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            self.paid += 1
+        return super().handle_request(request)
+
+
 @pytest.fixture
-def make(emulator: Any, book: gk.Ledger, tmp_path: Path) -> Iterator[Any]:
+def network() -> Network:
+    return Network()
+
+
+@pytest.fixture
+def make(emulator: Any, book: gk.Ledger, tmp_path: Path, network: Network) -> Iterator[Any]:
     made: list[gk.Client] = []
 
     def build(cache: Any = None, key: str = ACME_KEY, **options: Any) -> gk.Client:
         cache = tmp_path / "cache" if cache is None else cache
-        client = gk.Client(api_key=key, base_url=emulator.base_url, ledger=book, display=False, cache=cache, **options)
+        client = gk.Client(api_key=key, base_url=emulator.base_url, ledger=book, display=False, cache=cache,
+                           http_transport=network, **options)  # fmt: skip
         made.append(client)
         return client
 
@@ -41,17 +61,13 @@ def make(emulator: Any, book: gk.Ledger, tmp_path: Path) -> Iterator[Any]:
         client.close()
 
 
-def _spent(admin: Any) -> float:
-    return admin.accounts()["acme"]["spent_usd"]
-
-
-def test_an_identical_chat_is_answered_from_the_cache_and_charged_nothing(make: Any, admin: Any, book: gk.Ledger) -> None:
+def test_an_identical_chat_is_answered_from_the_cache_and_charged_nothing(make: Any, network: Network, book: gk.Ledger) -> None:
     """The second identical request sends nothing: same answer, no charge, a cached $0 row saying what it saved."""
     client = make()
     first = client.chat.completions.create(model="chat-mini", messages=_user("Name a river"))
-    spent = _spent(admin)
+    spent = network.paid
     second = client.chat.completions.create(model="chat-mini", messages=_user("Name a river"))
-    assert _spent(admin) == spent
+    assert network.paid == spent
     assert second.choices[0].message.content == first.choices[0].message.content
     assert second.model_extra["gatewaykit_cache"] == {"saved_cost": first.usage.cost.total_cost}
     row = book.rows[-1]
@@ -59,21 +75,21 @@ def test_an_identical_chat_is_answered_from_the_cache_and_charged_nothing(make: 
     assert book.total_cost == pytest.approx(first.usage.cost.total_cost)
 
 
-def test_a_different_request_is_sent(make: Any, admin: Any) -> None:
+def test_a_different_request_is_sent(make: Any, network: Network) -> None:
     """Another prompt, or another parameter, is a miss."""
     client = make()
     client.chat.completions.create(model="chat-mini", messages=_user("Name a river"))
-    spent = _spent(admin)
+    spent = network.paid
     client.chat.completions.create(model="chat-mini", messages=_user("Name a river"), temperature=0.2)
-    assert _spent(admin) > spent
+    assert network.paid > spent
 
 
-def test_the_cache_outlives_the_client(make: Any, admin: Any) -> None:
+def test_the_cache_outlives_the_client(make: Any, network: Network) -> None:
     """A new client (a restarted kernel) on the same folder answers from what the first one kept."""
     make().chat.completions.create(model="chat-mini", messages=_user("Name a lake"))
-    spent = _spent(admin)
+    spent = network.paid
     make().chat.completions.create(model="chat-mini", messages=_user("Name a lake"))
-    assert _spent(admin) == spent
+    assert network.paid == spent
 
 
 def test_streams_replay_as_streams(make: Any) -> None:
@@ -86,17 +102,17 @@ def test_streams_replay_as_streams(make: Any) -> None:
     assert again.final().choices[0].message.content == original.choices[0].message.content
 
 
-def test_an_image_comes_back_without_being_made_again(make: Any, admin: Any) -> None:
+def test_an_image_comes_back_without_being_made_again(make: Any, network: Network) -> None:
     """An identical image request returns the same pixels for nothing."""
     client = make()
     first = client.images.generate(model="image-pixels", prompt="a kite", width=256, height=256)
-    spent = _spent(admin)
+    spent = network.paid
     again = client.images.generate(model="image-pixels", prompt="a kite", width=256, height=256)
-    assert _spent(admin) == spent
+    assert network.paid == spent
     assert again.data[0].content == first.data[0].content
 
 
-def test_edit_inputs_match_by_content(make: Any, admin: Any, tmp_path: Path) -> None:
+def test_edit_inputs_match_by_content(make: Any, network: Network, tmp_path: Path) -> None:
     """An edit with the same picture (as bytes or as a path) is the same request."""
     from PIL import Image
 
@@ -104,40 +120,40 @@ def test_edit_inputs_match_by_content(make: Any, admin: Any, tmp_path: Path) -> 
     Image.new("RGB", (64, 64), "teal").save(picture)
     client = make()
     client.images.edit(model="image-pixels", prompt="add a moon", image=[picture], width=256, height=256)
-    spent = _spent(admin)
+    spent = network.paid
     client.images.edit(model="image-pixels", prompt="add a moon", image=[picture.read_bytes()], width=256, height=256)
-    assert _spent(admin) == spent
+    assert network.paid == spent
 
 
-def test_a_job_comes_back_completed_with_its_media(make: Any, admin: Any) -> None:
+def test_a_job_comes_back_completed_with_its_media(make: Any, network: Network) -> None:
     """A cached video job finishes at once with the same MP4, charged nothing."""
     client = make()
     job = client.videos.create(model="video-range", prompt="storm at sea", duration=2).wait(on_update=lambda _: None)
     media = job.content()
-    spent = _spent(admin)
+    spent = network.paid
     again = client.videos.create(model="video-range", prompt="storm at sea", duration=2)
     assert again.wait(on_update=lambda _: None).status == "completed"
     assert again.content() == media
-    assert _spent(admin) == spent
+    assert network.paid == spent
 
 
-def test_refresh_sends_again_and_keeps_the_new_answer(make: Any, admin: Any) -> None:
+def test_refresh_sends_again_and_keeps_the_new_answer(make: Any, network: Network) -> None:
     """cache='refresh' always sends; what it gets answers later cached clients (both the per-user cache)."""
     make(cache=True).chat.completions.create(model="chat-mini", messages=_user("Name a sea"))
-    spent = _spent(admin)
+    spent = network.paid
     make(cache="refresh").chat.completions.create(model="chat-mini", messages=_user("Name a sea"))
-    refreshed = _spent(admin)
+    refreshed = network.paid
     assert refreshed > spent
     make(cache=True).chat.completions.create(model="chat-mini", messages=_user("Name a sea"))
-    assert _spent(admin) == refreshed
+    assert network.paid == refreshed
 
 
-def test_another_key_has_its_own_cache(make: Any, admin: Any) -> None:
+def test_another_key_has_its_own_cache(make: Any, network: Network) -> None:
     """The same request by another key is sent (the cache is per gateway and key)."""
     make().chat.completions.create(model="chat-mini", messages=_user("Name an ocean"))
-    spent = _spent(admin)
+    spent = network.paid
     make(key=ACME_SECOND_KEY).chat.completions.create(model="chat-mini", messages=_user("Name an ocean"))
-    assert _spent(admin) > spent
+    assert network.paid > spent
 
 
 def test_errors_are_never_cached(make: Any) -> None:
@@ -162,30 +178,30 @@ def test_the_key_is_never_written(make: Any, tmp_path: Path) -> None:
             assert ACME_KEY[-12:].encode() not in path.read_bytes()
 
 
-def test_a_damaged_cache_warns_then_sends_normally(make: Any, admin: Any, tmp_path: Path) -> None:
+def test_a_damaged_cache_warns_then_sends_normally(make: Any, network: Network, tmp_path: Path) -> None:
     """A corrupt file: a CacheWarning, the request is sent and answered right, the file set aside."""
     client = make()
     client.chat.completions.create(model="chat-mini", messages=_user("Name a cape"))
     path = Path(client.cache.path)
     path.write_text(path.read_text()[:-40] + "\n{broken\n")
-    spent = _spent(admin)
+    spent = network.paid
     with pytest.warns(CacheWarning, match="damaged"):
         answer = make().chat.completions.create(model="chat-mini", messages=_user("Name a cape"))
-    assert answer.choices[0].message.content and _spent(admin) > spent
+    assert answer.choices[0].message.content and network.paid > spent
     assert path.with_name(path.name + ".unreadable").exists()
 
 
-def test_a_cache_from_another_version_is_not_used(make: Any, admin: Any) -> None:
+def test_a_cache_from_another_version_is_not_used(make: Any, network: Network) -> None:
     """A file whose header names another format: a warning, then a normal request."""
     client = make()
     client.chat.completions.create(model="chat-mini", messages=_user("Name a gulf"))
     path = Path(client.cache.path)
     lines = path.read_text().split("\n")
     path.write_text("\n".join([json.dumps({"gatewaykit_cache": 99})] + lines[1:]))
-    spent = _spent(admin)
+    spent = network.paid
     with pytest.warns(CacheWarning, match="another version"):
         make().chat.completions.create(model="chat-mini", messages=_user("Name a gulf"))
-    assert _spent(admin) > spent
+    assert network.paid > spent
 
 
 def test_cache_and_cassette_together_is_a_configuration_error(tmp_path: Path, emulator: Any) -> None:
@@ -200,18 +216,20 @@ def test_a_bad_cache_value_says_what_it_takes(emulator: Any) -> None:
         gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, cache=3)
 
 
-def test_the_async_client_uses_the_cache_too(emulator: Any, admin: Any, tmp_path: Path) -> None:
-    """await aclient... hits the same cache."""
+def test_the_async_client_uses_the_cache_too(emulator: Any, tmp_path: Path) -> None:
+    """await aclient... hits the same cache: the second answer is marked cached and its row is $0."""
+    book = gk.Ledger(path=None)
 
     async def ask() -> Any:
         async with gk.AsyncClient(api_key=ACME_KEY, base_url=emulator.base_url, display=False,
-                                  cache=tmp_path / "c", ledger=gk.Ledger(path=None)) as aclient:  # fmt: skip
+                                  cache=tmp_path / "c", ledger=book) as aclient:  # fmt: skip
             return await aclient.chat.completions.create(model="chat-mini", messages=_user("Name a strait"))
 
-    asyncio.run(ask())
-    spent = _spent(admin)
+    first = asyncio.run(ask())
     again = asyncio.run(ask())
-    assert _spent(admin) == spent and again.model_extra.get("gatewaykit_cache")
+    assert "gatewaykit_cache" not in (first.model_extra or {})
+    assert again.model_extra.get("gatewaykit_cache")
+    assert [row["cost_source"] for row in book.rows] == ["reported", "cached"]
 
 
 def test_the_answer_footer_says_cached_and_what_it_saved(make: Any) -> None:
@@ -224,13 +242,14 @@ def test_the_answer_footer_says_cached_and_what_it_saved(make: Any) -> None:
     assert "cached · saved $" in render_chat_html(again)
 
 
-def test_a_pickled_client_keeps_its_cache(make: Any, tmp_path: Path) -> None:
+def test_a_pickled_client_keeps_its_cache(emulator: Any, tmp_path: Path) -> None:
     """pickle round trip: the copy answers from the same cache folder."""
     import pickle
 
-    client = make(cache=tmp_path / "pickled")
-    copy = pickle.loads(pickle.dumps(client))
-    try:
-        assert copy.cache is not None and Path(copy.cache.path) == Path(client.cache.path)
-    finally:
-        copy.close()
+    with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, display=False, cache=tmp_path / "pickled",
+                   ledger=gk.Ledger(path=None)) as client:  # fmt: skip
+        copy = pickle.loads(pickle.dumps(client))
+        try:
+            assert copy.cache is not None and Path(copy.cache.path) == Path(client.cache.path)
+        finally:
+            copy.close()
