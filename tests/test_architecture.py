@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -75,3 +76,29 @@ def test_src_and_the_public_api_type_check() -> None:
     """mypy finds no error in src/ nor in tests/typing/public_api.py (the public calls' declared types)."""
     done = mypy(SOURCE / "gatewaykit", ROOT / "tests" / "typing" / "public_api.py")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def import_cycles(source: Path) -> list[dict[str, list[str]]]:
+    """The cycles in ``source``'s gatewaykit (see tests/import_graph.py), found in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "import_graph.py"), str(source)],
+        capture_output=True, text=True, timeout=240, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(source)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_src_has_no_import_cycles() -> None:
+    """No module of src/gatewaykit imports itself back, through any chain (imports inside functions included)."""
+    cycles = import_cycles(SOURCE)
+    assert cycles == [], "import cycles:\n" + "\n".join(" -> ".join(cycle["chain"]) for cycle in cycles)
+
+
+def test_a_lazy_import_back_breaks_the_cycle_check(tmp_path: Path) -> None:
+    """The check is not vacuous: a copy whose api_request imports the client back inside a function has a cycle."""
+    copy = tmp_path / "src"
+    shutil.copytree(SOURCE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    module = copy / "gatewaykit" / "client" / "api_request.py"
+    module.write_text(module.read_text() + "\n\ndef _back() -> None:\n    from gatewaykit.client import clients  # a cycle\n")
+    cycles = import_cycles(copy)
+    assert any({"gatewaykit.client.api_request", "gatewaykit.client.clients"} <= set(cycle["modules"]) for cycle in cycles)
