@@ -11,16 +11,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Optional, Union
 
 from gatewaykit.client import job_flows
-from gatewaykit.client.base import DEFAULT_TIMEOUT, BaseClient
+from gatewaykit.client.base import BaseClient
 from gatewaykit.client.batch import BatchResult, run_async_batch, run_thread_batch
 from gatewaykit.client.chat import AsyncChat, Chat
 from gatewaykit.client.checkpoint import batch_keys, item_keys, run_checkpointed, run_checkpointed_async
-from gatewaykit.client.flows import Flow, RetryPolicy, run_async, run_sync
+from gatewaykit.client.config import ConnectionSettings
+from gatewaykit.client.flows import Flow, run_async, run_sync
 from gatewaykit.client.images import AsyncImages, Images
 from gatewaykit.client.models import AsyncModels, Models
 from gatewaykit.client.music import AsyncMusic, Music
 from gatewaykit.client.pending_jobs import AsyncJobs, Jobs
-from gatewaykit.client.display import Display
+from gatewaykit.client.options import ClientOptions, takes_options
 from gatewaykit.client.recording import Recording
 from gatewaykit.client.streaming import AsyncChatStream, ChatStream
 from gatewaykit.client.videos import AsyncVideos, Videos
@@ -38,29 +39,13 @@ class _Surface(BaseClient):
     music: Music
     jobs: Jobs
 
-    def __init__(
-        self,
-        api_key: Optional[str] = None,
-        *,
-        base_url: Optional[str] = None,
-        offline: bool = False,
-        timeout: Any = DEFAULT_TIMEOUT,
-        max_retries: int = 2,
-        retry_policy: Optional[RetryPolicy] = None,
-        validate: bool = True,
-        strict: bool = False,
-        ledger: Any = None,
-        default_headers: Optional[dict[str, str]] = None,
-        http_transport: Any = None,
-        cassette: Union[str, Path, None] = None,
-        cassette_mode: str = "auto",
-        display: Union[Display, bool, None] = None,
-    ) -> None:
-        super().__init__(
-            api_key=api_key, base_url=base_url, offline=offline, timeout=timeout, max_retries=max_retries,
-            retry_policy=retry_policy, validate=validate, strict=strict, ledger=ledger, default_headers=default_headers,
-            http_transport=http_transport, cassette=cassette, cassette_mode=cassette_mode, display=display,
-        )  # fmt: skip
+    @takes_options(ClientOptions)
+    def __init__(self, options: ClientOptions) -> None:
+        """A client of the gateway (the keywords: :class:`~gatewaykit.client.options.ClientOptions`)."""
+        self._setup(options)
+
+    def _setup(self, options: ClientOptions, settings: Optional[ConnectionSettings] = None) -> None:
+        super()._setup(options, settings)
         if self._is_async:
             self.models, self.chat, self.images = AsyncModels(self), AsyncChat(self), AsyncImages(self)
             self.videos, self.music, self.jobs = AsyncVideos(self), AsyncMusic(self), AsyncJobs(self)

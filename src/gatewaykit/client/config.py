@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol
 
 from gatewaykit.client.display import in_kernel
+from gatewaykit.client.parameter_names import callers_level
 from gatewaykit.errors import ConfigurationError
 
 __all__ = [
@@ -168,7 +169,7 @@ def _offline_settings(*, implicit: bool) -> ConnectionSettings:
                 f"gateway at {url}. Every answer, image, video, song and cost is synthetic. "
                 "Pass offline=True to silence this warning, or set SVC_API_KEY and SVC_BASE_URL."
             ),
-            stacklevel=5,  # the line that built the Client
+            stacklevel=callers_level(),  # the line that built the Client
         )
     else:
         logger.info("gatewaykit: using the built-in offline gateway at %s (synthetic results)", url)

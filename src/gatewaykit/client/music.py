@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, cast
 
 from typing_extensions import Unpack
 
-from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions, call_options, merge_body
+from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
-from gatewaykit.client.job_flows import create_job_flow, job_id_segment, seen
-from gatewaykit.client.parameter_names import keyword_check
+from gatewaykit.client.job_flows import create_job_flow, job_endpoint, job_id_segment, seen
+from gatewaykit.client.request_pipeline import build_call
 from gatewaykit.client.validation import check_music
 from gatewaykit.types import MusicJob
 
@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from gatewaykit.types import AsyncMusicJob
 
 __all__ = ["AsyncMusic", "Music"]
+
+MUSIC = job_endpoint("music.create", "/v1/audio/generations", "music", check_music)
 
 
 class Music:
@@ -46,14 +48,8 @@ class Music:
             model=model, prompt=prompt, lyrics_prompt=lyrics_prompt,
             sample_rate=sample_rate, bitrate=bitrate, format=format,
         )  # fmt: skip
-        call = call_options(options)
-        body = merge_body(fields, call.passthrough, call.extra_body)
-        checked = self._client._checks_on(call.validate)
-        flow = create_job_flow(
-            self._client, "music", "/v1/audio/generations", body, MusicJob, check_music,
-            call.extra_headers, call.timeout, checked, keyword_check("music.create", fields, call.passthrough),
-        )  # fmt: skip
-        return cast(MusicJob, self._client._run(flow))
+        call = build_call(self._client, MUSIC, fields, options)
+        return cast(MusicJob, self._client._run(create_job_flow(self._client, call, MusicJob)))
 
     def retrieve(
         self, audio_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN

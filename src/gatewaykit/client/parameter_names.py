@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from gatewaykit.client.flows import Flow
     from gatewaykit.types import Model
 
-__all__ = ["KeywordCheck", "UnknownParameterWarning", "check_keywords", "keyword_check", "unknown_keyword_message"]
+__all__ = [
+    "KeywordCheck", "UnknownParameterWarning", "callers_level", "check_keywords", "keyword_check", "unknown_keyword_message",
+]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -79,14 +81,14 @@ def check_keywords(
     for name in check.given:
         if name in known:
             continue
-        if client._strict:
+        if client._options.strict:
             message = unknown_keyword_message(check, name, entry, strict=True)
             raise BadRequestError(message, status=400, code="unknown_parameter", param=name)
         message = unknown_keyword_message(check, name, entry, strict=False)
-        warnings.warn(message, UnknownParameterWarning, stacklevel=_callers_level())
+        warnings.warn(message, UnknownParameterWarning, stacklevel=callers_level())
 
 
-def _callers_level() -> int:
+def callers_level() -> int:
     """The ``stacklevel`` of the first frame outside gatewaykit: the user's line (sync or awaited)."""
     frame = sys._getframe(1)
     level = 1

@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, cast
 
 from typing_extensions import Unpack
 
-from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions, call_options, merge_body
+from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
-from gatewaykit.client.job_flows import cancel_flow, create_job_flow, job_id_segment, seen
+from gatewaykit.client.job_flows import cancel_flow, create_job_flow, job_endpoint, job_id_segment, seen
 from gatewaykit.client.media_inputs import to_image_url
-from gatewaykit.client.parameter_names import keyword_check
+from gatewaykit.client.request_pipeline import build_call
 from gatewaykit.client.validation import check_video
 from gatewaykit.types import VideoJob
 
@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from gatewaykit.types import AsyncVideoJob
 
 __all__ = ["AsyncVideos", "Videos"]
+
+VIDEO = job_endpoint("videos.create", "/v1/videos", "video", check_video)
 
 
 class Videos:
@@ -53,14 +55,8 @@ class Videos:
             resolution=resolution, duration=duration, aspect_ratio=aspect_ratio,
             generate_audio=generate_audio, seed=seed,
         )  # fmt: skip
-        call = call_options(options)
-        body = merge_body(fields, call.passthrough, call.extra_body)
-        checked = self._client._checks_on(call.validate)
-        flow = create_job_flow(
-            self._client, "video", "/v1/videos", body, VideoJob, check_video, call.extra_headers, call.timeout, checked,
-            keyword_check("videos.create", fields, call.passthrough),
-        )
-        return cast(VideoJob, self._client._run(flow))
+        call = build_call(self._client, VIDEO, fields, options)
+        return cast(VideoJob, self._client._run(create_job_flow(self._client, call, VideoJob)))
 
     def retrieve(
         self, video_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
