@@ -6,7 +6,9 @@ One key and one prepaid USD balance give chat, image, video and music models::
     client = gk.Client()            # SVC_API_KEY / SVC_BASE_URL, or the offline gateway
     client.chat.ask("Explain SSE in two sentences")
 
-Importing this package loads only the client core (httpx and pydantic). The
+Importing this package loads only its errors and the seams the composition
+root (``_wiring``) plugs into; the client and its types (``Client``), the
+conversation layer (``ChatSession``), the ledger (``Ledger``, ``ledger``), the
 notebook layer, pandas, Pillow and the offline gateway load when first used.
 """
 
@@ -15,25 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gatewaykit._version import __version__
-from gatewaykit.client import (
-    AsyncChatSession,
-    AsyncChatStream,
-    AsyncClient,
-    BatchResult,
-    ChatSession,
-    ChatStream,
-    Client,
-    Display,
-    NullDisplay,
-    OfflineGatewayWarning,
-    RequestOptions,
-    RetryPolicy,
-    Turn,
-    TurnEvent,
-    UnknownParameterWarning,
-    image_part,
-)
-from gatewaykit.costs import CostRecord, Ledger, ledger
+from gatewaykit._wiring import install_defaults as _install_defaults
 from gatewaykit.errors import (
     APIConnectionError,
     APIStatusError,
@@ -57,28 +41,62 @@ from gatewaykit.errors import (
     StreamInterruptedError,
     StructuredOutputError,
 )
-from gatewaykit.types import (
-    ChatCompletion,
-    ChatCompletionChunk,
-    ChatMessage,
-    Cost,
-    ImageData,
-    ImageResult,
-    JobStatus,
-    Message,
-    Model,
-    ModelList,
-    MusicJob,
-    Tool,
-    ToolCall,
-    Usage,
-    VideoJob,
-)
-
-from gatewaykit._wiring import install_defaults as _install_defaults
 
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit import emulator as emulator
+    from gatewaykit.client import (
+        AsyncChatSession,
+        AsyncChatStream,
+        AsyncClient,
+        BatchResult,
+        ChatSession,
+        ChatStream,
+        Client,
+        Display,
+        NullDisplay,
+        OfflineGatewayWarning,
+        RequestOptions,
+        RetryPolicy,
+        Turn,
+        TurnEvent,
+        UnknownParameterWarning,
+        image_part,
+    )
+    from gatewaykit.costs import CostRecord, Ledger, ledger
+    from gatewaykit.types import (
+        ChatCompletion,
+        ChatCompletionChunk,
+        ChatMessage,
+        Cost,
+        ImageData,
+        ImageResult,
+        JobStatus,
+        Message,
+        Model,
+        ModelList,
+        MusicJob,
+        Tool,
+        ToolCall,
+        Usage,
+        VideoJob,
+    )
+
+# Loaded when first named (PEP 562), so that ``import gatewaykit`` builds no pydantic model: the client
+# and its types, the conversation layer (``ChatSession``), the ledger (``Ledger``, ``ledger``).
+_LAZY = {
+    **dict.fromkeys(
+        ("AsyncChatSession", "AsyncChatStream", "AsyncClient", "BatchResult", "ChatSession", "ChatStream", "Client",
+         "Display", "NullDisplay", "OfflineGatewayWarning", "RequestOptions", "RetryPolicy", "Turn", "TurnEvent",
+         "UnknownParameterWarning", "image_part"),
+        "gatewaykit.client",
+    ),
+    **dict.fromkeys(
+        ("ChatCompletion", "ChatCompletionChunk", "ChatMessage", "Cost", "ImageData", "ImageResult", "JobStatus",
+         "Message", "Model", "ModelList", "MusicJob", "Tool", "ToolCall", "Usage", "VideoJob"),
+        "gatewaykit.types",
+    ),
+    **dict.fromkeys(("CostRecord", "Ledger", "ledger"), "gatewaykit.costs"),
+}  # fmt: skip
 
 _install_defaults()
 
@@ -146,12 +164,20 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    import importlib
+
     # The offline gateway is imported only when asked for (it pulls in the server stack).
     if name == "emulator":
-        import importlib
-
         return importlib.import_module("gatewaykit.emulator")
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'gatewaykit' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -18,6 +18,7 @@ from gatewaykit.client.flows import Flow
 from gatewaykit.client.media_inputs import normalise_messages
 from gatewaykit.client.recording import Recording
 from gatewaykit.client.request_pipeline import Call, Endpoint, build_call, run_call
+from gatewaykit.client.session_seam import session_factory
 from gatewaykit.client.validation import check_chat
 from gatewaykit.types import ChatCompletion, Model
 
@@ -152,10 +153,10 @@ class Chat:
     """``client.chat``: ``completions`` and the one-line ``ask``."""
 
     _completions_type: type[Completions] = Completions
-    session_type: ClassVar[Optional[type]] = None
-    """What ``session()`` builds: ``ChatSession`` (``AsyncChatSession`` on ``AsyncChat``), plugged in by the
-    composition root (``gatewaykit._wiring``): the conversation layer sits above this core and this
-    module never imports it."""
+    session_type: ClassVar[str] = "ChatSession"
+    """What ``session()`` builds (``AsyncChatSession`` on ``AsyncChat``): the factory the composition root
+    registered under this name (:mod:`gatewaykit.client.session_seam`); the conversation layer sits
+    above this core and this module never imports it."""
 
     def __init__(self, client: BaseClient) -> None:
         self._client = client
@@ -201,10 +202,8 @@ class Chat:
         True to ask on the console. ``on_event=`` receives each step (``TurnEvent``).
         Other keywords are sent with every request (``temperature=``, ...).
         """
-        kind = self.session_type
-        if kind is None:  # pragma: no cover - the composition root always plugs it in
-            raise RuntimeError("no conversation layer is installed (gatewaykit._wiring.install_defaults plugs it in)")
-        return kind(
+        build = session_factory(self.session_type)
+        return build(
             self._client, model=model, system=system, tools=tools, max_steps=max_steps, approve=approve, **defaults
         )
 
@@ -213,6 +212,7 @@ class AsyncChat(Chat):
     """``aclient.chat``: the same, awaitable."""
 
     _completions_type = AsyncCompletions
+    session_type = "AsyncChatSession"
     completions: AsyncCompletions
 
     @with_chat_fields

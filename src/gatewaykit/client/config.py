@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol
 
 from gatewaykit.client.display import in_kernel
-from gatewaykit.client.parameter_names import callers_level
 from gatewaykit.errors import ConfigurationError
 
 __all__ = [
@@ -38,6 +37,7 @@ __all__ = [
     "OfflineGateway",
     "OfflineGatewayProvider",
     "OfflineGatewayWarning",
+    "callers_level",
     "resolve_settings",
     "set_offline_gateway_provider",
 ]
@@ -174,3 +174,16 @@ def _offline_settings(*, implicit: bool) -> ConnectionSettings:
     else:
         logger.info("gatewaykit: using the built-in offline gateway at %s (synthetic results)", url)
     return ConnectionSettings(url, server.api_key, True, "offline gateway", offline_implicit=implicit)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def callers_level() -> int:
+    """The ``stacklevel`` of the first frame outside gatewaykit: the user's line (sync or awaited)."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level

@@ -13,12 +13,11 @@ model missing from the catalog is not checked (its parameters are unknown).
 from __future__ import annotations
 
 import difflib
-import os
-import sys
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
 
+from gatewaykit.client.config import callers_level
 from gatewaykit.errors import BadRequestError
 
 if TYPE_CHECKING:
@@ -26,11 +25,7 @@ if TYPE_CHECKING:
     from gatewaykit.client.flows import Flow
     from gatewaykit.types import Model
 
-__all__ = [
-    "KeywordCheck", "UnknownParameterWarning", "callers_level", "check_keywords", "keyword_check", "unknown_keyword_message",
-]
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+__all__ = ["KeywordCheck", "UnknownParameterWarning", "check_keywords", "keyword_check", "unknown_keyword_message"]
 
 
 class UnknownParameterWarning(UserWarning):
@@ -86,13 +81,3 @@ def check_keywords(
             raise BadRequestError(message, status=400, code="unknown_parameter", param=name)
         message = unknown_keyword_message(check, name, entry, strict=False)
         warnings.warn(message, UnknownParameterWarning, stacklevel=callers_level())
-
-
-def callers_level() -> int:
-    """The ``stacklevel`` of the first frame outside gatewaykit: the user's line (sync or awaited)."""
-    frame = sys._getframe(1)
-    level = 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame = frame.f_back  # type: ignore[assignment]
-        level += 1
-    return level
