@@ -73,8 +73,9 @@ def test_the_core_names_no_upper_layer_even_in_strings() -> None:
 
 
 def test_src_and_the_public_api_type_check() -> None:
-    """mypy finds no error in src/ nor in tests/typing/public_api.py (the public calls' declared types)."""
-    done = mypy(SOURCE / "gatewaykit", ROOT / "tests" / "typing" / "public_api.py")
+    """mypy finds no error in src/ nor in tests/typing/ (the public calls' declared types, every async keyword)."""
+    typing_checks = ROOT / "tests" / "typing"
+    done = mypy(SOURCE / "gatewaykit", typing_checks / "public_api.py", typing_checks / "async_surface.py")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -102,3 +103,37 @@ def test_a_lazy_import_back_breaks_the_cycle_check(tmp_path: Path) -> None:
     module.write_text(module.read_text() + "\n\ndef _back() -> None:\n    from gatewaykit.client import clients  # a cycle\n")
     cycles = import_cycles(copy)
     assert any({"gatewaykit.client.api_request", "gatewaykit.client.clients"} <= set(cycle["modules"]) for cycle in cycles)
+
+
+def test_the_typing_checks_call_every_async_method_with_every_keyword() -> None:
+    """tests/typing/async_surface.py calls each public method of AsyncClient's resources with each of its keywords."""
+    import ast
+    import inspect
+
+    import gatewaykit as gk
+
+    tree = ast.parse((ROOT / "tests" / "typing" / "async_surface.py").read_text())
+    called: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            target = ast.unparse(node.func)
+            if target.startswith("client."):
+                called.setdefault(target.removeprefix("client."), set()).update(k.arg for k in node.keywords if k.arg)
+    client = gk.AsyncClient(api_key="k", base_url="http://127.0.0.1:9", display=False)
+    missing = []
+    for name, resource in [*vars(client).items(), ("chat.completions", client.chat.completions)]:
+        if name.startswith("_") or not hasattr(resource, "_client"):
+            continue
+        for method_name, method in inspect.getmembers(resource, inspect.ismethod):
+            if method_name.startswith("_"):
+                continue
+            keywords = {
+                each.name for each in inspect.signature(method).parameters.values()
+                if each.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                and each.default is not inspect.Parameter.empty
+            }  # fmt: skip
+            call = f"{name}.{method_name}"
+            if call not in called:
+                missing.append(f"{call}()")
+            missing.extend(f"{call}({keyword}=)" for keyword in sorted(keywords - called.get(call, set())))
+    assert missing == [], "tests/typing/async_surface.py does not call: " + ", ".join(missing)

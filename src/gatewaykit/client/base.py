@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 from gatewaykit._version import __version__
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
@@ -46,7 +46,7 @@ def raise_for_status(response: Any) -> None:
 class BaseClient:
     """Configuration and sans-I/O request logic shared by Client and AsyncClient."""
 
-    _is_async = False
+    _is_async: ClassVar[bool] = False  # AsyncClient: True (what kind of transport a cassette wraps)
 
     def _setup(self, options: ClientOptions, settings: Optional[ConnectionSettings] = None) -> None:
         """Build the client from its options; ``settings``: a pickled client's resolved connection (no lookup)."""

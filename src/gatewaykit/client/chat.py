@@ -46,6 +46,8 @@ def _dump(items: Any) -> Any:
 class Completions:
     """``POST /v1/chat/completions``."""
 
+    _parse_with: ClassVar[str] = "parse_completion"  # the function of structured_calls that runs parse()
+
     def __init__(self, client: BaseClient) -> None:
         self._client = client
 
@@ -96,9 +98,10 @@ class Completions:
         Sent as a strict ``json_schema`` where the model supports it; a reply that does
         not validate is re-asked ``retries`` times, then raises ``StructuredOutputError``.
         """
-        from gatewaykit.client.structured_calls import parse_completion
+        from gatewaykit.client import structured_calls
 
-        return parse_completion(self, model, messages, response_format, retries, fields)
+        parse = getattr(structured_calls, self._parse_with)
+        return parse(self, model, messages, response_format, retries, fields)
 
     def _flow(self, call: Call) -> Flow[Any]:
         response = yield from run_call(self._client, call)
@@ -128,6 +131,8 @@ def _ask_messages(prompt: Any, system: Optional[str]) -> list[dict[str, Any]]:
 
 class AsyncCompletions(Completions):
     """``aclient.chat.completions``: ``await create(...)``; with ``stream=True`` an :class:`AsyncChatStream`."""
+
+    _parse_with = "parse_completion_async"
 
     if TYPE_CHECKING:
 

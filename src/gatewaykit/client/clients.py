@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Optional, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, Iterable, Optional, Union
 
 from gatewaykit.client import job_flows
 from gatewaykit.client.base import BaseClient
@@ -44,14 +44,15 @@ class _Surface(BaseClient):
         """A client of the gateway (the keywords: :class:`~gatewaykit.client.options.ClientOptions`)."""
         self._setup(options)
 
+    # The resource classes, by attribute; AsyncClient names the async ones.
+    _resources: ClassVar[dict[str, type]] = {
+        "models": Models, "chat": Chat, "images": Images, "videos": Videos, "music": Music, "jobs": Jobs,
+    }  # fmt: skip
+
     def _setup(self, options: ClientOptions, settings: Optional[ConnectionSettings] = None) -> None:
         super()._setup(options, settings)
-        if self._is_async:
-            self.models, self.chat, self.images = AsyncModels(self), AsyncChat(self), AsyncImages(self)
-            self.videos, self.music, self.jobs = AsyncVideos(self), AsyncMusic(self), AsyncJobs(self)
-        else:
-            self.models, self.chat, self.images = Models(self), Chat(self), Images(self)
-            self.videos, self.music, self.jobs = Videos(self), Music(self), Jobs(self)
+        for name, resource in self._resources.items():
+            setattr(self, name, resource(self))
 
     # Called by VideoJob / MusicJob methods (types/ never touches the transport).
     def _job_refresh(self, job: Any) -> Any:
@@ -172,7 +173,11 @@ class Client(_Surface):
 class AsyncClient(_Surface):
     """The same surface as :class:`Client`, every call awaitable (streams: ``async for``)."""
 
-    _is_async = True
+    _is_async = True  # the cassette wraps an async transport
+    _resources = {
+        "models": AsyncModels, "chat": AsyncChat, "images": AsyncImages, "videos": AsyncVideos, "music": AsyncMusic,
+        "jobs": AsyncJobs,
+    }  # fmt: skip
 
     if TYPE_CHECKING:
         models: AsyncModels
