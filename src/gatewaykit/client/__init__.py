@@ -1,27 +1,38 @@
 """The client core: typed sync and async clients for every endpoint of the gateway.
 
-Layout (like httpx): ``base`` does no I/O (configuration, request building,
-response -> model, status -> exception); ``flows`` holds multi-step behaviour
-as generators (retries, job polling) with a sync and an async driver;
-``transports/`` holds the only modules that import httpx (and the cassette); ``sse``, ``assembly``
-and ``streaming`` decode and assemble streams; ``validation`` checks requests
-against the catalog before sending; ``recording`` hands costs to the ledger;
-``job_flows`` creates, polls (one :class:`~gatewaykit.client.job_flows.PollSchedule`),
-downloads and cancels jobs; ``api_request`` is the plain-data request and the
-shared :class:`RequestOptions`.
+Layout (like httpx):
 
-Every public name here is imported on first use (``__getattr__``), so that
-``import gatewaykit`` stays as light as ``import httpx, pydantic``.
+- ``options``: :class:`~gatewaykit.client.options.ClientOptions`, the one list of
+  ``Client(...)``'s keywords (the constructor, the pickle and ``repr`` read it);
+- ``clients``: ``Client`` and ``AsyncClient``, which differ only by class
+  attributes (their resource classes, transport and flow driver); ``base``:
+  what they share, doing no I/O (settings, headers, the catalog cache);
+- the resources: ``chat`` (its fields written once in ``chat_fields``),
+  ``images``, ``videos``, ``music``, ``models``, ``pending_jobs``;
+- ``request_pipeline``: every creating call's path in one place, top to
+  bottom (normalise -> check against the spec and the catalog -> encode ->
+  price and record -> send); ``validation`` and ``parameter_names`` are its
+  checks, ``recording`` its hand-over to the ledger;
+- ``flows``: multi-step behaviour as generators (retries, job polling) with a
+  sync and an async driver; ``job_flows`` creates, polls (one
+  :class:`~gatewaykit.client.job_flows.PollSchedule`), downloads and cancels jobs;
+- ``sse``, ``assembly`` and ``streaming`` decode and assemble streams;
+- ``transports/``: the only modules that import httpx (and the cassette);
+  ``api_request``: the plain-data request and :class:`RequestOptions`.
 
 Above the core, ``conversation/`` (sessions, tool loops, transcripts) is built on
-the public client; the core never imports it. Inside ``client/`` the order is
-``conversation`` -> the HTTP core -> ``transports`` -> ``api_request``
-(an import-linter contract in pyproject.toml).
+the public client; the core never imports it (``chat.session()`` goes through
+``session_seam``). Inside ``client/`` the order is ``conversation`` -> the HTTP
+core -> ``transports`` -> ``api_request`` (an import-linter contract in
+pyproject.toml).
 
 Seams (objects handed in, never module names looked up): ``display`` (the
-:class:`Display` Protocol a client shows its work through) and the offline
-gateway provider in ``config``. This package never imports the notebook layer
-or the offline gateway.
+:class:`Display` Protocol a client shows its work through), the offline
+gateway provider in ``config`` and the session factories in ``session_seam``.
+This package never imports the notebook layer or the offline gateway.
+
+Every public name here is imported on first use (``__getattr__``), so that
+``import gatewaykit`` builds no pydantic model and loads neither httpx nor pydantic.
 """
 
 from typing import TYPE_CHECKING, Any
