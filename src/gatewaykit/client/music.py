@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, cast
 from typing_extensions import Unpack
 
 from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions
+from gatewaykit.client.awaitable_surface import awaitable_method
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
 from gatewaykit.client.job_flows import create_job_flow, job_endpoint, job_id_segment, seen
@@ -69,13 +70,5 @@ class AsyncMusic(Music):
     """``aclient.music``: the same calls, awaitable."""
 
     if TYPE_CHECKING:
-
-        async def create(  # type: ignore[override]
-            self, *, model: str, prompt: str, lyrics_prompt: Optional[str] = None,
-            sample_rate: Optional[int] = None, bitrate: Optional[int] = None, format: Optional[str] = None,
-            **options: Unpack[RequestOptions],
-        ) -> AsyncMusicJob: ...  # fmt: skip
-
-        async def retrieve(  # type: ignore[override]
-            self, audio_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
-        ) -> AsyncMusicJob: ...
+        create = awaitable_method(Music.create, AsyncMusicJob)  # type: ignore[assignment]
+        retrieve = awaitable_method(Music.retrieve, AsyncMusicJob)  # type: ignore[assignment]

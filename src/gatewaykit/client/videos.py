@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, cast
 from typing_extensions import Unpack
 
 from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions
+from gatewaykit.client.awaitable_surface import awaitable_method
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
 from gatewaykit.client.job_flows import cancel_flow, create_job_flow, job_endpoint, job_id_segment, seen
@@ -80,15 +81,6 @@ class AsyncVideos(Videos):
     """``aclient.videos``: the same calls, awaitable."""
 
     if TYPE_CHECKING:
-
-        async def create(  # type: ignore[override]
-            self, *, model: str, prompt: str, input_reference: Any = None, resolution: Optional[str] = None,
-            duration: Optional[int] = None, aspect_ratio: Optional[str] = None,
-            generate_audio: Optional[bool] = None, seed: Optional[int] = None, **options: Unpack[RequestOptions],
-        ) -> AsyncVideoJob: ...  # fmt: skip
-
-        async def retrieve(  # type: ignore[override]
-            self, video_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
-        ) -> AsyncVideoJob: ...
-
-        async def delete(self, video_id: str, *, timeout: Any = NOT_GIVEN) -> AsyncVideoJob: ...  # type: ignore[override]
+        create = awaitable_method(Videos.create, AsyncVideoJob)  # type: ignore[assignment]
+        retrieve = awaitable_method(Videos.retrieve, AsyncVideoJob)  # type: ignore[assignment]
+        delete = awaitable_method(Videos.delete, AsyncVideoJob)  # type: ignore[assignment]
