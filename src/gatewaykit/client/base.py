@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Optional
 
 from gatewaykit._version import __version__
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest

@@ -8,7 +8,7 @@ in :class:`AsyncChat`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Literal, Mapping, Optional, Union, cast, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Literal, Optional, Union, cast, overload
 
 from typing_extensions import Unpack
 
@@ -82,7 +82,9 @@ class Completions:
         fields["tools"] = _dump(fields["tools"])
         stream_options = params.pop("stream_options", None)
         kind = "chat.stream" if stream else "chat"
-        call = build_call(self._client, CHAT, fields, params, also_typed=("stream", "stream_options"), kind=kind, stream=stream)
+        call = build_call(
+            self._client, CHAT, fields, params, also_typed=("stream", "stream_options"), kind=kind, stream=stream
+        )
         if stream:
             call.body["stream"] = True
             options = dict(call.body.get("stream_options") or stream_options or {})

@@ -108,7 +108,9 @@ class Images:
             quality=quality, stream=stream or None, seed=seed, width=width, height=height,
             aspect_ratio=aspect_ratio, resolution=resolution, image_size=image_size,
         )  # fmt: skip
-        call = build_call(self._client, IMAGE_EDIT, fields, options, also_typed=("image",), uploads=uploads, stream=bool(stream))
+        call = build_call(
+            self._client, IMAGE_EDIT, fields, options, also_typed=("image",), uploads=uploads, stream=bool(stream)
+        )
         return cast(ImageResult, self._client._run(self._flow(call)))
 
     def _flow(self, call: Call) -> Flow[ImageResult]:

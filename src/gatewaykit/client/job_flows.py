@@ -25,7 +25,9 @@ from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
 from gatewaykit.errors import APIConnectionError, JobFailedError, JobTimeoutError
 from gatewaykit.types import Job, JobStatus, Model, MusicJob, VideoJob, is_finished
 
-__all__ = ["POLL_SCHEDULE", "PollSchedule", "create_job_flow", "job_endpoint", "job_id_segment", "job_path", "wait_flow"]
+__all__ = [
+    "POLL_SCHEDULE", "PollSchedule", "create_job_flow", "job_endpoint", "job_id_segment", "job_path", "wait_flow",
+]
 
 J = TypeVar("J", bound=Job)
 
