@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -75,6 +76,67 @@ def test_the_core_names_no_upper_layer_even_in_strings() -> None:
 
 
 def test_src_and_the_public_api_type_check() -> None:
-    """mypy finds no error in src/ nor in tests/typing/public_api.py (the public calls' declared types)."""
-    done = mypy(SOURCE / "gatewaykit", ROOT / "tests" / "typing" / "public_api.py")
+    """mypy finds no error in src/ nor in tests/typing/ (the public calls' declared types, every async keyword)."""
+    typing_checks = ROOT / "tests" / "typing"
+    done = mypy(SOURCE / "gatewaykit", typing_checks / "public_api.py", typing_checks / "async_surface.py")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def import_cycles(source: Path) -> list[dict[str, list[str]]]:
+    """The cycles in ``source``'s gatewaykit (see tests/import_graph.py), found in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "import_graph.py"), str(source)],
+        capture_output=True, text=True, timeout=240, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(source)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_src_has_no_import_cycles() -> None:
+    """No module of src/gatewaykit imports itself back, through any chain (imports inside functions included)."""
+    cycles = import_cycles(SOURCE)
+    assert cycles == [], "import cycles:\n" + "\n".join(" -> ".join(cycle["chain"]) for cycle in cycles)
+
+
+def test_a_lazy_import_back_breaks_the_cycle_check(tmp_path: Path) -> None:
+    """The check is not vacuous: a copy whose api_request imports the client back inside a function has a cycle."""
+    copy = tmp_path / "src"
+    shutil.copytree(SOURCE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    module = copy / "gatewaykit" / "client" / "api_request.py"
+    module.write_text(module.read_text() + "\n\ndef _back() -> None:\n    from gatewaykit.client import clients  # a cycle\n")
+    cycles = import_cycles(copy)
+    assert any({"gatewaykit.client.api_request", "gatewaykit.client.clients"} <= set(cycle["modules"]) for cycle in cycles)
+
+
+def test_the_typing_checks_call_every_async_method_with_every_keyword() -> None:
+    """tests/typing/async_surface.py calls each public method of AsyncClient's resources with each of its keywords."""
+    import ast
+    import inspect
+
+    import gatewaykit as gk
+
+    tree = ast.parse((ROOT / "tests" / "typing" / "async_surface.py").read_text())
+    called: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            target = ast.unparse(node.func)
+            if target.startswith("client."):
+                called.setdefault(target.removeprefix("client."), set()).update(k.arg for k in node.keywords if k.arg)
+    client = gk.AsyncClient(api_key="k", base_url="http://127.0.0.1:9", display=False)
+    missing = []
+    for name, resource in [*vars(client).items(), ("chat.completions", client.chat.completions)]:
+        if name.startswith("_") or not hasattr(resource, "_client"):
+            continue
+        for method_name, method in inspect.getmembers(resource, inspect.ismethod):
+            if method_name.startswith("_"):
+                continue
+            keywords = {
+                each.name for each in inspect.signature(method).parameters.values()
+                if each.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                and each.default is not inspect.Parameter.empty
+            }  # fmt: skip
+            call = f"{name}.{method_name}"
+            if call not in called:
+                missing.append(f"{call}()")
+            missing.extend(f"{call}({keyword}=)" for keyword in sorted(keywords - called.get(call, set())))
+    assert missing == [], "tests/typing/async_surface.py does not call: " + ", ".join(missing)

@@ -6,7 +6,9 @@ One key and one prepaid USD balance give chat, image, video and music models::
     client = gk.Client()            # SVC_API_KEY / SVC_BASE_URL, or the offline gateway
     client.chat.ask("Explain SSE in two sentences")
 
-Importing this package loads only the client core (httpx and pydantic). The
+Importing this package loads only its errors and the seams the composition
+root (``_wiring``) plugs into; the client and its types (``Client``), the
+conversation layer (``ChatSession``), the ledger (``Ledger``, ``ledger``), the
 notebook layer, pandas, Pillow and the offline gateway load when first used.
 """
 
@@ -15,29 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional
 
 from gatewaykit._version import __version__
-from gatewaykit.client import (
-    AsyncChatSession,
-    AsyncChatStream,
-    AsyncClient,
-    BatchResult,
-    ChatSession,
-    CheckpointWarning,
-    ChatStream,
-    Client,
-    Comparison,
-    Display,
-    Gallery,
-    NullDisplay,
-    OfflineGatewayWarning,
-    RequestOptions,
-    RetryPolicy,
-    Turn,
-    TurnEvent,
-    UnknownParameterWarning,
-    image_part,
-)
-from gatewaykit.costs import CostRecord, Ledger, ledger
-from gatewaykit.costs.quotes import Quote
+from gatewaykit._wiring import install_defaults as _install_defaults
 from gatewaykit.errors import (
     APIConnectionError,
     APIStatusError,
@@ -62,28 +42,69 @@ from gatewaykit.errors import (
     StreamInterruptedError,
     StructuredOutputError,
 )
-from gatewaykit.types import (
-    ChatCompletion,
-    ChatCompletionChunk,
-    ChatMessage,
-    Cost,
-    ImageData,
-    ImageResult,
-    JobStatus,
-    Message,
-    Model,
-    ModelList,
-    MusicJob,
-    Tool,
-    ToolCall,
-    Usage,
-    VideoJob,
-)
-
-from gatewaykit._wiring import install_defaults as _install_defaults
 
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit import emulator as emulator
+    from gatewaykit.client import (
+        AsyncChatSession,
+        AsyncChatStream,
+        AsyncClient,
+        BatchResult,
+        ChatSession,
+        ChatStream,
+        CheckpointWarning,
+        Client,
+        Comparison,
+        Display,
+        Gallery,
+        NullDisplay,
+        OfflineGatewayWarning,
+        RequestOptions,
+        RetryPolicy,
+        Turn,
+        TurnEvent,
+        UnknownParameterWarning,
+        image_part,
+    )
+    from gatewaykit.costs import CostRecord, Ledger, ledger
+    from gatewaykit.costs.quotes import Quote
+    from gatewaykit.notebook.chat_box import ChatUI
+    from gatewaykit.types import (
+        ChatCompletion,
+        ChatCompletionChunk,
+        ChatMessage,
+        Cost,
+        ImageData,
+        ImageResult,
+        JobStatus,
+        Message,
+        Model,
+        ModelList,
+        MusicJob,
+        Tool,
+        ToolCall,
+        Usage,
+        VideoJob,
+    )
+
+# Loaded when first named (PEP 562), so that ``import gatewaykit`` builds no pydantic model: the client
+# and its types, the conversation layer (``ChatSession``), the ledger (``Ledger``, ``ledger``).
+_LAZY = {
+    **dict.fromkeys(
+        ("AsyncChatSession", "AsyncChatStream", "AsyncClient", "BatchResult", "ChatSession", "ChatStream", "Client",
+         "Display", "NullDisplay", "OfflineGatewayWarning", "RequestOptions", "RetryPolicy", "Turn", "TurnEvent",
+         "UnknownParameterWarning", "image_part", "CheckpointWarning", "Comparison", "Gallery"),
+        "gatewaykit.client",
+    ),
+    **dict.fromkeys(
+        ("ChatCompletion", "ChatCompletionChunk", "ChatMessage", "Cost", "ImageData", "ImageResult", "JobStatus",
+         "Message", "Model", "ModelList", "MusicJob", "Tool", "ToolCall", "Usage", "VideoJob"),
+        "gatewaykit.types",
+    ),
+    **dict.fromkeys(("CostRecord", "Ledger", "ledger"), "gatewaykit.costs"),
+    "Quote": "gatewaykit.costs.quotes",
+    "ChatUI": "gatewaykit.notebook.chat_box",  # the chat box lives in the notebook layer (ipywidgets)
+}  # fmt: skip
 
 _install_defaults()
 
@@ -159,16 +180,20 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    import importlib
+
     # The offline gateway is imported only when asked for (it pulls in the server stack).
     if name == "emulator":
-        import importlib
-
         return importlib.import_module("gatewaykit.emulator")
-    if name == "ChatUI":  # the chat box lives in the notebook layer (ipywidgets), loaded when asked for
-        from gatewaykit.notebook.chat_box import ChatUI
-
-        return ChatUI
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'gatewaykit' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 def load_ipython_extension(ipython: Any) -> None:
@@ -176,6 +201,17 @@ def load_ipython_extension(ipython: Any) -> None:
     from gatewaykit.notebook.magics import load_ipython_extension as _load
 
     _load(ipython)
+
+
+def playground(client: Any = None) -> Any:
+    """An interactive form over the catalog (model, parameters, Run, result, cost) for a notebook or Voilà.
+
+    ``client=None`` uses ``gk.Client()``. Needs ipywidgets in a kernel; elsewhere
+    it returns an object whose text says how to get them.
+    """
+    from gatewaykit.notebook.playground import playground as _playground
+
+    return _playground(client)
 
 
 def chat_ui(client: Any = None, model: Optional[str] = None, **session_options: Any) -> Any:
@@ -188,7 +224,7 @@ def chat_ui(client: Any = None, model: Optional[str] = None, **session_options: 
     return _chat_ui(client, model, **session_options)
 
 
-def gallery(kind: Optional[str] = None, tag: Optional[str] = None) -> Gallery:
+def gallery(kind: Optional[str] = None, tag: Optional[str] = None) -> "Gallery":
     """Every image, video and song this session made: thumbnails and players with prompt, model,
     parameters, cost and time (click to enlarge); ``.to_pandas()``; ``.save(folder)`` writes the
     media and a CSV. ``kind="image"|"video"|"music"``, ``tag=`` a ledger tag."""

@@ -6,7 +6,7 @@ gateway provider, and the presentation registry. ``import gatewaykit`` runs
 :func:`install_defaults`, which plugs in, lazily:
 
 - the conversation layer: ``client.chat.session()`` builds a ``ChatSession``
-  (``AsyncChatSession``), which the client core never imports;
+  (``AsyncChatSession``), which the client core never imports (loaded on the first session);
 - the display chooser: the notebook layer's ``KernelDisplay`` when an IPython
   kernel runs (asked once per client, at construction), else ``NullDisplay``;
 - the offline gateway: ``gatewaykit.emulator.shared()``, or a
@@ -15,7 +15,10 @@ gateway provider, and the presentation registry. ``import gatewaykit`` runs
 - the rich display of core objects: ``gatewaykit.notebook.rendering``,
   imported on the first display a front end asks for.
 
-Nothing here imports the notebook layer or the emulator until it is needed.
+Nothing here imports the notebook layer, the emulator, the conversation layer
+or the client's resources until they are needed: ``import gatewaykit`` loads
+only these seams (``client/config``, ``client/display``,
+``client/session_seam``, ``presentation``) and ``errors``.
 """
 
 from __future__ import annotations
@@ -23,10 +26,9 @@ from __future__ import annotations
 import importlib
 from typing import Any, Optional
 
-from gatewaykit.client.chat import AsyncChat, Chat
 from gatewaykit.client.config import OFFLINE_EXTRA_HINT, OfflineGateway, set_offline_gateway_provider
-from gatewaykit.client.conversation import AsyncChatSession, ChatSession
 from gatewaykit.client.display import Display, NullDisplay, in_kernel, set_default_display
+from gatewaykit.client.session_seam import set_session_factory
 from gatewaykit.errors import ConfigurationError
 from gatewaykit.presentation import Bundle, register_renderer
 
@@ -72,9 +74,23 @@ def render_with_notebook_layer(obj: Any) -> Optional[Bundle]:
     return rendering.mimebundle(obj)  # type: ignore[no-any-return]
 
 
+def chat_session(client: Any, **settings: Any) -> Any:
+    """``client.chat.session(...)``: a ``ChatSession`` (the conversation layer loads here, on first use)."""
+    from gatewaykit.client.conversation import ChatSession
+
+    return ChatSession(client, **settings)
+
+
+def async_chat_session(client: Any, **settings: Any) -> Any:
+    """``aclient.chat.session(...)``: an ``AsyncChatSession``."""
+    from gatewaykit.client.conversation import AsyncChatSession
+
+    return AsyncChatSession(client, **settings)
+
+
 def install_defaults() -> None:
-    Chat.session_type = ChatSession
-    AsyncChat.session_type = AsyncChatSession
+    set_session_factory("ChatSession", chat_session)
+    set_session_factory("AsyncChatSession", async_chat_session)
     set_default_display(choose_default_display)
     set_offline_gateway_provider(start_offline_gateway)
     register_renderer(render_with_notebook_layer)

@@ -19,7 +19,7 @@ def test_pickled_client_talks_to_the_same_gateway(emulator: Any, keys: Any) -> N
     original = gk.Client(api_key=keys.acme, base_url=emulator.base_url, max_retries=5, validate=False)
     copy = pickle.loads(pickle.dumps(original))
     try:
-        assert (copy.base_url, copy.max_retries, copy._validate) == (emulator.base_url, 5, False)
+        assert (copy.base_url, copy.max_retries, copy.options.validate) == (emulator.base_url, 5, False)
         assert copy.chat.completions.create(model="chat-mini", messages=user("hi")).choices
     finally:
         original.close()

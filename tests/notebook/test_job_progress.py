@@ -7,7 +7,8 @@ import gatewaykit as gk
 
 from gatewaykit.client.job_flows import PollSchedule
 from gatewaykit.notebook import job_progress
-from gatewaykit.notebook.job_progress import JobProgress, estimate_seconds, record_duration, wait_with_progress
+from gatewaykit.notebook.job_progress import JobProgress, estimate_seconds, record_duration
+from gatewaykit.notebook.job_wait import wait_with_progress
 from gatewaykit.notebook.players import EMBED_LIMIT, media_player_html
 from gatewaykit.notebook.sinks import CapturingSink
 

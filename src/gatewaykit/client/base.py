@@ -11,16 +11,17 @@ from __future__ import annotations
 import json
 import logging
 import warnings
-from typing import Any, Mapping, Optional, Union
+from typing import Any, ClassVar, Mapping, Optional
 
 from gatewaykit._version import __version__
-from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest, encode_json
+from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
 from gatewaykit.client.transports.cassette_store import REPLAY_BASE_URL, Cassette
 from gatewaykit.client.config import ConnectionSettings, normalise_base_url, resolve_settings
 from gatewaykit.client.key_fingerprint import key_id
 from gatewaykit.client.display import Display, choose_display
-from gatewaykit.client.flows import Flow, RetryPolicy, send_with_retries
-from gatewaykit.client.confirmation import confirm_flow, confirm_threshold
+from gatewaykit.client.flows import Flow, send_with_retries
+from gatewaykit.client.options import DEFAULT_TIMEOUT, ClientOptions
+from gatewaykit.client.confirmation import confirm_threshold
 from gatewaykit.client.recording import Recording, request_summary
 from gatewaykit.costs.catalog_prices import CatalogPrices
 from gatewaykit.costs.pricing import PriceTable, PriceTableWarning
@@ -28,9 +29,7 @@ from gatewaykit.costs.quotes import Quote
 from gatewaykit.errors import ConfigurationError, GatewayError, error_from_response
 from gatewaykit.types import Model, ModelList
 
-__all__ = ["BaseClient", "raise_for_status"]
-
-DEFAULT_TIMEOUT = 120.0
+__all__ = ["DEFAULT_TIMEOUT", "BaseClient", "raise_for_status"]
 
 logger = logging.getLogger("gatewaykit")
 
@@ -52,57 +51,26 @@ def raise_for_status(response: Any) -> None:
 class BaseClient:
     """Configuration and sans-I/O request logic shared by Client and AsyncClient."""
 
-    _is_async = False
+    _is_async: ClassVar[bool] = False  # AsyncClient: True (what kind of transport a cassette wraps)
 
-    def __init__(
-        self,
-        *,
-        api_key: Optional[str] = None,
-        base_url: Optional[str] = None,
-        offline: bool = False,
-        timeout: Any = DEFAULT_TIMEOUT,
-        max_retries: int = 2,
-        retry_policy: Optional[RetryPolicy] = None,
-        validate: bool = True,
-        strict: bool = False,
-        ledger: Any = None,
-        default_headers: Optional[Mapping[str, str]] = None,
-        http_transport: Any = None,
-        cassette: Any = None,
-        cassette_mode: str = "auto",
-        display: Union[Display, bool, None] = None,
-        confirm_over: Optional[float] = None,
-        cache: Any = None,
-    ) -> None:
-        self._confirm_over = confirm_threshold(confirm_over)
-        # What a pickled client takes to a worker (client/pickling.py); the key travels in settings.
-        self._options: dict[str, Any] = {
-            "timeout": timeout,
-            "retry_policy": retry_policy or RetryPolicy(max_retries=max_retries),
-            "validate": validate,
-            "default_headers": dict(default_headers or {}),
-            "display": display if isinstance(display, bool) else None,
-            "confirm_over": self._confirm_over,
-            "cache": cache if cache in (None, False, True, "refresh") else str(cache),
-        }
-        self._custom_transport = http_transport is not None
-        self._cassette = Cassette(cassette, cassette_mode) if cassette is not None else None
-        self._settings: ConnectionSettings
-        if self._cassette is not None and cassette_mode == "replay":
-            # Replay never sends anything: no key needed, no offline gateway started, no SVC_* read.
-            self._settings = ConnectionSettings(normalise_base_url(base_url or REPLAY_BASE_URL), "", False, "cassette")
+    def _setup(self, options: ClientOptions, settings: Optional[ConnectionSettings] = None) -> None:
+        """Build the client from its options; ``settings``: a pickled client's resolved connection (no lookup)."""
+        self._options = options
+        self._confirm_over = confirm_threshold(options.confirm_over)
+        self._cassette = Cassette(options.cassette, options.cassette_mode) if options.cassette is not None else None
+        if settings is None:
+            settings = self._resolve_settings(options)
+            announce = settings.offline
         else:
-            self._settings = resolve_settings(api_key, base_url, offline)
-        self._display: Display = choose_display(display)
-        if self._settings.offline:
+            announce = False  # a pickled client's gateway was announced where it was built
+        self._settings = settings
+        self._display: Display = choose_display(options.display)
+        if announce:
             try:
                 self._display.offline_notice(self._settings.base_url, implicit=self._settings.offline_implicit)
             except Exception:  # noqa: BLE001 - a display problem must not stop the client
                 logger.debug("the offline notice could not be shown", exc_info=True)
-        self._policy = retry_policy or RetryPolicy(max_retries=max_retries)
-        self._validate = validate
-        self._strict = strict  # an unknown keyword raises instead of warning
-        self._ledger = ledger
+        self._policy = options.retries
         self._catalog: Optional[ModelList] = None
         self._catalog_prices: Optional[CatalogPrices] = None
         headers = {
@@ -111,19 +79,26 @@ class BaseClient:
             "Accept": "application/json",
             "Content-Type": "application/json",
         }
-        for name, value in (default_headers or {}).items():
+        for name, value in (options.default_headers or {}).items():
             # A user's header replaces ours whatever its spelling (HTTP names are case-insensitive).
             for ours in [key for key in headers if key.lower() == name.lower()]:
                 del headers[ours]
             headers[name] = value
-        self._cache = self._response_cache(cache)
+        http_transport = options.http_transport
+        self._cache = self._response_cache(options.cache)
         if self._cassette is not None or self._cache is not None:
             from gatewaykit.client.transports.cassette import cassette_transport  # httpx loads with the first client
 
             http_transport = cassette_transport(
                 self._cassette or self._cache, self._settings.base_url, http_transport, is_async=self._is_async
             )
-        self._transport = self._make_transport(self._settings.base_url, headers, timeout, http_transport)
+        self._transport = self._make_transport(self._settings.base_url, headers, options.timeout, http_transport)
+
+    def _resolve_settings(self, options: ClientOptions) -> ConnectionSettings:
+        if self._cassette is not None and options.cassette_mode == "replay":
+            # Replay never sends anything: no key needed, no offline gateway started, no SVC_* read.
+            return ConnectionSettings(normalise_base_url(options.base_url or REPLAY_BASE_URL), "", False, "cassette")
+        return resolve_settings(options.api_key, options.base_url, options.offline)
 
     def _response_cache(self, cache: Any) -> Any:
         """The ``cache=`` store for this gateway and key (one partition for the offline gateway), or None."""
@@ -182,10 +157,15 @@ class BaseClient:
         return self._policy.max_retries
 
     @property
+    def options(self) -> ClientOptions:
+        """What this client was built with (frozen; ``dataclasses.replace`` it to build another)."""
+        return self._options
+
+    @property
     def ledger(self) -> Any:
         """The ledger this client records into (by default the process-wide ``gatewaykit.ledger``)."""
-        if self._ledger is not None:
-            return self._ledger
+        if self._options.ledger is not None:
+            return self._options.ledger
         from gatewaykit.costs import ledger
 
         return ledger
@@ -194,36 +174,13 @@ class BaseClient:
         """Pickles as its settings, the API key included (see :mod:`gatewaykit.client.pickling`)."""
         from gatewaykit.client.pickling import client_state, restore_client
 
-        return (restore_client, (type(self), client_state(self)))
+        return (restore_client, (type(self), *client_state(self)))
 
     def __repr__(self) -> str:
-        mode = ", offline=True" if self.offline else ""
-        return f"{type(self).__name__}(base_url={self.base_url!r}{mode})"
+        shown = {"base_url": self.base_url, **({"offline": True} if self.offline else {}), **self._options.changed()}
+        return f"{type(self).__name__}({', '.join(f'{name}={value!r}' for name, value in shown.items())})"
 
-    # -- request building ----------------------------------------------------------------
-    @staticmethod
-    def _json_request(
-        method: str,
-        path: str,
-        body: Any = None,
-        *,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        timeout: Any = NOT_GIVEN,
-        stream: bool = False,
-        replay_safe: bool = False,
-        creates_job: bool = False,
-    ) -> ApiRequest:
-        return ApiRequest(
-            method,
-            path,
-            content=encode_json(body) if body is not None else None,
-            headers=extra_headers,
-            timeout=timeout,
-            stream=stream,
-            replay_safe=replay_safe,
-            creates_job=creates_job,
-        )
-
+    # -- reading ------------------------------------------------------------------------
     def _get(self, path: str, *, extra_headers: Any = None, timeout: Any = NOT_GIVEN) -> Flow[Any]:
         """GET with retries; the successful response (errors raised)."""
         request = ApiRequest("GET", path, headers=extra_headers, timeout=timeout, replay_safe=True)
@@ -247,7 +204,7 @@ class BaseClient:
     def _check_price_table(self, prices: PriceTable, catalog: ModelList) -> None:
         """An entry naming no model of this catalog: PriceTableWarning, or with ``strict=True`` a ValueError."""
         for message in prices.unknown_models(self.base_url, catalog.ids):
-            if self._strict:
+            if self._options.strict:
                 prices._checked.discard(self.base_url)  # refused again on the next call
                 raise ValueError(message + "; fix the table (nothing was sent)")
             warnings.warn(message, PriceTableWarning, stacklevel=2)
@@ -268,7 +225,7 @@ class BaseClient:
 
     def _checks_on(self, validate: Optional[bool]) -> bool:
         """Whether to check a call against the catalog: its own ``validate=``, else the client's."""
-        return self._validate if validate is None else validate
+        return self._options.validate if validate is None else validate
 
     def _catalog_entry(self, model: Optional[str]) -> Flow[Optional[Model]]:
         """The model's entry from the catalog, fetched once per client; None when unknown or unavailable.
@@ -289,7 +246,7 @@ class BaseClient:
                 return entry
         return None
 
-    # -- one billable call -------------------------------------------------------------------
+    # -- one billable call (the rest of its path: client/request_pipeline.py) -----------------
     def _recording(self, kind: str, model: Optional[str], body: dict[str, Any], confirm: bool = False) -> Recording:
         recording = Recording(
             self.ledger, kind, model, request_summary(body), self.offline, self.base_url, self._key_id
@@ -299,17 +256,3 @@ class BaseClient:
         if self._confirm_over is not None:
             recording.body = body  # a chat's quote counts its messages
         return recording
-
-    def _billable_send(self, request: ApiRequest, recording: Recording) -> Flow[Any]:
-        """Confirmation (``confirm_over``), budget check, send with retries, record an error outcome;
-        the successful response."""
-        yield from confirm_flow(self, recording)
-        recording.check_budget()
-        try:
-            response, attempts = yield from send_with_retries(request, self._policy)
-            recording.sent(response, attempts)
-            raise_for_status(response)
-        except GatewayError as exc:
-            recording.error(exc)
-            raise
-        return response

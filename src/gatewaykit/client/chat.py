@@ -8,61 +8,25 @@ in :class:`AsyncChat`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Literal, Mapping, Optional, Union, cast, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Literal, Optional, Union, cast, overload
 
 from typing_extensions import Unpack
 
 from gatewaykit.client.base import BaseClient
+from gatewaykit.client.chat_fields import CHAT_FIELDS, ChatParams, with_chat_fields
 from gatewaykit.client.flows import Flow
 from gatewaykit.client.media_inputs import normalise_messages
 from gatewaykit.client.recording import Recording
-from gatewaykit.client.api_request import RequestOptions, call_options, merge_body
-from gatewaykit.client.parameter_names import KeywordCheck, check_keywords, keyword_check
+from gatewaykit.client.request_pipeline import Call, Endpoint, build_call, run_call
+from gatewaykit.client.session_seam import session_factory
 from gatewaykit.client.validation import check_chat
-from gatewaykit.types import ChatCompletion
+from gatewaykit.types import ChatCompletion, Model
 
 if TYPE_CHECKING:
     from gatewaykit.client.streaming import AsyncChatStream, ChatStream
 
 __all__ = ["AsyncChat", "AsyncCompletions", "Chat", "ChatParams", "Completions"]
 
-
-class ChatParams(RequestOptions, total=False):
-    """The optional fields of ``chat.completions.create`` (and the request options), for type checkers."""
-
-    temperature: Optional[float]
-    top_p: Optional[float]
-    max_tokens: Optional[int]
-    max_completion_tokens: Optional[int]
-    reasoning_effort: Optional[str]
-    stop: Union[str, list[str], None]
-    stream_options: Optional[Mapping[str, Any]]
-    seed: Optional[int]
-    n: Optional[int]
-    frequency_penalty: Optional[float]
-    presence_penalty: Optional[float]
-    logit_bias: Optional[Mapping[str, float]]
-    logprobs: Optional[bool]
-    top_logprobs: Optional[int]
-    response_format: Optional[Mapping[str, Any]]
-    tools: Optional[Iterable[Any]]
-    tool_choice: Union[str, Mapping[str, Any], None]
-    parallel_tool_calls: Optional[bool]
-    user: Optional[str]
-    include_svc_system_prompt: Optional[bool]
-    fallbacks: Optional[list[str]]
-    metadata: Optional[Mapping[str, Any]]
-    modalities: Optional[list[str]]
-    prompt_cache_key: Optional[str]
-    prompt_cache_retention: Optional[str]
-    reasoning: Optional[Mapping[str, Any]]
-    safety_identifier: Optional[str]
-    service_tier: Optional[str]
-    store: Optional[bool]
-    prediction: Optional[Mapping[str, Any]]
-    web_search_options: Optional[Mapping[str, Any]]
-    truncation: Optional[str]
-    verbosity: Optional[str]
 
 _parse_completion = ChatCompletion.model_validate_json
 
@@ -82,6 +46,8 @@ def _dump(items: Any) -> Any:
 class Completions:
     """``POST /v1/chat/completions``."""
 
+    _parse_with: ClassVar[str] = "parse_completion"  # the function of structured_calls that runs parse()
+
     def __init__(self, client: BaseClient) -> None:
         self._client = client
 
@@ -100,102 +66,31 @@ class Completions:
         self, *, model: str, messages: Iterable[Any], stream: bool, **params: Unpack[ChatParams]
     ) -> Union[ChatCompletion, ChatStream]: ...
 
-    def create(
-        self,
-        *,
-        model: str,
-        messages: Iterable[Any],
-        temperature: Optional[float] = None,
-        top_p: Optional[float] = None,
-        max_tokens: Optional[int] = None,
-        max_completion_tokens: Optional[int] = None,
-        reasoning_effort: Optional[str] = None,
-        stop: Union[str, list[str], None] = None,
-        stream: bool = False,
-        stream_options: Optional[Mapping[str, Any]] = None,
-        seed: Optional[int] = None,
-        n: Optional[int] = None,
-        frequency_penalty: Optional[float] = None,
-        presence_penalty: Optional[float] = None,
-        logit_bias: Optional[Mapping[str, float]] = None,
-        logprobs: Optional[bool] = None,
-        top_logprobs: Optional[int] = None,
-        response_format: Optional[Mapping[str, Any]] = None,
-        tools: Optional[Iterable[Any]] = None,
-        tool_choice: Union[str, Mapping[str, Any], None] = None,
-        parallel_tool_calls: Optional[bool] = None,
-        user: Optional[str] = None,
-        include_svc_system_prompt: Optional[bool] = None,
-        fallbacks: Optional[list[str]] = None,
-        metadata: Optional[Mapping[str, Any]] = None,
-        modalities: Optional[list[str]] = None,
-        prompt_cache_key: Optional[str] = None,
-        prompt_cache_retention: Optional[str] = None,
-        reasoning: Optional[Mapping[str, Any]] = None,
-        safety_identifier: Optional[str] = None,
-        service_tier: Optional[str] = None,
-        store: Optional[bool] = None,
-        prediction: Optional[Mapping[str, Any]] = None,
-        web_search_options: Optional[Mapping[str, Any]] = None,
-        truncation: Optional[str] = None,
-        verbosity: Optional[str] = None,
-        **options: Any,
-    ) -> Any:
+    @with_chat_fields
+    def create(self, *, model: str, messages: Iterable[Any], stream: bool = False, **params: Any) -> Any:
         """A chat completion (``stream=True``: a ``ChatStream`` of chunks, asking for ``include_usage``).
 
         Messages are dicts or :class:`gatewaykit.Message`; content lists may hold
-        image inputs (paths, bytes, PIL images), sent as ``data:`` URIs.
-        ``options``: :class:`~gatewaykit.client.api_request.RequestOptions`
+        image inputs (paths, bytes, PIL images), sent as ``data:`` URIs. The
+        fields: :class:`~gatewaykit.client.chat_fields.ChatFields`.
+        Other ``params``: :class:`~gatewaykit.client.api_request.RequestOptions`
         (``extra_headers``, ``extra_body`` merged last, ``timeout``, ``validate``);
         any other keyword is sent as-is.
         """
-        fields = {
-            "model": model,
-            "messages": normalise_messages(messages),
-            "temperature": temperature,
-            "top_p": top_p,
-            "max_tokens": max_tokens,
-            "max_completion_tokens": max_completion_tokens,
-            "reasoning_effort": reasoning_effort,
-            "stop": stop,
-            "seed": seed,
-            "n": n,
-            "frequency_penalty": frequency_penalty,
-            "presence_penalty": presence_penalty,
-            "logit_bias": logit_bias,
-            "logprobs": logprobs,
-            "top_logprobs": top_logprobs,
-            "response_format": response_format,
-            "tools": _dump(tools),
-            "tool_choice": tool_choice,
-            "parallel_tool_calls": parallel_tool_calls,
-            "user": user,
-            "include_svc_system_prompt": include_svc_system_prompt,
-            "fallbacks": fallbacks,
-            "metadata": metadata,
-            "modalities": modalities,
-            "prompt_cache_key": prompt_cache_key,
-            "prompt_cache_retention": prompt_cache_retention,
-            "reasoning": reasoning,
-            "safety_identifier": safety_identifier,
-            "service_tier": service_tier,
-            "store": store,
-            "prediction": prediction,
-            "web_search_options": web_search_options,
-            "truncation": truncation,
-            "verbosity": verbosity,
-        }
-        call = call_options(options)
-        body = merge_body(fields, call.passthrough, call.extra_body)
+        fields: dict[str, Any] = {"model": model, "messages": normalise_messages(messages)}
+        fields.update((name, params.pop(name, None)) for name in _BODY_FIELDS)
+        fields["tools"] = _dump(fields["tools"])
+        stream_options = params.pop("stream_options", None)
+        kind = "chat.stream" if stream else "chat"
+        call = build_call(
+            self._client, CHAT, fields, params, also_typed=("stream", "stream_options"), kind=kind, stream=stream
+        )
         if stream:
-            body["stream"] = True
-            options = dict(body.get("stream_options") or stream_options or {})
+            call.body["stream"] = True
+            options = dict(call.body.get("stream_options") or stream_options or {})
             options.setdefault("include_usage", True)
-            body["stream_options"] = options
-        checked = self._client._checks_on(call.validate)
-        keywords = keyword_check("chat.completions.create", (*fields, "stream", "stream_options"), call.passthrough)
-        flow = self._flow(body, stream, call.extra_headers, call.timeout, checked, keywords, call.confirm)
-        return self._client._run(flow)
+            call.body["stream_options"] = options
+        return self._client._run(self._flow(call))
 
     def parse(
         self, *, model: str, messages: Iterable[Any], response_format: Any, retries: int = 0, **fields: Any
@@ -205,45 +100,27 @@ class Completions:
         Sent as a strict ``json_schema`` where the model supports it; a reply that does
         not validate is re-asked ``retries`` times, then raises ``StructuredOutputError``.
         """
-        from gatewaykit.client.structured_calls import parse_completion
+        from gatewaykit.client import structured_calls
 
-        return parse_completion(self, model, messages, response_format, retries, fields)
+        parse = getattr(structured_calls, self._parse_with)
+        return parse(self, model, messages, response_format, retries, fields)
 
-    def _flow(
-        self,
-        body: dict[str, Any],
-        stream: bool,
-        extra_headers: Any,
-        timeout: Any,
-        checked: bool,
-        keywords: Optional[KeywordCheck] = None,
-        confirm: bool = False,
-    ) -> Flow[Any]:
-        client = self._client
-        if body.get("model") is None:
-            body["model"] = yield from _default_chat_model(client)
-        if checked:
-            yield from check_keywords(client, body["model"], keywords)
-            check_chat(body)
-        recording = client._recording("chat.stream" if stream else "chat", body["model"], body, confirm)
-        request = client._json_request(
-            "POST", "/v1/chat/completions", body, extra_headers=extra_headers, timeout=timeout, stream=stream
-        )
-        response = yield from client._billable_send(request, recording)
-        if stream:
-            return client._open_chat_stream(response, recording)
+    def _flow(self, call: Call) -> Flow[Any]:
+        response = yield from run_call(self._client, call)
+        recording = call.recording
+        assert recording is not None  # the pipeline priced the call
+        if call.stream:
+            return self._client._open_chat_stream(response, recording)
         return _parse(response, recording)
 
 
-def _default_chat_model(client: BaseClient) -> Flow[str]:
-    """The first chat model of the catalog (for ``ask`` without ``model=``)."""
-    yield from client._catalog_entry(None)
-    catalog = client._catalog
-    if catalog is not None:
-        for entry in catalog.data:
-            if entry.kind == "chat":
-                return entry.id
-    raise TypeError("ask() needs model=: the catalog lists no chat model to default to")
+def _check_chat(entry: Optional[Model], body: dict[str, Any], call: Call) -> None:
+    check_chat(body)
+
+
+CHAT = Endpoint("chat.completions.create", "/v1/chat/completions", "chat", _check_chat, uses_catalog=False,
+                default_model_kind="chat")  # fmt: skip
+_BODY_FIELDS = tuple(name for name in CHAT_FIELDS if name != "stream_options")  # sent only with stream=True
 
 
 def _ask_messages(prompt: Any, system: Optional[str]) -> list[dict[str, Any]]:
@@ -256,6 +133,8 @@ def _ask_messages(prompt: Any, system: Optional[str]) -> list[dict[str, Any]]:
 
 class AsyncCompletions(Completions):
     """``aclient.chat.completions``: ``await create(...)``; with ``stream=True`` an :class:`AsyncChatStream`."""
+
+    _parse_with = "parse_completion_async"
 
     if TYPE_CHECKING:
 
@@ -281,15 +160,16 @@ class Chat:
     """``client.chat``: ``completions`` and the one-line ``ask``."""
 
     _completions_type: type[Completions] = Completions
-    session_type: ClassVar[Optional[type]] = None
-    """What ``session()`` builds: ``ChatSession`` (``AsyncChatSession`` on ``AsyncChat``), plugged in by the
-    composition root (``gatewaykit._wiring``): the conversation layer sits above this core and this
-    module never imports it."""
+    session_type: ClassVar[str] = "ChatSession"
+    """What ``session()`` builds (``AsyncChatSession`` on ``AsyncChat``): the factory the composition root
+    registered under this name (:mod:`gatewaykit.client.session_seam`); the conversation layer sits
+    above this core and this module never imports it."""
 
     def __init__(self, client: BaseClient) -> None:
         self._client = client
         self.completions = self._completions_type(client)
 
+    @with_chat_fields
     def ask(
         self,
         prompt: Any,
@@ -297,7 +177,7 @@ class Chat:
         model: Optional[str] = None,
         system: Optional[str] = None,
         stream: bool = True,
-        **fields: Any,
+        **fields: Unpack[ChatParams],
     ) -> ChatCompletion:
         """Ask one question; the answer as a ``ChatCompletion``.
 
@@ -311,6 +191,7 @@ class Chat:
             return cast(ChatCompletion, result)
         return self._client.display.chat_stream(result)
 
+    @with_chat_fields
     def session(
         self,
         *,
@@ -328,10 +209,8 @@ class Chat:
         True to ask on the console. ``on_event=`` receives each step (``TurnEvent``).
         Other keywords are sent with every request (``temperature=``, ...).
         """
-        kind = self.session_type
-        if kind is None:  # pragma: no cover - the composition root always plugs it in
-            raise RuntimeError("no conversation layer is installed (gatewaykit._wiring.install_defaults plugs it in)")
-        return kind(
+        build = session_factory(self.session_type)
+        return build(
             self._client, model=model, system=system, tools=tools, max_steps=max_steps, approve=approve, **defaults
         )
 
@@ -340,8 +219,10 @@ class AsyncChat(Chat):
     """``aclient.chat``: the same, awaitable."""
 
     _completions_type = AsyncCompletions
+    session_type = "AsyncChatSession"
     completions: AsyncCompletions
 
+    @with_chat_fields
     async def ask(  # type: ignore[override]
         self,
         prompt: Any,
@@ -349,7 +230,7 @@ class AsyncChat(Chat):
         model: Optional[str] = None,
         system: Optional[str] = None,
         stream: bool = True,
-        **fields: Any,
+        **fields: Unpack[ChatParams],
     ) -> ChatCompletion:
         """Ask one question; ``await`` the answer (rendered live in a notebook kernel)."""
         messages = _ask_messages(prompt, system)

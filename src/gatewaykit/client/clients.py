@@ -8,21 +8,22 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Optional, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, Iterable, Optional, Union
 
 from gatewaykit.client import job_flows
-from gatewaykit.client.base import DEFAULT_TIMEOUT, BaseClient
+from gatewaykit.client.base import BaseClient
 from gatewaykit.client.batch import BatchResult, run_async_batch, run_thread_batch
 from gatewaykit.client.chat import AsyncChat, Chat
-from gatewaykit.client.confirmation import confirmed_async_call, confirmed_call, quote_async_batch, quote_batch
 from gatewaykit.client.comparison import Comparison, run_comparison, run_comparison_async
+from gatewaykit.client.confirmation import confirmed_async_call, confirmed_call, quote_async_batch, quote_batch
 from gatewaykit.client.checkpoint import batch_keys, item_keys, run_checkpointed, run_checkpointed_async
-from gatewaykit.client.flows import Flow, RetryPolicy, run_async, run_sync
+from gatewaykit.client.config import ConnectionSettings
+from gatewaykit.client.flows import Flow, run_async, run_sync
 from gatewaykit.client.images import AsyncImages, Images
 from gatewaykit.client.models import AsyncModels, Models
 from gatewaykit.client.music import AsyncMusic, Music
 from gatewaykit.client.pending_jobs import AsyncJobs, Jobs
-from gatewaykit.client.display import Display
+from gatewaykit.client.options import ClientOptions, takes_options
 from gatewaykit.client.recording import Recording
 from gatewaykit.client.streaming import AsyncChatStream, ChatStream
 from gatewaykit.client.videos import AsyncVideos, Videos
@@ -40,39 +41,20 @@ class _Surface(BaseClient):
     music: Music
     jobs: Jobs
 
-    def __init__(
-        self,
-        api_key: Optional[str] = None,
-        *,
-        base_url: Optional[str] = None,
-        offline: bool = False,
-        timeout: Any = DEFAULT_TIMEOUT,
-        max_retries: int = 2,
-        retry_policy: Optional[RetryPolicy] = None,
-        validate: bool = True,
-        strict: bool = False,
-        ledger: Any = None,
-        default_headers: Optional[dict[str, str]] = None,
-        http_transport: Any = None,
-        cassette: Union[str, Path, None] = None,
-        cassette_mode: str = "auto",
-        display: Union[Display, bool, None] = None,
-        confirm_over: Optional[float] = None,
-        cache: Union[bool, str, Path, None] = None,
-    ) -> None:
-        super().__init__(
-            api_key=api_key, base_url=base_url, offline=offline, timeout=timeout, max_retries=max_retries,
-            retry_policy=retry_policy, validate=validate, strict=strict, ledger=ledger, default_headers=default_headers,
-            http_transport=http_transport, cassette=cassette, cassette_mode=cassette_mode, display=display,
-            confirm_over=confirm_over,
-            cache=cache,
-        )  # fmt: skip
-        if self._is_async:
-            self.models, self.chat, self.images = AsyncModels(self), AsyncChat(self), AsyncImages(self)
-            self.videos, self.music, self.jobs = AsyncVideos(self), AsyncMusic(self), AsyncJobs(self)
-        else:
-            self.models, self.chat, self.images = Models(self), Chat(self), Images(self)
-            self.videos, self.music, self.jobs = Videos(self), Music(self), Jobs(self)
+    @takes_options(ClientOptions)
+    def __init__(self, options: ClientOptions) -> None:
+        """A client of the gateway (the keywords: :class:`~gatewaykit.client.options.ClientOptions`)."""
+        self._setup(options)
+
+    # The resource classes, by attribute; AsyncClient names the async ones.
+    _resources: ClassVar[dict[str, type]] = {
+        "models": Models, "chat": Chat, "images": Images, "videos": Videos, "music": Music, "jobs": Jobs,
+    }  # fmt: skip
+
+    def _setup(self, options: ClientOptions, settings: Optional[ConnectionSettings] = None) -> None:
+        super()._setup(options, settings)
+        for name, resource in self._resources.items():
+            setattr(self, name, resource(self))
 
     # Called by VideoJob / MusicJob methods (types/ never touches the transport).
     def _job_refresh(self, job: Any) -> Any:
@@ -228,7 +210,11 @@ class Client(_Surface):
 class AsyncClient(_Surface):
     """The same surface as :class:`Client`, every call awaitable (streams: ``async for``)."""
 
-    _is_async = True
+    _is_async = True  # the cassette wraps an async transport
+    _resources = {
+        "models": AsyncModels, "chat": AsyncChat, "images": AsyncImages, "videos": AsyncVideos, "music": AsyncMusic,
+        "jobs": AsyncJobs,
+    }  # fmt: skip
 
     if TYPE_CHECKING:
         models: AsyncModels

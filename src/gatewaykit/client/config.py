@@ -37,6 +37,7 @@ __all__ = [
     "OfflineGateway",
     "OfflineGatewayProvider",
     "OfflineGatewayWarning",
+    "callers_level",
     "resolve_settings",
     "set_offline_gateway_provider",
 ]
@@ -168,8 +169,21 @@ def _offline_settings(*, implicit: bool) -> ConnectionSettings:
                 f"gateway at {url}. Every answer, image, video, song and cost is synthetic. "
                 "Pass offline=True to silence this warning, or set SVC_API_KEY and SVC_BASE_URL."
             ),
-            stacklevel=5,  # the line that built the Client
+            stacklevel=callers_level(),  # the line that built the Client
         )
     else:
         logger.info("gatewaykit: using the built-in offline gateway at %s (synthetic results)", url)
     return ConnectionSettings(url, server.api_key, True, "offline gateway", offline_implicit=implicit)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def callers_level() -> int:
+    """The ``stacklevel`` of the first frame outside gatewaykit: the user's line (sync or awaited)."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level

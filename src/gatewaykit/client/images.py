@@ -17,24 +17,21 @@ from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow, ReadEvents
 from gatewaykit.client.media_inputs import to_upload
 from gatewaykit.client.recording import Recording
-from gatewaykit.client.api_request import ApiRequest, RequestOptions, call_options, encode_json, merge_body
+from gatewaykit.client.api_request import RequestOptions
+from gatewaykit.client.api_request import call_options, merge_body
+from gatewaykit.client.quoting import quote_flow
+from gatewaykit.client.request_pipeline import Call, Endpoint, build_call, run_call
+from gatewaykit.client.session_media import session_media
 from gatewaykit.client.sse import ServerSentEvent
 from gatewaykit.client.streaming import error_in_stream
-from gatewaykit.client.parameter_names import KeywordCheck, check_keywords, keyword_check
-from gatewaykit.client.quoting import quote_flow
 from gatewaykit.client.validation import check_image
 from gatewaykit.costs.quotes import Quote
 from gatewaykit.errors import APIConnectionError, GatewayError, StreamInterruptedError
-from gatewaykit.client.session_media import session_media
-from gatewaykit.types import ImageResult
+from gatewaykit.types import ImageResult, Model
 
 __all__ = ["AsyncImages", "Images"]
 
 COMPLETED_EVENT = "image_generation.completed"
-_IMAGE_FIELDS = (
-    "model", "prompt", "n", "response_format", "output_format", "quality", "stream", "seed", "width", "height",
-    "aspect_ratio", "resolution", "image_size",
-)  # fmt: skip
 
 
 def image_result_from_event(data: str) -> ImageResult:
@@ -56,12 +53,10 @@ def _result_from_events(events: list[ServerSentEvent]) -> Optional[ImageResult]:
     return None
 
 
-def _form_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (dict, list)):
-        return json.dumps(value)
-    return str(value)
+_IMAGE_FIELDS = (
+    "model", "prompt", "n", "response_format", "output_format", "quality", "stream", "seed", "width", "height",
+    "aspect_ratio", "resolution", "image_size",
+)  # fmt: skip
 
 
 class Images:
@@ -94,14 +89,8 @@ class Images:
             quality=quality, stream=stream or None, seed=seed, width=width, height=height,
             aspect_ratio=aspect_ratio, resolution=resolution, image_size=image_size,
         )  # fmt: skip
-        call = call_options(options)
-        body = merge_body(fields, call.passthrough, call.extra_body)
-        checked = self._client._checks_on(call.validate)
-        keywords = keyword_check("images.generate", fields, call.passthrough)
-        flow = self._flow(
-            "image.generate", body, None, call.extra_headers, call.timeout, checked, keywords, call.confirm
-        )
-        return cast(ImageResult, self._client._run(flow))
+        call = build_call(self._client, IMAGE_GENERATE, fields, options, stream=bool(stream))
+        return cast(ImageResult, self._client._run(self._flow(call)))
 
     def quote(self, **generate_args: Any) -> Quote:
         """What ``generate(**generate_args)`` would cost (with ``image=``: what ``edit`` would): a
@@ -144,54 +133,31 @@ class Images:
             quality=quality, stream=stream or None, seed=seed, width=width, height=height,
             aspect_ratio=aspect_ratio, resolution=resolution, image_size=image_size,
         )  # fmt: skip
-        call = call_options(options)
-        body = merge_body(fields, call.passthrough, call.extra_body)
-        checked = self._client._checks_on(call.validate)
-        keywords = keyword_check("images.edit", (*fields, "image"), call.passthrough)
-        flow = self._flow("image.edit", body, uploads, call.extra_headers, call.timeout, checked, keywords, call.confirm)
-        return cast(ImageResult, self._client._run(flow))
+        call = build_call(
+            self._client, IMAGE_EDIT, fields, options, also_typed=("image",), uploads=uploads, stream=bool(stream)
+        )
+        return cast(ImageResult, self._client._run(self._flow(call)))
 
-    def _flow(
-        self,
-        kind: str,
-        body: dict[str, Any],
-        uploads: Optional[list[tuple[str, bytes, str]]],
-        extra_headers: Any,
-        timeout: Any,
-        checked: bool,
-        keywords: Optional[KeywordCheck] = None,
-        confirm: bool = False,
-    ) -> Flow[ImageResult]:
-        client = self._client
-        if checked:
-            entry = yield from client._catalog_entry(body.get("model"))
-            if entry is not None:
-                yield from check_keywords(client, entry.id, keywords, entry)
-                check_image(entry, body, reference_images=len(uploads) if uploads is not None else None)
-        stream = bool(body.get("stream"))
-        path = "/v1/images/edits" if uploads is not None else "/v1/images/generations"
-        if uploads is None:
-            request = ApiRequest("POST", path, content=encode_json(body), headers=extra_headers, timeout=timeout, stream=stream)
-        else:
-            encode_json(body)  # the same refusals as a JSON body (NaN, lone surrogates), naming the field
-            request = ApiRequest(
-                "POST",
-                path,
-                data={key: _form_value(value) for key, value in body.items()},
-                files=[("image[]", upload) for upload in uploads],
-                headers=extra_headers,
-                timeout=timeout,
-                stream=stream,
-            )
-        recording = client._recording(kind, body.get("model"), body, confirm)
-        response = yield from client._billable_send(request, recording)
-        if stream:
+    def _flow(self, call: Call) -> Flow[ImageResult]:
+        response = yield from run_call(self._client, call)
+        recording = call.recording
+        assert recording is not None
+        if call.stream:
             result = yield from _read_stream(response, recording)
         else:
             result = ImageResult.model_validate_json(response.content)
         recording.ok(usage=result.usage, images=len(result.data))
-        session_media.remember("image", body, result, client.ledger)
+        session_media.remember("image", call.body, result, self._client.ledger)
         return result
+
+
+def _image_limits(entry: Optional[Model], body: dict[str, Any], call: Call) -> None:
+    assert entry is not None  # uses_catalog: checked only against a catalog entry
+    check_image(entry, body, reference_images=len(call.uploads) if call.uploads is not None else None)
+
+
+IMAGE_GENERATE = Endpoint("images.generate", "/v1/images/generations", "image.generate", _image_limits)
+IMAGE_EDIT = Endpoint("images.edit", "/v1/images/edits", "image.edit", _image_limits)
 
 
 class AsyncImages(Images):

@@ -20,14 +20,16 @@ from urllib.parse import quote, urljoin, urlsplit
 
 from gatewaykit.client.base import BaseClient, raise_for_status
 from gatewaykit.client.flows import Download, Flow, Sleep, send_with_retries
-from gatewaykit.client.parameter_names import KeywordCheck, check_keywords
-from gatewaykit.client.session_media import session_media
 from gatewaykit.client.recording import report_job
+from gatewaykit.client.session_media import session_media
+from gatewaykit.client.request_pipeline import Call, Endpoint, run_call
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
 from gatewaykit.errors import APIConnectionError, JobFailedError, JobTimeoutError
-from gatewaykit.types import Job, JobStatus, MusicJob, VideoJob, is_finished
+from gatewaykit.types import Job, JobStatus, Model, MusicJob, VideoJob, is_finished
 
-__all__ = ["POLL_SCHEDULE", "PollSchedule", "create_job_flow", "job_id_segment", "job_path", "wait_flow"]
+__all__ = [
+    "POLL_SCHEDULE", "PollSchedule", "create_job_flow", "job_endpoint", "job_id_segment", "job_path", "wait_flow",
+]
 
 J = TypeVar("J", bound=Job)
 
@@ -95,22 +97,23 @@ def seen(client: BaseClient, job: J) -> J:
     return job
 
 
-def create_job_flow(
-    client: BaseClient, kind: str, path: str, body: dict[str, Any], job_type: type[J], check: Any,
-    extra_headers: Any, timeout: Any, checked: bool, keywords: Optional[KeywordCheck] = None, confirm: bool = False,
-) -> Flow[J]:  # fmt: skip
-    """Validate, check the budget, POST once (a lost answer is never re-sent), record the job."""
-    if checked:
-        entry = yield from client._catalog_entry(body.get("model"))
-        if entry is not None:
-            yield from check_keywords(client, entry.id, keywords, entry)
-            check(entry, body)
-    recording = client._recording(kind, body.get("model"), body, confirm)
-    request = client._json_request("POST", path, body, extra_headers=extra_headers, timeout=timeout, creates_job=True)
-    response = yield from client._billable_send(request, recording)
+def job_endpoint(name: str, path: str, kind: str, limits: Callable[[Model, dict[str, Any]], None]) -> Endpoint:
+    """A job-creating endpoint: checked against its catalog entry, POSTed once (a lost answer is never re-sent)."""
+
+    def check(entry: Optional[Model], body: dict[str, Any], call: Call) -> None:
+        assert entry is not None  # uses_catalog: checked only against a catalog entry
+        limits(entry, body)
+
+    return Endpoint(name, path, kind, check, creates_job=True)
+
+
+def create_job_flow(client: BaseClient, call: Call, job_type: type[J]) -> Flow[J]:
+    """The request pipeline, then the created job, recorded and bound to the client."""
+    response = yield from run_call(client, call)
     job = job_type.model_validate_json(response.content)
-    recording.ok(id=job.id, status=job.status)
-    session_media.remember(kind, body, job, client.ledger)
+    assert call.recording is not None
+    call.recording.ok(id=job.id, status=job.status)
+    session_media.remember(call.kind, call.body, job, client.ledger)
     return seen(client, job)
 
 

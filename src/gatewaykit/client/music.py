@@ -6,12 +6,13 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, cast
 
 from typing_extensions import Unpack
 
-from gatewaykit.client.api_request import NOT_GIVEN, CallOptions, RequestOptions, call_options, merge_body
+from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions
+from gatewaykit.client.awaitable_surface import awaitable_method
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
-from gatewaykit.client.job_flows import create_job_flow, job_id_segment, seen
-from gatewaykit.client.parameter_names import keyword_check
+from gatewaykit.client.job_flows import create_job_flow, job_endpoint, job_id_segment, seen
 from gatewaykit.client.quoting import quote_flow
+from gatewaykit.client.request_pipeline import build_call
 from gatewaykit.client.validation import check_music
 from gatewaykit.costs.quotes import Quote
 from gatewaykit.types import MusicJob
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from gatewaykit.types import AsyncMusicJob
 
 __all__ = ["AsyncMusic", "Music"]
+
+MUSIC = job_endpoint("music.create", "/v1/audio/generations", "music", check_music)
 
 
 class Music:
@@ -44,40 +47,20 @@ class Music:
 
         ``options``: :class:`~gatewaykit.client.api_request.RequestOptions`.
         """
-        fields, call, body = self._request(
-            model=model, prompt=prompt, lyrics_prompt=lyrics_prompt, sample_rate=sample_rate, bitrate=bitrate,
-            format=format, **options,
-        )  # fmt: skip
-        checked = self._client._checks_on(call.validate)
-        flow = create_job_flow(
-            self._client, "music", "/v1/audio/generations", body, MusicJob, check_music,
-            call.extra_headers, call.timeout, checked, keyword_check("music.create", fields, call.passthrough),
-            call.confirm,
-        )  # fmt: skip
-        return cast(MusicJob, self._client._run(flow))
-
-    def quote(self, **create_args: Any) -> Quote:
-        """What ``create(**create_args)`` would cost: a :class:`~gatewaykit.Quote`; nothing is sent."""
-        _, _, body = self._request(**create_args)
-        return cast(Quote, self._client._run(quote_flow(self._client, "music", body, check_music)))
-
-    @staticmethod
-    def _request(
-        *,
-        model: str,
-        prompt: str,
-        lyrics_prompt: Optional[str] = None,
-        sample_rate: Optional[int] = None,
-        bitrate: Optional[int] = None,
-        format: Optional[str] = None,
-        **options: Any,
-    ) -> tuple[dict[str, Any], CallOptions, dict[str, Any]]:
         fields = dict(
             model=model, prompt=prompt, lyrics_prompt=lyrics_prompt,
             sample_rate=sample_rate, bitrate=bitrate, format=format,
         )  # fmt: skip
-        call = call_options(options)
-        return fields, call, merge_body(fields, call.passthrough, call.extra_body)
+        call = build_call(self._client, MUSIC, fields, options)
+        return cast(MusicJob, self._client._run(create_job_flow(self._client, call, MusicJob)))
+
+    def quote(self, **create_args: Any) -> Quote:
+        """What ``create(**create_args)`` would cost: a :class:`~gatewaykit.Quote`; nothing is sent."""
+        typed = {name: create_args.pop(name, None) for name in _FIELD_NAMES}
+        if typed["model"] is None or typed["prompt"] is None:
+            raise TypeError("music.quote() needs model= and prompt=, like music.create()")
+        call = build_call(self._client, MUSIC, typed, create_args)
+        return cast(Quote, self._client._run(quote_flow(self._client, "music", call.body, check_music)))
 
     def retrieve(
         self, audio_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
@@ -93,19 +76,13 @@ class Music:
         return seen(self._client, MusicJob.model_validate_json(response.content))
 
 
+_FIELD_NAMES = ("model", "prompt", "lyrics_prompt", "sample_rate", "bitrate", "format")
+
+
 class AsyncMusic(Music):
     """``aclient.music``: the same calls, awaitable."""
 
     if TYPE_CHECKING:
-
-        async def create(  # type: ignore[override]
-            self, *, model: str, prompt: str, lyrics_prompt: Optional[str] = None,
-            sample_rate: Optional[int] = None, bitrate: Optional[int] = None, format: Optional[str] = None,
-            **options: Unpack[RequestOptions],
-        ) -> AsyncMusicJob: ...  # fmt: skip
-
-        async def retrieve(  # type: ignore[override]
-            self, audio_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
-        ) -> AsyncMusicJob: ...
-
-        async def quote(self, **create_args: Any) -> Quote: ...  # type: ignore[override]
+        create = awaitable_method(Music.create, AsyncMusicJob)  # type: ignore[assignment]
+        retrieve = awaitable_method(Music.retrieve, AsyncMusicJob)  # type: ignore[assignment]
+        quote = awaitable_method(Music.quote)  # type: ignore[assignment]

@@ -13,12 +13,11 @@ model missing from the catalog is not checked (its parameters are unknown).
 from __future__ import annotations
 
 import difflib
-import os
-import sys
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
 
+from gatewaykit.client.config import callers_level
 from gatewaykit.errors import BadRequestError
 
 if TYPE_CHECKING:
@@ -27,8 +26,6 @@ if TYPE_CHECKING:
     from gatewaykit.types import Model
 
 __all__ = ["KeywordCheck", "UnknownParameterWarning", "check_keywords", "keyword_check", "unknown_keyword_message"]
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class UnknownParameterWarning(UserWarning):
@@ -79,18 +76,8 @@ def check_keywords(
     for name in check.given:
         if name in known:
             continue
-        if client._strict:
+        if client._options.strict:
             message = unknown_keyword_message(check, name, entry, strict=True)
             raise BadRequestError(message, status=400, code="unknown_parameter", param=name)
         message = unknown_keyword_message(check, name, entry, strict=False)
-        warnings.warn(message, UnknownParameterWarning, stacklevel=_callers_level())
-
-
-def _callers_level() -> int:
-    """The ``stacklevel`` of the first frame outside gatewaykit: the user's line (sync or awaited)."""
-    frame = sys._getframe(1)
-    level = 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame = frame.f_back  # type: ignore[assignment]
-        level += 1
-    return level
+        warnings.warn(message, UnknownParameterWarning, stacklevel=callers_level())

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from gatewaykit.costs.records import CostRecord
 from gatewaykit.errors import APIStatusError, CassetteMissError, GatewayError
+
+if TYPE_CHECKING:
+    from gatewaykit.costs.records import CostRecord
 
 __all__ = ["Recording", "job_seconds", "request_summary"]
 
@@ -123,7 +125,9 @@ class Recording:
         record_method = getattr(self.ledger, "record", None)
         if record_method is None:
             return
-        record = CostRecord(
+        from gatewaykit.costs.records import CostRecord  # the costs package loads with the first row, not on import
+
+        record: CostRecord = CostRecord(
             kind=self.kind,
             model=self.model,
             status=status,

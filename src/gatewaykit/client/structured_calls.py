@@ -23,13 +23,11 @@ def _checked_fields(fields: dict[str, Any]) -> dict[str, Any]:
 def parse_completion(
     completions: Any, model: Optional[str], messages: Any, response_format: Any, retries: int, fields: dict[str, Any]
 ) -> Any:
-    """The parsed ``ChatCompletion`` (sync client) or an awaitable of it (async client)."""
+    """The parsed ``ChatCompletion`` of a sync client's ``completions.parse``."""
     output = OutputSchema(response_format)
     retries = check_retries(retries)
     fields = _checked_fields(fields)
     messages = list(messages)
-    if completions._client._is_async:
-        return _parse_async(completions, model, messages, output, retries, fields)
     client = completions._client
     entry = client._run(client._catalog_entry(model)) if client._checks_on(fields.get("validate")) else None
     fields["response_format"] = output.response_format(strict=supports_strict(entry))
@@ -41,6 +39,16 @@ def parse_completion(
             command = flow.send(completion)
     except StopIteration as stop:
         return stop.value
+
+
+def parse_completion_async(
+    completions: Any, model: Optional[str], messages: Any, response_format: Any, retries: int, fields: dict[str, Any]
+) -> Any:
+    """An awaitable of the parsed ``ChatCompletion`` (an async client's ``completions.parse``); bad
+    arguments raise here, at the call, as on a sync client."""
+    output = OutputSchema(response_format)
+    retries = check_retries(retries)
+    return _parse_async(completions, model, list(messages), output, retries, _checked_fields(fields))
 
 
 async def _parse_async(

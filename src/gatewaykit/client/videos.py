@@ -6,13 +6,14 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, cast
 
 from typing_extensions import Unpack
 
-from gatewaykit.client.api_request import NOT_GIVEN, CallOptions, RequestOptions, call_options, merge_body
+from gatewaykit.client.api_request import NOT_GIVEN, RequestOptions
+from gatewaykit.client.awaitable_surface import awaitable_method
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
-from gatewaykit.client.job_flows import cancel_flow, create_job_flow, job_id_segment, seen
+from gatewaykit.client.job_flows import cancel_flow, create_job_flow, job_endpoint, job_id_segment, seen
 from gatewaykit.client.media_inputs import to_image_url
-from gatewaykit.client.parameter_names import keyword_check
 from gatewaykit.client.quoting import quote_flow
+from gatewaykit.client.request_pipeline import build_call
 from gatewaykit.client.validation import check_video
 from gatewaykit.costs.quotes import Quote
 from gatewaykit.types import VideoJob
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from gatewaykit.types import AsyncVideoJob
 
 __all__ = ["AsyncVideos", "Videos"]
+
+VIDEO = job_endpoint("videos.create", "/v1/videos", "video", check_video)
 
 
 class Videos:
@@ -47,16 +50,9 @@ class Videos:
         ``options``: :class:`~gatewaykit.client.api_request.RequestOptions`
         (``extra_headers``, ``extra_body``, ``timeout``, ``validate``, ``confirm``).
         """
-        fields, call, body = self._request(
-            model=model, prompt=prompt, input_reference=input_reference, resolution=resolution, duration=duration,
-            aspect_ratio=aspect_ratio, generate_audio=generate_audio, seed=seed, **options,
-        )  # fmt: skip
-        checked = self._client._checks_on(call.validate)
-        flow = create_job_flow(
-            self._client, "video", "/v1/videos", body, VideoJob, check_video, call.extra_headers, call.timeout, checked,
-            keyword_check("videos.create", fields, call.passthrough), call.confirm,
-        )
-        return cast(VideoJob, self._client._run(flow))
+        fields = _fields(model, prompt, input_reference, resolution, duration, aspect_ratio, generate_audio, seed)
+        call = build_call(self._client, VIDEO, fields, options)
+        return cast(VideoJob, self._client._run(create_job_flow(self._client, call, VideoJob)))
 
     def quote(self, **create_args: Any) -> Quote:
         """What ``create(**create_args)`` would cost: a :class:`~gatewaykit.Quote`; nothing is sent.
@@ -64,32 +60,11 @@ class Videos:
         An unknown model or a value the model does not offer raises as ``create``
         would (``ModelNotFoundError``, ``BadRequestError`` naming it).
         """
-        _, _, body = self._request(**create_args)
-        return cast(Quote, self._client._run(quote_flow(self._client, "video", body, check_video)))
-
-    @staticmethod
-    def _request(
-        *,
-        model: str,
-        prompt: str,
-        input_reference: Any = None,
-        resolution: Optional[str] = None,
-        duration: Optional[int] = None,
-        aspect_ratio: Optional[str] = None,
-        generate_audio: Optional[bool] = None,
-        seed: Optional[int] = None,
-        **options: Any,
-    ) -> tuple[dict[str, Any], CallOptions, dict[str, Any]]:
-        fields = dict(
-            model=model, prompt=prompt,
-            input_reference=(
-                to_image_url(input_reference, field="input_reference") if input_reference is not None else None
-            ),
-            resolution=resolution, duration=duration, aspect_ratio=aspect_ratio,
-            generate_audio=generate_audio, seed=seed,
-        )  # fmt: skip
-        call = call_options(options)
-        return fields, call, merge_body(fields, call.passthrough, call.extra_body)
+        typed = {name: create_args.pop(name, None) for name in _FIELD_NAMES}
+        if typed["model"] is None or typed["prompt"] is None:
+            raise TypeError("videos.quote() needs model= and prompt=, like videos.create()")
+        call = build_call(self._client, VIDEO, _fields(**typed), create_args)
+        return cast(Quote, self._client._run(quote_flow(self._client, "video", call.body, check_video)))
 
     def retrieve(
         self, video_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
@@ -109,21 +84,26 @@ class Videos:
         return cast(VideoJob, self._client._run(cancel_flow(self._client, job, timeout=timeout)))
 
 
+_FIELD_NAMES = ("model", "prompt", "input_reference", "resolution", "duration", "aspect_ratio", "generate_audio", "seed")
+
+
+def _fields(
+    model: Any, prompt: Any, input_reference: Any = None, resolution: Any = None, duration: Any = None,
+    aspect_ratio: Any = None, generate_audio: Any = None, seed: Any = None,
+) -> dict[str, Any]:  # fmt: skip
+    """A create call's typed fields as the request body has them (a picture as a ``data:`` URI)."""
+    reference = to_image_url(input_reference, field="input_reference") if input_reference is not None else None
+    return dict(
+        model=model, prompt=prompt, input_reference=reference, resolution=resolution, duration=duration,
+        aspect_ratio=aspect_ratio, generate_audio=generate_audio, seed=seed,
+    )  # fmt: skip
+
+
 class AsyncVideos(Videos):
     """``aclient.videos``: the same calls, awaitable."""
 
     if TYPE_CHECKING:
-
-        async def create(  # type: ignore[override]
-            self, *, model: str, prompt: str, input_reference: Any = None, resolution: Optional[str] = None,
-            duration: Optional[int] = None, aspect_ratio: Optional[str] = None,
-            generate_audio: Optional[bool] = None, seed: Optional[int] = None, **options: Unpack[RequestOptions],
-        ) -> AsyncVideoJob: ...  # fmt: skip
-
-        async def retrieve(  # type: ignore[override]
-            self, video_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
-        ) -> AsyncVideoJob: ...
-
-        async def delete(self, video_id: str, *, timeout: Any = NOT_GIVEN) -> AsyncVideoJob: ...  # type: ignore[override]
-
-        async def quote(self, **create_args: Any) -> Quote: ...  # type: ignore[override]
+        create = awaitable_method(Videos.create, AsyncVideoJob)  # type: ignore[assignment]
+        retrieve = awaitable_method(Videos.retrieve, AsyncVideoJob)  # type: ignore[assignment]
+        delete = awaitable_method(Videos.delete, AsyncVideoJob)  # type: ignore[assignment]
+        quote = awaitable_method(Videos.quote)  # type: ignore[assignment]

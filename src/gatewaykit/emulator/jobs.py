@@ -14,12 +14,12 @@ import asyncio
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Awaitable, Callable, Protocol, TypeVar
 
 from gatewaykit.emulator.accounts import Account
+from gatewaykit.emulator.settings import Settings
 
-if TYPE_CHECKING:
-    from gatewaykit.emulator.gateway import Gateway
+T = TypeVar("T")
 
 TERMINAL = ("completed", "failed", "cancelled")
 
@@ -68,8 +68,20 @@ class Job:
         return min(99, int(100 * (time.monotonic() - self.started) / total))
 
 
+class JobHost(Protocol):
+    """What a :class:`JobStore` needs from its gateway (the gateway owns the store: no import back)."""
+
+    settings: Settings
+
+    def scaled(self, seconds: float) -> float: ...
+
+    def run_job_render(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> Awaitable[T]: ...
+
+    def log_bug(self, where: str) -> None: ...
+
+
 class JobStore:
-    def __init__(self, gateway: Gateway) -> None:
+    def __init__(self, gateway: JobHost) -> None:
         self.gateway = gateway
         self.jobs: dict[str, Job] = {}
         self.by_token: dict[str, Job] = {}

@@ -3,7 +3,7 @@
 Nothing here is imported by ``import gatewaykit`` and the core never names it:
 ``kernel_display.KernelDisplay`` implements the client's ``Display`` Protocol
 (``chat.ask()`` → :func:`live.render_stream`, ``job.wait()`` →
-:func:`job_progress.wait_with_progress`, the offline notice →
+:func:`job_wait.wait_with_progress`, the offline notice →
 :func:`banner.show_offline_banner`), and :mod:`rendering` registers the rich
 display of core objects with :mod:`gatewaykit.presentation`. The composition
 root (``gatewaykit/_wiring.py``) plugs both in. Importing this package is cheap; IPython,
@@ -31,8 +31,12 @@ def __getattr__(name: str) -> Any:
         from gatewaykit.notebook.live import render_stream
 
         return render_stream
-    if name in ("show_progress", "wait_with_progress"):
-        from gatewaykit.notebook import job_progress
+    if name == "show_progress":
+        from gatewaykit.notebook.job_progress import show_progress
 
-        return getattr(job_progress, name)
+        return show_progress
+    if name == "wait_with_progress":
+        from gatewaykit.notebook.job_wait import wait_with_progress
+
+        return wait_with_progress
     raise AttributeError(f"module 'gatewaykit.notebook' has no attribute {name!r}")

@@ -10,7 +10,7 @@ Video jobs get a Cancel button when ipywidgets is available (kept out of the
 saved output: the button's display is blanked when the jobs finish); without
 ipywidgets the card says how to cancel.
 
-``wait_with_progress(job)`` is the blocking twin used by ``job.wait()`` in a
+``job_wait.wait_with_progress(job)`` is the blocking twin used by ``job.wait()`` in a
 kernel (through ``KernelDisplay.job_wait``): the same display, driven by the
 client's polling flow (``wait(on_update=...)``). The background thread polls
 on the same schedule (:data:`gatewaykit.client.job_flows.POLL_SCHEDULE`).
@@ -41,7 +41,6 @@ __all__ = [
     "record_duration",
     "reported_progress",
     "show_progress",
-    "wait_with_progress",
 ]
 
 REPAINT_EVERY = 1.0  # seconds between repaints of the elapsed time
@@ -269,7 +268,7 @@ class JobProgress:
         """
         if self.thread is None:
             return self.done
-        from gatewaykit.notebook.job_wait import WaitInterrupted
+        from gatewaykit.notebook.wait_interrupted import WaitInterrupted
         from gatewaykit.notebook.widget_events import widget_events
 
         deadline = None if timeout is None else self._clock() + timeout
@@ -322,9 +321,3 @@ def show_progress(jobs: Union[Any, Iterable[Any]], **options: Any) -> JobProgres
     """
     return JobProgress(jobs, **options).start()
 
-
-def wait_with_progress(job: Any, **options: Any) -> Any:
-    """``job.wait()`` with the live display (see :func:`gatewaykit.notebook.job_wait.wait_with_progress`)."""
-    from gatewaykit.notebook.job_wait import wait_with_progress as blocking_wait
-
-    return blocking_wait(job, **options)

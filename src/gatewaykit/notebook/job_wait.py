@@ -24,7 +24,9 @@ from typing import Any, Callable, Optional
 
 from gatewaykit.notebook.job_progress import REPAINT_EVERY, JobProgress
 from gatewaykit.notebook.kernel import start_thread
+from gatewaykit.notebook.shown_once import mark_shown_live
 from gatewaykit.notebook.sinks import DisplaySink
+from gatewaykit.notebook.wait_interrupted import WaitInterrupted, interrupted_note, resume_hint
 from gatewaykit.notebook.widget_events import widget_events
 from gatewaykit.types.jobs import canonical_status
 
@@ -34,33 +36,8 @@ PUMP_EVERY = 0.05  # seconds between looks at widget events while blocking
 BLOCKED_CANCEL_HINT = "job.wait() keeps this cell busy: to cancel, press stop (■), then run job.cancel()."
 
 
-def resume_hint(job: Any) -> str:
-    """``client.videos.retrieve('<id>').wait()`` (or ``client.music...``) for this job."""
-    resource = "music" if getattr(job, "object", None) == "audio" else "videos"
-    return f"client.{resource}.retrieve({str(getattr(job, 'id', '')).__repr__()}).wait()"
-
-
-class WaitInterrupted(KeyboardInterrupt):
-    """The stop button during a wait: the job goes on; shown by IPython as one line."""
-
-    def __init__(self, job: Any) -> None:
-        self.job = job
-        kind = "music" if getattr(job, "object", None) == "audio" else "video"
-        super().__init__(
-            f"stopped waiting for {kind} job {getattr(job, 'id', '')}; it keeps running on the gateway. "
-            f"Resume with {resume_hint(job)}"
-        )
-
-    def _render_traceback_(self) -> list[str]:
-        return [f"\x1b[0;31mKeyboardInterrupt\x1b[0m: {self.args[0]}"]
-
-
 class _StopFollowing(Exception):
     """Raised into the polling flow's ``on_update`` once nobody waits any more."""
-
-
-def interrupted_note(job: Any) -> str:
-    return f"Stopped waiting. The job keeps running on the gateway; resume with {resume_hint(job)}"
 
 
 def wait_with_progress(
@@ -123,7 +100,5 @@ def wait_with_progress(
         raise outcome["error"]
     result = outcome.get("job", job)
     if sink is None:  # the cell shows the final state already: `job.wait()` as its last line adds no second player
-        from gatewaykit.notebook.shown_once import mark_shown_live
-
         mark_shown_live(result)
     return result

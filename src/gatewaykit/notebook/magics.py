@@ -71,9 +71,9 @@ class GatewayMagics(Magics):
             except KeyError:
                 raise NameError(f"--client {name}: no variable {name!r} in the notebook") from None
         if _default_client is None:
-            import gatewaykit
+            from gatewaykit.client import Client  # the client package, not the root (which imports this layer)
 
-            _default_client = gatewaykit.Client()
+            _default_client = Client()
         return _default_client
 
     @magic_arguments()

@@ -274,7 +274,7 @@ def _close(widget: Any) -> None:
 
 def playground(client: Any = None) -> Any:
     """The interactive playground (a :class:`Playground`), or a :class:`PlaygroundUnavailable` saying why not."""
-    from gatewaykit import AsyncClient, Client
+    from gatewaykit.client import AsyncClient, Client  # not the root package, which imports this module
 
     if isinstance(client, AsyncClient):
         raise TypeError("gk.playground() runs a synchronous client: pass gk.Client(...), not gk.AsyncClient")

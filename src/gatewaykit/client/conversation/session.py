@@ -175,7 +175,7 @@ class ChatSession(SessionState):
 class AsyncChatSession(SessionState):
     """The conversation for :class:`gatewaykit.AsyncClient`: ``reply = await chat("...")``."""
 
-    _is_async = True
+    _client_type = "AsyncClient"
 
     async def __call__(self, prompt: Any, *, images: Any = None, **overrides: Any) -> ChatCompletion:
         """Send the history plus this prompt; run tool calls (concurrently) until the model answers."""

@@ -52,7 +52,7 @@ def prompt_message(prompt: Any, images: Any) -> dict[str, Any]:
 class SessionState:
     """History, turns and spend of one conversation (the sessions add sending)."""
 
-    _is_async = False
+    _client_type = "Client"  # what from_markdown() builds without client= (a name in gatewaykit.client)
 
     def __init__(
         self,
@@ -193,9 +193,9 @@ class SessionState:
 
         messages, meta = from_markdown(text)
         if client is None:
-            from gatewaykit.client.clients import AsyncClient, Client
+            from gatewaykit.client import clients
 
-            client = AsyncClient() if cls._is_async else Client()
+            client = getattr(clients, cls._client_type)()
         system = None
         if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
             system = messages.pop(0)["content"]
