@@ -68,7 +68,6 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from gatewaykit.costs import CostRecord, Ledger, ledger
     from gatewaykit.costs.quotes import Quote
-    from gatewaykit.notebook.chat_box import ChatUI
     from gatewaykit.types import (
         ChatCompletion,
         ChatCompletionChunk,
@@ -231,14 +230,3 @@ def gallery(kind: Optional[str] = None, tag: Optional[str] = None) -> "Gallery":
     from gatewaykit.client.gallery import gallery as _gallery
 
     return _gallery(kind, tag)
-
-
-def playground(client: Any = None) -> Any:
-    """An interactive form over the catalog (model, parameters, Run, result, cost) for a notebook or Voilà.
-
-    ``client=None`` uses ``gk.Client()``. Needs ipywidgets in a kernel; elsewhere
-    it returns an object whose text says how to get them.
-    """
-    from gatewaykit.notebook.playground import playground as _playground
-
-    return _playground(client)

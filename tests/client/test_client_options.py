@@ -36,6 +36,8 @@ def samples(emulator: Any, keys: Any, tmp_path: Path) -> dict[str, Callable[[], 
         "cassette": lambda: {**here, "cassette": str(tmp_path / "demo.jsonl")},
         "cassette_mode": lambda: {**here, "cassette": str(tmp_path / "demo.jsonl"), "cassette_mode": "record"},
         "display": lambda: {**here, "display": False},
+        "confirm_over": lambda: {**here, "confirm_over": 0.5},
+        "cache": lambda: {**here, "cache": str(tmp_path / "response-cache")},
     }
 
 

@@ -39,6 +39,7 @@ def failed_job(tmp_path: Path) -> tuple[gk.VideoJob, Path]:
         with pytest.raises(gk.JobFailedError) as failure:
             job.wait(timeout=10, poll_interval=0.01)
     assert KEY not in str(failure.value)
+    ledger.flush()  # rows are written behind the caller; flush() puts them on disk
     return job, database
 
 

@@ -39,7 +39,7 @@ def test_each_endpoint_runs_the_steps_in_order(
 
     monkeypatch.setattr(request_pipeline, "STEPS", tuple(noted(step) for step in request_pipeline.STEPS))
     CALLS[endpoint](client)
-    assert ran == ["check", "encode", "price", "send"]
+    assert ran == ["check", "encode", "price", "confirm", "send"]
 
 
 def test_a_step_added_to_the_list_runs_before_sending(client: gk.Client, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,8 +53,8 @@ def test_a_step_added_to_the_list_runs_before_sending(client: gk.Client, monkeyp
         sent.append(call.kind)
         return request_pipeline.send(client, call)
 
-    check, encode, price, _ = request_pipeline.STEPS
-    monkeypatch.setattr(request_pipeline, "STEPS", (check, encode, price, refuse, send))
+    check, encode, price, confirm, _ = request_pipeline.STEPS
+    monkeypatch.setattr(request_pipeline, "STEPS", (check, encode, price, confirm, refuse, send))
     with pytest.raises(gk.BudgetExceededError):
         client.chat.completions.create(model="chat-mini", messages=user("hi"))
     assert sent == [] and client.ledger.records == []

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gatewaykit as gk
-from gatewaykit.client.conversation.transcript import from_markdown, to_markdown
+from gatewaykit.client.conversation.transcript import to_markdown
+from gatewaykit.client.conversation.transcript_reading import from_markdown
 
 from .conftest import FAST_RETRIES
 

@@ -86,6 +86,7 @@ async def images(client: gk.AsyncClient) -> None:
         image_size="1K", extra_headers=HEADERS, extra_body={"x": 1}, timeout=5.0, validate=False,
     )  # fmt: skip
     assert_type(edited, gk.ImageResult)
+    assert_type(await client.images.quote(model="image-mini", prompt="a fox", n=2, width=64, height=64), gk.Quote)
 
 
 async def videos(client: gk.AsyncClient) -> None:
@@ -96,6 +97,7 @@ async def videos(client: gk.AsyncClient) -> None:
     assert_type(video, AsyncVideoJob)
     assert_type(await client.videos.retrieve(video.id, extra_headers=HEADERS, timeout=5.0), AsyncVideoJob)
     assert_type(await client.videos.delete(video.id, timeout=5.0), AsyncVideoJob)
+    assert_type(await client.videos.quote(model="video-range", prompt="waves", duration=4, resolution="720p"), gk.Quote)
 
 
 async def music(client: gk.AsyncClient) -> None:
@@ -105,6 +107,7 @@ async def music(client: gk.AsyncClient) -> None:
     )  # fmt: skip
     assert_type(song, AsyncMusicJob)
     assert_type(await client.music.retrieve(song.id, extra_headers=HEADERS, timeout=5.0), AsyncMusicJob)
+    assert_type(await client.music.quote(model="music-song", prompt="folk", lyrics_prompt="[Verse]\nla"), gk.Quote)
 
 
 async def jobs(client: gk.AsyncClient) -> None:

@@ -29,9 +29,11 @@ from gatewaykit.costs.quotes import Quote
 from gatewaykit.errors import ConfirmationRequiredError
 
 if TYPE_CHECKING:
-    from gatewaykit.client.base import BaseClient
     from gatewaykit.client.flows import Flow
     from gatewaykit.client.recording import Recording
+
+# The client (``BaseClient``) is typed loosely here: base.py builds on this module.
+BaseClient = Any
 
 __all__ = [
     "QuotedInstead",
@@ -70,7 +72,7 @@ def needs_confirmation(quote: Quote, threshold: float) -> bool:
     return unknown_job or (quote.kind == "batch" and bool(quote.assumptions.get("unpriced_jobs")))
 
 
-def ask(client: "BaseClient", quote: Quote, threshold: float, how: str = "confirm=True") -> None:
+def ask(client: BaseClient, quote: Quote, threshold: float, how: str = "confirm=True") -> None:
     """Ask the display to confirm ``quote``; raise ConfirmationRequiredError unless it was confirmed."""
     confirm = getattr(client.display, "confirm", None)
     answer = confirm(quote, threshold) if callable(confirm) else None
@@ -89,7 +91,7 @@ def ask(client: "BaseClient", quote: Quote, threshold: float, how: str = "confir
         raise error
 
 
-def confirm_flow(client: "BaseClient", recording: "Recording") -> "Flow[None]":
+def confirm_flow(client: BaseClient, recording: "Recording") -> "Flow[None]":
     """Quote the request about to be sent; ask when it passes ``confirm_over`` (see the module docstring)."""
     threshold = client._confirm_over
     collecting = _COLLECTING.get()
@@ -117,7 +119,7 @@ def _combine(quotes: list[Quote]) -> Quote:
     return combined
 
 
-def quote_batch(client: "BaseClient", calls: list[Callable[[], Any]]) -> None:
+def quote_batch(client: BaseClient, calls: list[Callable[[], Any]]) -> None:
     """Ask once for a whole batch (nothing when ``confirm_over`` is unset); raises when not confirmed."""
     threshold = client._confirm_over
     if threshold is None or _CONFIRMED.get():
@@ -137,7 +139,7 @@ def quote_batch(client: "BaseClient", calls: list[Callable[[], Any]]) -> None:
     _ask_for_batch(client, quotes, threshold)
 
 
-async def quote_async_batch(client: "BaseClient", calls: list[Callable[[], Awaitable[Any]]]) -> None:
+async def quote_async_batch(client: BaseClient, calls: list[Callable[[], Awaitable[Any]]]) -> None:
     """:func:`quote_batch` for coroutine functions."""
     threshold = client._confirm_over
     if threshold is None or _CONFIRMED.get():
@@ -157,7 +159,7 @@ async def quote_async_batch(client: "BaseClient", calls: list[Callable[[], Await
     _ask_for_batch(client, quotes, threshold)
 
 
-def _ask_for_batch(client: "BaseClient", quotes: list[Quote], threshold: float) -> None:
+def _ask_for_batch(client: BaseClient, quotes: list[Quote], threshold: float) -> None:
     if not quotes:
         return
     combined = _combine(quotes)

@@ -339,7 +339,7 @@ class ChatUI:
 def chat_ui(client: Any = None, model: Optional[str] = None, **session_options: Any) -> ChatUI:
     """A chat box over a new session (``client=None``: ``gk.Client()``)."""
     if client is None:
-        import gatewaykit
+        from gatewaykit.client import Client
 
-        client = gatewaykit.Client()
+        client = Client()
     return ChatUI(client, model=model, **session_options)

@@ -189,7 +189,7 @@ class SessionState:
         ``client`` defaults to ``gatewaykit.Client()``; ``options`` are the session's
         (``tools=``, ``max_steps=``, ...). The system message becomes ``system``.
         """
-        from gatewaykit.client.conversation.transcript import from_markdown
+        from gatewaykit.client.conversation.transcript_reading import from_markdown
 
         messages, meta = from_markdown(text)
         if client is None:

@@ -144,14 +144,6 @@ def _title(model: Optional[str]) -> str:
     return f"# Conversation with {_name(model)}" if model else "# Conversation"
 
 
-def from_markdown(text: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """``(messages, header fields)`` of a transcript written by :func:`to_markdown`; ValueError if it is not one,
-    or if what it would send differs from what a reader of the Markdown sees (see the module docstring)."""
-    from gatewaykit.client.conversation.transcript_reading import read_markdown
-
-    return read_markdown(text)
-
-
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content

@@ -18,7 +18,7 @@ from gatewaykit.client.conversation.transcript import (
     _HEAD, _MARKER, _MESSAGE, _block, _extras, _needs_fence, _title,
 )  # fmt: skip
 
-__all__ = ["read_markdown"]
+__all__ = ["from_markdown", "read_markdown"]
 
 _ROLE_FIELDS = {
     "system": {"role", "content"},
@@ -161,3 +161,9 @@ def read_markdown(text: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     if not messages and start < 0:
         raise ValueError("Not a gatewaykit transcript (no gatewaykit comments found); write one with chat.to_markdown()")
     return messages, header
+
+
+def from_markdown(text: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """``(messages, header fields)`` of a transcript written by ``to_markdown``; ValueError if it is not one,
+    or if what it would send differs from what a reader of the Markdown sees (see transcript.py's docstring)."""
+    return read_markdown(text)
