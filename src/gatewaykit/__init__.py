@@ -56,6 +56,7 @@ from gatewaykit.errors import (
     ServerError,
     StreamInterruptedError,
     StructuredOutputError,
+    UnexpectedResponseError,
 )
 from gatewaykit.types import (
     ChatCompletion,
@@ -133,6 +134,7 @@ __all__ = [
     "ToolCall",
     "Turn",
     "TurnEvent",
+    "UnexpectedResponseError",
     "UnknownParameterWarning",
     "Usage",
     "VideoJob",

@@ -22,6 +22,7 @@ from gatewaykit.client.flows import Flow, RetryPolicy, send_with_retries
 from gatewaykit.client.recording import Recording, request_summary
 from gatewaykit.errors import GatewayError, error_from_response
 from gatewaykit.types import Model, ModelList
+from gatewaykit.client.transports.response_decoding import call_of, read_model
 
 __all__ = ["BaseClient", "raise_for_status"]
 
@@ -41,7 +42,9 @@ def raise_for_status(response: Any) -> None:
     except ValueError:
         body = content.decode("utf-8", "replace") if isinstance(content, bytes) else str(content)
     headers = response.headers
-    raise error_from_response(status, body, headers=headers, request_id=headers.get("x-request-id"))
+    raise error_from_response(
+        status, body, headers=headers, request_id=headers.get("x-request-id"), call=call_of(response)
+    )
 
 
 class BaseClient:
@@ -205,7 +208,7 @@ class BaseClient:
     # -- catalog --------------------------------------------------------------------------
     def _fetch_models(self, *, extra_headers: Any = None, timeout: Any = NOT_GIVEN) -> Flow[ModelList]:
         response = yield from self._get("/v1/models", extra_headers=extra_headers, timeout=timeout)
-        catalog = ModelList.model_validate_json(response.content)
+        catalog = read_model(ModelList, response)
         self._catalog = catalog
         return catalog
 

@@ -20,6 +20,7 @@ from gatewaykit.client.api_request import RequestOptions, call_options, merge_bo
 from gatewaykit.client.parameter_names import KeywordCheck, check_keywords, keyword_check
 from gatewaykit.client.validation import check_chat
 from gatewaykit.types import ChatCompletion
+from gatewaykit.client.transports.response_decoding import read_model
 
 if TYPE_CHECKING:
     from gatewaykit.client.streaming import AsyncChatStream, ChatStream
@@ -64,11 +65,10 @@ class ChatParams(RequestOptions, total=False):
     truncation: Optional[str]
     verbosity: Optional[str]
 
-_parse_completion = ChatCompletion.model_validate_json
 
 
 def _parse(response: Any, recording: Recording) -> ChatCompletion:
-    completion = _parse_completion(response.content)
+    completion = read_model(ChatCompletion, response, recording=recording)
     recording.ok(id=completion.id, usage=completion.usage)
     return completion
 

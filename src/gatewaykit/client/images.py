@@ -24,6 +24,7 @@ from gatewaykit.client.parameter_names import KeywordCheck, check_keywords, keyw
 from gatewaykit.client.validation import check_image
 from gatewaykit.errors import APIConnectionError, GatewayError, StreamInterruptedError
 from gatewaykit.types import ImageResult
+from gatewaykit.client.transports.response_decoding import read_model
 
 __all__ = ["AsyncImages", "Images"]
 
@@ -163,7 +164,7 @@ class Images:
         if stream:
             result = yield from _read_stream(response, recording)
         else:
-            result = ImageResult.model_validate_json(response.content)
+            result = read_model(ImageResult, response, recording=recording)
         recording.ok(usage=result.usage, images=len(result.data))
         return result
 

@@ -24,6 +24,7 @@ from gatewaykit.client.recording import report_job
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
 from gatewaykit.errors import APIConnectionError, JobFailedError, JobTimeoutError
 from gatewaykit.types import Job, JobStatus, MusicJob, VideoJob, is_finished
+from gatewaykit.client.transports.response_decoding import read_model
 
 __all__ = ["POLL_SCHEDULE", "PollSchedule", "create_job_flow", "job_id_segment", "job_path", "wait_flow"]
 
@@ -106,14 +107,14 @@ def create_job_flow(
     recording = client._recording(kind, body.get("model"), body)
     request = client._json_request("POST", path, body, extra_headers=extra_headers, timeout=timeout, creates_job=True)
     response = yield from client._billable_send(request, recording)
-    job = job_type.model_validate_json(response.content)
+    job = read_model(job_type, response, recording=recording)
     recording.ok(id=job.id, status=job.status)
     return seen(client, job)
 
 
 def refresh_flow(client: BaseClient, job: J, *, timeout: Any = NOT_GIVEN) -> Flow[J]:
     response = yield from client._get(job_path(job), timeout=timeout)
-    fresh = type(job).model_validate_json(response.content)
+    fresh = read_model(type(job), response)
     return seen(client, absorb(job, fresh))
 
 

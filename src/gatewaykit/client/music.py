@@ -13,6 +13,7 @@ from gatewaykit.client.job_flows import create_job_flow, job_id_segment, seen
 from gatewaykit.client.parameter_names import keyword_check
 from gatewaykit.client.validation import check_music
 from gatewaykit.types import MusicJob
+from gatewaykit.client.transports.response_decoding import read_model
 
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class Music:
         response = yield from self._client._get(
             f"/v1/audio/generations/{segment}", extra_headers=extra_headers, timeout=timeout
         )
-        return seen(self._client, MusicJob.model_validate_json(response.content))
+        return seen(self._client, read_model(MusicJob, response))
 
 
 class AsyncMusic(Music):
