@@ -155,3 +155,11 @@ def test_html_error_page_instead_of_a_stream() -> None:
     page = Answer("<html><title>502 Bad Gateway</title></html>", status=502, content_type="text/html")
     with foreign_client({CHAT: page}) as client, pytest.raises(gk.ServerError, match="HTML page"):
         client.chat.ask("hi", model="mock-chat")
+
+
+def test_unreadable_image_event_is_an_unexpected_response() -> None:
+    """An image stream whose completed event is not JSON: UnexpectedResponseError naming the call."""
+    body = b"event: image_generation.completed\ndata: {truncated\n\n"
+    with foreign_client({"POST /v1/images/generations": streamed(body)}, validate=False) as client:
+        with pytest.raises(gk.UnexpectedResponseError, match=r"client\.images\.generate"):
+            client.images.generate(model="mock-image", prompt="x", stream=True)
