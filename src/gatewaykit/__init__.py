@@ -41,6 +41,7 @@ from gatewaykit.errors import (
     ServerError,
     StreamInterruptedError,
     StructuredOutputError,
+    UnexpectedResponseError,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -164,6 +165,7 @@ __all__ = [
     "ToolCall",
     "Turn",
     "TurnEvent",
+    "UnexpectedResponseError",
     "UnknownParameterWarning",
     "Usage",
     "VideoJob",

@@ -15,7 +15,8 @@ gateway's error envelope (``status``, ``code``, ``type``, ``param``,
     │   ├── NotFoundError               404, video_not_found, audio_not_found
     │   ├── RequestTooLargeError        413
     │   ├── RateLimitError              429
-    │   └── ServerError                 5xx
+    │   ├── ServerError                 5xx
+    │   └── UnexpectedResponseError     an answer the client cannot read (a 200 that is not JSON, ...)
     ├── APIConnectionError              the request did not get an answer
     │   └── APITimeoutError             ... because it timed out
     ├── StreamInterruptedError          a stream ended before its last event
@@ -33,6 +34,8 @@ like one before it is stored on an exception.
 """
 
 from __future__ import annotations
+
+import re
 
 from typing import Any, Mapping
 
@@ -62,7 +65,9 @@ __all__ = [
     "ServerError",
     "StreamInterruptedError",
     "StructuredOutputError",
+    "UnexpectedResponseError",
     "error_from_response",
+    "excerpt",
     "redact",
 ]
 
@@ -203,6 +208,22 @@ class ServerError(APIStatusError):
     type = "api_error"
 
 
+class UnexpectedResponseError(APIStatusError):
+    """The server answered something the client cannot use: a body that is not JSON, or not the
+    shape the call returns (a chat chunk without a readable ``choices``, ...).
+
+    The message names the call, the status and a short excerpt of the body (keys scrubbed);
+    ``body`` holds the raw text. ``partial`` is what a stream had assembled before it.
+    A 2xx answer may have been charged: the ledger records its charge as unknown.
+    """
+
+    type = "unexpected_response"
+
+    def __init__(self, message: str, *, partial: Any = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.partial = partial
+
+
 class APIConnectionError(GatewayError):
     """The request got no answer: connection refused, reset or dropped."""
 
@@ -332,36 +353,129 @@ class _ForbiddenModelError(ModelNotFoundError, PermissionDeniedError):
     status = 403
 
 
+_TAG = re.compile(r"<[^>]*>")
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_SCRIPT = re.compile(r"<(script|style)[^>]*>.*?</\1>", re.IGNORECASE | re.DOTALL)
+_BLANKS = re.compile(r"\s+")
+_NO_VALUE = ("", "None", "null")
+
+
+def _is_html(text: str) -> bool:
+    head = text.lstrip()[:200].lower()
+    return head.startswith(("<!doctype html", "<html")) or "<body" in head or "<head" in head
+
+
+def excerpt(body: Any, limit: int = 200) -> str:
+    """A short, one-line, key-scrubbed excerpt of a body for an error message (an HTML page: its title and text)."""
+    if isinstance(body, (bytes, bytearray)):
+        body = bytes(body).decode("utf-8", "replace")
+    if not isinstance(body, str):
+        try:
+            import json
+
+            body = json.dumps(body, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            body = repr(body)
+    text = body
+    if _is_html(text):
+        title = _TITLE.search(text)
+        text = _TAG.sub(" ", _SCRIPT.sub(" ", text))
+        if title:
+            heading = _BLANKS.sub(" ", _TAG.sub(" ", title.group(1))).strip()
+            rest = _BLANKS.sub(" ", text).strip()
+            rest = rest[len(heading):].strip() if rest.startswith(heading) else rest
+            rest = rest[len(heading):].strip() if rest.startswith(heading) else rest
+            text = heading + (f" ({rest})" if rest else "")
+    text = redact(_BLANKS.sub(" ", text).strip())
+    if not text:
+        return "(an empty body)"
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def _clean(value: Any) -> str | None:
+    """A field of a foreign error body: ``None``/``"None"``/``""`` (LiteLLM sends ``"None"``) read as absent."""
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    text = str(value)
+    return None if text in _NO_VALUE else text
+
+
+def _detail_text(detail: Any) -> tuple[str, str | None]:
+    """FastAPI's ``{"detail": ...}``: a string, or a list of ``{loc, msg}`` validation errors; (message, param)."""
+    if isinstance(detail, str):
+        return detail, None
+    if isinstance(detail, list) and detail and all(isinstance(item, Mapping) for item in detail):
+        parts, param = [], None
+        for item in detail[:5]:
+            loc = [str(part) for part in item.get("loc") or () if part != "body"]
+            if param is None and loc:
+                param = ".".join(loc)
+            parts.append((".".join(loc) + ": " if loc else "") + str(item.get("msg") or item))
+        return "; ".join(parts), param
+    if isinstance(detail, Mapping) and isinstance(detail.get("message"), str):
+        return detail["message"], _clean(detail.get("param"))
+    return excerpt(detail), None
+
+
+def _read_body(status: int, body: Any, where: str) -> tuple[str, Any, Any, Any]:
+    """(message, code, type, param) of an error body in any of the shapes servers send."""
+    if isinstance(body, (bytes, bytearray)):
+        body = bytes(body).decode("utf-8", "replace")
+    if isinstance(body, Mapping):
+        envelope = body.get("error")
+        if isinstance(envelope, Mapping):
+            message = envelope.get("message") or envelope.get("detail")
+            if not isinstance(message, str) or not message:
+                message = f"{where}answered {status} with no message" + (
+                    f": {excerpt(envelope)}" if envelope else ""
+                )
+            return message, envelope.get("code"), envelope.get("type"), envelope.get("param")
+        if isinstance(envelope, str) and envelope:  # {"error": "text"}
+            return envelope, body.get("code"), body.get("type"), body.get("param")
+        if "detail" in body:  # FastAPI
+            message, param = _detail_text(body["detail"])
+            return message, body.get("code"), body.get("type"), param
+        if isinstance(body.get("message"), str) and body["message"]:
+            return body["message"], body.get("code"), body.get("type"), body.get("param")
+        return f"{where}answered {status} with a body that is not an error envelope: {excerpt(body)}", None, None, None
+    if isinstance(body, str) and body.strip():
+        if _is_html(body):
+            return (
+                f"{where}answered {status} with an HTML page, not the API's JSON (a proxy or load balancer "
+                f"in between?): {excerpt(body)}"
+            ), None, None, None
+        return f"{where}answered {status}: {excerpt(body, 500)}", None, None, None
+    return f"{where}answered {status} with no error message", None, None, None
+
+
 def error_from_response(
     status: int,
     body: Any,
     *,
     headers: Mapping[str, str] | None = None,
     request_id: str | None = None,
+    call: str | None = None,
 ) -> APIStatusError:
     """Build the typed exception for an HTTP error answer.
 
     ``body`` is the decoded JSON (ideally the spec's envelope
-    ``{"error": {"message", "type", "code", "param"}}``) or raw text. Anything
-    else still gives a useful message naming the status.
+    ``{"error": {"message", "type", "code", "param"}}``) or raw text. The other
+    shapes real servers send read too: ``{"error": "text"}``, FastAPI's
+    ``{"detail": ...}``, ``{"message": ...}``, an HTML error page from a proxy,
+    a ``code`` that only repeats the status (``"400"``) or says ``"None"``.
+    ``call`` (``client.models.list()``) names the call in messages the server did not write.
     """
-    envelope = body.get("error") if isinstance(body, Mapping) else None
-    if isinstance(envelope, Mapping):
-        message = str(envelope.get("message") or f"The gateway answered {status} with no message")
-        code = envelope.get("code")
-        err_type = envelope.get("type")
-        param = envelope.get("param")
-    else:
-        text = body if isinstance(body, str) else ""
-        message = f"The gateway answered {status}" + (f": {text[:500]}" if text else " with no error message")
-        code = err_type = param = None
-    code = str(code) if code is not None else None
+    where = f"{call}: the server " if call else "The gateway "
+    message, raw_code, raw_type, raw_param = _read_body(status, body, where)
+    code = _clean(raw_code)
+    if code is not None and code == str(status):
+        code = None  # "code": "400" only repeats the status ("400 400: ..." otherwise)
     cls = _class_for(status, code)
     kwargs: dict[str, Any] = dict(
         status=status,
         code=code,
-        type=str(err_type) if err_type is not None else None,
-        param=str(param) if param is not None else None,
+        type=_clean(raw_type),
+        param=_clean(raw_param),
         body=body,
         request_id=request_id,
     )

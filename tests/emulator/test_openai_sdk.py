@@ -68,3 +68,11 @@ def test_videos_create_retrieve_download(sdk):
     assert video.status == "completed"
     content = sdk.videos.download_content(video.id)
     assert content.read()[4:8] == b"ftyp"
+
+
+def test_images_generate_streamed_events_are_typed(sdk):
+    """A streamed generation's completed event reads as openai's typed event: ``type`` and ``b64_json`` set."""
+    stream = sdk.images.generate(model="image-pixels", prompt="a red square", stream=True)
+    completed = list(stream)[-1]
+    assert completed.type == "image_generation.completed"
+    assert Image.open(io.BytesIO(base64.b64decode(completed.b64_json))).size[0] > 0

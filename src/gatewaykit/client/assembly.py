@@ -59,8 +59,12 @@ class ChatAssembler:
 
     def add(self, chunk: ChatCompletionChunk) -> None:
         self.count += 1
-        if self.id is None:
-            self.id, self.created, self.model = chunk.id, chunk.created, chunk.model
+        if not self.id:  # Azure's first chunk (prompt filter results) has an empty id and no choices
+            self.id = chunk.id or None
+        if not self.created:
+            self.created = chunk.created
+        if not self.model:
+            self.model = chunk.model or None
         for choice in chunk.choices:
             state = self._choices.get(choice.index)
             if state is None:
@@ -87,6 +91,10 @@ class ChatAssembler:
         extra = chunk.__pydantic_extra__
         if extra:
             self.extra.update(extra)
+
+    def finished(self) -> bool:
+        """Every choice has its ``finish_reason`` (a server that ends the stream without ``[DONE]``)."""
+        return bool(self._choices) and all(state.finish_reason for state in self._choices.values())
 
     def result(self) -> ChatCompletion:
         choices = []

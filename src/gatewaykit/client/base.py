@@ -28,6 +28,7 @@ from gatewaykit.costs.pricing import PriceTable, PriceTableWarning
 from gatewaykit.costs.quotes import Quote
 from gatewaykit.errors import ConfigurationError, GatewayError, error_from_response
 from gatewaykit.types import Model, ModelList
+from gatewaykit.client.transports.response_decoding import call_of, read_model
 
 __all__ = ["DEFAULT_TIMEOUT", "BaseClient", "raise_for_status"]
 
@@ -45,7 +46,9 @@ def raise_for_status(response: Any) -> None:
     except ValueError:
         body = content.decode("utf-8", "replace") if isinstance(content, bytes) else str(content)
     headers = response.headers
-    raise error_from_response(status, body, headers=headers, request_id=headers.get("x-request-id"))
+    raise error_from_response(
+        status, body, headers=headers, request_id=headers.get("x-request-id"), call=call_of(response)
+    )
 
 
 class BaseClient:
@@ -191,7 +194,7 @@ class BaseClient:
     # -- catalog --------------------------------------------------------------------------
     def _fetch_models(self, *, extra_headers: Any = None, timeout: Any = NOT_GIVEN) -> Flow[ModelList]:
         response = yield from self._get("/v1/models", extra_headers=extra_headers, timeout=timeout)
-        catalog = ModelList.model_validate_json(response.content)
+        catalog = read_model(ModelList, response)
         prices = getattr(self.ledger, "prices", None)
         if isinstance(prices, PriceTable):
             self._check_price_table(prices, catalog)

@@ -21,6 +21,7 @@ from gatewaykit.client.request_pipeline import Call, Endpoint, build_call, run_c
 from gatewaykit.client.session_seam import session_factory
 from gatewaykit.client.validation import check_chat
 from gatewaykit.types import ChatCompletion, Model
+from gatewaykit.client.transports.response_decoding import read_model
 
 if TYPE_CHECKING:
     from gatewaykit.client.streaming import AsyncChatStream, ChatStream
@@ -28,11 +29,10 @@ if TYPE_CHECKING:
 __all__ = ["AsyncChat", "AsyncCompletions", "Chat", "ChatParams", "Completions"]
 
 
-_parse_completion = ChatCompletion.model_validate_json
 
 
 def _parse(response: Any, recording: Recording) -> ChatCompletion:
-    completion = _parse_completion(response.content)
+    completion = read_model(ChatCompletion, response, recording=recording)
     recording.ok(id=completion.id, usage=completion.usage)
     return completion
 

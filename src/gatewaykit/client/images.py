@@ -28,6 +28,7 @@ from gatewaykit.client.validation import check_image
 from gatewaykit.costs.quotes import Quote
 from gatewaykit.errors import APIConnectionError, GatewayError, StreamInterruptedError
 from gatewaykit.types import ImageResult, Model
+from gatewaykit.client.transports.response_decoding import read_model, unexpected_response, why_unusable
 
 __all__ = ["AsyncImages", "Images"]
 
@@ -35,13 +36,21 @@ COMPLETED_EVENT = "image_generation.completed"
 
 
 def image_result_from_event(data: str) -> ImageResult:
-    """The terminal event's payload: a whole image response, or one image's fields."""
-    payload = json.loads(data)
-    if "data" in payload:
-        return ImageResult.model_validate(payload)
-    image = {key: payload[key] for key in ("index", "b64_json", "url", "revised_prompt") if key in payload}
-    rest = {key: value for key, value in payload.items() if key not in image and key != "type"}
-    return ImageResult.model_validate({**rest, "data": [image]})
+    """The terminal event's payload: a whole image response, or one image's fields.
+
+    A payload the client cannot read is an UnexpectedResponseError (never a raw JSON or pydantic error).
+    """
+    try:
+        payload = json.loads(data)
+        if "data" in payload:
+            return ImageResult.model_validate(payload)
+        image = {key: payload[key] for key in ("index", "b64_json", "url", "revised_prompt") if key in payload}
+        rest = {key: value for key, value in payload.items() if key not in image and key != "type"}
+        return ImageResult.model_validate({**rest, "data": [image]})
+    except (ValueError, TypeError, KeyError) as exc:  # pydantic's ValidationError is a ValueError
+        raise unexpected_response(
+            data, why_unusable(exc), call="client.images.generate(..., stream=True)", what="event in the stream"
+        ) from None
 
 
 def _result_from_events(events: list[ServerSentEvent]) -> Optional[ImageResult]:
@@ -145,7 +154,7 @@ class Images:
         if call.stream:
             result = yield from _read_stream(response, recording)
         else:
-            result = ImageResult.model_validate_json(response.content)
+            result = read_model(ImageResult, response, recording=recording)
         recording.ok(usage=result.usage, images=len(result.data))
         session_media.remember("image", call.body, result, self._client.ledger)
         return result

@@ -26,6 +26,7 @@ from gatewaykit.client.request_pipeline import Call, Endpoint, run_call
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
 from gatewaykit.errors import APIConnectionError, JobFailedError, JobTimeoutError
 from gatewaykit.types import Job, JobStatus, Model, MusicJob, VideoJob, is_finished
+from gatewaykit.client.transports.response_decoding import read_model
 
 __all__ = [
     "POLL_SCHEDULE", "PollSchedule", "create_job_flow", "job_endpoint", "job_id_segment", "job_path", "wait_flow",
@@ -110,7 +111,7 @@ def job_endpoint(name: str, path: str, kind: str, limits: Callable[[Model, dict[
 def create_job_flow(client: BaseClient, call: Call, job_type: type[J]) -> Flow[J]:
     """The request pipeline, then the created job, recorded and bound to the client."""
     response = yield from run_call(client, call)
-    job = job_type.model_validate_json(response.content)
+    job = read_model(job_type, response, recording=call.recording)
     assert call.recording is not None
     call.recording.ok(id=job.id, status=job.status)
     session_media.remember(call.kind, call.body, job, client.ledger)
@@ -119,7 +120,7 @@ def create_job_flow(client: BaseClient, call: Call, job_type: type[J]) -> Flow[J
 
 def refresh_flow(client: BaseClient, job: J, *, timeout: Any = NOT_GIVEN) -> Flow[J]:
     response = yield from client._get(job_path(job), timeout=timeout)
-    fresh = type(job).model_validate_json(response.content)
+    fresh = read_model(type(job), response)
     return seen(client, absorb(job, fresh))
 
 

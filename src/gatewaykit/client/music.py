@@ -16,6 +16,7 @@ from gatewaykit.client.request_pipeline import build_call
 from gatewaykit.client.validation import check_music
 from gatewaykit.costs.quotes import Quote
 from gatewaykit.types import MusicJob
+from gatewaykit.client.transports.response_decoding import read_model
 
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class Music:
         response = yield from self._client._get(
             f"/v1/audio/generations/{segment}", extra_headers=extra_headers, timeout=timeout
         )
-        return seen(self._client, MusicJob.model_validate_json(response.content))
+        return seen(self._client, read_model(MusicJob, response))
 
 
 _FIELD_NAMES = ("model", "prompt", "lyrics_prompt", "sample_rate", "bitrate", "format")

@@ -16,14 +16,24 @@ from __future__ import annotations
 import json
 from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
 
+from pydantic import ValidationError
+
 from gatewaykit.client.assembly import ChatAssembler
 from gatewaykit.client.sse import SSEDecoder
-from gatewaykit.errors import APIConnectionError, GatewayError, StreamInterruptedError, error_from_response
+from gatewaykit.client.transports.response_decoding import unexpected_response, why_unusable
+from gatewaykit.errors import (
+    APIConnectionError,
+    GatewayError,
+    StreamInterruptedError,
+    UnexpectedResponseError,
+    error_from_response,
+)
 from gatewaykit.types import ChatCompletion, ChatCompletionChunk
 
 __all__ = ["AsyncChatStream", "ChatStream"]
 
-_parse_chunk = ChatCompletionChunk.model_validate_json
+_parse_chunk = ChatCompletionChunk.model_validate
+_STREAM_CALL = "client.chat.completions.create(..., stream=True)"
 _BROKE_OFF = "The stream broke off before its end ([DONE] never arrived)"
 _CLOSED = "The stream was closed before its end"
 
@@ -36,9 +46,14 @@ def error_in_stream(data: str) -> GatewayError:
         body = data
     status = 500
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        raw_status = body["error"].get("status")
-        status = raw_status if isinstance(raw_status, int) else 500
-    return error_from_response(status, body)
+        for raw_status in (body["error"].get("status"), body["error"].get("code")):
+            # an int status, or a code that is one ("400", as LiteLLM's proxy sends it)
+            if isinstance(raw_status, str) and raw_status.isdigit():
+                raw_status = int(raw_status)
+            if isinstance(raw_status, int) and not isinstance(raw_status, bool) and 400 <= raw_status < 600:
+                status = raw_status
+                break
+    return error_from_response(status, body, call=_STREAM_CALL)
 
 
 class _StreamBase:
@@ -77,7 +92,8 @@ class _StreamBase:
         self._state = "failed"
         self._error = exc
         if self._recording is not None:
-            if isinstance(exc, StreamInterruptedError):
+            if isinstance(exc, (StreamInterruptedError, UnexpectedResponseError)):
+                # An unusable chunk after a 200: the answer may have been charged; what arrived is kept.
                 self._recording.interrupted(exc.message, id=self._assembler.id, usage=self._assembler.usage)
             elif isinstance(exc, GatewayError):
                 self._recording.error(exc)
@@ -101,17 +117,44 @@ class _StreamBase:
         raise StreamInterruptedError(_CLOSED, partial=self._assembler.result())
 
     def _chunks_of(self, raw: bytes) -> Iterator[Optional[ChatCompletionChunk]]:
-        """Chunks completed by ``raw``; None marks ``[DONE]``."""
+        """Chunks completed by ``raw``; None marks ``[DONE]``.
+
+        Tolerant of what real servers interleave: comments and blank ``data``
+        (keepalives), events of other names whose data is not a chunk (skipped),
+        chunks with no ``choices`` (Azure's first one, a usage-only last one).
+        """
         for event in self._decoder.feed(raw):
             data = event.data
-            if data == "[DONE]":
+            stripped = data.strip()
+            if stripped == "[DONE]":
                 yield None
                 return
-            if event.event == "error" or data.startswith('{"error"'):
+            if not stripped:
+                continue  # an empty keepalive event
+            if event.event == "error":
                 raise error_in_stream(data)
-            chunk = _parse_chunk(data)
+            try:
+                payload = json.loads(data)
+            except ValueError as exc:
+                if event.event not in (None, "message"):
+                    continue  # another kind of event ("ping", ...): not a chunk, not ours to read
+                raise self._unusable(data, why_unusable(exc)) from None
+            if isinstance(payload, dict) and "error" in payload and "choices" not in payload:
+                raise error_in_stream(data)
+            try:
+                chunk = _parse_chunk(payload)
+            except ValidationError as exc:
+                if event.event not in (None, "message"):
+                    continue
+                raise self._unusable(data, why_unusable(exc)) from None
             self._assembler.add(chunk)
             yield chunk
+
+    def _unusable(self, data: str, reason: str) -> UnexpectedResponseError:
+        return unexpected_response(
+            data, f"{reason} (after {self._assembler.count} readable chunks)", call=_STREAM_CALL,
+            partial=self._assembler.result(), what="event in the stream",
+        )
 
 
 class ChatStream(_StreamBase):
@@ -142,6 +185,9 @@ class ChatStream(_StreamBase):
                         self._done()
                         return
                     yield chunk
+            if self._assembler.finished():  # no [DONE], but every choice said why it ended
+                self._done()
+                return
             raise StreamInterruptedError(_BROKE_OFF, partial=self._assembler.result())
         except GeneratorExit:
             self._abandoned()
@@ -213,6 +259,9 @@ class AsyncChatStream(_StreamBase):
                         self._done()
                         return
                     yield chunk
+            if self._assembler.finished():  # no [DONE], but every choice said why it ended
+                self._done()
+                return
             raise StreamInterruptedError(_BROKE_OFF, partial=self._assembler.result())
         except GeneratorExit:
             self._abandoned()

@@ -17,6 +17,7 @@ from gatewaykit.client.request_pipeline import build_call
 from gatewaykit.client.validation import check_video
 from gatewaykit.costs.quotes import Quote
 from gatewaykit.types import VideoJob
+from gatewaykit.client.transports.response_decoding import read_model
 
 if TYPE_CHECKING:
     from gatewaykit.types import AsyncVideoJob
@@ -75,7 +76,7 @@ class Videos:
 
     def _retrieve(self, segment: str, extra_headers: Any, timeout: Any) -> Flow[VideoJob]:
         response = yield from self._client._get(f"/v1/videos/{segment}", extra_headers=extra_headers, timeout=timeout)
-        return seen(self._client, VideoJob.model_validate_json(response.content))
+        return seen(self._client, read_model(VideoJob, response))
 
     def delete(self, video_id: str, *, timeout: Any = NOT_GIVEN) -> VideoJob:
         """Cancel (or delete) the job; a cancelled job is never charged."""

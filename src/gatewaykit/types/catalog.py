@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Iterator, List, Literal, Optional
+from typing import Annotated, Any, Iterator, List, Optional
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, model_validator
 
 from gatewaykit.presentation import rich_bundle
 from gatewaykit.types.common import GatewayModel
+from gatewaykit.types.lenient import drop_nulls
 
 
 class ParameterSpec(GatewayModel):
@@ -39,13 +40,18 @@ class Model(GatewayModel):
     """One catalog entry; ``id`` is the value to pass as ``model``."""
 
     id: str
-    object: Literal["model"] = "model"
+    object: str = "model"
     owned_by: Optional[str] = None
     input_modalities: List[str] = Field(default_factory=list)
     output_modalities: List[str] = Field(default_factory=list)
     parameters: Optional[Annotated[dict[str, ParameterSpec], AfterValidator(ParameterMap)]] = None
     edit: Optional[EditSupport] = None
     prompt_max_length: Optional[int] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_fields(cls, value: Any) -> Any:
+        return drop_nulls(value, ("object", "input_modalities", "output_modalities"))
 
     @property
     def kind(self) -> str:
@@ -63,7 +69,7 @@ class Model(GatewayModel):
 class ModelList(GatewayModel):
     """The list envelope ``{object: "list", data: [...]}``; iterable and indexable by id."""
 
-    object: Literal["list"] = "list"
+    object: str = "list"
     data: List[Model] = Field(default_factory=list)
 
     def __iter__(self) -> Iterator[Model]:  # type: ignore[override]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, List, Literal, Optional, Union
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from gatewaykit.types.common import GatewayModel, Usage
+from gatewaykit.types.lenient import drop_nulls, json_arguments, reasoning_from_alias, text_from_parts
 
 
 class ImageURL(GatewayModel):
@@ -26,6 +27,11 @@ class FunctionCall(GatewayModel):
     name: Optional[str] = None
     arguments: str = ""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _object_arguments(cls, value: Any) -> Any:
+        return json_arguments(value)
+
 
 class ToolCall(GatewayModel):
     """A tool call; ``function.arguments`` is a JSON-encoded string. ``index`` on streamed deltas."""
@@ -34,6 +40,11 @@ class ToolCall(GatewayModel):
     type: Optional[str] = "function"
     index: Optional[int] = None
     function: FunctionCall = Field(default_factory=FunctionCall)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_function(cls, value: Any) -> Any:
+        return drop_nulls(value, ("function",))
 
 
 class FunctionDefinition(GatewayModel):
@@ -92,6 +103,11 @@ class ChatMessage(GatewayModel):
     annotations: Optional[List[Annotation]] = None
     parsed: Any = Field(default=None, exclude=True)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _foreign_shapes(cls, value: Any) -> Any:
+        return text_from_parts(reasoning_from_alias(drop_nulls(value, ("role",))))
+
 
 class ChoiceLogprobs(GatewayModel):
     content: Optional[List[dict[str, Any]]] = None
@@ -103,6 +119,11 @@ class Choice(GatewayModel):
     finish_reason: Optional[str] = None
     message: ChatMessage = Field(default_factory=ChatMessage)
     logprobs: Optional[ChoiceLogprobs] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_fields(cls, value: Any) -> Any:
+        return drop_nulls(value, ("index", "message"))
 
 
 class ChatCompletion(GatewayModel):
@@ -116,6 +137,11 @@ class ChatCompletion(GatewayModel):
     usage: Optional[Usage] = None
     system_fingerprint: Optional[str] = None
     service_tier: Optional[str] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_fields(cls, value: Any) -> Any:
+        return drop_nulls(value, ("id", "object", "created", "choices"))
 
     @property
     def content(self) -> Optional[str]:
@@ -136,12 +162,22 @@ class Delta(GatewayModel):
     refusal: Optional[str] = None
     audio: Optional[dict[str, Any]] = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _reasoning_content(cls, value: Any) -> Any:
+        return reasoning_from_alias(value)
+
 
 class ChunkChoice(GatewayModel):
     index: int = 0
     finish_reason: Optional[str] = None
     delta: Delta = Field(default_factory=Delta)
     logprobs: Optional[ChoiceLogprobs] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_fields(cls, value: Any) -> Any:
+        return drop_nulls(value, ("index", "delta"))
 
 
 class ChatCompletionChunk(GatewayModel):
@@ -153,3 +189,8 @@ class ChatCompletionChunk(GatewayModel):
     model: Optional[str] = None
     choices: List[ChunkChoice] = Field(default_factory=list)
     usage: Optional[Usage] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_fields(cls, value: Any) -> Any:
+        return drop_nulls(value, ("id", "object", "created", "choices"))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from gatewaykit.presentation import rich_bundle
+from gatewaykit.types.lenient import cost_from_number, drop_nulls
 
 
 class GatewayModel(BaseModel):
@@ -24,9 +25,12 @@ class GatewayModel(BaseModel):
 
 
 class Cost(GatewayModel):
-    """``usage.cost``: ``total_cost`` is the exact USD deducted for the request."""
+    """``usage.cost``: ``total_cost`` is the exact USD deducted for the request (None: not reported).
 
-    total_cost: float = 0.0
+    Unknown breakdown fields are kept (``model_extra``).
+    """
+
+    total_cost: Optional[float] = None
     input_tokens_cost: Optional[float] = None
     output_tokens_cost: Optional[float] = None
     reasoning_tokens_cost: Optional[float] = None
@@ -64,6 +68,16 @@ class Usage(GatewayModel):
     prompt_tokens_details: Optional[PromptTokensDetails] = None
     completion_tokens_details: Optional[CompletionTokensDetails] = None
     cost: Optional[Cost] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_counts(cls, value: Any) -> Any:
+        return drop_nulls(value, ("prompt_tokens", "completion_tokens", "total_tokens"))
+
+    @field_validator("cost", mode="before")
+    @classmethod
+    def _cost_as_number(cls, value: Any) -> Any:
+        return cost_from_number(value)
 
     @property
     def total_cost(self) -> Optional[float]:

@@ -103,9 +103,16 @@ class SessionState:
         return copy.deepcopy(self._history())
 
     @property
-    def cost(self) -> float:
-        """USD the gateway reported for this conversation's requests (equal to its tagged ledger rows)."""
-        return math.fsum(usage.cost.total_cost for usage in self._usages if usage is not None and usage.cost)
+    def cost(self) -> Optional[float]:
+        """USD the gateway reported for this conversation's requests (equal to its tagged ledger rows).
+
+        None (unknown, never a made-up 0.0) when a request's answer reported no cost:
+        the server may have charged it, and the client cannot say how much.
+        """
+        reported = [usage.total_cost if usage is not None else None for usage in self._usages]
+        if any(cost is None for cost in reported):
+            return None
+        return math.fsum(cost for cost in reported if cost is not None)
 
     @property
     def usage(self) -> Usage:
@@ -115,7 +122,7 @@ class SessionState:
             prompt_tokens=sum(u.prompt_tokens for u in done),
             completion_tokens=sum(u.completion_tokens for u in done),
             total_tokens=sum(u.total_tokens for u in done),
-            cost=Cost(total_cost=self.cost),
+            cost=Cost(total_cost=self.cost) if self.cost is not None else None,
         )
 
     @property
@@ -215,7 +222,7 @@ class SessionState:
         turns, requests = len(self.turns), self.requests
         return (
             f"<{type(self).__name__} {model}: {turns} turn{'' if turns == 1 else 's'}, "
-            f"{requests} request{'' if requests == 1 else 's'}, {format_usd(self.cost)}>"
+            f"{requests} request{'' if requests == 1 else 's'}, {_usd(self.cost)}>"
         )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
@@ -228,6 +235,10 @@ class SessionState:
         except Exception:  # noqa: BLE001 - a display bug must never break the user's cell
             plain = repr(self)
         return rich_bundle(self, plain=plain)
+
+
+def _usd(cost: Optional[float]) -> str:
+    return "cost not reported" if cost is None else f"${cost:.6f}"
 
 
 def turns_of(messages: list[dict[str, Any]]) -> list[Turn]:

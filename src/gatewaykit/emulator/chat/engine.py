@@ -17,6 +17,7 @@ from typing import Any
 
 from gatewaykit.emulator.chat.request import ChatRequest
 from gatewaykit.emulator.chat.prompt_reading import read_prompt
+from gatewaykit.emulator.chat.prompt_schema import asks_for_json_block, schema_in_messages
 from gatewaykit.emulator.chat.schema_checks import SchemaProblem
 from gatewaykit.emulator.chat.schema_values import instance_of
 from gatewaykit.emulator.chat.script import Script
@@ -134,9 +135,12 @@ def _tools_to_call(request: ChatRequest, prompt: str) -> list[dict[str, Any]]:
 
 def _json_content(request: ChatRequest, prompt: str, rng: random.Random) -> str:
     fmt = request.response_format or {}
+    prompted = schema_in_messages(request.messages) if fmt.get("type") == "json_object" else None
     if fmt.get("type") == "json_schema":
         schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
         value = instance_of(schema, rng, prompt, all_properties=True, prompt_numbers=True)
+    elif prompted is not None:  # json_object with the schema written in the prompt: an instance of it
+        value = instance_of(prompted, rng, prompt, all_properties=True, prompt_numbers=True)
     else:
         value = {"question": read_prompt(prompt).quoted, "answer": answer(prompt + " (in one sentence)", rng),
                  "synthetic": True, "source": "offline gateway"}
@@ -173,10 +177,30 @@ def _scripted(script: Script | None, request: ChatRequest) -> Any:
     return script.answer_for(text_of(request.messages[-1].get("content")))
 
 
+def _forced(request: ChatRequest) -> bool:
+    """``tool_choice`` names a tool or says ``required``: the caller wants that call complete."""
+    return isinstance(request.tool_choice, dict) or request.tool_choice == "required"
+
+
+def _fenced_json(request: ChatRequest, prompt: str, rng: random.Random) -> str | None:
+    """No response_format, a schema in the prompt and a ```json block asked for (instructor's MD_JSON): that block."""
+    if request.response_format or not asks_for_json_block(request.messages):
+        return None
+    schema = schema_in_messages(request.messages)
+    if schema is None:
+        return None
+    try:
+        value = instance_of(schema, rng, prompt, all_properties=True, prompt_numbers=True)
+    except SchemaProblem:
+        return None
+    return "```json\n" + json.dumps(value, indent=2, ensure_ascii=False) + "\n```"
+
+
 def _tool_arguments(request: ChatRequest, tool: dict[str, Any], rng: random.Random, prompt: str) -> str:
     try:
+        fill_all = bool(tool["function"].get("strict")) or _forced(request)  # forced: optional fields filled too
         arguments = instance_of(tool["function"].get("parameters") or {"type": "object"}, rng, prompt,
-                                all_properties=bool(tool["function"].get("strict")), prompt_numbers=True)
+                                all_properties=fill_all, prompt_numbers=True)
     except SchemaProblem as problem:
         index = next(i for i, t in enumerate(request.tools) if t is tool)
         raise SchemaTooBig(f"tools[{index}].function.parameters", problem) from None
@@ -208,6 +232,8 @@ def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_
             content = _json_content(request, prompt, rng)
         except SchemaProblem as problem:
             raise SchemaTooBig("response_format.json_schema.schema", problem) from None
+    elif (fenced := _fenced_json(request, prompt, rng)) is not None:
+        content = fenced
     else:
         room = None if request.max_tokens is None else request.max_tokens - count_tokens(trace)
         content = answer(prompt, rng, room)

@@ -2,7 +2,8 @@
 
 With ``stream: true`` the answer is SSE: ``: keepalive`` comment lines while the
 picture renders, then one ``event: image_generation.completed`` whose ``data``
-is the same image response object a buffered request returns. A stream that
+is the same image response object a buffered request returns, plus OpenAI's event
+fields: ``type`` and the first image's ``b64_json`` at the top level. A stream that
 breaks off before that event is not charged.
 """
 
@@ -126,6 +127,21 @@ def _result(spec: ModelSpec, job: ImageRequest, images: list[bytes], price: int)
             "data": data, "usage": usage}
 
 
+def _completed_event(spec: ModelSpec, job: ImageRequest, images: list[bytes], price: int) -> dict[str, Any]:
+    """The terminal event's payload: the whole image response, plus what OpenAI's own event carries
+    (``type`` and the first image's ``b64_json`` at the top level), so openai-python's typed
+    ``ImageGenCompletedEvent`` reads ``event.type`` and ``event.b64_json``."""
+    result = _result(spec, job, images, price)
+    first = result["data"][0] if result["data"] else {}
+    event = {"type": "image_generation.completed", **result, "created_at": result["created"],
+             "quality": job.quality or "auto", "background": getattr(job, "background", None) or "auto"}
+    if "b64_json" in first:
+        event["b64_json"] = first["b64_json"]
+    elif "url" in first:
+        event["url"] = first["url"]
+    return event
+
+
 async def _answer(gateway: Gateway, caller: Caller, spec: ModelSpec, job: ImageRequest,
                   references: list[bytes]) -> Response:
     price = job.n * image_price(spec, job.width, job.height, job.quality, job.resolution)
@@ -172,7 +188,7 @@ async def _stream(caller: Caller, spec: ModelSpec, job: ImageRequest, task: Any,
                                       "insufficient_quota")
             yield b"event: error\ndata: " + orjson.dumps(envelope) + b"\n\n"
             return
-        yield b"event: image_generation.completed\ndata: " + orjson.dumps(_result(spec, job, images, price)) + b"\n\n"
+        yield b"event: image_generation.completed\ndata: " + orjson.dumps(_completed_event(spec, job, images, price)) + b"\n\n"
         paid = True
     finally:
         if held:
