@@ -1,6 +1,7 @@
-"""Safe decoding of untrusted encoded images (PNG, JPEG, WebP, GIF, ...).
+"""Safe decoding of untrusted encoded images: PNG, JPEG, WebP and GIF only.
 
-The declared pixel count is checked from the header *before* any pixel data is
+Any other format Pillow knows is refused before it is parsed (EPS would hand the
+bytes to Ghostscript). The declared pixel count is checked from the header *before* any pixel data is
 decoded, so a tiny file that claims to be enormous (a decompression bomb) is
 refused cheaply with :class:`MediaError`.
 """
@@ -11,6 +12,8 @@ import io
 import warnings
 
 from PIL import Image, UnidentifiedImageError
+
+from gatewaykit.types.images import API_IMAGE_FORMATS
 
 from .errors import MediaError
 
@@ -29,11 +32,11 @@ def open_image(data: bytes, *, load: bool = True) -> Image.Image:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
         try:
-            image = Image.open(io.BytesIO(bytes(data)))
+            image = Image.open(io.BytesIO(bytes(data)), formats=API_IMAGE_FORMATS)
         except Image.DecompressionBombError as exc:
             raise MediaError(f"image is too large to decode safely: {exc}") from None
         except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
-            raise MediaError(f"data is not a decodable image ({type(exc).__name__})") from None
+            raise MediaError(f"data is not a PNG, JPEG, WebP or GIF image ({type(exc).__name__})") from None
         width, height = image.size
         if width <= 0 or height <= 0:
             raise MediaError(f"image declares an invalid size {width}x{height}")
@@ -46,7 +49,7 @@ def open_image(data: bytes, *, load: bool = True) -> Image.Image:
             try:
                 image.load()
             except Exception as exc:  # Pillow raises many types for corrupt data
-                raise MediaError(f"image data is corrupt or truncated ({type(exc).__name__}: {exc})") from None
+                raise MediaError(f"image data is corrupt or truncated ({type(exc).__name__})") from None
     return image
 
 

@@ -135,7 +135,7 @@ def inspect_image(data: bytes) -> ImageFacts:
     try:
         image.load()
     except Exception as exc:  # Pillow raises many types for corrupt data
-        raise MediaError(f"image data is corrupt or truncated ({type(exc).__name__}: {exc})") from None
+        raise MediaError(f"image data is corrupt or truncated ({type(exc).__name__})") from None
     pixels = _sample_pixels(image if image.mode in ("RGBA", "LA", "PA", "P") else to_rgb(image))
     return ImageFacts(width=width, height=height, format=fmt, mode=mode,
                       dominant_colours=dominant_colours(pixels))
