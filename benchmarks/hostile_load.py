@@ -4,7 +4,8 @@ Starts ``python -m gatewaykit.emulator`` in its own process and measures:
 
 - ``edit-memory``: peak gateway RSS (``VmHWM`` from ``/proc/<pid>/status``) before and after one edit
   request carrying eight 1-bit PNGs of 40 megapixels (about 6 KB each), then one carrying four;
-- ``vision``: another account's chat latency while eight requests of 20-25 big images from a $0 key run;
+- ``vision``: another account's chat latency while eight requests of 22 images of 40 MP from a $0 key run;
+- ``vision-funded``: the same while a key that can pay sends eight chats of 16 images of 10 MP;
 - ``jobs``: another account's video job time while a key with money for one 1080p job creates 20.
 
 Usage: python benchmarks/hostile_load.py [edit-memory|vision|jobs ...]
@@ -86,17 +87,18 @@ def edit_memory() -> None:
             gateway.close()
 
 
-def vision() -> None:
-    gateway = Gateway(hog_balance=0.0)
+def vision(hog_balance: float = 0.0, parts: int = 22, size: tuple[int, int] = (7000, 5700)) -> None:
+    gateway = Gateway(hog_balance=hog_balance)
     try:
-        big = _png(7000, 5700, "L")
+        big = _png(*size, "L")
         count = iter(range(10**6))
 
         def hog_body() -> dict:  # every image different (bytes after IEND): no cache helps
-            parts = [{"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(
-                big + next(count).to_bytes(4, "big")).decode()}} for _ in range(22)]
+            images = [{"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(
+                big + next(count).to_bytes(4, "big")).decode()}} for _ in range(parts)]
             return {"model": "chat-vision", "messages": [{"role": "user", "content": [
-                {"type": "text", "text": "describe"}, *parts]}]}
+                {"type": "text", "text": "describe"}, *images]}]}
+
         other_body = {"model": "chat-mini", "messages": [{"role": "user", "content": "hello"}]}
         statuses: list[int] = []
 
@@ -116,10 +118,16 @@ def vision() -> None:
         latency = time.monotonic() - t0
         for thread in threads:
             thread.join()
-        print(f"vision: other account's chat {answer.status_code} in {latency:.2f} s; "
-              f"$0 key's eight requests: {sorted(statuses)} in {time.monotonic() - started:.1f} s")
+        print(f"vision (hog ${hog_balance:g}, 8 requests of {parts} images of {size[0]}x{size[1]}): other account's "
+              f"chat {answer.status_code} in {latency:.2f} s; hog's answers {sorted(statuses)} "
+              f"in {time.monotonic() - started:.1f} s")
     finally:
         gateway.close()
+
+
+def vision_funded() -> None:
+    """A hog that can pay, sending the most a chat may carry (16 images, 160 MP): the per-account decode limit."""
+    vision(hog_balance=50.0, parts=16, size=(4000, 2500))
 
 
 def jobs() -> None:
@@ -142,6 +150,6 @@ def jobs() -> None:
 
 
 if __name__ == "__main__":
-    chosen = sys.argv[1:] or ["edit-memory", "vision", "jobs"]
+    chosen = sys.argv[1:] or ["edit-memory", "vision", "vision-funded", "jobs"]
     for name in chosen:
-        {"edit-memory": edit_memory, "vision": vision, "jobs": jobs}[name]()
+        {"edit-memory": edit_memory, "vision": vision, "vision-funded": vision_funded, "jobs": jobs}[name]()

@@ -61,13 +61,13 @@ async def edit_images(request: Request) -> Response:
         image_request = parse_image_request(spec, body)
         require_funds(caller, _price(spec, image_request))  # before any image is decoded
         parts = [*form.getlist("image[]"), *form.getlist("image")]
-        references = await _reference_images(gateway, spec, parts)
+        references = await _reference_images(gateway, caller.account.id, spec, parts)
     finally:
         await form.close()  # the uploads' spooled temporary files; unclosed they warn (ResourceWarning)
     return await _answer(gateway, caller, spec, image_request, references)
 
 
-async def _reference_images(gateway: Gateway, spec: ModelSpec, parts: list[Any]) -> list[bytes]:
+async def _reference_images(gateway: Gateway, account_id: str, spec: ModelSpec, parts: list[Any]) -> list[bytes]:
     from gatewaykit.emulator.media import MediaError, inspect_image
     from gatewaykit.emulator.media.decoding import MAX_INPUT_PIXELS, MAX_REQUEST_PIXELS, declared_pixels
 
@@ -94,7 +94,7 @@ async def _reference_images(gateway: Gateway, spec: ModelSpec, parts: list[Any])
                           "smaller images.", param="image")
     for number, (part, data) in enumerate(zip(parts, images), 1):  # one at a time: one full decode in memory
         try:
-            await gateway.run_in_worker(inspect_image, data)
+            await gateway.run_decoding(account_id, inspect_image, data)
         except MediaError as exc:
             raise _unusable(number, part, exc) from None
     return images
@@ -150,7 +150,8 @@ async def _answer(gateway: Gateway, caller: Caller, spec: ModelSpec, job: ImageR
     price = _price(spec, job)
     require_funds(caller, price)
     seed = job.seed if job.seed is not None else gateway.random_seed()
-    render = gateway.run_in_worker(_render, gateway, spec, job, seed, references)
+    render = (gateway.run_decoding(caller.account.id, _render, gateway, spec, job, seed, references) if references
+              else gateway.run_in_worker(_render, gateway, spec, job, seed, references))
     simulated = gateway.scaled(1.0 + 0.5 * job.n)
     if job.stream:
         drop = caller.fault in ("disconnect", "stream-drop")
