@@ -75,7 +75,8 @@ def uvicorn_config(app: Any, host: str, port: int, log_level: str = "warning") -
     # uvicorn's default of 5 s the server could close a connection just as a client reused it, and
     # that request's answer was lost (seen on a loaded 2-core machine).
     return uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, lifespan="on",
-                          timeout_graceful_shutdown=1, ws="none", timeout_keep_alive=KEEP_ALIVE_SECONDS)
+                          timeout_graceful_shutdown=1, ws="none", timeout_keep_alive=KEEP_ALIVE_SECONDS,
+                          proxy_headers=False)  # no proxy in front: X-Forwarded-* is never trusted
 
 
 class Emulator:
