@@ -126,7 +126,7 @@ def test_cli_on_all_interfaces_prints_a_warning():
         line = process.stderr.readline()
     finally:
         process.terminate()
-        process.communicate(timeout=10)
+        process.communicate(timeout=60)
     assert "WARNING" in line and "NOT loopback" in line
 
 
