@@ -83,7 +83,12 @@ class LiveKernel:
         return out
 
     def text(self, msg_id: str) -> str:
-        return "".join(m["content"]["text"] for m in self.of(msg_id, "stream"))
+        """What the cell printed to stdout (stderr can carry other threads' noise: see ``errors``)."""
+        return "".join(m["content"]["text"] for m in self.of(msg_id, "stream") if m["content"]["name"] == "stdout")
+
+    def errors(self, msg_id: str) -> str:
+        """What was written to stderr while the cell ran."""
+        return "".join(m["content"]["text"] for m in self.of(msg_id, "stream") if m["content"]["name"] == "stderr")
 
     def click(self, model_id: str) -> None:
         """What a front end sends when a widget Button is clicked."""
