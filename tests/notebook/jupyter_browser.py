@@ -181,6 +181,7 @@ class NotebookPage:
         """
         before = self.prompt(index)
         for _ in range(attempts):
+            self._no_dialog(f"running cell {index}")
             self.cell(index).locator(".jp-InputArea-editor").click()
             self.page.keyboard.press("Shift+Enter")
             deadline = time.monotonic() + 15
@@ -189,6 +190,19 @@ class NotebookPage:
                     return
                 time.sleep(0.05)
         raise TimeoutError(f"cell {index} did not start after {attempts} Shift+Enter presses: prompt still {before!r}")
+
+    def _no_dialog(self, doing: str) -> None:
+        """Wait up to 60 s for a JupyterLab dialog to go; then AssertionError with its text (and a screenshot)."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        dialog = self.page.locator(".jp-Dialog")
+        if dialog.count():
+            try:
+                dialog.first.wait_for(state="detached", timeout=60_000)
+            except PlaywrightTimeout:
+                self.screenshot("dialog")
+                raise AssertionError(f"waited 60 s for a JupyterLab dialog blocking {doing} to close: "
+                                     f"{dialog.first.inner_text()[:500]!r} (see dialog.png)") from None
 
     def prompt(self, index: int) -> str:
         return self.cell(index).locator(".jp-InputPrompt").inner_text().strip()
