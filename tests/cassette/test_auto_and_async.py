@@ -67,7 +67,7 @@ def test_async_client_replays_chat_stream_and_job(recorded: Recorded, no_key: No
             stream = await client.chat.completions.create(model="chat-mini", messages=STREAM, stream=True)
             chunks = [chunk.model_dump() async for chunk in stream]
             job = await client.videos.create(model="video-range", prompt="waves at dusk", duration=2)
-            await job.wait(timeout=10, poll_interval=0.001)
+            await job.wait(timeout=120, poll_interval=0.001)
             return chat, chunks, await job.content(), client.ledger.total_cost
 
     chat, chunks, video, spent = asyncio.run(replay())

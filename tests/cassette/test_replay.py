@@ -68,7 +68,7 @@ def test_video_content_replays_through_the_redirect(recorded: Recorded, replay: 
 def test_music_job_replays_to_the_same_song(recorded: Recorded, replay: gk.Client) -> None:
     """A music job replays to completion and its content is the recorded MP3."""
     song = replay.music.create(model="music-song", prompt="bright folk", lyrics_prompt=LYRICS)
-    song.wait(timeout=10, poll_interval=0.01)
+    song.wait(timeout=120, poll_interval=0.01)
     assert (song.id, song.status, song.content()) == (recorded.music_id, "completed", recorded.music_bytes)
 
 

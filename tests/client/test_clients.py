@@ -103,7 +103,7 @@ def test_map_keeps_order_and_errors(client: gk.Client) -> None:
 def test_batch_runs_concurrently(client: gk.Client) -> None:
     """batch() runs calls on several threads at once."""
     threads: set[str] = set()
-    barrier = threading.Barrier(3, timeout=10)
+    barrier = threading.Barrier(3, timeout=120)
 
     def call() -> str:
         threads.add(threading.current_thread().name)

@@ -27,7 +27,7 @@ def test_cli_prints_its_real_port_demo_key_and_serves(tmp_path):
         assert answer.status_code == 200
     finally:
         process.terminate()
-        process.communicate(timeout=10)
+        process.communicate(timeout=60)
 
 
 def test_cli_with_accounts_file_never_prints_keys(tmp_path):
@@ -42,7 +42,7 @@ def test_cli_with_accounts_file_never_prints_keys(tmp_path):
         assert "offline gateway" in banner and key not in banner
     finally:
         process.terminate()
-        out, err = process.communicate(timeout=10)
+        out, err = process.communicate(timeout=60)
     assert key not in out + err
 
 

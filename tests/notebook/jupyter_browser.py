@@ -82,7 +82,7 @@ class JupyterServer:
             self.stop()
             raise
 
-    def _wait_ready(self, timeout: float = 60) -> None:
+    def _wait_ready(self, timeout: float = 180) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -93,7 +93,7 @@ class JupyterServer:
             except httpx.HTTPError:
                 pass
             time.sleep(0.2)
-        raise RuntimeError(f"Jupyter {self.app} did not start in time")
+        raise RuntimeError(f"Jupyter {self.app} did not answer api/status within {timeout:g} s; see {self.log.name}")
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}/{path}?token={self.token}"
@@ -105,9 +105,10 @@ class JupyterServer:
     def stop(self) -> None:
         self.process.terminate()
         try:
-            self.process.wait(10)
+            self.process.wait(60)  # a busy machine takes a while to shut Jupyter down
         except subprocess.TimeoutExpired:
             self.process.kill()
+            self.process.wait(60)  # reaped: an unreaped Popen warns (ResourceWarning, an error in this suite)
         self.log.close()
 
 
@@ -155,7 +156,7 @@ class NotebookPage:
     def __init__(self, page: Any, artifacts: Path) -> None:
         self.page, self.artifacts = page, artifacts
 
-    def wait_kernel_idle(self, timeout: float = 60) -> None:
+    def wait_kernel_idle(self, timeout: float = 180) -> None:
         """Until the notebook shows its cells and the kernel reports idle (Lab and Notebook 7 alike)."""
         self.page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=timeout * 1000)
         self.page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=timeout * 1000)
@@ -175,23 +176,38 @@ class NotebookPage:
     def run(self, index: int, attempts: int = 3) -> None:
         """Run a cell with Shift+Enter, pressing again if the front end did not take it up.
 
-        (Right after the page loads, a click can land before the editor takes key presses.)
+        (Right after the page loads, a click can land before the editor takes key presses.) Each press
+        gets 15 s to show: a press taken but shown late and then pressed again would run the cell twice.
         """
         before = self.prompt(index)
         for _ in range(attempts):
+            self._no_dialog(f"running cell {index}")
             self.cell(index).locator(".jp-InputArea-editor").click()
             self.page.keyboard.press("Shift+Enter")
-            deadline = time.monotonic() + 3
+            deadline = time.monotonic() + 15
             while time.monotonic() < deadline:
                 if self.prompt(index) != before:
                     return
                 time.sleep(0.05)
-        raise TimeoutError(f"cell {index} did not start: prompt still {before!r}")
+        raise TimeoutError(f"cell {index} did not start after {attempts} Shift+Enter presses: prompt still {before!r}")
+
+    def _no_dialog(self, doing: str) -> None:
+        """Wait up to 60 s for a JupyterLab dialog to go; then AssertionError with its text (and a screenshot)."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        dialog = self.page.locator(".jp-Dialog")
+        if dialog.count():
+            try:
+                dialog.first.wait_for(state="detached", timeout=60_000)
+            except PlaywrightTimeout:
+                self.screenshot("dialog")
+                raise AssertionError(f"waited 60 s for a JupyterLab dialog blocking {doing} to close: "
+                                     f"{dialog.first.inner_text()[:500]!r} (see dialog.png)") from None
 
     def prompt(self, index: int) -> str:
         return self.cell(index).locator(".jp-InputPrompt").inner_text().strip()
 
-    def wait_done(self, index: int, timeout: float = 60) -> None:
+    def wait_done(self, index: int, timeout: float = 180) -> None:
         """Until the cell's prompt shows an execution count (not ``[*]`` or blank)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -200,9 +216,10 @@ class NotebookPage:
                 return
             time.sleep(0.05)
         self.screenshot(f"timeout-cell-{index}")
-        raise TimeoutError(f"cell {index} still running: {self.prompt(index)!r} (see timeout-cell-{index}.png)")
+        raise TimeoutError(f"waited {timeout:g} s for cell {index} to finish; its prompt is still "
+                           f"{self.prompt(index)!r} (see timeout-cell-{index}.png)")
 
-    def run_and_wait(self, index: int, timeout: float = 60) -> None:
+    def run_and_wait(self, index: int, timeout: float = 180) -> None:
         self.run(index)
         self.wait_done(index, timeout)
 

@@ -50,15 +50,23 @@ class LiveKernel:
             if until is not None and until():
                 return
 
+    def wait_for(self, condition: Callable[[], bool], what: str, seconds: float = 180) -> None:
+        """Read IOPub messages until ``condition()``; AssertionError saying ``what`` was awaited after ``seconds``."""
+        self.pump(seconds, until=condition)
+        assert condition(), f"waited {seconds:g} s for {what}"
+
+    def updates_of(self, msg_id: str) -> int:
+        """How many ``update_display_data`` messages the cell's displays have had."""
+        return len(self.of(msg_id, "update_display_data"))
+
     def idle(self, msg_id: str) -> bool:
         return any(m["msg_type"] == "status" and m["content"]["execution_state"] == "idle"
                    and m["parent_header"].get("msg_id") == msg_id for m in self.messages)
 
-    def run(self, code: str, timeout: float = 60) -> str:
+    def run(self, code: str, timeout: float = 180) -> str:
         """Run a cell to its end; its msg_id."""
         msg_id = self.execute(code)
-        self.pump(timeout, until=lambda: self.idle(msg_id))
-        assert self.idle(msg_id), f"cell did not finish in {timeout}s: {code}"
+        self.wait_for(lambda: self.idle(msg_id), f"the cell to finish: {code}", timeout)
         return msg_id
 
     def of(self, msg_id: str, *types: str) -> list[dict[str, Any]]:
@@ -75,7 +83,12 @@ class LiveKernel:
         return out
 
     def text(self, msg_id: str) -> str:
-        return "".join(m["content"]["text"] for m in self.of(msg_id, "stream"))
+        """What the cell printed to stdout (stderr can carry other threads' noise: see ``errors``)."""
+        return "".join(m["content"]["text"] for m in self.of(msg_id, "stream") if m["content"]["name"] == "stdout")
+
+    def errors(self, msg_id: str) -> str:
+        """What was written to stderr while the cell ran."""
+        return "".join(m["content"]["text"] for m in self.of(msg_id, "stream") if m["content"]["name"] == "stderr")
 
     def click(self, model_id: str) -> None:
         """What a front end sends when a widget Button is clicked."""

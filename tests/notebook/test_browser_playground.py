@@ -42,7 +42,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
             with open_notebook(server, "09-playground.ipynb", ARTIFACTS, height=1800) as notebook:
                 run_first_cell(notebook)
                 notebook.run_and_wait(PLAYGROUND)
-                notebook.page.wait_for_selector(".gk-playground .gk-playground-run", timeout=30_000)
+                notebook.page.wait_for_selector(".gk-playground .gk-playground-run", timeout=180_000)
                 yield notebook
         finally:
             server.stop()
@@ -95,7 +95,7 @@ def cost_text(page: NotebookPage) -> str:
 def test_image_appears_at_the_chosen_width_and_the_cost_updates(page: NotebookPage) -> None:
     """Pick image-pixels, set width 512, Run: the image decodes 512 px wide; the cost line counts the run."""
     choose(page, "image", "image-pixels", "a red fox in snow")
-    expect(form(page).locator(".gk-playground-count").first).to_have_text("17 / 10,000", timeout=10_000)
+    expect(form(page).locator(".gk-playground-count").first).to_have_text("17 / 10,000", timeout=180_000)
     before = cost_text(page)
     readout = form(page).locator(".gk-field-width .widget-readout")
     readout.click()
@@ -106,8 +106,8 @@ def test_image_appears_at_the_chosen_width_and_the_cost_updates(page: NotebookPa
     shot(page, "01-image-form")
     form(page).locator(".gk-playground-run").click()
     image = form(page).locator(".gk-playground-result .gk-images img")
-    image.wait_for(timeout=30_000)
-    page.page.wait_for_function("i => i.complete && i.naturalWidth > 0", arg=image.element_handle(), timeout=10_000)
+    image.wait_for(timeout=180_000)
+    page.page.wait_for_function("i => i.complete && i.naturalWidth > 0", arg=image.element_handle(), timeout=180_000)
     assert image.evaluate("i => [i.naturalWidth, i.naturalHeight]") == [512, 1024]
     page.page.wait_for_function("b => !b.disabled", arg=form(page).locator(".gk-playground-run").element_handle())
     after = cost_text(page)
@@ -121,7 +121,7 @@ def test_invalid_lyrics_are_shown_next_to_the_form(page: NotebookPage) -> None:
     choose(page, "music", "music-song", "folk, guitar")
     form(page).locator(".gk-field-lyrics_prompt textarea").fill("la la")
     message = form(page).locator(".gk-playground-message .gk-error")
-    expect(message).to_contain_text("lyrics_prompt must be 10 to 3000 characters (got 5)", timeout=10_000)
+    expect(message).to_contain_text("lyrics_prompt must be 10 to 3000 characters (got 5)", timeout=180_000)
     shot(page, "03-invalid-lyrics")
 
 
@@ -136,14 +136,14 @@ def test_video_shows_progress_then_a_playable_player(page: NotebookPage) -> None
     shot(page, "04-video-quote")
     form(page).locator(".gk-playground-run").click()
     form(page).locator(".gk-playground-result .gk-job[data-status='queued'], "
-                       ".gk-playground-result .gk-job[data-status='in_progress']").first.wait_for(timeout=15_000)
+                       ".gk-playground-result .gk-job[data-status='in_progress']").first.wait_for(timeout=180_000)
     assert form(page).locator(".gk-playground-run").is_disabled()
     assert form(page).locator(".gk-playground-cancel").is_visible()
     shot(page, "04-video-progress-card")
     video = form(page).locator(".gk-playground-result .gk-job[data-status='completed'] video.gk-video")
-    video.wait_for(timeout=60_000)
+    video.wait_for(timeout=180_000)
     video.scroll_into_view_if_needed()
-    page.page.wait_for_function("v => v.readyState >= 1 && v.duration > 0", arg=video.element_handle(), timeout=15_000)
+    page.page.wait_for_function("v => v.readyState >= 1 && v.duration > 0", arg=video.element_handle(), timeout=180_000)
     page.page.wait_for_function("b => !b.disabled", arg=form(page).locator(".gk-playground-run").element_handle())
     expect(form(page).locator(".gk-playground-cost")).to_contain_text("≈ $0.20 est.", timeout=10_000)
     assert "(2 runs)" in cost_text(page) and "does not report" not in cost_text(page)
@@ -159,11 +159,11 @@ def test_cancel_button_cancels_the_running_video(page: NotebookPage) -> None:
     page.page.keyboard.press("Enter")
     form(page).locator(".gk-playground-run").click()
     cancel = form(page).locator(".gk-playground-cancel")
-    cancel.wait_for(state="visible", timeout=15_000)
+    cancel.wait_for(state="visible", timeout=180_000)
     cancel.click()
-    form(page).locator(".gk-playground-result .gk-job[data-status='cancelled']").wait_for(timeout=30_000)
-    expect(cancel).to_be_hidden(timeout=10_000)
-    expect(form(page).locator(".gk-playground-cost")).to_contain_text("(3 runs)", timeout=10_000)
+    form(page).locator(".gk-playground-result .gk-job[data-status='cancelled']").wait_for(timeout=180_000)
+    expect(cancel).to_be_hidden(timeout=180_000)
+    expect(form(page).locator(".gk-playground-cost")).to_contain_text("(3 runs)", timeout=180_000)
     shot(page, "06-video-cancelled")
 
 
@@ -172,10 +172,10 @@ def test_chat_answer_streams_into_the_result(page: NotebookPage) -> None:
     choose(page, "chat", "chat-mini", "Explain event loops with a comparison table and python code")
     form(page).locator(".gk-playground-run").click()
     answer = form(page).locator(".gk-playground-result .gk-answer")
-    answer.first.wait_for(timeout=15_000)
-    expect(form(page).locator(".gk-playground-result")).to_contain_text("streaming…", timeout=15_000)
+    answer.first.wait_for(timeout=180_000)
+    expect(form(page).locator(".gk-playground-result")).to_contain_text("streaming…", timeout=180_000)
     shot(page, "07-chat-streaming")
-    expect(form(page).locator(".gk-playground-result")).not_to_contain_text("streaming…", timeout=60_000)
+    expect(form(page).locator(".gk-playground-result")).not_to_contain_text("streaming…", timeout=180_000)
     assert form(page).locator(".gk-playground-result .gk-answer table").count() == 1
-    expect(form(page).locator(".gk-playground-cost")).to_contain_text("(4 runs)", timeout=10_000)
+    expect(form(page).locator(".gk-playground-cost")).to_contain_text("(4 runs)", timeout=180_000)
     shot(page, "08-chat-final")

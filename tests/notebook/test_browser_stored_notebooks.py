@@ -32,7 +32,7 @@ def test_stored_notebook_08_shows_the_tool_loop_without_a_kernel(tmp_path: Path)
     try:
         with open_notebook(server, "08.ipynb", ARTIFACTS, height=2400) as page:
             output = page.cell(cell)
-            output.locator("details.gk-tool-step").first.wait_for(timeout=30_000)
+            output.locator("details.gk-tool-step").first.wait_for(timeout=180_000)
             for index in range(output.locator("details.gk-tool-step").count()):
                 output.locator("details.gk-tool-step summary").nth(index).click()
             page.screenshot("tool-loop-notebook-08", cell)

@@ -56,7 +56,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
         server = JupyterServer(root, app="lab")
         try:
             with open_notebook(server, "turns.ipynb", ARTIFACTS) as notebook:
-                notebook.run_and_wait(0, timeout=60)
+                notebook.run_and_wait(0)
                 yield notebook
         finally:
             server.stop()
@@ -79,7 +79,7 @@ def watch_running_step(page: NotebookPage, cell: int, name: str) -> bool:
 def test_tool_loop_renders_steps_then_the_answer(page: NotebookPage, cell: int, name: str, city: str, celsius: str) -> None:
     """While a tool runs its block says running; at the end two collapsible results and one answer that uses them."""
     assert watch_running_step(page, cell, name)
-    page.wait_done(cell, timeout=90)
+    page.wait_done(cell)
     output = page.cell(cell)
     blocks = output.locator("details.gk-tool-step")
     assert blocks.count() == 2 and output.locator(".gk-tool-step[data-status='ok']").count() == 2

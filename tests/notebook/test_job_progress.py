@@ -130,7 +130,7 @@ def test_background_thread_follows_job_to_the_end():
     sink = CapturingSink()
     progress = JobProgress(job, sink=sink, buttons=False, schedule=PollSchedule(first=0.01))
     progress.start()
-    assert progress.join(timeout=10)
+    assert progress.join(timeout=120)
     assert "gk-video" in sink.last["text/html"]
 
 

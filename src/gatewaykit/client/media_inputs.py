@@ -23,6 +23,8 @@ import os
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from gatewaykit.types.images import API_IMAGE_FORMATS
+
 __all__ = ["ImageInput", "image_part", "load_image", "to_data_uri", "to_image_url", "to_upload"]
 
 ImageInput = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Any]
@@ -98,12 +100,12 @@ def _check_decodes(data: bytes, origin: str) -> None:
             raise ValueError(f"{origin} is not an image (not PNG, JPEG, WebP or GIF): nothing was sent") from None
         return
     try:
-        with Image.open(io.BytesIO(data)) as image:
+        with Image.open(io.BytesIO(data), formats=API_IMAGE_FORMATS) as image:
             image.verify()
     except Exception as exc:  # noqa: BLE001 - UnidentifiedImageError, SyntaxError, OSError... all mean 'not an image'
         raise ValueError(
-            f"{origin} is not an image PIL can decode ({type(exc).__name__}): pass a PNG, JPEG, WebP or GIF; "
-            "nothing was sent"
+            f"{origin} is not an image PIL can decode as PNG, JPEG, WebP or GIF ({type(exc).__name__}): pass a "
+            "PNG, JPEG, WebP or GIF; nothing was sent"
         ) from None
 
 

@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gatewaykit.emulator.errors import ApiError, error_envelope
 from gatewaykit.emulator.faults import DropConnection
 from gatewaykit.emulator.gateway import Gateway
+from gatewaykit.emulator.host_check import OwnHostOnly
 from gatewaykit.emulator.routes.responses import JSONResponse
 from gatewaykit.emulator.settings import Settings
 
@@ -164,5 +165,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
     app = Starlette(routes=_routes(), exception_handlers=handlers, lifespan=lifespan)
     app.router.redirect_slashes = False  # no empty 307s: see without_trailing_slash
     app.state.gateway = gateway
+    app.add_middleware(OwnHostOnly)  # inside: its 421 carries X-Gateway-Offline too
     app.add_middleware(OfflineHeaderAndDrops)
     return app

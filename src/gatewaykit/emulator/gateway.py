@@ -20,6 +20,9 @@ REQUEST_WORKERS = 8
 #: Threads that render video and music jobs. Jobs queue for these only, so however many renders are
 #: queued, a synchronous request never waits behind them (no head-of-line blocking).
 JOB_WORKERS = 2
+#: Request-pool threads one account's image decoding may take at once: however many big images one caller
+#: sends, the other accounts keep REQUEST_WORKERS - ACCOUNT_DECODE_WORKERS threads.
+ACCOUNT_DECODE_WORKERS = 2
 
 
 class Gateway:
@@ -41,6 +44,7 @@ class Gateway:
                                         retention_seconds={"in-memory": settings.prompt_cache_memory_seconds})
         self.executor = ThreadPoolExecutor(max_workers=REQUEST_WORKERS, thread_name_prefix="gatewaykit-media")
         self.job_executor = ThreadPoolExecutor(max_workers=JOB_WORKERS, thread_name_prefix="gatewaykit-jobs")
+        self._decode_slots: dict[str, Any] = {}  # account id -> asyncio.Semaphore (made in the server's loop)
         self._seed_rng = random.Random(f"seeds-{settings.seed}")
         self._seed_lock = threading.Lock()
 
@@ -61,6 +65,16 @@ class Gateway:
     async def run_in_worker(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run CPU-heavy work a request waits for (images, image inspection) off the event loop."""
         return await self._run(self.executor, function, *args, **kwargs)
+
+    async def run_decoding(self, account_id: str, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run an account's image decoding in the request pool, at most ACCOUNT_DECODE_WORKERS at a time."""
+        import asyncio
+
+        slots = self._decode_slots.get(account_id)
+        if slots is None:
+            slots = self._decode_slots[account_id] = asyncio.Semaphore(ACCOUNT_DECODE_WORKERS)
+        async with slots:
+            return await self.run_in_worker(function, *args, **kwargs)
 
     async def run_job_render(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Render a video or music job, in the job pool (never in the pool requests wait on)."""

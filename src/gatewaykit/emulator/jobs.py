@@ -2,8 +2,10 @@
 
 States: video ``queued`` → ``in_progress`` → ``completed`` | ``failed``; music starts
 ``in_progress``. ``DELETE`` on an unfinished video makes it ``cancelled`` (never
-charged); on a finished one it removes the job. Jobs are billed once, when they
-complete; if the balance cannot pay then, the job fails and nothing is charged.
+charged); on a finished one it removes the job. A job's price is held on the
+account when it is created (the route answers 402 when it cannot be held), so
+jobs in flight can never spend more than the balance; the hold is charged when
+the job completes and released when it fails or is cancelled.
 Finished jobs and their media links expire ``retention_seconds`` after they end.
 Durations are multiplied by ``time_scale``.
 """
@@ -47,6 +49,13 @@ class Job:
     content: bytes | None = None
     expires: float | None = None
     task: asyncio.Task | None = None
+    held: bool = False  # the price is held on the account until settle()
+
+    def settle(self, *, paid: bool) -> None:
+        """Charge (``paid``) or release the held price; only the first call counts."""
+        if self.held:
+            self.held = False
+            self.account.settle(self.price, paid=paid)
 
     @property
     def filename(self) -> str:
@@ -90,7 +99,13 @@ class JobStore:
         self._last_sweep = 0.0
 
     def create(self, job: Job) -> Job:
+        """Hold the job's price on its account (402 ``insufficient_quota`` when it cannot be held) and start it."""
+        from gatewaykit.emulator.admission import insufficient_quota
+
         self.sweep()
+        if not job.account.hold(job.price):
+            raise insufficient_quota()
+        job.held = True
         self.jobs[job.id] = job
         self.by_token[job.token] = job
         counts = self.created.setdefault(job.account.id, {})
@@ -115,6 +130,7 @@ class JobStore:
     def cancel(self, job: Job) -> None:
         if job.status not in TERMINAL:
             job.status = "cancelled"
+            job.settle(paid=False)
             job.expires = time.monotonic() + self.gateway.settings.retention_seconds
             if job.task is not None:
                 job.task.cancel()
@@ -134,6 +150,7 @@ class JobStore:
             self.remove(job)
 
     def _finish(self, job: Job, status: str, error: str | None = None) -> None:
+        job.settle(paid=status == "completed")
         job.status = status
         job.error = error
         if status == "completed":
@@ -157,15 +174,12 @@ class JobStore:
                 gateway.run_job_render(job.render), asyncio.sleep(gateway.scaled(job.run_seconds)))
             if job.status != "in_progress":
                 return
-            if not job.account.charge(job.price):
-                self._finish(job, "failed", "The account balance could not pay for this job when it finished; "
-                                            "it was not charged. Add credits and create a new job.")
-                return
             job.content = content
             if job.seconds is None:
                 job.seconds = f"{round(seconds, 2):g}"
             self._finish(job, "completed")
         except asyncio.CancelledError:
+            job.settle(paid=False)
             if job.status not in TERMINAL:
                 job.status = "cancelled"
         except MediaError as exc:

@@ -18,7 +18,7 @@ from gatewaykit.emulator.settings import Settings, load_accounts
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
 
 
-KEEP_ALIVE_SECONDS = 30
+KEEP_ALIVE_SECONDS = Settings.keep_alive_seconds
 
 
 def is_loopback(host: str) -> bool:
@@ -48,6 +48,10 @@ def make_settings(accounts: Any = None, time_scale: float = 1.0, seed: int = 0, 
         value = getattr(settings, name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
             raise ValueError(f"{name} must be a finite number of seconds >= 0; got {value!r}")
+    for name in ("keep_alive_seconds", "request_head_seconds"):
+        value = getattr(settings, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"{name} must be a finite number of seconds > 0; got {value!r}")
     speed = settings.tokens_per_second
     if isinstance(speed, bool) or not isinstance(speed, (int, float)) or not math.isfinite(speed) or speed <= 0:
         raise ValueError(f"tokens_per_second must be a finite number > 0; got {speed!r}")
@@ -70,12 +74,17 @@ def check_port(port: Any) -> int:
 def uvicorn_config(app: Any, host: str, port: int, log_level: str = "warning") -> Any:
     import uvicorn
 
+    from gatewaykit.emulator.connection_guard import head_deadline_protocol
+
+    settings = app.state.gateway.settings
     logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
     # Idle keep-alive connections stay open longer than httpx keeps them in its pool (5 s): with
     # uvicorn's default of 5 s the server could close a connection just as a client reused it, and
     # that request's answer was lost (seen on a loaded 2-core machine).
     return uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, lifespan="on",
-                          timeout_graceful_shutdown=1, ws="none", timeout_keep_alive=KEEP_ALIVE_SECONDS)
+                          timeout_graceful_shutdown=1, ws="none", timeout_keep_alive=settings.keep_alive_seconds,
+                          http=head_deadline_protocol(settings.request_head_seconds),
+                          proxy_headers=False)  # no proxy in front: X-Forwarded-* is never trusted
 
 
 class Emulator:

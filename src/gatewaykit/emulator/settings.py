@@ -67,6 +67,10 @@ class Settings:
     prompt_cache_memory_seconds: float = 300.0
     #: Scripted chat answers (a dict or a JSON file path; see ``chat/script.py``); None: synthetic only.
     script: Any = None
+    #: Seconds a connection may stay idle, when it opens and between requests, before the server closes it.
+    keep_alive_seconds: float = 30.0
+    #: Seconds a request's head (request line and headers) may take from its first byte.
+    request_head_seconds: float = 10.0
 
     def __post_init__(self) -> None:
         if self.time_scale < 0:

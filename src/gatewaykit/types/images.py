@@ -12,6 +12,10 @@ from pydantic import Field, PrivateAttr
 
 from gatewaykit.types.common import GatewayModel, Usage
 
+#: The only formats untrusted image bytes are opened as (Pillow's names): the formats the API speaks.
+#: Any other format Pillow knows is refused before it is parsed; EPS, for one, would run Ghostscript.
+API_IMAGE_FORMATS = ("PNG", "JPEG", "WEBP", "GIF")
+
 _MAGIC = ((b"\x89PNG\r\n\x1a\n", "png"), (b"\xff\xd8\xff", "jpg"), (b"GIF87a", "gif"), (b"GIF89a", "gif"))
 
 
@@ -23,6 +27,20 @@ def image_extension(data: bytes) -> str:
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "webp"
     return "bin"
+
+
+def open_api_image(data: bytes, what: str = "image data") -> Any:
+    """Open untrusted ``data`` as a ``PIL.Image`` (lazily: pixels load later), only as PNG, JPEG, WebP or GIF.
+
+    Anything else is a :class:`ValueError` naming ``what`` and the accepted formats (never a decoder's
+    own message, which could show a tool's command line or temporary paths).
+    """
+    from PIL import Image
+
+    try:
+        return Image.open(io.BytesIO(data), formats=API_IMAGE_FORMATS)
+    except Exception as exc:  # noqa: BLE001 - UnidentifiedImageError, SyntaxError, OSError... all mean 'not one'
+        raise ValueError(f"{what} is not a PNG, JPEG, WebP or GIF image ({type(exc).__name__})") from None
 
 
 class ImageData(GatewayModel):
@@ -70,14 +88,19 @@ class ImageResult(GatewayModel):
 
     @property
     def images(self) -> list[Any]:
-        """The images as ``PIL.Image.Image`` objects (Pillow is imported on first use)."""
-        if self._images is None:
-            from PIL import Image
+        """The images as ``PIL.Image.Image`` objects (Pillow is imported on first use).
 
+        Only PNG, JPEG, WebP and GIF bytes are decoded; anything else is a ``ValueError``.
+        """
+        if self._images is None:
             decoded = []
-            for item in self.data:
-                image = Image.open(io.BytesIO(item.content))
-                image.load()
+            for position, item in enumerate(self.data):
+                what = f"image {position}"
+                image = open_api_image(item.content, what)
+                try:
+                    image.load()
+                except Exception as exc:  # noqa: BLE001 - Pillow raises many types for corrupt data
+                    raise ValueError(f"{what} is corrupt or truncated ({type(exc).__name__})") from None
                 decoded.append(image)
             self._images = decoded
         return self._images

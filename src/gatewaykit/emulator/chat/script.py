@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gatewaykit.emulator.chat.backtracking import catastrophic_backtracking
+
 _KINDS = ("content", "tool_call", "json")
 
 
@@ -53,10 +55,17 @@ def _fill(value: Any, groups: tuple[str | None, ...]) -> Any:
     return value
 
 
+def _match_lines(text: str) -> list[int]:
+    """The line of each ``"match"`` key in a script's JSON text (entries have one each, in order)."""
+    return [text.count("\n", 0, found.start()) + 1 for found in re.finditer(r'"match"\s*:', text)]
+
+
 class Script:
     """A parsed script file; :meth:`answer_for` gives the scripted reply to a user message, or None."""
 
-    def __init__(self, data: Any, source: str = "script") -> None:
+    def __init__(self, data: Any, source: str = "script", text: str | None = None) -> None:
+        """``text``: the file's JSON text, so errors can give an entry's line number."""
+        lines = _match_lines(text) if text is not None else []
         if not isinstance(data, dict) or not isinstance(data.get("answers"), list):
             raise ValueError(f'{source}: a script is a JSON object {{"answers": [...]}}')
         self.entries: list[_Entry] = []
@@ -79,6 +88,13 @@ class Script:
                     regex = re.compile(entry["match"][3:], re.IGNORECASE)
                 except re.error as exc:
                     raise ValueError(f"{where}.match is not a valid regular expression: {exc}") from None
+                danger = catastrophic_backtracking(entry["match"][3:])
+                if danger:
+                    line = f" (line {lines[i]})" if i < len(lines) else ""
+                    raise ValueError(
+                        f"{where}.match{line} {entry['match']!r} has {danger}: matching it can take for ever and "
+                        "would freeze the gateway. Repeat a plain character class instead (e.g. '[\\w\\s]+'), or "
+                        "make the inner quantifier possessive ('\\w++') or atomic ('(?>...)').")
             self.entries.append(_Entry(entry["match"], regex, kind, answer))
 
     def answer_for(self, message: str) -> ScriptedAnswer | None:
@@ -120,7 +136,7 @@ def load_script(source: Any) -> Script:
             data = json.loads(text)
         except ValueError as exc:
             raise ValueError(f"script file {str(source)!r} is not valid JSON: {exc}") from None
-        return Script(data, source=f"script file {str(source)!r}")
+        return Script(data, source=f"script file {str(source)!r}", text=text)
     if isinstance(source, dict):
         return Script(source)
     raise ValueError(f"script must be a dict or a path to a JSON file, not {type(source).__name__}")

@@ -17,6 +17,11 @@ from typing import Any
 
 from gatewaykit.emulator.errors import bad_request
 
+#: Most image parts one chat request may carry.
+MAX_IMAGE_PARTS = 16
+#: Fewest prompt tokens an image part costs (``detail: low``): the funds check before any image is decoded.
+MIN_IMAGE_TOKENS = 85
+
 _DATA_URI = re.compile(r"data:(?P<mime>[\w/+.\-]*)(?P<params>(;[\w\-]+=[^;,]*)*)(?P<b64>;base64)?,(?P<data>.*)",
                        re.S)
 
@@ -62,10 +67,38 @@ def image_tokens(width: int, height: int, detail: str | None) -> int:
     return 85 + 170 * tiles
 
 
+def check_image_count(messages: list[dict[str, Any]]) -> int:
+    """The number of image parts; 400 on messages when over MAX_IMAGE_PARTS (nothing decoded)."""
+    count = len(image_parts(messages))
+    if count > MAX_IMAGE_PARTS:
+        raise bad_request(f"This chat has {count} image parts; one request may carry at most {MAX_IMAGE_PARTS}.",
+                          param="messages")
+    return count
+
+
+def _check_pixels(messages: list[dict[str, Any]]) -> None:
+    """400 naming the limit when the data: images declare more pixels in all than one request may (headers only)."""
+    from gatewaykit.emulator.media import MediaError
+    from gatewaykit.emulator.media.decoding import MAX_INPUT_PIXELS, MAX_REQUEST_PIXELS, declared_pixels
+
+    total = 0
+    for param, image in image_parts(messages):
+        if not re.match(r"https?://", image["url"], re.I):
+            try:
+                total += declared_pixels(decode_data_uri(image["url"], param))
+            except MediaError as exc:
+                raise bad_request(f"{param} is not a readable image: {exc}", param=param) from None
+    if total > MAX_REQUEST_PIXELS:
+        raise bad_request(f"The images have {total:,} pixels in all; one request may send at most "
+                          f"{MAX_REQUEST_PIXELS:,} (each image at most {MAX_INPUT_PIXELS:,}). Send fewer or "
+                          "smaller images.", param="messages")
+
+
 def describe_images(messages: list[dict[str, Any]], cache: dict[str, ImageNote]) -> list[ImageNote]:
-    """Describe every image part (CPU work: call it off the event loop)."""
+    """Describe every image part (CPU work: call it off the event loop), after checking the pixel total."""
     from gatewaykit.emulator.media import MediaError, inspect_image
 
+    _check_pixels(messages)
     notes = []
     for number, (param, image) in enumerate(image_parts(messages), 1):
         url = image["url"]

@@ -12,7 +12,7 @@ import numpy as np
 from PIL import Image, ImageOps
 
 from .caption import draw_caption
-from .decoding import open_image, to_rgb
+from .decoding import decode_to_cover
 from .errors import MediaError
 from .palette import RGB, derive_seed, palette_for
 from .scenery import paint_scene
@@ -104,12 +104,12 @@ class KenBurnsAnimation:
     """Image-to-video: a slow zoom and pan across a reference image."""
 
     def __init__(self, reference: bytes, *, seed: int, width: int, height: int, frames: int, fps: int) -> None:
+        source_size = (round(width * KEN_BURNS_ZOOM), round(height * KEN_BURNS_ZOOM))
         try:
-            picture = to_rgb(open_image(reference))
+            picture = decode_to_cover(reference, source_size)
         except MediaError as exc:
             raise MediaError(f"reference image: {exc}") from None
-        self.source = ImageOps.fit(picture, (round(width * KEN_BURNS_ZOOM), round(height * KEN_BURNS_ZOOM)),
-                                   Image.Resampling.BICUBIC)
+        self.source = ImageOps.fit(picture, source_size, Image.Resampling.BICUBIC)
         rng = np.random.default_rng(derive_seed(seed, "ken-burns", width, height))
         self.zoom_in = bool(rng.random() < 0.5)
         self.start = (rng.uniform(0.3, 0.7), rng.uniform(0.3, 0.7))

@@ -13,7 +13,7 @@ import math
 import numpy as np
 from PIL import Image, ImageDraw, ImageOps
 
-from .decoding import open_image, to_rgb
+from .decoding import decode_to_cover
 from .errors import MediaError
 from .palette import Palette
 
@@ -33,36 +33,32 @@ def grid_shape(count: int, width: int, height: int) -> tuple[int, int]:
     return columns, math.ceil(count / columns)
 
 
-def decode_references(references: list[bytes]) -> list[Image.Image]:
-    """Decode reference images to RGB, naming the bad one in any error."""
-    images = []
-    for index, data in enumerate(references[:MAX_REFERENCES]):
-        try:
-            images.append(to_rgb(open_image(data)))
-        except MediaError as exc:
-            raise MediaError(f"reference image {index + 1}: {exc}") from None
-    return images
+def compose_references(references: list[bytes], width: int, height: int) -> Image.Image:
+    """Tile the encoded ``references`` over a ``width`` x ``height`` RGB canvas, each cropped to cover its cell.
 
-
-def compose_references(images: list[Image.Image], width: int, height: int) -> Image.Image:
-    """Tile ``images`` over a ``width`` x ``height`` RGB canvas, each cropped to cover its cell.
-
-    The last row stretches its cells so the canvas has no gaps.
+    Each reference is decoded only when its cell is drawn, straight to the cell's size, so one
+    full-size decode at a time is the most memory a collage takes. The last row stretches its
+    cells so the canvas has no gaps; an undecodable reference is a MediaError naming it.
     """
+    references = references[:MAX_REFERENCES]
     canvas = Image.new("RGB", (width, height))
     draw = ImageDraw.Draw(canvas)
     gutter = max(1, min(width, height) // 200)
-    columns, rows = grid_shape(len(images), width, height)
+    columns, rows = grid_shape(len(references), width, height)
     index = 0
     for row in range(rows):
-        in_row = min(columns, len(images) - index)
+        in_row = min(columns, len(references) - index)
         top, bottom = row * height // rows, (row + 1) * height // rows
         for column in range(in_row):
             left, right = column * width // in_row, (column + 1) * width // in_row
             if right > left and bottom > top:
-                tile = ImageOps.fit(images[index], (right - left, bottom - top),
-                                    Image.Resampling.BILINEAR)
-                canvas.paste(tile, (left, top))
+                cell = (right - left, bottom - top)
+                try:
+                    picture = decode_to_cover(references[index], cell)
+                except MediaError as exc:
+                    raise MediaError(f"reference image {index + 1}: {exc}") from None
+                canvas.paste(ImageOps.fit(picture, cell, Image.Resampling.BILINEAR), (left, top))
+                del picture
             if column:
                 draw.rectangle((left - gutter // 2, top, left + gutter // 2, bottom), fill=_GUTTER)
             index += 1

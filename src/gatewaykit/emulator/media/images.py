@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from PIL import Image
 
-from .collage import compose_references, decode_references, tint_towards
+from .collage import compose_references, tint_towards
 from .colour_names import dominant_colours
 from .decoding import open_image, to_rgb
 from .errors import MediaError
@@ -99,7 +99,7 @@ def draw_image(
     detail = _detail_level(quality)
     palette = palette_for(prompt, seed)
     if references:
-        picture = tint_towards(compose_references(decode_references(references), width, height), palette)
+        picture = tint_towards(compose_references(references, width, height), palette)
     else:
         picture = paint_scene(prompt, palette, width, height, seed=seed, detail=detail).image
         draw_motif(picture, prompt, palette)
@@ -115,7 +115,10 @@ def _sample_pixels(image: Image.Image, limit: int = 128) -> np.ndarray:
     """
     scale = min(1.0, limit / max(image.size))
     size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
-    rgba = np.asarray(image.convert("RGBA").resize(size, Image.Resampling.NEAREST)).reshape(-1, 4)
+    small = image.resize(size, Image.Resampling.NEAREST)  # before converting: the full image is never copied
+    if small.mode not in ("RGBA", "LA", "PA", "P"):
+        small = to_rgb(small)
+    rgba = np.asarray(small.convert("RGBA")).reshape(-1, 4)
     visible = rgba[rgba[:, 3] > 0]
     return (visible if len(visible) else rgba)[:, :3]
 
@@ -135,7 +138,7 @@ def inspect_image(data: bytes) -> ImageFacts:
     try:
         image.load()
     except Exception as exc:  # Pillow raises many types for corrupt data
-        raise MediaError(f"image data is corrupt or truncated ({type(exc).__name__}: {exc})") from None
-    pixels = _sample_pixels(image if image.mode in ("RGBA", "LA", "PA", "P") else to_rgb(image))
+        raise MediaError(f"image data is corrupt or truncated ({type(exc).__name__})") from None
+    pixels = _sample_pixels(image)
     return ImageFacts(width=width, height=height, format=fmt, mode=mode,
                       dominant_colours=dominant_colours(pixels))

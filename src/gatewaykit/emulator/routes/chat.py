@@ -15,7 +15,7 @@ from gatewaykit.emulator.catalog import ModelSpec
 from gatewaykit.emulator.chat.answers import chunk_deltas, completion_body, extra_fields, usage_body
 from gatewaykit.emulator.chat.engine import ChatResult, SchemaTooBig, complete
 from gatewaykit.emulator.chat.request import ChatRequest, parse_chat_request
-from gatewaykit.emulator.chat.vision import describe_images, image_parts
+from gatewaykit.emulator.chat.vision import MIN_IMAGE_TOKENS, check_image_count, describe_images, image_parts
 from gatewaykit.emulator.errors import bad_request
 from gatewaykit.emulator.faults import DropConnection
 from gatewaykit.emulator.gateway import Gateway
@@ -40,7 +40,11 @@ async def chat_completions(request: Request) -> Response:
         if not features["vision"]:
             raise bad_request(f"{spec.id!r} does not accept image input; use a model with 'image' in its "
                               "input_modalities (chat-vision).", param="messages")
-        notes = await gateway.run_in_worker(describe_images, chat.messages, gateway.vision_cache)
+        images = check_image_count(chat.messages)
+        lowest = chat_cost(spec, MIN_IMAGE_TOKENS * images, 1, 0, cached_tokens=MIN_IMAGE_TOKENS * images)
+        if not caller.account.can_pay(sum(lowest.values())):  # before any image is decoded
+            raise insufficient_quota()
+        notes = await gateway.run_decoding(caller.account.id, describe_images, chat.messages, gateway.vision_cache)
     if chat.response_format and not features["json_mode"]:
         raise bad_request(f"{spec.id!r} does not support response_format.", param="response_format")
     try:  # CPU work (a big schema, a long conversation) stays off the event loop

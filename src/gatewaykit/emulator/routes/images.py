@@ -60,15 +60,17 @@ async def edit_images(request: Request) -> Response:
         body = form_to_body(form)
         spec = resolve_model(body, gateway, caller, "image")
         image_request = parse_image_request(spec, body)
+        require_funds(caller, _price(spec, image_request))  # before any image is decoded
         parts = [*form.getlist("image[]"), *form.getlist("image")]
-        references = await _reference_images(gateway, spec, parts)
+        references = await _reference_images(gateway, caller.account.id, spec, parts)
     finally:
         await form.close()  # the uploads' spooled temporary files; unclosed they warn (ResourceWarning)
     return await _answer(gateway, caller, spec, image_request, references)
 
 
-async def _reference_images(gateway: Gateway, spec: ModelSpec, parts: list[Any]) -> list[bytes]:
+async def _reference_images(gateway: Gateway, account_id: str, spec: ModelSpec, parts: list[Any]) -> list[bytes]:
     from gatewaykit.emulator.media import MediaError, inspect_image
+    from gatewaykit.emulator.media.decoding import MAX_INPUT_PIXELS, MAX_REQUEST_PIXELS, declared_pixels
 
     limit = spec.entry["edit"]["max_reference_images"]
     if not parts:
@@ -80,14 +82,31 @@ async def _reference_images(gateway: Gateway, spec: ModelSpec, parts: list[Any])
     for number, part in enumerate(parts, 1):
         if not isinstance(part, UploadFile):
             raise bad_request(f"Image {number} must be a file part, not a text field.", param="image")
-        data = await part.read()
+        images.append(await part.read())
+    total = 0
+    for number, (part, data) in enumerate(zip(parts, images), 1):
         try:
-            await gateway.run_in_worker(inspect_image, data)
+            total += declared_pixels(data)  # from the headers: nothing decoded yet
         except MediaError as exc:
-            raise bad_request(f"Image {number} ({part.filename or 'unnamed'}) is not a usable image: {exc}",
-                              param="image") from None
-        images.append(data)
+            raise _unusable(number, part, exc) from None
+    if total > MAX_REQUEST_PIXELS:
+        raise bad_request(f"The input images have {total:,} pixels in all; one request may send at most "
+                          f"{MAX_REQUEST_PIXELS:,} (each image at most {MAX_INPUT_PIXELS:,}). Send fewer or "
+                          "smaller images.", param="image")
+    for number, (part, data) in enumerate(zip(parts, images), 1):  # one at a time: one full decode in memory
+        try:
+            await gateway.run_decoding(account_id, inspect_image, data)
+        except MediaError as exc:
+            raise _unusable(number, part, exc) from None
     return images
+
+
+def _unusable(number: int, part: Any, exc: Exception) -> ApiError:
+    return bad_request(f"Image {number} ({part.filename or 'unnamed'}) is not a usable image: {exc}", param="image")
+
+
+def _price(spec: ModelSpec, job: ImageRequest) -> int:
+    return job.n * image_price(spec, job.width, job.height, job.quality, job.resolution)
 
 
 def _render(gateway: Gateway, spec: ModelSpec, job: ImageRequest, seed: int, references: list[bytes]) -> list[bytes]:
@@ -144,10 +163,11 @@ def _completed_event(spec: ModelSpec, job: ImageRequest, images: list[bytes], pr
 
 async def _answer(gateway: Gateway, caller: Caller, spec: ModelSpec, job: ImageRequest,
                   references: list[bytes]) -> Response:
-    price = job.n * image_price(spec, job.width, job.height, job.quality, job.resolution)
+    price = _price(spec, job)
     require_funds(caller, price)
     seed = job.seed if job.seed is not None else gateway.random_seed()
-    render = gateway.run_in_worker(_render, gateway, spec, job, seed, references)
+    render = (gateway.run_decoding(caller.account.id, _render, gateway, spec, job, seed, references) if references
+              else gateway.run_in_worker(_render, gateway, spec, job, seed, references))
     simulated = gateway.scaled(1.0 + 0.5 * job.n)
     if job.stream:
         drop = caller.fault in ("disconnect", "stream-drop")

@@ -11,12 +11,14 @@ from starlette.responses import RedirectResponse, Response
 from gatewaykit.emulator.admission import admit
 from gatewaykit.emulator.errors import not_found
 from gatewaykit.emulator.gateway import Gateway
+from gatewaykit.emulator.host_check import own_origin
 from gatewaykit.emulator.jobs import Job
 from gatewaykit.emulator.routes.responses import JSONResponse
 
 
 def media_url(request: Request, job: Job) -> str:
-    return str(request.base_url).rstrip("/") + job.media_path()
+    """The job's media link on the address the request came in on (never from its Host header)."""
+    return (own_origin(request.scope) or str(request.base_url).rstrip("/")) + job.media_path()
 
 
 def job_view(request: Request, job: Job) -> dict[str, Any]:

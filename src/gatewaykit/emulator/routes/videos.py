@@ -32,7 +32,8 @@ def _frame(resolution: str, ratio: str) -> tuple[int, int]:
     return (_even(short * a / b), short) if a >= b else (short, _even(short * b / a))
 
 
-async def _reference(gateway: Gateway, spec: ModelSpec, body: dict[str, Any]) -> tuple[bool, bytes | None, str]:
+async def _reference(gateway: Gateway, account_id: str, spec: ModelSpec,
+                     body: dict[str, Any]) -> tuple[bool, bytes | None, str]:
     """(image-to-video?, reference bytes or None for an unfetchable URL, the reference's aspect ratio)."""
     from gatewaykit.emulator.media import MediaError, inspect_image
 
@@ -48,7 +49,7 @@ async def _reference(gateway: Gateway, spec: ModelSpec, body: dict[str, Any]) ->
         raise bad_request("'input_reference' must be an image URL or a data: URI.", param="input_reference")
     data = decode_data_uri(value, "input_reference")
     try:
-        facts = await gateway.run_in_worker(inspect_image, data)
+        facts = await gateway.run_decoding(account_id, inspect_image, data)
     except MediaError as exc:
         raise bad_request(f"'input_reference' is not a usable image: {exc}", param="input_reference") from None
     ratio = min(_RATIOS, key=lambda r: abs(_RATIOS[r][0] / _RATIOS[r][1] - facts.width / facts.height))
@@ -77,14 +78,14 @@ async def create_video(request: Request) -> Response:
     ratio = opt_enum(body, "aspect_ratio", params["aspect_ratio"]["values"], params["aspect_ratio"]["default"])
     audio = opt_bool(body, "generate_audio", params["generate_audio"]["default"])
     seed = opt_seed(body)
-    image_to_video, reference, reference_ratio = await _reference(gateway, spec, body)
+    price = video_price(spec, resolution, duration, bool(audio))
+    require_funds(caller, price)  # before the reference is decoded
+    image_to_video, reference, reference_ratio = await _reference(gateway, caller.account.id, spec, body)
     if ratio == "auto":
         if not image_to_video:
             raise bad_request("aspect_ratio 'auto' needs an input_reference image.", param="aspect_ratio")
         ratio = reference_ratio
     width, height = _frame(resolution, ratio)
-    price = video_price(spec, resolution, duration, bool(audio))
-    require_funds(caller, price)
     seed = seed if seed is not None else gateway.random_seed()
 
     def render() -> tuple[bytes, float]:
