@@ -136,7 +136,8 @@ def _json_content(request: ChatRequest, prompt: str, rng: random.Random) -> str:
     fmt = request.response_format or {}
     if fmt.get("type") == "json_schema":
         schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
-        value = instance_of(schema, rng, prompt, all_properties=True, prompt_numbers=True)
+        subject = str((fmt.get("json_schema") or {}).get("name") or "")
+        value = instance_of(schema, rng, prompt, all_properties=True, prompt_numbers=True, subject=subject)
     else:
         value = {"question": read_prompt(prompt).quoted, "answer": answer(prompt + " (in one sentence)", rng),
                  "synthetic": True, "source": "offline gateway"}
