@@ -17,6 +17,7 @@ from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest, encode_json
 from gatewaykit.client.cassette_store import REPLAY_BASE_URL, Cassette
 from gatewaykit.client.config import ConnectionSettings, normalise_base_url, resolve_settings
 from gatewaykit.client.key_fingerprint import key_id
+from gatewaykit.client.model_names import suggest_model
 from gatewaykit.client.display import Display, choose_display
 from gatewaykit.client.flows import Flow, RetryPolicy, send_with_retries
 from gatewaykit.client.recording import Recording, request_summary
@@ -249,5 +250,6 @@ class BaseClient:
             raise_for_status(response)
         except GatewayError as exc:
             recording.error(exc)
+            suggest_model(exc, recording.model, self._catalog.ids if self._catalog is not None else None)
             raise
         return response
