@@ -3,7 +3,10 @@
 References are laid out on a grid (one fills the frame, two sit side by side
 along the long axis, four make a 2x2, and so on), each resized to *cover* its
 cell, then tinted towards the prompt's palette so the result visibly comes from
-both the references and the prompt.
+both the references and the prompt. An enlarged reference is resampled bicubically
+and softened by its scale (a small generated picture's hard edges would otherwise
+show as stairs), and a reference's own "synthetic" badge is taken off: the result
+carries one badge, its own.
 """
 
 from __future__ import annotations
@@ -11,8 +14,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageOps
+from PIL import Image, ImageDraw, ImageFilter, ImageOps
 
+from .badge import erase_badge
 from .decoding import open_image, to_rgb
 from .errors import MediaError
 from .palette import Palette
@@ -38,10 +42,19 @@ def decode_references(references: list[bytes]) -> list[Image.Image]:
     images = []
     for index, data in enumerate(references[:MAX_REFERENCES]):
         try:
-            images.append(to_rgb(open_image(data)))
+            images.append(erase_badge(to_rgb(open_image(data))))
         except MediaError as exc:
             raise MediaError(f"reference image {index + 1}: {exc}") from None
     return images
+
+
+def cover(image: Image.Image, size: tuple[int, int]) -> Image.Image:
+    """``image`` cropped and resized to cover ``size``; enlarged smoothly (bicubic, softened by the scale)."""
+    scale = max(size[0] / image.width, size[1] / image.height)
+    fitted = ImageOps.fit(image, size, Image.Resampling.BICUBIC)
+    if scale > 1.5:
+        fitted = fitted.filter(ImageFilter.GaussianBlur(radius=min(4.0, 0.4 * scale)))
+    return fitted
 
 
 def compose_references(images: list[Image.Image], width: int, height: int) -> Image.Image:
@@ -60,8 +73,7 @@ def compose_references(images: list[Image.Image], width: int, height: int) -> Im
         for column in range(in_row):
             left, right = column * width // in_row, (column + 1) * width // in_row
             if right > left and bottom > top:
-                tile = ImageOps.fit(images[index], (right - left, bottom - top),
-                                    Image.Resampling.BILINEAR)
+                tile = cover(images[index], (right - left, bottom - top))
                 canvas.paste(tile, (left, top))
             if column:
                 draw.rectangle((left - gutter // 2, top, left + gutter // 2, bottom), fill=_GUTTER)
