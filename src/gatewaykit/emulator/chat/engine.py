@@ -23,7 +23,7 @@ from gatewaykit.emulator.chat.script import Script
 from gatewaykit.emulator.chat.tokens import count_tokens, tokenize
 from gatewaykit.emulator.chat.tool_results import text_of, tool_reply
 from gatewaykit.emulator.chat.vision import ImageNote, image_parts
-from gatewaykit.emulator.chat.writing import answer, reasoning_trace
+from gatewaykit.emulator.chat.writing import answer, image_answer, reasoning_trace
 
 
 class SchemaTooBig(ValueError):
@@ -215,7 +215,7 @@ def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_
         if notes and len(notes) == 1 and read_prompt(prompt).sentences == 1:  # one sentence, as asked
             content = notes[0].text.rstrip(".") + "; the offline model can tell only its size and colours."
         elif notes:
-            content = "\n\n".join([*(note.text for note in notes), _VISION_LIMIT, content])
+            content = "\n\n".join([*(note.text for note in notes), _VISION_LIMIT, image_answer(prompt, rng)])
     content, stopped = _apply_stop(content, request.stop)
     reasoning_tokens, content_tokens = tokenize(trace), tokenize(content)
     finish = "tool_calls" if calls else "stop"
