@@ -129,3 +129,11 @@ def test_a_turn_that_hit_the_limit_stays_one_turn(client: gk.Client) -> None:
     assert len(restored.turns) == 2 and restored.history == chat.history
     restored.undo()
     assert restored.history == chat.history[:2]
+
+
+def test_tool_call_arguments_are_plain_inline_code() -> None:
+    """A tool call's arguments read `{"city": "Lisbon"}` in the Markdown, without padding spaces."""
+    from gatewaykit.client.transcript import _inline_code
+
+    assert _inline_code('{"city": "Lisbon"}') == '`{"city": "Lisbon"}`'
+    assert _inline_code("`x`") == "`` `x` ``"  # a backtick at an edge still needs the space
