@@ -200,3 +200,10 @@ def test_vision_answer_has_no_code_block_and_says_what_a_vision_model_would_add(
     text = content_of(http.post("/v1/chat/completions", json={
         "model": "chat-vision", "messages": [{"role": "user", "content": content}]}).json())
     assert "64×48" in text and "vision model" in text and "```" not in text
+
+
+def test_an_asked_list_names_what_it_stands_for(http):
+    """'three tips' gives three items that say they stand for tips, not the same notes about the offline model."""
+    text = content_of(ask(http, "Give me three tips for writing clear error messages."))
+    items = [line for line in text.splitlines() if line.startswith("- ")]
+    assert len(items) == 3 and all(item.startswith(f"- Tip {n} of 3") for n, item in enumerate(items, 1))

@@ -168,6 +168,24 @@ def _bullets(rng: random.Random, count: int, numbered: bool, kind: str | None = 
     return "\n".join(f"{i}. {fact}" if numbered else f"- {fact}" for i, fact in enumerate(facts, 1))
 
 
+_ITEM_NOUNS = {"tips": "tip", "reasons": "reason", "ideas": "idea", "steps": "step", "examples": "example",
+               "facts": "fact", "ways": "way", "items": "item"}
+
+
+def _placeholders(shape: PromptShape) -> str:
+    """The list a prompt asked for ("three tips for X"), each item saying a real one would stand there."""
+    match = re.search(r"\b(tips|reasons|ideas|steps|examples|facts|ways|items)\b", shape.text.lower())
+    noun = _ITEM_NOUNS[match.group(1)] if match else "point"
+    count = shape.bullets or 3
+    about = subject_of(shape.text)
+    topic = f" about {about}" if about else ""
+    forms = ["{N} {i} of {n}: a real {noun}{topic} would stand here.",
+             "{N} {i} of {n}: placeholder text from the offline gateway.",
+             "{N} {i} of {n}: with an API key, a real model writes this one."]
+    return "\n".join("- " + forms[min(i - 1, 1) if i < count or count == 1 else 2].format(
+        N=noun.capitalize(), i=i, n=count, noun=noun, topic=topic) for i in range(1, count + 1))
+
+
 def _would(point: str) -> str:
     return "A real answer would " + point[0].lower() + point[1:]
 
@@ -217,7 +235,7 @@ def answer(prompt: str, rng: random.Random, max_tokens: int | None = None) -> st
     if shape.sentences:
         return _sentences(shape, rng, shape.sentences)
     if shape.bullets and not shape.wants_code and not shape.table:
-        return rng.choice(_OPENINGS) + "\n\n" + _bullets(rng, shape.bullets, False)
+        return rng.choice(_OPENINGS) + "\n\n" + _placeholders(shape)
     forms = [_full(shape, rng, code=shape.wants_code, table=shape.table),
              _sentences(shape, rng, 4), _sentences(shape, rng, 1)]
     for form in forms:
