@@ -125,5 +125,7 @@ print(f"spent so far: ${gk.ledger.total_cost:.4f}")
 #
 # Each topic has its own notebook: [chat](01-chat.ipynb), [images](02-images.ipynb),
 # [video](03-video.ipynb), [music](04-music.ipynb), [the cost ledger](05-cost-ledger.ipynb),
-# [many requests at once](06-many-requests.ipynb) and
-# [errors and retries](07-errors-and-retries.ipynb).
+# [many requests at once](06-many-requests.ipynb),
+# [errors and retries](07-errors-and-retries.ipynb),
+# [conversations with tools](08-conversations.ipynb) and
+# [the playground](09-playground.ipynb), a form to try any model without code.

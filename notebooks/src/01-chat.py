@@ -20,8 +20,6 @@ client = gk.Client()  # SVC_API_KEY (+ SVC_BASE_URL): the real gateway; no key: 
 # clearly labelled as synthetic.
 
 # %%
-
-
 CHAT = client.models.pick("chat", ["tools", "json_schema"])
 REASONER = client.models.pick("chat", ["reasoning"])
 VISION = client.models.pick("chat", ["vision"])

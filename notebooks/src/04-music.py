@@ -78,4 +78,4 @@ print(path.suffix, len(data) == path.stat().st_size)
 try:
     client.music.create(model=SONG, prompt="jazz", lyrics_prompt="la la")
 except gk.BadRequestError as error:
-    print(type(error).__name__, "-", error.param)
+    print(f"{type(error).__name__} ({error.param}): {error.message}")

@@ -98,5 +98,6 @@ len(answers)
 
 # %%
 bounded = await aclient.map(one_line_async, topics, concurrency=3)
-print(bounded)
+for topic, sentence in zip(topics[:2], bounded):
+    print(f"{topic:>11}: {sentence}")
 await aclient.close()

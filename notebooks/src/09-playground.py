@@ -20,9 +20,6 @@ if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's ow
 import gatewaykit as gk
 client = gk.Client()  # SVC_API_KEY (+ SVC_BASE_URL): the real gateway; no key: the offline one
 
-# %% tags=["nbval-ignore-output"]
-gk.playground(client)
-
 # %% [markdown]
 # ### Which gateway?
 #
@@ -31,6 +28,9 @@ gk.playground(client)
 # gateway and you pay for what you run. Without a key it starts the built-in
 # **offline gateway**, a local server with synthetic models: free, fast, and
 # clearly labelled as synthetic.
+
+# %% tags=["nbval-ignore-output"]
+gk.playground(client)
 
 # %% [markdown]
 # Each run is one client call, the same as in code: `client.images.generate(...)`

@@ -19,6 +19,7 @@ from __future__ import annotations
 import linecache
 import os
 import re
+import sys
 import traceback
 from typing import Any, Optional
 
@@ -94,13 +95,25 @@ def _user_frame(error: BaseException) -> Optional[tuple[str, int, str]]:
     return found
 
 
+def _live_frontend() -> bool:
+    """False in a headless notebook run (nbconvert --execute, papermill, nbval, notebooks/build.py): they
+    execute without stdin, and their saved outputs are read as static pages, where ``%tb`` means nothing."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None  # type: ignore[attr-defined]
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:
+        return True  # a terminal or script: %tb works there
+    return bool(getattr(kernel, "_allow_stdin", True))
+
+
 _RED, _BOLD, _DIM, _RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
 
 
 def short_traceback(error: Any) -> list[str]:
     """Lines (ANSI-coloured, as IPython's are) for a gateway error raised in a cell.
 
-    Shown once short; a second call (``%tb`` in a later cell) gives the full traceback.
+    Shown once short; a second call (``%tb`` in a later cell) gives the full traceback. The ``%tb`` hint
+    is left out of headless runs, whose outputs are read as static pages (nbconvert HTML).
     """
     if getattr(error, "_short_traceback_shown", False):
         return "".join(traceback.format_exception(type(error), error, error.__traceback__)).rstrip("\n").split("\n")
@@ -114,5 +127,6 @@ def short_traceback(error: Any) -> list[str]:
     frame = _user_frame(error)
     if frame is not None and frame[2]:
         lines.append(f"  in: {frame[2]}" + (f"   {_DIM}(line {frame[1]}){_RESET}" if frame[1] else ""))
-    lines.append(f"{_DIM}Full traceback: run %tb{_RESET}")
+    if _live_frontend():
+        lines.append(f"{_DIM}Full traceback: run %tb{_RESET}")
     return lines

@@ -42,7 +42,7 @@ def test_misspelled_video_duration_warns(client: gk.Client) -> None:
 
 def test_chat_keyword_with_no_close_name_still_warns(client: gk.Client) -> None:
     """colour= on a chat model warns (no suggestion is invented) and the answer arrives."""
-    with pytest.warns(gk.UnknownParameterWarning, match=r"colour= for model 'chat-mini'; it is sent as-is") as caught:
+    with pytest.warns(gk.UnknownParameterWarning, match=r"colour= for model 'chat-mini'; the request is sent anyway") as caught:
         answer = client.chat.completions.create(model="chat-mini", messages=user("Hi"), colour="red")
     assert answer.content and "did you mean" not in str(caught[0].message)
 
@@ -101,3 +101,9 @@ def test_async_strict_client_raises(aclient_options: dict[str, Any], sink: Recor
     with pytest.raises(gk.BadRequestError, match=r"did you mean temperature=\?"):
         asyncio.run(run())
     assert sink.records == []
+
+
+def test_the_warning_names_the_call_as_written(client: gk.Client) -> None:
+    """client.chat.ask(temprature=...) is named client.chat.ask(), the call on the user's line."""
+    with pytest.warns(gk.UnknownParameterWarning, match=r"^client\.chat\.ask\(\) got an unknown keyword temprature="):
+        client.chat.ask("hello", model="chat-mini", temprature=0.2)

@@ -207,3 +207,9 @@ def test_visible_edits_are_what_is_sent() -> None:
     """Editing the visible text of a message is fine: the edited text is what goes to the model."""
     edited = to_markdown(PLAIN).replace("What is 2 + 2?", "What is 3 + 3?")
     assert from_markdown(edited)[0][0]["content"] == "What is 3 + 3?"
+def test_tool_call_arguments_are_plain_inline_code() -> None:
+    """A tool call's arguments read `{"city": "Lisbon"}` in the Markdown, without padding spaces."""
+    from gatewaykit.client.transcript import _inline_code
+
+    assert _inline_code('{"city": "Lisbon"}') == '`{"city": "Lisbon"}`'
+    assert _inline_code("`x`") == "`` `x` ``"  # a backtick at an edge still needs the space

@@ -66,7 +66,7 @@ def test_length_follows_max_tokens(http):
 @pytest.mark.parametrize("prompt, fence", [("Write a Rust function that adds two numbers", "```rust"),
                                            ("Show me some JavaScript to sort an array", "```javascript"),
                                            ("Write a SQL query for the top customers", "```sql"),
-                                           ("Explain closures", "```python")])
+                                           ("Write a function that reverses a string", "```python")])
 def test_code_block_in_the_language_the_prompt_names(http, prompt, fence):
     """The code block uses the language the prompt mentions (Python when none is named)."""
     assert fence in content_of(ask(http, prompt))
@@ -158,3 +158,52 @@ def test_one_sentence_vision_answer(http):
         "model": "chat-vision", "messages": [{"role": "user", "content": content}]}).json())
     assert "64×48" in text and "red" in text and "offline" in text
     assert len(re.findall(r"[.!?](\s|$)", text)) == 1
+
+
+@pytest.mark.parametrize("prompt", ["Is 221 a prime number?", "Suggest a weekend in Porto.", "Explain closures",
+                                    "Write a haiku about autumn"])
+def test_no_code_block_unless_the_prompt_asks_for_code(http, prompt):
+    """A question, a plan or a poem gets no code block."""
+    for seed in range(3):
+        assert "```" not in content_of(ask(http, prompt, seed=seed))
+
+
+def test_answers_vary_with_the_kind_of_prompt(http):
+    """A yes-or-no question and a request for suggestions get different points, not the same bullets."""
+    def points(text):
+        return {line for line in text.splitlines() if line.startswith("- ")}
+
+    prime, porto = content_of(ask(http, "Is 221 a prime number?")), content_of(ask(http, "Suggest a weekend in Porto."))
+    assert points(prime) and points(porto) and not points(prime) & points(porto)
+    assert "yes or no" in prime.lower() and "options" in porto.lower()
+
+
+def test_one_sentence_about_a_topic_names_the_topic(http):
+    """Six 'One sentence about X.' prompts give six different sentences, each naming its topic."""
+    topics = ["volcanoes", "octopuses", "lighthouses", "glaciers", "comets", "bees"]
+    texts = [content_of(ask(http, f"One sentence about {topic}.")) for topic in topics]
+    assert all(topic in text and f"“One sentence" not in text for topic, text in zip(topics, texts))
+    assert len({text.replace(topic, "X") for topic, text in zip(topics, texts)}) >= 3
+
+
+def test_vision_answer_has_no_code_block_and_says_what_a_vision_model_would_add(http):
+    """A picture question gets the image's facts and what a real vision model would add, without code."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (64, 48), (30, 30, 200)).save(buffer, "PNG")
+    uri = "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+    content = [{"type": "text", "text": "What is in this picture?"}, {"type": "image_url", "image_url": {"url": uri}}]
+    text = content_of(http.post("/v1/chat/completions", json={
+        "model": "chat-vision", "messages": [{"role": "user", "content": content}]}).json())
+    assert "64×48" in text and "vision model" in text and "```" not in text
+
+
+def test_an_asked_list_names_what_it_stands_for(http):
+    """'three tips' gives three items that say they stand for tips, not the same notes about the offline model."""
+    text = content_of(ask(http, "Give me three tips for writing clear error messages."))
+    items = [line for line in text.splitlines() if line.startswith("- ")]
+    assert len(items) == 3 and all(item.startswith(f"- Tip {n} of 3") for n, item in enumerate(items, 1))

@@ -16,6 +16,7 @@ def executed(emulator, keys):
         f"client = gk.Client(base_url={emulator.base_url!r}, api_key={keys.acme!r}, ledger=ledger)",
         "size = 256\nresult = client.images.generate(model='image-pixels', prompt='a cat', widht=size)\nlen(result.data)",
         "client.chat.ask('hello', model='chat-mini')\nledger.plot()",
+        "answer = client.chat.ask('hello', model='chat-mini', temprature=0.2)",
     ]
     return run_notebook(cells)
 
@@ -24,12 +25,24 @@ def _stderr(cell) -> str:
     return "".join(out.get("text", "") for out in cell.outputs if out.get("name") == "stderr")
 
 
-def test_unknown_keyword_warns_once_at_the_users_line(executed):
-    """The cell's stderr has the warning once, naming width= and the cell's own line 2."""
-    text = _stderr(executed.cells[1])
-    assert text.count("UnknownParameterWarning") == 1 and "did you mean width=?" in text
-    assert ":2: UnknownParameterWarning" in text and "widht=size" in text  # the user's line, quoted
-    assert "gatewaykit" not in text.split("UnknownParameterWarning")[0]  # not a library file
+def _cards(cell) -> list[str]:
+    return [out["data"]["text/html"] for out in cell.outputs
+            if "text/html" in out.get("data", {}) and "gk-warning" in out["data"]["text/html"]]
+
+
+def test_unknown_keyword_shows_one_card_at_the_users_line(executed):
+    """The warning is one card naming width= and quoting the user's line; nothing on stderr, no temp path."""
+    (card,) = _cards(executed.cells[1])
+    assert "UnknownParameterWarning" in card and "did you mean width=?" in card
+    assert "widht=size" in card and ".py" not in card and "ipykernel" not in card
+    assert "UnknownParameterWarning" not in _stderr(executed.cells[1])
+
+
+def test_the_card_names_the_call_the_user_made_and_says_it_was_sent(executed):
+    """chat.ask(temprature=...) is named as client.chat.ask(), not chat.completions.create(), and says it was sent."""
+    (card,) = _cards(executed.cells[3])
+    assert "client.chat.ask() got an unknown keyword temprature=" in card
+    assert "completions.create" not in card and "sent anyway" in card
 
 
 def test_the_call_goes_on_after_the_warning(executed):

@@ -77,12 +77,14 @@ def test_detached_card_keeps_a_note_and_no_bar():
     assert "Stopped waiting" in sink.last["text/html"] and "gk-progress" not in sink.last["text/html"]
 
 
-def test_wait_interrupted_renders_as_one_line_with_the_resume_call():
-    """The interrupt is a KeyboardInterrupt that IPython shows as one line naming how to resume."""
+def test_wait_interrupted_renders_as_one_quiet_line_pointing_at_the_card():
+    """The interrupt shows one dim line pointing at the card (which has the resume call): no red, no second hint."""
     error = WaitInterrupted(video_job("in_progress", id="video_42"))
     assert isinstance(error, KeyboardInterrupt)
+    assert "client.videos.retrieve('video_42').wait()" in str(error)  # outside a notebook, the message says it
     lines = error._render_traceback_()
-    assert len(lines) == 1 and "client.videos.retrieve('video_42').wait()" in lines[0]
+    assert len(lines) == 1 and "card above" in lines[0]
+    assert "retrieve(" not in lines[0] and "KeyboardInterrupt" not in lines[0] and "\x1b[0;31m" not in lines[0]
     assert resume_hint(music_job(id="audio_7")) == "client.music.retrieve('audio_7').wait()"
 
 
@@ -161,3 +163,28 @@ def test_blocking_wait_without_buttons_says_how_to_cancel():
     sink = CapturingSink()
     wait_with_progress(Job(), sink=sink)
     assert "press stop (■), then run job.cancel()" in sink.messages[0][1]["text/html"]
+
+
+def test_queued_card_does_not_show_a_percentage():
+    """A queued job's bar says it waits in the queue, not 15 % beside a 'queued' pill."""
+    from gatewaykit.notebook.media_html import render_job_html
+
+    html = render_job_html(video_job("queued"), elapsed=3.0, estimate=20.0)
+    assert "waiting in the queue" in html and "gk-progress-fill" not in html and "left" not in html
+
+
+def test_progress_bar_keeps_clear_of_the_status_pill():
+    """The bar has a top margin: the 'in progress' pill does not sit on it."""
+    from gatewaykit.notebook.media_html import render_job_html
+
+    html = render_job_html(video_job("in_progress"), elapsed=3.0, estimate=20.0)
+    bar = html[html.index('class="gk-progress"'):]
+    assert "margin:6px 0 2px" in bar[:400]
+
+
+def test_running_music_card_says_why_there_is_no_cancel():
+    """A music job's card says the API cannot cancel music jobs; a finished one says nothing."""
+    running = JobProgress(music_job(status="in_progress"), sink=CapturingSink(), buttons=False).bundle()["text/html"]
+    assert "cannot cancel music jobs" in running
+    done = JobProgress(music_job(status="completed"), sink=CapturingSink(), buttons=False).bundle()["text/html"]
+    assert "cannot cancel" not in done

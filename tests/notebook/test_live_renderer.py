@@ -251,3 +251,16 @@ def test_final_answer_equals_a_fresh_whole_render(monkeypatch):
     _, sink, completion = feed_paced(pieces, rate=200)
     monkeypatch.setattr(markdown, "_recent", {})
     assert sink.last == mimebundle(completion)
+
+
+def test_no_live_update_shows_a_list_marker_as_text():
+    """Streamed word by word, a list never shows a literal '- ' in a paragraph or a second item inside the first."""
+    import re
+
+    text = "Intro line.\n\n- Set an API key to send this prompt.\n- A real model's reply would differ.\n\nDone.\n"
+    pieces = re.findall(r"\S+\s*|\s+", text)
+    _, sink, _ = run(pieces, step=0.05)
+    for _, bundle in sink.messages:
+        html = bundle.get("text/html", "")
+        assert not re.search(r"<p>\s*-\s", html), html
+        assert not re.search(r"<li>[^<]*\n?- ", html), html

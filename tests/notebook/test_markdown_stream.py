@@ -158,3 +158,39 @@ def test_empty_tail_preview_is_a_paragraph():
     md = IncrementalMarkdown()
     md.render("done\n\n")
     assert md.preview("done\n\n<i>new</i>").endswith("<p>&lt;i&gt;new&lt;/i&gt;</p>")
+
+
+def test_preview_holds_back_a_list_item_after_a_finished_paragraph():
+    """A new line '- item' is not shown as a literal dash in a paragraph before it is parsed."""
+    md = IncrementalMarkdown()
+    md.render("Intro.\n\n")
+    out = md.preview("Intro.\n\n- Set an API key")
+    assert "- Set" not in out and "Set an API" not in out
+    assert "<li>Set an API key</li>" in md.render("Intro.\n\n- Set an API key")
+
+
+def test_preview_does_not_run_a_second_bullet_into_the_first():
+    """A second list item waits for a parse instead of joining the first item's text."""
+    md = IncrementalMarkdown()
+    md.render("- synthetic too.")
+    out = md.preview("- synthetic too.\n- A real model's reply")
+    assert "A real model" not in out and out.count("<li>") == 1
+
+
+def test_a_parse_holds_back_a_bare_list_marker():
+    """A last line that is only '-' or '1' is not shown as text: it may become a list item."""
+    for marker in ("-", "1", "2.", "##"):
+        md = IncrementalMarkdown()
+        out = md.render("Intro.\n\n" + marker)
+        assert out == md.render("Intro.\n\n") and marker not in out.replace("<p>Intro.</p>", "")
+        assert md.complete("Intro.\n\n" + marker + " x\n") == render_markdown("Intro.\n\n" + marker + " x\n")
+
+
+def test_preview_still_continues_a_line_and_shows_code():
+    """Text that continues the open line, and new lines inside a code block, still show at once."""
+    md = IncrementalMarkdown()
+    md.render("- item one")
+    assert "item one and more</li>" in md.preview("- item one and more")
+    md = IncrementalMarkdown()
+    md.render("```\nx = 1\n")
+    assert "- y" in md.preview("```\nx = 1\n- y\n")

@@ -9,6 +9,7 @@ from gatewaykit.client.base import BaseClient
 from gatewaykit.client.flows import Flow
 from gatewaykit.client.api_request import NOT_GIVEN
 from gatewaykit.client.model_choice import choose_model
+from gatewaykit.client.model_names import closest_model
 from gatewaykit.errors import ModelNotFoundError
 from gatewaykit.types import Model, ModelList
 
@@ -36,8 +37,10 @@ class Models:
         catalog = yield from self._client._fetch_models(timeout=timeout)
         if model_id in catalog:
             return catalog[model_id]
+        close = closest_model(model_id, catalog.ids)
+        hint = f" Did you mean {close!r}?" if close else ""
         raise ModelNotFoundError(
-            f"The model {model_id!r} is not in the catalog for this key; available: {', '.join(catalog.ids)}",
+            f"The model {model_id!r} is not in the catalog for this key.{hint} Available: {', '.join(catalog.ids)}",
             param="model",
         )
 

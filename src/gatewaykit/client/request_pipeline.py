@@ -30,6 +30,7 @@ from gatewaykit.client.api_request import ApiRequest, CallOptions, call_options,
 from gatewaykit.client.base import raise_for_status
 from gatewaykit.client.confirmation import confirm_flow
 from gatewaykit.client.flows import Flow, send_with_retries
+from gatewaykit.client.model_names import suggest_model
 from gatewaykit.client.parameter_names import KeywordCheck, check_keywords, keyword_check
 from gatewaykit.client.recording import Recording
 from gatewaykit.errors import GatewayError
@@ -146,6 +147,8 @@ def send(client: BaseClient, call: Call) -> Flow[None]:
         raise_for_status(response)
     except GatewayError as exc:
         call.recording.error(exc)
+        catalog = client._catalog
+        suggest_model(exc, call.recording.model, catalog.ids if catalog is not None else None)  # "did you mean ...?"
         raise
     call.response = response
 

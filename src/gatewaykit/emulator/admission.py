@@ -8,6 +8,7 @@ rate limit (429, never charged), then the body (413, 400) and the model
 from __future__ import annotations
 
 import asyncio
+import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,7 +149,9 @@ def resolve_model(body: dict[str, Any], gateway: Gateway, caller: Caller, kind: 
         raise bad_request("'model' must be a model id string from GET /v1/models.", param="model")
     spec = gateway.catalog.get(model_id)
     if spec is None:
-        raise ApiError(400, f"The model {model_id[:100]!r} does not exist. List models with GET /v1/models.",
+        close = difflib.get_close_matches(model_id, list(gateway.catalog), n=1, cutoff=0.6)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ApiError(400, f"The model {model_id[:100]!r} does not exist.{hint} List models with GET /v1/models.",
                        code="model_not_found", param="model")
     if not caller.key.may_use(model_id):
         raise ApiError(403, f"This API key may not use the model {model_id!r}.", code="model_not_found",

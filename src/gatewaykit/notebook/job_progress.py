@@ -114,6 +114,8 @@ class JobProgress:
 
     #: The note on a cancellable job's card when no Cancel button is shown ("" for none).
     cancel_hint = "Cancel with job.cancel()."
+    #: The note on a running music job's card: why it has no Cancel button.
+    music_hint = "No Cancel button: the API cannot cancel music jobs, so this one runs to the end."
 
     def __init__(
         self,
@@ -159,6 +161,8 @@ class JobProgress:
                 hint = tracked.note
                 if not hint and self._buttons is None and cancellable(job):
                     hint = self.cancel_hint
+                if not hint and not tracked.done and getattr(job, "object", None) == "audio":
+                    hint = self.music_hint
                 cards.append(views.render_job_html(job, elapsed=elapsed, estimate=estimate, player=tracked.player,
                                                    hint=hint, reported=reported_progress(job)))
                 line = f"{type(job).__name__} {job.id} ({job.model}): {job.status}"

@@ -8,9 +8,9 @@ Cancel button under the card works although the cell is busy. A cancel
 shows at once: the wait returns the cancelled job.
 
 The stop button (a ``KeyboardInterrupt``) stops *waiting*, never the job. The
-card then says so and how to resume, and the cell ends with one line
-(:class:`WaitInterrupted`, a ``KeyboardInterrupt`` whose
-``_render_traceback_`` is that line) instead of a traceback through the
+card then says so and how to resume, and the cell ends with one quiet line
+that points at the card (:class:`WaitInterrupted`, a ``KeyboardInterrupt`` whose
+``_render_traceback_`` is that line; the hint is said once, on the card) instead of a traceback through the
 library. It is raised rather than swallowed so that "Run All" stops there, as
 a user who pressed stop expects; the job object stays usable
 (``job.wait()`` again resumes).

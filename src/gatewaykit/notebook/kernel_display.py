@@ -10,7 +10,8 @@ player (:mod:`gatewaykit.notebook.job_wait`, driving the client's polling flow),
 and results (:mod:`gatewaykit.notebook.turn_view`), and the offline gateway's
 banner once per gateway. Constructing it installs
 the kernel's display formatter that keeps a live-shown answer or job from
-showing twice in its own cell.
+showing twice in its own cell, and shows an unknown keyword's warning as a card
+(:mod:`gatewaykit.notebook.warning_card`).
 """
 
 from __future__ import annotations
@@ -34,11 +35,13 @@ class KernelDisplay:
         from gatewaykit.notebook.kernel import shell
         from gatewaykit.notebook.shown_once import install_display_formatters
         from gatewaykit.notebook.thumbnails import install as install_thumbnails
+        from gatewaykit.notebook.warning_card import install_warning_cards
 
         install_thumbnails()  # the gallery's thumbnails are made as images arrive, not when it opens
         ip = shell()
         if ip is not None:
             install_display_formatters(ip)
+            install_warning_cards()
 
     def chat_stream(self, stream: ChatStream) -> ChatCompletion:
         from gatewaykit.notebook.live import render_stream

@@ -218,7 +218,8 @@ class LiveChatRenderer:
             # Finishing a block is work every block needs once, whatever the budget says.
             self._parsed_at = now
             return markdown.render_parts(text)
-        if now - self._parsed_at >= MARKDOWN_INTERVAL and self._credit > 0:
+        # A new line held back from the preview (a list item, a heading) is worth a parse whatever the budget.
+        if now - self._parsed_at >= MARKDOWN_INTERVAL and (self._credit > 0 or markdown.holds_back(text)):
             started = time.perf_counter()
             parts = markdown.render_parts(text)
             self._credit -= time.perf_counter() - started

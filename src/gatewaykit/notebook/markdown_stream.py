@@ -13,6 +13,11 @@ only the open *tail* (the last block or two) again:
   ``html.escape``-d, inside the tail's last block element (a paragraph,
   list item, table cell or code block), so it is formatted at the next
   :meth:`~IncrementalMarkdown.render`;
+* neither shows a line that may start a new block (a list marker, a heading's
+  ``#``, a quote's ``>``, a table row, a fence, a number that may become
+  ``1.``) until it has been parsed, and a parse holds back a last, unfinished
+  line that is nothing but such a marker: a streamed answer never shows
+  ``- item`` as a literal dash, nor runs a second bullet into the first;
 * :meth:`~IncrementalMarkdown.complete` gives exactly ``render_markdown(text)``
   and records it, so displaying the finished answer does not render it again.
 
@@ -45,6 +50,10 @@ _NEWLINE = re.compile(r"\r\n?|\n")  # the line breaks markdown-it's normalize st
 _INSERT_AT = re.compile(
     r"(?:</code></pre>\s*)?(?:</(?:p|li|ul|ol|td|th|tr|tbody|thead|table|blockquote|h[1-6])>\s*)*\Z"
 )
+# A line that may start a block other than a paragraph (matched at the line's start).
+_BLOCK_START = re.compile(r"[ \t]*(?:[-*+>#|`~=_]|\d{1,9}(?:[.)]|$))", re.M)
+# A last, unfinished line that is only a block marker so far ("-", "1.", "##", "```"): held back by a parse.
+_BARE_MARKER = re.compile(r"[ \t]*(?:[-*+>#|`~=_]+|\d{1,9}[.)]?)[ \t]*\Z")
 _FINAL_AFTER_BLANK = frozenset(
     {"paragraph_open", "heading_open", "hr", "table_open", "blockquote_open", "fence"}
 )
@@ -79,7 +88,7 @@ class IncrementalMarkdown:
 
     def preview_parts(self, text: str) -> tuple[str, ...]:
         """:meth:`preview` as fragments to join."""
-        extra = text[self._tail_end :]
+        extra = text[self._tail_end : self._shown_end(text)]
         if not extra:
             return (self._done_html, self._tail_html)
         escaped = html.escape(extra, quote=True)
@@ -87,6 +96,24 @@ class IncrementalMarkdown:
             return (self._done_html, "<p>", escaped, "</p>")
         cut = self._insert_at
         return (self._done_html, self._tail_html[:cut], escaped, self._tail_html[cut:])
+
+    def _shown_end(self, text: str) -> int:
+        """Where preview() stops: before the first new line that may start a block (inside code: the end)."""
+        if self._tail_html[self._insert_at :].startswith("</code></pre>"):
+            return len(text)
+        position = self._tail_end
+        while position < len(text):
+            if (position == 0 or text[position - 1] in "\r\n") and _BLOCK_START.match(text, position):
+                return position
+            newline = _NEWLINE.search(text, position)
+            if newline is None:
+                break
+            position = newline.end()
+        return len(text)
+
+    def holds_back(self, text: str) -> bool:
+        """True when preview() leaves out part of ``text`` (a new block waits for a parse)."""
+        return self._shown_end(text) < len(text)
 
     @property
     def done_chars(self) -> int:
@@ -113,6 +140,10 @@ class IncrementalMarkdown:
         return result
 
     def _render_tail(self, text: str, *, final: bool = False) -> None:
+        if not final:  # an unfinished last line that is only a marker waits: "-" is not yet a list
+            last_line = max(text.rfind("\n"), text.rfind("\r")) + 1
+            if last_line >= self._done_end and _BARE_MARKER.match(text, last_line):
+                text = text[:last_line]
         tail = text[self._done_end :]
         self._tail_end = len(text)
         if not tail.strip():

@@ -144,16 +144,22 @@ def render_audio_player_html(src: str, *, download_href: Optional[str] = None, f
     )
 
 
-_TRACK = "height:6px;width:min(100%,360px);background:rgba(128,128,128,0.25);border-radius:3px;overflow:hidden"
+# The bar sits below the status pill's line, never on it.
+_TRACK = ("height:6px;width:min(100%,360px);background:rgba(128,128,128,0.25);border-radius:3px;overflow:hidden;"
+          "margin:6px 0 2px")
 
 
-def _progress_bar(elapsed: Optional[float], estimate: Optional[float], reported: Optional[float] = None) -> str:
+def _progress_bar(elapsed: Optional[float], estimate: Optional[float], reported: Optional[float] = None,
+                  queued: bool = False) -> str:
     """A bar while the job runs: the gateway's own ``progress`` (0-100) when it sends one, else
-    elapsed/estimate; past the estimate (or with neither) a striped, moving "still working" bar."""
+    elapsed/estimate; past the estimate (or with neither) a striped, moving "still working" bar.
+    A queued job has not started: a striped bar that says so (no percentage beside a "queued" pill)."""
     if elapsed is None:
         return ""
     fraction: Optional[float] = None
-    if reported is not None and 0 < reported < 99 and (estimate is None or elapsed <= 2 * estimate):
+    if queued:
+        label = f"waiting in the queue · {style.format_seconds(elapsed)}"
+    elif reported is not None and 0 < reported < 99 and (estimate is None or elapsed <= 2 * estimate):
         fraction = reported / 100
         label = f"{reported:.0f}% · {style.format_seconds(elapsed)} elapsed"
     elif estimate and elapsed < estimate:
@@ -211,7 +217,7 @@ def render_job_html(
     )
     body = ""
     if not is_finished(status):
-        body = _progress_bar(elapsed, estimate, reported)
+        body = _progress_bar(elapsed, estimate, reported, queued=status == "queued")
     error = getattr(job, "error", None)
     if status == "failed":
         message = getattr(error, "message", None) or "the job failed"

@@ -29,7 +29,8 @@ class WaitInterrupted(KeyboardInterrupt):
         )
 
     def _render_traceback_(self) -> list[str]:
-        return [f"\x1b[0;31mKeyboardInterrupt\x1b[0m: {self.args[0]}"]
+        # The card above already says how to resume: one quiet line, not a red KeyboardInterrupt repeating it.
+        return ["\x1b[2mStopped waiting (so Run All stops here too); the job goes on: see the card above.\x1b[0m"]
 
 
 def interrupted_note(job: Any) -> str:

@@ -85,7 +85,9 @@ def _one_line(value: Any) -> str:
 def _inline_code(text: str) -> str:
     text = " ".join(text.split())
     ticks = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
-    return f"{ticks} {text} {ticks}" if text else ""
+    # CommonMark strips one space on each side; pad only when a backtick at an edge needs it.
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}" if text else ""
 
 
 def _parts_summary(parts: list[Any], fenced: bool = False) -> str:

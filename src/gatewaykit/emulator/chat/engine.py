@@ -24,7 +24,7 @@ from gatewaykit.emulator.chat.script import Script
 from gatewaykit.emulator.chat.tokens import count_tokens, tokenize
 from gatewaykit.emulator.chat.tool_results import text_of, tool_reply
 from gatewaykit.emulator.chat.vision import ImageNote, image_parts
-from gatewaykit.emulator.chat.writing import answer, reasoning_trace
+from gatewaykit.emulator.chat.writing import answer, image_answer, reasoning_trace
 
 
 class SchemaTooBig(ValueError):
@@ -138,7 +138,8 @@ def _json_content(request: ChatRequest, prompt: str, rng: random.Random) -> str:
     prompted = schema_in_messages(request.messages) if fmt.get("type") == "json_object" else None
     if fmt.get("type") == "json_schema":
         schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
-        value = instance_of(schema, rng, prompt, all_properties=True, prompt_numbers=True)
+        subject = str((fmt.get("json_schema") or {}).get("name") or "")
+        value = instance_of(schema, rng, prompt, all_properties=True, prompt_numbers=True, subject=subject)
     elif prompted is not None:  # json_object with the schema written in the prompt: an instance of it
         value = instance_of(prompted, rng, prompt, all_properties=True, prompt_numbers=True)
     else:
@@ -240,7 +241,7 @@ def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_
         if notes and len(notes) == 1 and read_prompt(prompt).sentences == 1:  # one sentence, as asked
             content = notes[0].text.rstrip(".") + "; the offline model can tell only its size and colours."
         elif notes:
-            content = "\n\n".join([*(note.text for note in notes), _VISION_LIMIT, content])
+            content = "\n\n".join([*(note.text for note in notes), _VISION_LIMIT, image_answer(prompt, rng)])
     content, stopped = _apply_stop(content, request.stop)
     reasoning_tokens, content_tokens = tokenize(trace), tokenize(content)
     finish = "tool_calls" if calls else "stop"

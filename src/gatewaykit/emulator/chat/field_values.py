@@ -26,16 +26,17 @@ NUMBER_RANGES = [
     (r"(percent|percentage|probability|confidence)", (0, 100)), (r"(price|amount|cost|total|salary)", (5, 250)),
     (r"(quantity|count|number|qty|size|items)", (1, 12)), (r"(temperature|temp)", (-5, 35)),
     (r"latitude|lat", (-60, 60)), (r"longitude|lon|lng", (-150, 150)), (r"(height)", (150, 200)),
-    (r"(weight)", (50, 100)), (r"(page|index|rank|position)", (1, 20)), (r"(duration|minutes)", (5, 90)),
+    (r"(weight)", (50, 100)), (r"population", (20_000, 3_000_000)), (r"(page|index|rank|position)", (1, 20)), (r"(duration|minutes)", (5, 90)),
 ]
 
 
-def _normal(name: str) -> str:
+def normal_name(name: str) -> str:
+    """``populationCount`` → ``population_count``: the form field names are matched in."""
     return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower().strip("_")
 
 
 def number_range(name: str) -> tuple[int, int] | None:
-    low = _normal(name)
+    low = normal_name(name)
     for pattern, bounds in NUMBER_RANGES:
         if re.search(rf"(^|_){pattern}(s)?($|_)", low):
             return bounds
@@ -47,7 +48,7 @@ def string_for(name: str, fmt: str | None, rng: random.Random, prompt_names: lis
 
     Query-like fields (``query``, ``q``, ``search``, ``question``, ``prompt``) get the user's message itself.
     """
-    low = _normal(name)
+    low = normal_name(name)
     if fmt is None and low in ("query", "q", "search", "search_query", "question", "prompt", "input") and prompt:
         return " ".join(prompt.split())[:200]
     first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)

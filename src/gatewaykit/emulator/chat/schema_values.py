@@ -19,11 +19,12 @@ import re
 from typing import Any
 
 from gatewaykit.emulator.chat.exclusive_choice import ExclusiveChoice, OptionsOverlap, field_label
-from gatewaykit.emulator.chat.field_values import WORDS, number_range, prompt_names, string_for
+from gatewaykit.emulator.chat.field_values import WORDS, normal_name, number_range, prompt_names, string_for
 from gatewaykit.emulator.chat.regex_strings import PatternError, string_matching
 from gatewaykit.emulator.chat.schema_checks import MAX_ANSWER_CHARS, MAX_VALUES, SchemaProblem
 from gatewaykit.emulator.chat.schema_match import SchemaMatcher
 from gatewaykit.emulator.chat.schema_merge import merge_schemas, natural_range, number_bounds
+from gatewaykit.emulator.chat.world import kind_of, place_record, record_for
 
 #: Past this $ref/nesting depth the writer takes the smallest choices (null, fewest items) to end recursion.
 _SHALLOW = 6
@@ -33,8 +34,12 @@ _MAX_DEPTH = 48
 
 class SchemaWriter(ExclusiveChoice):
     def __init__(self, root: dict[str, Any], rng: random.Random, prompt: str, *, all_properties: bool,
-                 prompt_numbers: bool = False) -> None:
+                 prompt_numbers: bool = False, subject: str = "") -> None:
         self.root = root
+        #: What the answer describes (a json_schema's ``name``, a tool's name); objects take real values for it.
+        self.subject = subject
+        #: The record (a real city, a country) whose values the object being written takes, innermost last.
+        self.records: list[dict[str, Any] | None] = []
         self.rng = rng
         self.prompt = prompt
         self.names = prompt_names(prompt)
@@ -122,7 +127,30 @@ class SchemaWriter(ExclusiveChoice):
             node = node.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(node, dict) else None
         return node if isinstance(node, dict) else {}
 
+    def _record(self, schema: dict, name: str, depth: int) -> dict[str, Any] | None:
+        """A real place for an object that describes one (by its title, its field name, the subject, the
+        prompt), or that holds a city and a country; None otherwise."""
+        properties = schema.get("properties") or {}
+        named = [h for h in (schema.get("title"), name, self.subject if depth == 0 else "") if isinstance(h, str) and h]
+        kind = kind_of(*named) if named else kind_of(self.prompt) if depth == 0 else None
+        if kind and {"name", "city", "country", "population", "capital"} & {normal_name(p) for p in properties}:
+            return record_for(kind, self.rng, self.prompt, self.names)
+        if {"city", "country"} <= {normal_name(p) for p in properties}:
+            return place_record(self.rng, self.names)
+        return None
+
+    def _from_record(self, name: str) -> Any:
+        record = self.records[-1] if self.records else None
+        return None if record is None else record.get(normal_name(name))
+
     def _object(self, schema: dict, name: str, depth: int) -> dict[str, Any]:
+        self.records.append(self._record(schema, name, depth))
+        try:
+            return self._object_values(schema, name, depth)
+        finally:
+            self.records.pop()
+
+    def _object_values(self, schema: dict, name: str, depth: int) -> dict[str, Any]:
         properties = schema.get("properties") or {}
         required = list(schema.get("required") or [])
         extra = schema.get("additionalProperties", True)
@@ -197,6 +225,9 @@ class SchemaWriter(ExclusiveChoice):
             if fits(given):
                 self.numbers.remove(given)
                 return int(given) if integer or given.is_integer() else given
+        known = None if self.varied else self._from_record(name)
+        if isinstance(known, (int, float)) and not isinstance(known, bool) and fits(known):
+            return int(known) if integer else known
         step = schema.get("multipleOf")
         for _ in range(60):
             if step:
@@ -232,7 +263,9 @@ class SchemaWriter(ExclusiveChoice):
         if isinstance(schema.get("pattern"), str):
             text = self._pattern_string(schema["pattern"], low, high)
         else:
-            text = string_for(name, schema.get("format"), self.rng, self.names, self.prompt)
+            known = None if self.varied or schema.get("format") else self._from_record(name)
+            text = known if isinstance(known, str) else string_for(name, schema.get("format"), self.rng,
+                                                                    self.names, self.prompt)
             if self.varied and not schema.get("format") and self.rng.random() < 0.5:
                 text = " ".join(self.rng.choice(WORDS) for _ in range(self.rng.randint(0, 3)))
             while len(text) < low:
@@ -246,7 +279,10 @@ class SchemaWriter(ExclusiveChoice):
 
 
 def instance_of(schema: Any, rng: random.Random, prompt: str, *, all_properties: bool = False,
-                prompt_numbers: bool = False) -> Any:
-    """A value conforming to ``schema`` (an object schema gives a dict); check it with ``check_schema`` first."""
+                prompt_numbers: bool = False, subject: str = "") -> Any:
+    """A value conforming to ``schema`` (an object schema gives a dict); check it with ``check_schema`` first.
+
+    ``subject`` (a json_schema's name) says what the answer describes: a ``city`` gets a real city's values."""
     root = schema if isinstance(schema, dict) else {}
-    return SchemaWriter(root, rng, prompt, all_properties=all_properties, prompt_numbers=prompt_numbers).value(root)
+    return SchemaWriter(root, rng, prompt, all_properties=all_properties, prompt_numbers=prompt_numbers,
+                        subject=subject).value(root)

@@ -2,16 +2,18 @@
 
 It never pretends to answer. Every reply says it comes from the offline model,
 restates the question, and (room permitting) shows the Markdown a real answer
-would use: a heading, a list, a table when one is asked for, and a code block in
-the language the prompt names. The form follows the prompt ("in one sentence",
+would use: a heading, a list of what a real answer to this kind of prompt would
+do, a table when one is asked for, and a code block only when the prompt asks
+for code (in the language it names). The form follows the prompt ("in one sentence",
 "three bullet points") and the ``max_tokens`` budget; the wording varies with
 the seed, and every sentence is fixed, correct English (no phrases assembled
-from prompt words).
+from prompt words, except the plain subject of "a sentence about X").
 """
 
 from __future__ import annotations
 
 import random
+import re
 
 from gatewaykit.emulator.chat.prompt_reading import PromptShape, comparison_columns, read_prompt
 from gatewaykit.emulator.chat.tokens import count_tokens
@@ -41,7 +43,75 @@ _FACTS = [
     "This text is for testing layouts, not for learning facts.",
 ]
 _HEADINGS = ["## Offline answer", "## A synthetic reply", "## From the offline model", "## Placeholder answer"]
-_LIST_HEADINGS = ["### About this reply", "### What you are seeing", "### Good to know"]
+_COVER_HEADINGS = ["### What a real answer would do", "### What a real model would write here",
+                   "### Where a real answer would go"]
+#: What a real answer to each kind of prompt would do (verb phrases: they read as bullets and after "would").
+_COVER = {
+    "yes_no": ["Say yes or no in its first words.", "Show the check or the evidence behind it.",
+               "Mention any case in which the answer changes.", "Stop there: a yes-or-no question needs little more."],
+    "explain": ["Start with a one-line definition.", "Describe how it works, one step at a time.",
+                "Give a small, concrete example.", "Point out a common misunderstanding.",
+                "Suggest where to read more."],
+    "how_to": ["List the steps in the order you take them.", "Say what you need before you start.",
+               "Warn where people usually go wrong.", "Say how to check that it worked."],
+    "suggest": ["Offer a few options, each with a reason.", "Ask about budget, time or taste where they matter.",
+                "Say which option it would pick, and why.", "Mention what to book or check in advance."],
+    "creative": ["Write the piece itself, in the form you asked for.", "Keep to the tone and length you asked for.",
+                 "Leave out any explanation unless you asked for one."],
+    "summarise": ["Pick out the main points.", "Keep the original meaning without adding opinions.",
+                  "Fit the length you asked for."],
+    "compare": ["Set the options side by side.", "Say where each one is stronger.", "End with when to choose which."],
+    "code": ["Give working code, in the language you asked for.", "Explain what each part of the code does.",
+             "Show how to run it and what it prints.", "Mention an edge case the code handles."],
+    "image": ["Say what the picture shows: objects, people, the setting.", "Read out any text in it.",
+              "Answer your question about it directly."],
+    "other": ["Answer your message directly.", "Add the detail or context that matters.",
+              "Say where it is unsure.", "Keep to the length you asked for."],
+}
+_KIND_PATTERNS = [
+    ("code", r"\b(write|show|give|implement|code|create)\b.*\b(code|function|script|snippet|program|class|"
+             r"method|regex|query|algorithm)\b"),
+    ("creative", r"\b(poem|haiku|story|limerick|joke|song|lyrics|slogan|tagline)\b"),
+    ("summarise", r"\b(summari[sz]e|summary|tl;?dr)\b"),
+    ("compare", r"\b(compare|comparison|versus|vs\.?|difference between)\b"),
+    ("how_to", r"^(how (do|can|should) (i|we|you)|how to)\b|\bsteps? to\b"),
+    ("suggest", r"\b(suggest|recommend|ideas?|plan|what should|where should|tips?)\b"),
+    ("yes_no", r"^(is|are|can|does|do|did|should|will|was|were|has|have|could|would)\b"),
+    ("explain", r"\b(explain|what (is|are)|why|how does|how do .* work|describe|tell me about|"
+                r"one sentence about|about)\b"),
+]
+_COUNT_WORDS = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|short|few)"
+_ABOUT_SENTENCES = [
+    "The offline gateway can't tell you anything about {s}: set an API key and a real model will write this "
+    "sentence.",
+    "This placeholder stands where a real sentence about {s} would go, because no real model read your message.",
+    "Nothing true about {s} comes from the offline model, so read this as a stand-in for the sentence you asked for.",
+    "With an API key, a real model would write the sentence about {s} you asked for; offline, you get this "
+    "synthetic one.",
+    "The offline model writes no facts about {s}, so this sentence only shows where a real one would appear.",
+]
+
+
+def prompt_kind(shape: PromptShape) -> str:
+    """What kind of answer the prompt asks for (a question to explain, a plan, code...), by its wording."""
+    if shape.wants_code and shape.language:
+        return "code"
+    low = " ".join(shape.text.lower().split())
+    return next((kind for kind, pattern in _KIND_PATTERNS if re.search(pattern, low)), "other")
+
+
+def subject_of(text: str) -> str | None:
+    """What the prompt is about, when it says so plainly ("one sentence about volcanoes" → "volcanoes")."""
+    line = " ".join(text.split())
+    match = re.search(r"\b(?:about|explain|describe|summari[sz]e|what (?:is|are))\s+(.+?)(?:[.?!;:]|$)", line,
+                      re.I)
+    if not match:
+        return None
+    subject = re.sub(rf"\s*\b(?:in|with|as|using)\s+{_COUNT_WORDS}\s+\w+(\s+\w+)?$", "", match.group(1))
+    subject = re.sub(r"^(?:in\s+\w+\s+(?:short\s+)?sentences?\s+)?", "", subject, flags=re.I).strip(" ,")
+    return subject if 2 <= len(subject) <= 60 else None
+
+
 _CLOSINGS = [
     "Connect to a real gateway for a real answer.",
     "With a real key, the same call returns a real model's answer.",
@@ -91,24 +161,51 @@ def _table(shape: PromptShape, rng: random.Random) -> str:
     return "\n".join(lines)
 
 
-def _bullets(rng: random.Random, count: int, numbered: bool) -> str:
-    facts = rng.sample(_FACTS, min(count, len(_FACTS)))
+def _bullets(rng: random.Random, count: int, numbered: bool, kind: str | None = None) -> str:
+    facts = list(_COVER[kind][:count]) if kind else rng.sample(_FACTS, min(count, len(_FACTS)))
     while len(facts) < count:
         facts.append(f"Placeholder point {len(facts) + 1}, added because the prompt asked for {count}.")
     return "\n".join(f"{i}. {fact}" if numbered else f"- {fact}" for i, fact in enumerate(facts, 1))
 
 
+_ITEM_NOUNS = {"tips": "tip", "reasons": "reason", "ideas": "idea", "steps": "step", "examples": "example",
+               "facts": "fact", "ways": "way", "items": "item"}
+
+
+def _placeholders(shape: PromptShape) -> str:
+    """The list a prompt asked for ("three tips for X"), each item saying a real one would stand there."""
+    match = re.search(r"\b(tips|reasons|ideas|steps|examples|facts|ways|items)\b", shape.text.lower())
+    noun = _ITEM_NOUNS[match.group(1)] if match else "point"
+    count = shape.bullets or 3
+    about = subject_of(shape.text)
+    topic = f" about {about}" if about else ""
+    forms = ["{N} {i} of {n}: a real {noun}{topic} would stand here.",
+             "{N} {i} of {n}: placeholder text from the offline gateway.",
+             "{N} {i} of {n}: with an API key, a real model writes this one."]
+    return "\n".join("- " + forms[min(i - 1, 1) if i < count or count == 1 else 2].format(
+        N=noun.capitalize(), i=i, n=count, noun=noun, topic=topic) for i in range(1, count + 1))
+
+
+def _would(point: str) -> str:
+    return "A real answer would " + point[0].lower() + point[1:]
+
+
 def _sentences(shape: PromptShape, rng: random.Random, count: int) -> str:
+    subject = subject_of(shape.text)
     if count == 1:
+        if subject:
+            return rng.choice(_ABOUT_SENTENCES).format(s=subject)
         return rng.choice(_ONE_SENTENCE).format(q=shape.quoted)
     parts = [rng.choice(_OPENINGS), rng.choice(_RESTATES).format(q=shape.quoted.rstrip(".")) + "."]
-    parts += rng.sample(_FACTS, min(count - 2, len(_FACTS)))
+    parts += [_would(point) for point in _COVER[prompt_kind(shape)]]
     return " ".join(parts[:count])
 
 
 def _full(shape: PromptShape, rng: random.Random, *, code: bool, table: bool) -> str:
+    kind = prompt_kind(shape)
     blocks = [rng.choice(_HEADINGS), rng.choice(_OPENINGS) + " " + rng.choice(_QUOTE_INTROS), "> " + shape.quoted]
-    blocks += [rng.choice(_LIST_HEADINGS), _bullets(rng, shape.bullets or rng.randint(3, 4), rng.random() < 0.4)]
+    points = _COVER[kind]
+    blocks += [rng.choice(_COVER_HEADINGS), _bullets(rng, min(len(points), rng.randint(3, 4)), kind == "how_to", kind)]
     if table:
         blocks += ["### A table, for layout", _table(shape, rng)]
     if code:
@@ -118,8 +215,18 @@ def _full(shape: PromptShape, rng: random.Random, *, code: bool, table: bool) ->
     return "\n\n".join(blocks)
 
 
+def image_answer(prompt: str, rng: random.Random) -> str:
+    """What follows an image's size and colours: what a real vision model would add, by the prompt."""
+    shape = read_prompt(prompt)
+    return "\n\n".join([f"A real vision model, asked “{shape.quoted}”, would:",
+                         _bullets(rng, 3, False, "image"), rng.choice(_CLOSINGS)])
+
+
 def answer(prompt: str, rng: random.Random, max_tokens: int | None = None) -> str:
-    """The synthetic reply to ``prompt``: the fullest form that fits ``max_tokens`` (the shortest otherwise)."""
+    """The synthetic reply to ``prompt``: the fullest form that fits ``max_tokens`` (the shortest otherwise).
+
+    A code block only when the prompt asks for code; the points say what a real answer to this kind of
+    prompt would do (a yes-or-no question, an explanation, a plan...), so answers differ with the prompt."""
     shape = read_prompt(prompt)
     if shape.greeting:
         return rng.choice(["Hello! I'm the offline gateway's synthetic model; ask me anything to see how an "
@@ -128,9 +235,8 @@ def answer(prompt: str, rng: random.Random, max_tokens: int | None = None) -> st
     if shape.sentences:
         return _sentences(shape, rng, shape.sentences)
     if shape.bullets and not shape.wants_code and not shape.table:
-        return rng.choice(_OPENINGS) + "\n\n" + _bullets(rng, shape.bullets, False)
-    forms = [_full(shape, rng, code=True, table=shape.table),
-             _full(shape, rng, code=shape.wants_code, table=shape.table),
+        return rng.choice(_OPENINGS) + "\n\n" + _placeholders(shape)
+    forms = [_full(shape, rng, code=shape.wants_code, table=shape.table),
              _sentences(shape, rng, 4), _sentences(shape, rng, 1)]
     for form in forms:
         if max_tokens is None or count_tokens(form) <= max_tokens:
@@ -162,8 +268,9 @@ def reasoning_trace(prompt: str, rng: random.Random, effort: str) -> str:
             "will have exactly that many." if shape.sentences else
             f"The prompt asks for {shape.bullets} points, so the list will have {shape.bullets} items."
             if shape.bullets else "No particular length is asked for, so a full demonstration fits.")
-    code = (f"The prompt names {shape.language}, so any code block will be {shape.language}." if shape.language
-            else "No programming language is named, so a code block, if any, will be Python.")
+    code = (f"The prompt names {shape.language}, so the code block will be {shape.language}." if shape.language
+            else "The prompt asks for code without naming a language, so the code block will be Python."
+            if shape.wants_code else "The prompt does not ask for code, so the reply has no code block.")
     steps = [step.format(q=shape.quoted, form=form, code=code) for step in _TRACE]
     count = EFFORT_STEPS.get(effort, 5)
     picked = sorted(rng.sample(range(2, len(steps) - 1), min(count - 2, len(steps) - 3))) if count > 2 else []

@@ -9,9 +9,11 @@ encoding, not drawing, dominates the cost of a clip.
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image, ImageOps
+from PIL import Image
 
+from .badge import erase_badge
 from .caption import draw_caption
+from .collage import cover
 from .decoding import decode_to_cover
 from .errors import MediaError
 from .palette import RGB, derive_seed, palette_for
@@ -106,10 +108,10 @@ class KenBurnsAnimation:
     def __init__(self, reference: bytes, *, seed: int, width: int, height: int, frames: int, fps: int) -> None:
         source_size = (round(width * KEN_BURNS_ZOOM), round(height * KEN_BURNS_ZOOM))
         try:
-            picture = decode_to_cover(reference, source_size)
+            picture = erase_badge(decode_to_cover(reference, source_size))
         except MediaError as exc:
             raise MediaError(f"reference image: {exc}") from None
-        self.source = ImageOps.fit(picture, source_size, Image.Resampling.BICUBIC)
+        self.source = cover(picture, source_size)
         rng = np.random.default_rng(derive_seed(seed, "ken-burns", width, height))
         self.zoom_in = bool(rng.random() < 0.5)
         self.start = (rng.uniform(0.3, 0.7), rng.uniform(0.3, 0.7))
@@ -129,6 +131,6 @@ class KenBurnsAnimation:
         cy = self.start[1] + (self.end[1] - self.start[1]) * eased
         left = (source_w - box_w) * cx
         top = (source_h - box_h) * cy
-        view = self.source.resize(self.size, Image.Resampling.BILINEAR, box=(left, top, left + box_w, top + box_h))
+        view = self.source.resize(self.size, Image.Resampling.BICUBIC, box=(left, top, left + box_w, top + box_h))
         frame = np.asarray(view, dtype=np.uint8).copy()
         return frame

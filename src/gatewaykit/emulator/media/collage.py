@@ -3,7 +3,10 @@
 References are laid out on a grid (one fills the frame, two sit side by side
 along the long axis, four make a 2x2, and so on), each resized to *cover* its
 cell, then tinted towards the prompt's palette so the result visibly comes from
-both the references and the prompt.
+both the references and the prompt. An enlarged reference is resampled bicubically
+and softened by its scale (a small generated picture's hard edges would otherwise
+show as stairs), and a reference's own "synthetic" badge is taken off: the result
+carries one badge, its own.
 """
 
 from __future__ import annotations
@@ -11,8 +14,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageOps
+from PIL import Image, ImageDraw, ImageFilter, ImageOps
 
+from .badge import erase_badge
 from .decoding import decode_to_cover
 from .errors import MediaError
 from .palette import Palette
@@ -31,6 +35,15 @@ def grid_shape(count: int, width: int, height: int) -> tuple[int, int]:
     columns = math.ceil(math.sqrt(count * width / height))
     columns = max(1, min(count, columns))
     return columns, math.ceil(count / columns)
+
+
+def cover(image: Image.Image, size: tuple[int, int]) -> Image.Image:
+    """``image`` cropped and resized to cover ``size``; enlarged smoothly (bicubic, softened by the scale)."""
+    scale = max(size[0] / image.width, size[1] / image.height)
+    fitted = ImageOps.fit(image, size, Image.Resampling.BICUBIC)
+    if scale > 1.5:
+        fitted = fitted.filter(ImageFilter.GaussianBlur(radius=min(4.0, 0.4 * scale)))
+    return fitted
 
 
 def compose_references(references: list[bytes], width: int, height: int) -> Image.Image:
@@ -54,10 +67,10 @@ def compose_references(references: list[bytes], width: int, height: int) -> Imag
             if right > left and bottom > top:
                 cell = (right - left, bottom - top)
                 try:
-                    picture = decode_to_cover(references[index], cell)
+                    picture = erase_badge(decode_to_cover(references[index], cell))
                 except MediaError as exc:
                     raise MediaError(f"reference image {index + 1}: {exc}") from None
-                canvas.paste(ImageOps.fit(picture, cell, Image.Resampling.BILINEAR), (left, top))
+                canvas.paste(cover(picture, cell), (left, top))
                 del picture
             if column:
                 draw.rectangle((left - gutter // 2, top, left + gutter // 2, bottom), fill=_GUTTER)

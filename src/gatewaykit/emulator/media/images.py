@@ -21,7 +21,8 @@ from .collage import compose_references, tint_towards
 from .colour_names import dominant_colours
 from .decoding import open_image, to_rgb
 from .errors import MediaError
-from .motifs import draw_badge, draw_motif
+from .badge import draw_badge
+from .motifs import draw_motif
 from .palette import palette_for
 from .scenery import paint_scene
 

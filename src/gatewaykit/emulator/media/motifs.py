@@ -1,8 +1,9 @@
-"""The prompt's main noun as a flat silhouette, plus a small "synthetic" badge.
+"""The prompt's main noun as a flat silhouette (the "synthetic" badge is :mod:`.badge`).
 
 Cheap and clearly synthetic: a handful of nouns (cat, dog, bird, fish, house, tree,
-car, boat, star, heart, moon, rocket, flower) are drawn as simple shapes in a unit
-box, in the prompt's first colour word when it has one. Other prompts get no motif.
+car, boat, star, heart, moon, rocket, flower, lighthouse, balloon, glass, bicycle,
+kite, plane, coin, skyline, cloud) are drawn as simple shapes in a unit box, in the
+prompt's first colour word when it has one. Other prompts get no motif.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from typing import Callable
 
 from PIL import Image, ImageDraw
 
-from .caption import caption_font
 from .palette import COLOUR_WORDS, RGB, Palette, prompt_words
 
 Box = tuple[float, float, float]  # left, top, size in pixels
@@ -29,6 +29,15 @@ _SYNONYMS = {
     "moon": {"moon", "crescent"},
     "rocket": {"rocket", "rockets", "spaceship", "spacecraft"},
     "flower": {"flower", "flowers", "rose", "roses", "tulip", "daisy", "sunflower", "blossom"},
+    "lighthouse": {"lighthouse", "lighthouses", "beacon"},
+    "balloon": {"balloon", "balloons"},
+    "glass": {"lemonade", "glass", "juice", "drink", "cocktail", "smoothie", "milkshake"},
+    "bicycle": {"bicycle", "bicycles", "bike", "bikes", "cyclist"},
+    "kite": {"kite", "kites"},
+    "plane": {"plane", "planes", "airplane", "aeroplane", "jet", "aircraft"},
+    "coin": {"coin", "coins"},
+    "skyline": {"city", "skyline", "skyscraper", "skyscrapers", "downtown"},
+    "cloud": {"storm", "cloud", "clouds", "thunder", "thunderstorm", "rain", "lightning"},
 }
 
 
@@ -135,18 +144,96 @@ def _flower(d: ImageDraw.ImageDraw, b: Box, c: tuple) -> None:
         d.ellipse(_e(b, x - 0.14, y - 0.14, x + 0.14, y + 0.14), fill=c)
 
 
+def _lighthouse(d: ImageDraw.ImageDraw, b: Box, c: tuple) -> None:
+    beam = c[:3] + (110,)
+    d.polygon(_p(b, [(0.5, 0.22), (0.0, 0.1), (0.0, 0.34)]), fill=beam)
+    d.polygon(_p(b, [(0.5, 0.22), (1.0, 0.1), (1.0, 0.34)]), fill=beam)
+    d.polygon(_p(b, [(0.36, 1.0), (0.64, 1.0), (0.58, 0.32), (0.42, 0.32)]), fill=c)
+    d.rectangle(_e(b, 0.41, 0.16, 0.59, 0.3), fill=c)
+    d.polygon(_p(b, [(0.38, 0.17), (0.5, 0.04), (0.62, 0.17)]), fill=c)
+
+
+def _balloon(d: ImageDraw.ImageDraw, b: Box, c: tuple) -> None:
+    d.ellipse(_e(b, 0.18, 0.0, 0.82, 0.64), fill=c)
+    d.polygon(_p(b, [(0.24, 0.45), (0.76, 0.45), (0.58, 0.76), (0.42, 0.76)]), fill=c)
+    width = max(1, round(b[2] * 0.015))
+    d.line(_p(b, [(0.43, 0.76), (0.44, 0.86)]), fill=c, width=width)
+    d.line(_p(b, [(0.57, 0.76), (0.56, 0.86)]), fill=c, width=width)
+    d.rectangle(_e(b, 0.41, 0.86, 0.59, 1.0), fill=c)
+
+
+def _glass(d: ImageDraw.ImageDraw, b: Box, c: tuple) -> None:
+    d.line(_p(b, [(0.56, 0.2), (0.72, 0.0)]), fill=c, width=max(1, round(b[2] * 0.03)))
+    d.polygon(_p(b, [(0.3, 0.16), (0.7, 0.16), (0.64, 1.0), (0.36, 1.0)]), fill=c)
+    d.ellipse(_e(b, 0.6, 0.06, 0.84, 0.3), fill=c)
+    d.ellipse(_e(b, 0.64, 0.1, 0.8, 0.26), outline=tuple(int(v * 0.75) for v in c[:3]) + (255,),
+              width=max(1, round(b[2] * 0.012)))
+
+
+def _bicycle(d: ImageDraw.ImageDraw, b: Box, c: tuple) -> None:
+    width = max(2, round(b[2] * 0.045))
+    for x in (0.0, 0.58):
+        d.ellipse(_e(b, x, 0.5, x + 0.42, 0.92), outline=c, width=width)
+    d.line(_p(b, [(0.21, 0.71), (0.45, 0.71), (0.66, 0.45), (0.36, 0.45), (0.21, 0.71)]), fill=c, width=width,
+           joint="curve")
+    d.line(_p(b, [(0.45, 0.71), (0.34, 0.36)]), fill=c, width=width)
+    d.line(_p(b, [(0.66, 0.45), (0.79, 0.71)]), fill=c, width=width)
+    d.line(_p(b, [(0.66, 0.45), (0.62, 0.32), (0.74, 0.3)]), fill=c, width=width)
+    d.rectangle(_e(b, 0.26, 0.33, 0.42, 0.38), fill=c)
+
+
+def _kite(d: ImageDraw.ImageDraw, b: Box, c: tuple) -> None:
+    d.polygon(_p(b, [(0.55, 0.0), (0.85, 0.28), (0.5, 0.66), (0.22, 0.3)]), fill=c)
+    d.line(_p(b, [(0.5, 0.66), (0.42, 0.78), (0.52, 0.88), (0.44, 1.0)]), fill=c, width=max(1, round(b[2] * 0.015)))
+    for x, y in ((0.43, 0.78), (0.51, 0.88)):
+        d.polygon(_p(b, [(x - 0.05, y - 0.03), (x + 0.05, y + 0.03), (x + 0.05, y - 0.03), (x - 0.05, y + 0.03)]),
+                  fill=c)
+
+
+def _plane(d: ImageDraw.ImageDraw, b: Box, c: tuple) -> None:
+    d.polygon(_p(b, [(0.0, 0.52), (1.0, 0.2), (0.36, 0.66)]), fill=c)
+    d.polygon(_p(b, [(0.36, 0.66), (1.0, 0.2), (0.46, 0.86)]), fill=c[:3] + (200,))
+
+
+def _coin(d: ImageDraw.ImageDraw, b: Box, c: tuple) -> None:
+    d.ellipse(_e(b, 0.1, 0.1, 0.9, 0.9), fill=c)
+    d.ellipse(_e(b, 0.2, 0.2, 0.8, 0.8), outline=tuple(int(v * 0.7) for v in c[:3]) + (255,),
+              width=max(1, round(b[2] * 0.03)))
+
+
+def _skyline(d: ImageDraw.ImageDraw, b: Box, c: tuple) -> None:
+    for x0, x1, top in ((-0.4, -0.15, 0.5), (-0.15, 0.08, 0.3), (0.08, 0.3, 0.55), (0.3, 0.46, 0.1),
+                        (0.46, 0.7, 0.4), (0.7, 0.9, 0.22), (0.9, 1.15, 0.6), (1.15, 1.4, 0.35)):
+        d.rectangle(_e(b, x0, top, x1, 1.0), fill=c)
+    d.polygon(_p(b, [(0.34, 0.1), (0.38, -0.05), (0.42, 0.1)]), fill=c)
+
+
+def _cloud(d: ImageDraw.ImageDraw, b: Box, c: tuple) -> None:
+    d.polygon(_p(b, [(0.52, 0.5), (0.36, 0.78), (0.5, 0.78), (0.4, 1.0), (0.66, 0.7), (0.52, 0.7), (0.62, 0.5)]),
+              fill=(250, 220, 60, 255))
+    for x0, y0, x1, y1 in ((0.05, 0.25, 0.45, 0.6), (0.3, 0.05, 0.75, 0.55), (0.55, 0.2, 0.95, 0.6)):
+        d.ellipse(_e(b, x0, y0, x1, y1), fill=c)
+
+
 _DRAW: dict[str, Callable[..., None]] = {"cat": _cat, "dog": _dog, "bird": _bird, "fish": _fish, "house": _house,
                                         "tree": _tree, "car": _car, "boat": _boat, "star": _star, "heart": _heart,
-                                        "moon": _moon, "rocket": _rocket, "flower": _flower}
+                                        "moon": _moon, "rocket": _rocket, "flower": _flower,
+                                        "lighthouse": _lighthouse, "balloon": _balloon, "glass": _glass,
+                                        "bicycle": _bicycle, "kite": _kite, "plane": _plane, "coin": _coin,
+                                        "skyline": _skyline, "cloud": _cloud}
+
+
+#: Colours a thing has unless the prompt names one (lemonade is yellow, a coin golden).
+_NATURAL: dict[str, RGB] = {"glass": (246, 224, 94), "coin": (224, 176, 46)}
 
 
 def motif_colour(prompt: str, palette: Palette) -> RGB:
-    """The prompt's first colour word (one that names a single hue), else the palette's ink."""
+    """The prompt's first colour word (one that names a single hue), else the thing's own, else the palette's ink."""
     for word in prompt_words(prompt):
         hues = COLOUR_WORDS.get(word)
         if hues and len(hues) == 1:
             return hues[0]
-    return palette.ink
+    return _NATURAL.get(main_noun(prompt) or "", palette.ink)
 
 
 def draw_motif(image: Image.Image, prompt: str, palette: Palette) -> str | None:
@@ -166,19 +253,3 @@ def draw_motif(image: Image.Image, prompt: str, palette: Palette) -> str | None:
     _DRAW[noun](draw, box, motif_colour(prompt, palette) + (255,))
     image.paste(Image.alpha_composite(image.convert("RGBA"), layer).convert("RGB"))
     return noun
-
-
-def draw_badge(image: Image.Image, text: str = "synthetic") -> None:
-    """A small translucent label in the top-left corner saying the picture is synthetic."""
-    width, height = image.size
-    if min(width, height) < 64:
-        return
-    size = max(9, min(28, min(width, height) // 32))
-    font = caption_font(size)
-    pad = max(2, size // 3)
-    box = (pad, pad, pad * 3 + int(font.getlength(text)), pad * 3 + size)
-    layer = Image.new("RGBA", image.size, (0, 0, 0, 0))
-    draw = ImageDraw.Draw(layer)
-    draw.rounded_rectangle(box, radius=pad, fill=(0, 0, 0, 120))
-    draw.text((pad * 2, pad * 2 - size // 8), text, font=font, fill=(255, 255, 255, 230))
-    image.paste(Image.alpha_composite(image.convert("RGBA"), layer).convert("RGB"))

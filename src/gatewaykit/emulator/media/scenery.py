@@ -18,7 +18,8 @@ from .palette import RGB, Palette, derive_seed, mix, prompt_words
 
 LAYOUTS = ("landscape", "orbs", "waves")
 _LAYOUT_WORDS = {
-    "waves": {"ocean", "sea", "beach", "water", "wave", "river", "lake", "surf", "coast"},
+    "waves": {"ocean", "sea", "beach", "water", "wave", "river", "lake", "surf", "coast", "lighthouse", "pond",
+              "harbour", "harbor", "boat", "ship"},
     "landscape": {"mountain", "forest", "hill", "valley", "landscape", "desert", "tree", "field"},
     "orbs": {"abstract", "bubble", "circle", "space", "galaxy", "planet", "orb", "neon"},
 }
