@@ -7,6 +7,7 @@ from typing import Any, List, Literal, Optional, Union
 from pydantic import Field
 
 from gatewaykit.types.common import GatewayModel, Usage
+from gatewaykit.types.text_views import completion_repr, completion_text
 
 
 class ImageURL(GatewayModel):
@@ -125,6 +126,12 @@ class ChatCompletion(GatewayModel):
     @property
     def message(self) -> Optional[ChatMessage]:
         return self.choices[0].message if self.choices else None
+
+    def __str__(self) -> str:
+        return completion_text(self)
+
+    def __repr__(self) -> str:
+        return completion_repr(self)
 
 
 class Delta(GatewayModel):

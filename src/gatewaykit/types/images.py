@@ -11,6 +11,7 @@ from typing import Any, List, Optional, Union
 from pydantic import Field, PrivateAttr
 
 from gatewaykit.types.common import GatewayModel, Usage
+from gatewaykit.types.text_views import image_result_repr, image_result_text
 
 _MAGIC = ((b"\x89PNG\r\n\x1a\n", "png"), (b"\xff\xd8\xff", "jpg"), (b"GIF87a", "gif"), (b"GIF89a", "gif"))
 
@@ -81,6 +82,12 @@ class ImageResult(GatewayModel):
                 decoded.append(image)
             self._images = decoded
         return self._images
+
+    def __str__(self) -> str:
+        return image_result_text(self)
+
+    def __repr__(self) -> str:
+        return image_result_repr(self)
 
     @property
     def image(self) -> Any:
