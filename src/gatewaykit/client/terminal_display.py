@@ -6,7 +6,7 @@
 - ``job.wait()`` and ``map``/``batch`` rewrite one progress line on stderr, only
   when stderr is an interactive terminal (not ``TERM=dumb``), so a piped or
   scheduled run prints nothing there;
-- the offline gateway's notice is one line on stderr, on a terminal.
+- the offline gateway is announced by the client's ``OfflineGatewayWarning`` alone.
 
 Writing never raises into the user's code: a closed or broken stream
 (``ValueError``, ``OSError``) turns that stream off and the call goes on.
@@ -228,9 +228,7 @@ class TerminalDisplay:
         return TerminalTurnView(self._out)
 
     def offline_notice(self, base_url: str, *, implicit: bool) -> None:
-        if self._err.is_live_terminal():
-            how = "no SVC_API_KEY set, so " if implicit else ""
-            self._err.write(f"gatewaykit: {how}using the offline gateway at {base_url} (synthetic results)\n")
+        pass  # the client's OfflineGatewayWarning already says it (once, on stderr) when no key was found
 
     def __repr__(self) -> str:
         return "TerminalDisplay()"
