@@ -29,8 +29,9 @@ QUICKSTART = ROOT / "notebooks" / "marimo" / "quickstart.py"
 
 
 def export(notebook: Path, target: Path, **env: str) -> str:
-    """``marimo export html`` of ``notebook`` on the offline gateway; the page with JSON escapes undone."""
-    environment = {**os.environ, "PYTHONPATH": SRC, "GATEWAYKIT_OFFLINE_TIME_SCALE": "0", **env}
+    """``marimo export html`` of ``notebook`` on the offline gateway (its own ledger); the page, JSON escapes undone."""
+    ledger = str(target.with_suffix(".ledger.sqlite"))
+    environment = {**os.environ, "PYTHONPATH": SRC, "GATEWAYKIT_OFFLINE_TIME_SCALE": "0", "GATEWAYKIT_LEDGER_PATH": ledger, **env}
     for name in ("SVC_API_KEY", "SVC_BASE_URL", "PYTEST_CURRENT_TEST"):
         environment.pop(name, None)
     done = subprocess.run(
