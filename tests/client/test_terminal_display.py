@@ -166,3 +166,21 @@ def test_outside_a_kernel_the_default_is_the_terminal_display(emulator: Any, key
     """Without an IPython kernel or marimo, display=None chooses the terminal display."""
     with gk.Client(api_key=keys.acme, base_url=emulator.base_url) as client:
         assert isinstance(client.display, TerminalDisplay)
+
+
+def test_an_async_ask_streams_the_answer_to_stdout(emulator: Any, keys: Any) -> None:
+    """await AsyncClient.chat.ask() in a script writes the answer's text to stdout, like the sync one."""
+    body = """
+    import asyncio
+    async def main():
+        async with gk.AsyncClient(api_key=sys.argv[1], base_url=sys.argv[2]) as aclient:
+            answer = await aclient.chat.ask("Say hello to the terminal", model="chat-mini")
+        sys.stderr.write("RETURNED " + type(answer).__name__ + "\\n")
+    asyncio.run(main())
+    """
+    done = run_piped(script(body, display="False"), emulator, keys)
+    answer = gk.Client(api_key=keys.acme, base_url=emulator.base_url, display=False).chat.ask(
+        "Say hello to the terminal", model="chat-mini"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == answer.content + "\n" and done.stderr == "RETURNED ChatCompletion\n"
