@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ["IPython", "ipywidgets", "pandas", "PIL", "numpy", "starlette", "uvicorn", "av", "lameenc", "matplotlib"]
+HEAVY = ["IPython", "ipywidgets", "pandas", "PIL", "numpy", "starlette", "uvicorn", "av", "lameenc", "matplotlib", "marimo"]
 
 PROBE = """
 import json, sys

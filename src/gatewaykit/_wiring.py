@@ -7,8 +7,10 @@ gateway provider, and the presentation registry. ``import gatewaykit`` runs
 
 - the conversation layer: ``client.chat.session()`` builds a ``ChatSession``
   (``AsyncChatSession``), which the client core never imports (loaded on the first session);
-- the display chooser: the notebook layer's ``KernelDisplay`` when an IPython
-  kernel runs (asked once per client, at construction), else ``NullDisplay``;
+- the display chooser (asked once per client, at construction): the notebook
+  layer's ``KernelDisplay`` when an IPython kernel runs, its ``MarimoDisplay``
+  in a running marimo notebook or app, else the core's ``TerminalDisplay``
+  (plain text on stdout, progress on stderr when it is a terminal);
 - the offline gateway: ``gatewaykit.emulator.shared()``, or a
   ``ConfigurationError`` naming ``gatewaykit[offline]`` when its server stack
   is not installed;
@@ -24,11 +26,13 @@ only these seams (``client/config``, ``client/display``,
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any, Optional
 
 from gatewaykit.client.config import OFFLINE_EXTRA_HINT, OfflineGateway, set_offline_gateway_provider
 from gatewaykit.client.display import Display, NullDisplay, in_kernel, set_default_display
 from gatewaykit.client.session_seam import set_session_factory
+from gatewaykit.client.terminal_display import TerminalDisplay
 from gatewaykit.errors import ConfigurationError
 from gatewaykit.presentation import Bundle, register_renderer
 
@@ -38,15 +42,31 @@ __all__ = ["install_defaults"]
 _OFFLINE_DEPENDENCIES = frozenset({"starlette", "uvicorn", "multipart", "python_multipart", "numpy", "PIL", "av", "lameenc", "orjson"})
 
 
-def choose_default_display() -> Display:
-    """The notebook layer's display inside a kernel, nothing elsewhere."""
-    if not in_kernel():
-        return NullDisplay()
+def in_marimo() -> bool:
+    """True in a running marimo notebook or app (never imports marimo)."""
+    marimo = sys.modules.get("marimo")
+    running = getattr(marimo, "running_in_notebook", None)
     try:
-        from gatewaykit.notebook.kernel_display import KernelDisplay
-    except ImportError:  # the notebook extra is not installed: plain behaviour
-        return NullDisplay()
-    return KernelDisplay()
+        return bool(running()) if callable(running) else False
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def choose_default_display() -> Display:
+    """The notebook layer's display inside a kernel or marimo, plain text elsewhere."""
+    if in_kernel():
+        try:
+            from gatewaykit.notebook.kernel_display import KernelDisplay
+        except ImportError:  # the notebook extra is not installed: plain behaviour
+            return NullDisplay()
+        return KernelDisplay()
+    if in_marimo():
+        try:
+            from gatewaykit.notebook.marimo_display import MarimoDisplay
+        except ImportError:
+            return TerminalDisplay()
+        return MarimoDisplay()
+    return TerminalDisplay()
 
 
 def start_offline_gateway() -> OfflineGateway:

@@ -36,10 +36,10 @@ class AsyncSpyTransport(httpx.AsyncHTTPTransport):
         return await super().handle_async_request(request)
 
 
-def spy_client(emulator: Any, key: str, ledger: Any) -> tuple[gk.Client, SpyTransport]:
+def spy_client(emulator: Any, key: str, ledger: Any, **options: Any) -> tuple[gk.Client, SpyTransport]:
     spy = SpyTransport()
     client = gk.Client(api_key=key, base_url=emulator.base_url, ledger=ledger, retry_policy=FAST_RETRIES,
-                       http_transport=spy)  # fmt: skip
+                       http_transport=spy, **options)  # fmt: skip
     return client, spy
 
 

@@ -48,7 +48,7 @@ def ledger() -> gk.Ledger:
 
 @pytest.fixture
 def spied(emulator: Any, keys: Any, ledger: gk.Ledger) -> Iterator[tuple[gk.Client, SpyTransport]]:
-    client, spy = spy_client(emulator, keys.acme, ledger)
+    client, spy = spy_client(emulator, keys.acme, ledger, display=False)  # plain requests (some tests script answers)
     with client:
         yield client, spy
 
@@ -254,14 +254,22 @@ def test_defaults_and_overrides_are_sent(spied: Any) -> None:
     assert [(b["temperature"], b["max_tokens"]) for b in spy.bodies] == [(0.2, 50), (0.9, 50), (0.2, 50)]
 
 
-def test_outside_a_kernel_requests_are_not_streamed(spied: Any, ledger: gk.Ledger) -> None:
-    """Without a live view there is nothing to stream to: plain requests; stream=True still streams."""
+def test_without_a_display_requests_are_not_streamed(spied: Any, ledger: gk.Ledger) -> None:
+    """With display=False there is nothing to stream to: plain requests; stream=True still streams."""
     client, spy = spied
     chat = client.chat.session(model="chat-mini")
     chat("Hello there")
     chat("Hello again", stream=True)
     assert ["stream" in body for body in spy.bodies] == [False, True]
     assert [row["kind"] for row in ledger.rows] == ["chat", "chat.stream"]
+
+
+def test_in_a_terminal_turns_stream_to_the_terminal_display(emulator: Any, keys: Any, ledger: gk.Ledger) -> None:
+    """Outside a kernel the default (terminal) display shows text as it arrives, so a turn's requests stream."""
+    client, spy = spy_client(emulator, keys.acme, ledger)
+    with client:
+        client.chat.session(model="chat-mini")("Hello there")
+    assert ["stream" in body for body in spy.bodies] == [True]
 
 
 def test_display_shows_turns_tool_calls_and_cost_sanitised(spied: Any) -> None:
@@ -336,7 +344,7 @@ def test_an_unknown_tool_gets_an_error_message_not_a_crash() -> None:
         reply = _answer(unknown, "tool_calls") if len(sent) == 1 else _answer({"role": "assistant", "content": "ok"}, "stop")
         return httpx.Response(200, json=reply)
 
-    with gk.Client(api_key="sk-test-0000", base_url="http://gateway.test", validate=False, ledger=gk.Ledger(),
+    with gk.Client(api_key="sk-test-0000", base_url="http://gateway.test", validate=False, display=False, ledger=gk.Ledger(),
                    http_transport=httpx.MockTransport(handler)) as client:  # fmt: skip
         chat = client.chat.session(model="m", tools=[get_weather])
         reply = chat("Launch it")
@@ -356,7 +364,7 @@ def test_a_model_calling_tools_without_any_offered_gets_an_error_message() -> No
         reply = _answer(stray, "tool_calls") if len(sent) == 1 else _answer({"role": "assistant", "content": "ok"}, "stop")
         return httpx.Response(200, json=reply)
 
-    with gk.Client(api_key="sk-test-0000", base_url="http://gateway.test", validate=False, ledger=gk.Ledger(),
+    with gk.Client(api_key="sk-test-0000", base_url="http://gateway.test", validate=False, display=False, ledger=gk.Ledger(),
                    http_transport=httpx.MockTransport(handler)) as client:  # fmt: skip
         chat = client.chat.session(model="m")
         chat("Find it")
@@ -374,7 +382,7 @@ def test_calls_after_the_limit_are_answered_but_not_run() -> None:
         sent.append(json.loads(request.content))
         return httpx.Response(200, json=_answer(call, "tool_calls"))
 
-    with gk.Client(api_key="sk-test-0000", base_url="http://gateway.test", validate=False, ledger=gk.Ledger(),
+    with gk.Client(api_key="sk-test-0000", base_url="http://gateway.test", validate=False, display=False, ledger=gk.Ledger(),
                    http_transport=httpx.MockTransport(handler)) as client:  # fmt: skip
         chat = client.chat.session(model="m", tools=[get_weather], max_steps=2)
         chat("Weather?")

@@ -136,12 +136,6 @@ def test_display_false_is_the_null_display(emulator: Any, keys: Any) -> None:
         assert client.chat.ask("Say hi", model="chat-mini").content
 
 
-def test_outside_a_kernel_the_default_is_the_null_display(emulator: Any, keys: Any) -> None:
-    """Without an IPython kernel, display=None chooses the null display."""
-    with gk.Client(api_key=keys.acme, base_url=emulator.base_url) as client:
-        assert isinstance(client.display, NullDisplay) and isinstance(client.display, Display)
-
-
 def test_a_display_without_the_protocol_methods_is_refused(emulator: Any, keys: Any) -> None:
     """An object that is not a Display is a TypeError naming what it lacks."""
     with pytest.raises(TypeError, match="chat_stream"):

@@ -90,10 +90,27 @@ class LiveKernel:
         """What was written to stderr while the cell ran."""
         return "".join(m["content"]["text"] for m in self.of(msg_id, "stream") if m["content"]["name"] == "stderr")
 
-    def click(self, model_id: str) -> None:
-        """What a front end sends when a widget Button is clicked."""
+    def click(self, model_id: str, subshell_id: Optional[str] = None) -> None:
+        """What a front end sends when a widget Button is clicked (through a kernel subshell when given)."""
         content = {"comm_id": model_id, "data": {"method": "custom", "content": {"event": "click"}}}
-        self.client.shell_channel.send(self.client.session.msg("comm_msg", content))
+        msg = self.client.session.msg("comm_msg", content)
+        if subshell_id is not None:
+            msg["header"]["subshell_id"] = subshell_id
+        self.client.shell_channel.send(msg)
+
+    def create_subshell(self, timeout: float = 10) -> str:
+        """What JupyterLab 4.4+ sends for its widget comms: ``create_subshell_request`` on control; the id."""
+        request = self.client.session.msg("create_subshell_request", {})
+        self.client.control_channel.send(request)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                reply = self.client.get_control_msg(timeout=0.1)
+            except queue.Empty:
+                continue
+            if reply["parent_header"].get("msg_id") == request["header"]["msg_id"]:
+                return str(reply["content"]["subshell_id"])
+        raise TimeoutError("no create_subshell_reply")
 
     def button_ids(self) -> list[str]:
         return [m["content"]["comm_id"] for m in self.messages if m["msg_type"] == "comm_open"

@@ -7,6 +7,7 @@ A front end without the widget manager shows a one-line text instead.
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Optional
 
 from gatewaykit.notebook.kernel import in_kernel
@@ -41,6 +42,9 @@ class CancelButtons:
     def __init__(self, progress: Any, jobs: list[Any], widgets: Any) -> None:
         self._progress = progress
         self._handle: Optional[Any] = None
+        # Clicks may arrive on two threads at once (a kernel subshell and the wait's own pump): one cancel per job.
+        self._lock = threading.Lock()
+        self._cancelling: set[str] = set()
         self.buttons = []
         for job in jobs:
             label = "Cancel" if len(jobs) == 1 else f"Cancel {job.id}"
@@ -67,11 +71,17 @@ class CancelButtons:
             return None
 
     def _cancel(self, button: Any, job: Any) -> None:
+        with self._lock:
+            if job.id in self._cancelling:  # a second click (or the same click by another path): already on it
+                return
+            self._cancelling.add(job.id)
         button.disabled = True
         button.description = "Cancelling…"
         try:
             job.cancel()
         except Exception as exc:  # noqa: BLE001 - report on the button, never raise into the front end
+            with self._lock:
+                self._cancelling.discard(job.id)  # a failed cancel may be tried again
             button.disabled = False
             button.description = "Cancel failed"
             button.tooltip = f"{type(exc).__name__}: {exc}"

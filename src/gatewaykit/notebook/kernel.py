@@ -11,6 +11,9 @@ calls ``set_thread_parent`` (or ``set_parent``) in the worker, which also
 runs in a copy of the caller's context. On ipykernel < 7 the parent is process
 global, so it is left alone there (setting it would misroute the main
 thread's output); updates by ``display_id`` find their output regardless.
+
+:func:`open_widget_subshell` keeps a kernel that waits looking busy in
+JupyterLab 4.4+ and Notebook 7 (see its docstring).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any, Callable, Optional
 
 from gatewaykit.client.display import in_kernel  # the one kernel detector (the core chooses displays with it)
 
-__all__ = ["in_kernel", "shell", "start_thread"]
+__all__ = ["in_kernel", "open_widget_subshell", "shell", "start_thread"]
 
 
 def shell() -> Optional[Any]:
@@ -71,3 +74,35 @@ def start_thread(target: Callable[[], None], *, name: str, ip: Any = None) -> th
     thread = threading.Thread(target=context.run, args=(run,), name=name, daemon=True)
     thread.start()
     return thread
+
+
+_widget_keeper: Optional[Any] = None  # one never-closed widget per kernel process (open_widget_subshell)
+
+
+def open_widget_subshell(ip: Any = None) -> bool:
+    """Open a widget comm now and keep it open, so the front end makes its widget subshell now.
+
+    JupyterLab 4.4+ (and Notebook 7) send widget messages through a kernel
+    subshell, one per comm target, created when the first comm of the target
+    opens and deleted when the last one closes. The ``create_subshell_request``
+    goes on the control channel, and its ``busy``/``idle`` status reached the
+    status bar: a ``job.wait()`` whose Cancel button was the kernel's first
+    widget read "Idle" for the rest of the cell. Called while the cell that
+    builds the client runs (a quick cell), this makes the subshell then and
+    keeps it for the kernel's life. Only on kernels with subshells (ipykernel 7+);
+    never raises. True when a widget comm is open.
+    """
+    global _widget_keeper
+    if _widget_keeper is not None:
+        return True
+    ip = ip if ip is not None else shell()
+    kernel = getattr(ip, "kernel", None)
+    try:
+        if kernel is None or not getattr(kernel, "_supports_kernel_subshells", False):
+            return False
+        import ipywidgets
+
+        _widget_keeper = ipywidgets.Layout()  # the smallest widget model; never displayed, never closed
+    except Exception:  # noqa: BLE001 - no widgets here: waits work as before
+        return False
+    return True

@@ -10,8 +10,10 @@ player (:mod:`gatewaykit.notebook.job_wait`, driving the client's polling flow),
 and results (:mod:`gatewaykit.notebook.turn_view`), and the offline gateway's
 banner once per gateway. Constructing it installs
 the kernel's display formatter that keeps a live-shown answer or job from
-showing twice in its own cell, and shows an unknown keyword's warning as a card
-(:mod:`gatewaykit.notebook.warning_card`).
+showing twice in its own cell, shows an unknown keyword's warning as a card
+(:mod:`gatewaykit.notebook.warning_card`), and opens the widget comm that makes JupyterLab
+create its widget subshell now rather than during the first wait
+(:func:`~gatewaykit.notebook.kernel.open_widget_subshell`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ class KernelDisplay:
 
     def __init__(self) -> None:
         from gatewaykit.notebook import rendering  # noqa: F401 - registers the rich display of core objects
-        from gatewaykit.notebook.kernel import shell
+        from gatewaykit.notebook.kernel import open_widget_subshell, shell
         from gatewaykit.notebook.shown_once import install_display_formatters
         from gatewaykit.notebook.thumbnails import install as install_thumbnails
         from gatewaykit.notebook.warning_card import install_warning_cards
@@ -42,6 +44,7 @@ class KernelDisplay:
         if ip is not None:
             install_display_formatters(ip)
             install_warning_cards()
+            open_widget_subshell(ip)  # the front end's widget subshell now, not during the first wait
 
     def chat_stream(self, stream: ChatStream) -> ChatCompletion:
         from gatewaykit.notebook.live import render_stream

@@ -9,6 +9,7 @@ from pydantic import AfterValidator, Field, model_validator
 from gatewaykit.presentation import rich_bundle
 from gatewaykit.types.common import GatewayModel
 from gatewaykit.types.lenient import drop_nulls
+from gatewaykit.types.text_views import model_list_repr, model_list_text, short_repr
 
 
 class ParameterSpec(GatewayModel):
@@ -65,6 +66,12 @@ class Model(GatewayModel):
             return "image"
         return "chat"
 
+    def __repr__(self) -> str:
+        return short_repr(f"Model(id={self.id!r}, kind={self.kind!r})")
+
+    def __str__(self) -> str:
+        return f"{self.id} ({self.kind})"
+
 
 class ModelList(GatewayModel):
     """The list envelope ``{object: "list", data: [...]}``; iterable and indexable by id."""
@@ -88,6 +95,12 @@ class ModelList(GatewayModel):
 
     def __contains__(self, model_id: Any) -> bool:
         return any(model.id == model_id for model in self.data)
+
+    def __str__(self) -> str:
+        return model_list_text(self.data)
+
+    def __repr__(self) -> str:
+        return model_list_repr(self.data)
 
     @property
     def ids(self) -> list[str]:

@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 
 from gatewaykit.types.common import GatewayModel, Usage
 from gatewaykit.types.lenient import drop_nulls, json_arguments, reasoning_from_alias, text_from_parts
+from gatewaykit.types.text_views import completion_repr, completion_text
 
 
 class ImageURL(GatewayModel):
@@ -151,6 +152,12 @@ class ChatCompletion(GatewayModel):
     @property
     def message(self) -> Optional[ChatMessage]:
         return self.choices[0].message if self.choices else None
+
+    def __str__(self) -> str:
+        return completion_text(self)
+
+    def __repr__(self) -> str:
+        return completion_repr(self)
 
 
 class Delta(GatewayModel):

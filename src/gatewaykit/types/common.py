@@ -84,6 +84,13 @@ class Usage(GatewayModel):
         """``cost.total_cost``, or None when the answer carried no cost."""
         return self.cost.total_cost if self.cost is not None else None
 
+    def __repr__(self) -> str:
+        from gatewaykit.types.text_views import usage_repr  # text_views is leaf; imported here to keep common first
+
+        return usage_repr(self)
+
+    __str__ = __repr__
+
 
 class ErrorBody(GatewayModel):
     message: str

@@ -11,6 +11,7 @@ from typing import Any, List, Optional, Union
 from pydantic import Field, PrivateAttr
 
 from gatewaykit.types.common import GatewayModel, Usage
+from gatewaykit.types.text_views import image_result_repr, image_result_text
 
 #: The only formats untrusted image bytes are opened as (Pillow's names): the formats the API speaks.
 #: Any other format Pillow knows is refused before it is parsed; EPS, for one, would run Ghostscript.
@@ -104,6 +105,12 @@ class ImageResult(GatewayModel):
                 decoded.append(image)
             self._images = decoded
         return self._images
+
+    def __str__(self) -> str:
+        return image_result_text(self)
+
+    def __repr__(self) -> str:
+        return image_result_repr(self)
 
     @property
     def image(self) -> Any:

@@ -11,6 +11,7 @@ from pydantic import PrivateAttr, model_validator
 
 from gatewaykit.error_text import redact
 from gatewaykit.types.common import GatewayModel
+from gatewaykit.types.text_views import job_repr, job_text
 
 __all__ = [
     "FINISHED_STATES",
@@ -101,6 +102,7 @@ class Job(GatewayModel):
     """
 
     _client: Any = PrivateAttr(default=None)
+    _saved_to: Optional[Path] = PrivateAttr(default=None)  # the last save(path), shown by str(job)
 
     if TYPE_CHECKING:
         # Declared by each job type, in the order its API object lists them (repr and dumps keep it).
@@ -150,7 +152,23 @@ class Job(GatewayModel):
 
     def save(self, path: Union[str, "os.PathLike[str]", None] = None) -> Path:
         """Stream the finished media to ``path`` (a file, or a directory for ``<id>.mp4/.mp3``); the Path."""
-        return self._bound()._job_save(self, path)  # type: ignore[no-any-return]
+        saved = self._bound()._job_save(self, path)
+        if isinstance(saved, Path):
+            self._saved_to = saved
+            return saved
+        return _remember_saved(self, saved)  # type: ignore[return-value]  # an AsyncClient's awaitable
+
+    def __str__(self) -> str:
+        return job_text(self)
+
+    def __repr__(self) -> str:
+        return job_repr(self)
+
+
+async def _remember_saved(job: Job, saving: Any) -> Path:
+    path: Path = await saving
+    job._saved_to = path
+    return path
 
 
 class VideoJob(Job):

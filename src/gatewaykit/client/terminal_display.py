@@ -1,0 +1,234 @@
+"""``TerminalDisplay``: the client's display outside a kernel (a script, a terminal REPL, a marimo console).
+
+- ``chat.ask()`` writes the answer's text to stdout as it arrives (plain text,
+  control characters removed: model output is untrusted), then a newline;
+- a conversation turn writes each tool call and its result as one line;
+- ``job.wait()`` and ``map``/``batch`` rewrite one progress line on stderr, only
+  when stderr is an interactive terminal (not ``TERM=dumb``), so a piped or
+  scheduled run prints nothing there;
+- the offline gateway is announced by the client's ``OfflineGatewayWarning`` alone.
+
+Writing never raises into the user's code: a closed or broken stream
+(``ValueError``, ``OSError``) turns that stream off and the call goes on.
+The streams are looked up at each write (``sys.stdout``/``sys.stderr``), so a
+redirect made after the client was built is honoured.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from typing import TYPE_CHECKING, Any, Callable, Optional, TextIO, TypeVar
+
+from gatewaykit.client.display import BatchProgress, BatchTally, TurnView
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gatewaykit.client.streaming import AsyncChatStream, ChatStream
+    from gatewaykit.types import ChatCompletion
+
+__all__ = ["TerminalDisplay", "plain_text"]
+
+J = TypeVar("J")
+
+# C0 controls except tab and newline, DEL, and C1 controls: an ESC from a model must not drive the terminal.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_LINE_WIDTH = 100
+
+
+def plain_text(text: str) -> str:
+    """``text`` without terminal control characters (tabs and newlines kept)."""
+    return _CONTROL.sub("", text)
+
+
+def one_line(text: Any, width: int = _LINE_WIDTH) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
+    flat = " ".join(plain_text(str(text)).split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+class _Channel:
+    """One output stream (stdout or stderr) that switches itself off on the first write error."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self.broken = False
+
+    def stream(self) -> Optional[TextIO]:
+        return None if self.broken else getattr(sys, self._name, None)
+
+    def is_live_terminal(self) -> bool:
+        """An interactive terminal that can redraw a line (not ``TERM=dumb``, not a pipe or file)."""
+        stream = self.stream()
+        if stream is None or os.environ.get("TERM") == "dumb":
+            return False
+        try:
+            return bool(stream.isatty())
+        except (ValueError, OSError, AttributeError):
+            return False
+
+    def write(self, text: str) -> None:
+        stream = self.stream()
+        if stream is None:
+            return
+        try:
+            stream.write(text)
+            stream.flush()
+        except (ValueError, OSError):  # closed, broken pipe, disk full: show nothing more, never raise
+            self.broken = True
+
+
+class _ProgressLine:
+    """One stderr line rewritten in place (``\\r`` + clear), drawn only on a live terminal."""
+
+    def __init__(self, channel: _Channel) -> None:
+        self._channel = channel
+        self._live = channel.is_live_terminal()
+        self._drawn = False
+
+    def show(self, text: str) -> None:
+        if self._live:
+            self._channel.write("\r\x1b[K" + one_line(text))
+            self._drawn = True
+
+    def end(self, text: Optional[str] = None) -> None:
+        """Leave ``text`` (or clear the line) and move on."""
+        if not self._live:
+            return
+        if text is not None:
+            self._channel.write("\r\x1b[K" + one_line(text) + "\n")
+        elif self._drawn:
+            self._channel.write("\r\x1b[K")
+        self._drawn = False
+
+
+class _TextSink:
+    """The answer's text to stdout, piece by piece, ending with one newline."""
+
+    def __init__(self, channel: _Channel) -> None:
+        self._channel = channel
+        self._last = "\n"
+
+    def add(self, piece: str) -> None:
+        clean = plain_text(piece)
+        if clean:
+            self._channel.write(clean)
+            self._last = clean[-1]
+
+    def end(self) -> None:
+        if self._last != "\n":
+            self._channel.write("\n")
+            self._last = "\n"
+
+
+def _stream_text(stream: "ChatStream", out: _Channel) -> "ChatCompletion":
+    sink = _TextSink(out)
+    try:
+        for piece in stream.iter_text():
+            sink.add(piece)
+    finally:
+        sink.end()
+    return stream.final()
+
+
+async def _stream_text_async(stream: "AsyncChatStream", out: _Channel) -> "ChatCompletion":
+    sink = _TextSink(out)
+    try:
+        async for piece in stream.iter_text():
+            sink.add(piece)
+    finally:
+        sink.end()
+    return await stream.final()
+
+
+class TerminalTurnView:
+    """A conversation turn in a terminal: each request's text streams; each tool step is one line."""
+
+    def __init__(self, out: _Channel) -> None:
+        self._out = out
+
+    def chat_stream(self, stream: "ChatStream") -> "ChatCompletion":
+        return _stream_text(stream, self._out)
+
+    async def async_chat_stream(self, stream: "AsyncChatStream") -> "ChatCompletion":
+        return await _stream_text_async(stream, self._out)
+
+    def event(self, event: Any) -> None:
+        kind = getattr(event, "kind", "")
+        if kind == "tool_call":
+            self._out.write(one_line(f"→ {event.name}({event.arguments or ''})") + "\n")
+        elif kind == "tool_result":
+            mark = "←" if event.status in (None, "ok") else f"← [{event.status}]"
+            self._out.write(one_line(f"{mark} {event.name}: {event.content or ''}") + "\n")
+        elif kind == "limit":
+            self._out.write(one_line(f"… tool step limit reached: {event.content or 'asking for a summary'}") + "\n")
+
+    def close(self, error: Optional[BaseException] = None) -> None:
+        pass
+
+
+class TerminalBatchProgress:
+    """``map``/``batch`` as one stderr line: ``map 3/10 · 1 failed · $0.001200``."""
+
+    def __init__(self, total: int, err: _Channel) -> None:
+        self._tally = BatchTally(total)
+        self._line = _ProgressLine(err)
+        self._line.show(self._text())
+
+    def _text(self) -> str:
+        tally = self._tally
+        failed = f" · {tally.failures} failed" if tally.failures else ""
+        return f"requests {tally.done}/{tally.total}{failed} · ${tally.cost:.6f}"
+
+    def item_done(self, result: Any) -> None:
+        self._tally.add(result)
+        self._line.show(self._text())
+
+    def close(self) -> None:
+        self._line.end(self._text())
+
+
+def _job_line(job: Any, started: float) -> str:
+    status = getattr(job, "status", "?")
+    progress = getattr(job, "progress", None)
+    percent = f" {progress}%" if isinstance(progress, (int, float)) else ""
+    return f"{getattr(job, 'id', 'job')} {status}{percent} · {time.monotonic() - started:.0f} s"
+
+
+class TerminalDisplay:
+    """Plain text on stdout for answers, one-line progress on stderr when it is a terminal."""
+
+    def __init__(self) -> None:
+        self._out = _Channel("stdout")
+        self._err = _Channel("stderr")
+
+    def chat_stream(self, stream: "ChatStream") -> "ChatCompletion":
+        return _stream_text(stream, self._out)
+
+    async def async_chat_stream(self, stream: "AsyncChatStream") -> "ChatCompletion":
+        return await _stream_text_async(stream, self._out)
+
+    def job_wait(self, job: J, wait: Callable[[Optional[Callable[[Any], Any]]], J]) -> J:
+        line = _ProgressLine(self._err)
+        started = time.monotonic()
+        line.show(_job_line(job, started))
+        try:
+            done = wait(lambda update: line.show(_job_line(update, started)))
+        except BaseException:
+            line.end()
+            raise
+        line.end(_job_line(done, started))
+        return done
+
+    def batch_progress(self, total: int) -> BatchProgress:
+        return TerminalBatchProgress(total, self._err)
+
+    def turn_view(self) -> TurnView:
+        return TerminalTurnView(self._out)
+
+    def offline_notice(self, base_url: str, *, implicit: bool) -> None:
+        pass  # the client's OfflineGatewayWarning already says it (once, on stderr) when no key was found
+
+    def __repr__(self) -> str:
+        return "TerminalDisplay()"

@@ -1,0 +1,58 @@
+"""print() and repr() of public results in a terminal: readable, short, one-line reprs."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import pytest
+
+import gatewaykit as gk
+
+
+@pytest.fixture(scope="module")
+def results(emulator: Any, keys: Any) -> Iterator[dict[str, Any]]:
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, display=False) as client:
+        yield {
+            "models": client.models.list(),
+            "answer": client.chat.ask("Say hi", model="chat-mini"),
+            "image": client.images.generate(model="image-pixels", prompt="a lighthouse", width=256, height=256),
+            "job": client.videos.create(model="video-tiers", prompt="waves", duration=4).wait(),
+            "song": client.music.create(model="music-song", prompt="synth pop", lyrics_prompt="[Verse]\nHi").wait(),
+        }
+
+
+@pytest.mark.parametrize("name", ["models", "answer", "image", "job", "song"])
+def test_every_repr_is_one_short_line(results: dict[str, Any], name: str) -> None:
+    """repr() of each public result is one line under 300 characters."""
+    text = repr(results[name])
+    assert "\n" not in text and len(text) < 300
+
+
+def test_a_model_list_prints_as_a_table_of_ids_and_kinds(results: dict[str, Any]) -> None:
+    """print(models): a header, then one 'id  kind' row per model."""
+    lines = str(results["models"]).splitlines()
+    assert lines[0].split() == ["id", "kind"] and len(lines) == len(results["models"]) + 2
+    assert lines[2].split() == [results["models"][0].id, results["models"][0].kind]
+
+
+def test_an_answer_prints_as_its_text_and_one_line_of_figures(results: dict[str, Any]) -> None:
+    """print(answer): the text, then '— model · p + c tokens · $cost'."""
+    answer = results["answer"]
+    text, footer = str(answer).rsplit("\n", 1)
+    assert text == answer.content
+    assert footer == f"— chat-mini · {answer.usage.prompt_tokens} + {answer.usage.completion_tokens} tokens · ${answer.usage.total_cost:.6f}".rstrip("0")
+
+
+def test_a_job_prints_as_one_line_and_says_where_it_was_saved(results: dict[str, Any], tmp_path: Any) -> None:
+    """print(job): 'video_… completed · model · N s · 1280×720 · not saved', then the path once saved."""
+    job = results["job"]
+    assert str(job).startswith(f"{job.id} completed · video-tiers · ") and "1280×720" in str(job)
+    assert str(job).endswith("not saved (job.save(path))")
+    path = job.save(tmp_path / "waves.mp4")
+    assert str(job).endswith(f"saved to {path}")
+
+
+def test_model_text_in_a_repr_loses_control_characters() -> None:
+    """An escape sequence in an answer never reaches the terminal through repr() or str()."""
+    answer = gk.ChatCompletion(model="m", choices=[{"message": {"role": "assistant", "content": "hi\x1b[2J there"}}])
+    assert "\x1b" not in repr(answer) and "\x1b" not in str(answer)
