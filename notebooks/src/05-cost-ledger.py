@@ -8,15 +8,17 @@
 import sys
 if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
     # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
+import os
 import gatewaykit as gk
-client = gk.Client()  # SVC_API_KEY (+ SVC_BASE_URL): the real gateway; no key: the offline one
+client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway (re-runs cached); none: offline
 
 # %% [markdown]
 # ### Which gateway?
 #
 # The first cell picks the gateway. With `SVC_API_KEY` and `SVC_BASE_URL` set
 # (in Colab the key may be a secret named `SVC_API_KEY`) it talks to the real
-# gateway and you pay for what you run. Without a key it starts the built-in
+# gateway and you pay for what you run; a re-run of the same request is answered
+# from a local cache (`cache=True`), sends nothing and costs nothing. Without a key it starts the built-in
 # **offline gateway**, a local server with synthetic models: free, fast, and
 # clearly labelled as synthetic.
 

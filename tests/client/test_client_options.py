@@ -81,11 +81,14 @@ def test_a_pickled_strict_client_still_refuses_unknown_keywords(emulator: Any, k
 
 
 def test_a_custom_display_is_left_for_the_worker(emulator: Any, keys: Any) -> None:
-    """A display object does not travel: the copy chooses its own (the options say None)."""
+    """A display object does not travel: the copy chooses its own (the options say None; outside a kernel,
+    the terminal display)."""
+    from gatewaykit.client.terminal_display import TerminalDisplay
+
     with gk.Client(api_key=keys.acme, base_url=emulator.base_url, display=gk.NullDisplay()) as original:
         copy = pickle.loads(pickle.dumps(original))
     with copy:
-        assert copy.options.display is None and isinstance(copy.display, gk.NullDisplay)
+        assert copy.options.display is None and isinstance(copy.display, TerminalDisplay)
 
 
 def test_repr_shows_the_options_that_differ_and_never_the_key(emulator: Any, keys: Any) -> None:

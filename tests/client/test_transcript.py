@@ -186,9 +186,9 @@ def test_tool_calls_are_shown_and_cannot_be_hidden_behind_text() -> None:
     messages = [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": "Checking.", "tool_calls": [call]},
                 {"role": "tool", "tool_call_id": "call_1", "content": "Sunny"}]  # fmt: skip
     written = to_markdown(messages)
-    assert "- tool call `get_weather` ` {\"city\": \"Paris\"} `\n\nChecking." in written
+    assert "- tool call `get_weather` `{\"city\": \"Paris\"}`\n\nChecking." in written
     assert from_markdown(written)[0] == messages
-    hostile = written.replace("- tool call `get_weather` ` {\"city\": \"Paris\"} `\n\n", "")
+    hostile = written.replace("- tool call `get_weather` `{\"city\": \"Paris\"}`\n\n", "")
     with pytest.raises(ValueError, match="does not show the tool calls"):
         from_markdown(hostile)
 
@@ -209,7 +209,7 @@ def test_visible_edits_are_what_is_sent() -> None:
     assert from_markdown(edited)[0][0]["content"] == "What is 3 + 3?"
 def test_tool_call_arguments_are_plain_inline_code() -> None:
     """A tool call's arguments read `{"city": "Lisbon"}` in the Markdown, without padding spaces."""
-    from gatewaykit.client.transcript import _inline_code
+    from gatewaykit.client.conversation.transcript import _inline_code
 
     assert _inline_code('{"city": "Lisbon"}') == '`{"city": "Lisbon"}`'
     assert _inline_code("`x`") == "`` `x` ``"  # a backtick at an edge still needs the space

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from gatewaykit.client.flows import Flow
     from gatewaykit.types import Model
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # src/gatewaykit/
+
 __all__ = ["KeywordCheck", "UnknownParameterWarning", "check_keywords", "keyword_check", "unknown_keyword_message"]
 
 

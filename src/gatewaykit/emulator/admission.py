@@ -17,7 +17,7 @@ from starlette.requests import Request
 
 from gatewaykit.emulator.accounts import ApiKey
 from gatewaykit.emulator.catalog import ModelSpec
-from gatewaykit.emulator.errors import ApiError, bad_request, server_error
+from gatewaykit.emulator.errors import ApiError, bad_request, insufficient_quota, server_error
 from gatewaykit.emulator.faults import FAULT_HEADER, DropConnection
 from gatewaykit.emulator.fields import integer_text
 from gatewaykit.emulator.gateway import Gateway
@@ -167,6 +167,4 @@ def require_funds(caller: Caller, nanos: int) -> None:
         raise insufficient_quota()
 
 
-def insufficient_quota() -> ApiError:
-    return ApiError(402, "Your balance is too low for this request. Add credits in your dashboard.",
-                    type="insufficient_quota", code="insufficient_quota")
+

@@ -46,6 +46,11 @@ def bad_request(message: str, param: str | None = None, code: str | None = None)
     return ApiError(400, message, param=param, code=code)
 
 
+def insufficient_quota() -> ApiError:
+    return ApiError(402, "Your balance is too low for this request. Add credits in your dashboard.",
+                    type="insufficient_quota", code="insufficient_quota")
+
+
 def invalid_key(message: str = "Invalid API key. Send 'Authorization: Bearer sk-bf-...'.") -> ApiError:
     return ApiError(401, message, code="invalid_api_key")
 

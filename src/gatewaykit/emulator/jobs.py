@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Protocol, TypeVar
 
 from gatewaykit.emulator.accounts import Account
+from gatewaykit.emulator.errors import insufficient_quota
 from gatewaykit.emulator.settings import Settings
 
 T = TypeVar("T")
@@ -100,8 +101,6 @@ class JobStore:
 
     def create(self, job: Job) -> Job:
         """Hold the job's price on its account (402 ``insufficient_quota`` when it cannot be held) and start it."""
-        from gatewaykit.emulator.admission import insufficient_quota
-
         self.sweep()
         if not job.account.hold(job.price):
             raise insufficient_quota()

@@ -90,6 +90,7 @@ def foreign_client(routes: dict[str, Answer], ledger: Optional[RecordingLedger] 
     """A sync client whose requests the ``routes`` answer (no retries, recording into ``ledger``)."""
     seen: list[httpx.Request] = []
     options.setdefault("max_retries", 0)
+    options.setdefault("display", False)  # the shapes are scripted per request: no live view asks for streams
     client = gk.Client(
         api_key=KEY, base_url=BASE_URL, ledger=ledger if ledger is not None else RecordingLedger(),
         http_transport=httpx.MockTransport(_handler(routes, seen)), **options,
@@ -102,6 +103,7 @@ def foreign_async_client(routes: dict[str, Answer], ledger: Optional[RecordingLe
     """The same, async."""
     seen: list[httpx.Request] = []
     options.setdefault("max_retries", 0)
+    options.setdefault("display", False)
     return gk.AsyncClient(
         api_key=KEY, base_url=BASE_URL, ledger=ledger if ledger is not None else RecordingLedger(),
         http_transport=httpx.MockTransport(_handler(routes, seen)), **options,
