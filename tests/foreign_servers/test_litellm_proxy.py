@@ -124,7 +124,7 @@ def test_session_tool_loop_runs_the_python_tool(litellm_proxy: RunningProxy) -> 
         calls.append(city)
         return "clear, 21 C"
 
-    with client_on(litellm_proxy) as client:
+    with client_on(litellm_proxy, display=False) as client:  # buffered: mock_tool_calls only answers unstreamed
         chat = client.chat.session(model="mock-tool", tools=[get_weather], max_steps=2)
         try:
             chat("weather in Paris?")
