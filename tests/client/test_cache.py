@@ -134,6 +134,9 @@ def test_a_job_comes_back_completed_with_its_media(make: Any, network: Network) 
     again = client.videos.create(model="video-range", prompt="storm at sea", duration=2)
     assert again.wait(on_update=lambda _: None).status == "completed"
     assert again.content() == media
+    rows = [row for row in client.ledger.rows if row["id"] == job.id]
+    assert [(row["cost_source"], row["status"]) for row in rows] == [("estimated", "completed"), ("cached", "completed")]
+    assert rows[1]["total_cost"] == 0.0 and rows[1]["saved_cost"] == rows[0]["total_cost"]
     assert network.paid == spent
 
 

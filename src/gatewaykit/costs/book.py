@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterator, Optional
 
-from gatewaykit.costs.rows import JOB_KINDS, TERMINAL_STATES, LedgerRow, job_transition
+from gatewaykit.costs.rows import CACHED, JOB_KINDS, NOT_SENT_SOURCES, TERMINAL_STATES, LedgerRow, job_transition
 from gatewaykit.costs.settlement import PriceSource, contribution, finish, pending_estimate, settle
 
 __all__ = ["RowBook", "StoredRow"]
@@ -67,10 +67,19 @@ class RowBook:
         """Add a row unless it (or its job) is already here; True when added."""
         if uid in self._by_uid:
             return False
+        local_copy = False
         if self.has_job(row):
             assert row.id is not None
-            self._by_uid[uid] = self.jobs[row.id]  # the same job under another uid
-            return False
+            if row.cost_source not in NOT_SENT_SOURCES:
+                self._by_uid[uid] = self.jobs[row.id]  # the same job under another uid
+                return False
+            # The job again, answered by the cache (or a cassette): a row of its own, at $0, in the state
+            # the job it repeats is in; the job itself stays the one tracked.
+            original = self.jobs[row.id]
+            row.status, row.seconds = original.status, original.seconds
+            if row.cost_source == CACHED and original.charged:
+                row.saved_cost = original.total_cost  # what the job cost (or was estimated to) when it ran
+            local_copy = True
         settle(row, self.prices)
         self.rows.append(row)
         self.uids.append(uid)
@@ -85,7 +94,7 @@ class RowBook:
             self.in_memory.add(uid)
             if row.kind in JOB_KINDS and row.id is not None:
                 self.memory_jobs.add(row.id)
-        if row.kind in JOB_KINDS and row.id is not None:
+        if row.kind in JOB_KINDS and row.id is not None and not local_copy:
             self.jobs[row.id] = row
             early = self._early_updates.pop(row.id, None)
             if early is not None:

@@ -59,6 +59,7 @@ from gatewaykit.costs.rows import (
     COLUMNS,
     ESTIMATED,
     JOB_KINDS,
+    NOT_SENT_SOURCES,
     REPORTED,
     STATUS_ALIASES,
     TERMINAL_STATES,
@@ -276,8 +277,8 @@ class Ledger:
             self._uid_prefix, self._uid_pid = os.urandom(12).hex(), os.getpid()
         uid = f"{self._uid_prefix}-{next(self._uid_numbers)}"
         with self._lock:
-            if self._book.has_job(row):
-                return  # the same job recorded twice: keep the first
+            if self._book.has_job(row) and row.cost_source not in NOT_SENT_SOURCES:
+                return  # the same job recorded twice: keep the first (a cached answer is a row of its own)
             stored = self._store.keeps(row)
             self._book.add(uid, row, record.base_url, record.key_id, in_memory=not stored and self._store.persistent)
             self._budget.saw(row.kind, row.model, row.total_cost if row.charged else None)
