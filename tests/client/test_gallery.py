@@ -110,3 +110,15 @@ def test_media_is_fetched_once(client: gk.Client) -> None:
     item.media()
     item.media()
     assert calls == [1]
+
+
+def test_a_job_answered_by_the_cache_costs_nothing_in_the_gallery(emulator: Any, tmp_path: Path) -> None:
+    """The job's first run shows its estimate; the same job again from the cache shows $0, cached."""
+    book = gk.Ledger(path=None)
+    with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, ledger=book, display=False,
+                   cache=tmp_path / "cache") as client:  # fmt: skip
+        for _ in range(2):
+            client.videos.create(model="video-range", prompt="storm", duration=2).wait(on_update=_quiet)
+    first, again = (item.cost() for item in gk.gallery())
+    assert first[1] == "estimated" and first[0] > 0
+    assert again == (0.0, "cached")

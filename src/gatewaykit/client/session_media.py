@@ -33,6 +33,7 @@ class MadeItem:
     result: Any  # ImageResult (with ``index``), VideoJob or MusicJob
     index: int = 0
     ledger: Any = None
+    occurrence: int = 0  # how many earlier items are the same job (a re-run answered by the cache)
     _media: Optional[bytes] = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -65,15 +66,17 @@ class MadeItem:
     def cost(self) -> tuple[Optional[float], str]:
         """(USD, source): an image result's reported share; a job's ledger row (estimated or not reported)."""
         if self.kind == "image":
+            if "gatewaykit_cache" in (getattr(self.result, "model_extra", None) or {}):
+                return 0.0, "cached"  # answered by the response cache: nothing was charged
             usage = getattr(self.result, "usage", None)
             total = getattr(getattr(usage, "cost", None), "total_cost", None)
             count = max(1, len(getattr(self.result, "data", None) or []))
             return (None, "not reported") if total is None else (total / count, "reported")
-        rows = getattr(self.ledger, "rows", None) or []
-        for row in reversed(rows):
-            if row.get("id") == self.job_id:
-                return row.get("total_cost"), str(row.get("cost_source") or "not reported")
-        return None, "not reported"
+        rows = [row for row in getattr(self.ledger, "rows", None) or [] if row.get("id") == self.job_id]
+        if not rows:
+            return None, "not reported"
+        row = rows[min(self.occurrence, len(rows) - 1)]  # the job's own row, then one per cached re-run
+        return row.get("total_cost"), str(row.get("cost_source") or "not reported")
 
 
 class SessionMedia:
@@ -107,6 +110,9 @@ class SessionMedia:
         except Exception:  # noqa: BLE001 - the gallery must never break a request
             return
         with self._lock:
+            for item in made:
+                if item.job_id is not None:
+                    item.occurrence = sum(1 for earlier in self._items if earlier.job_id == item.job_id)
             self._items.extend(made)
             listeners = list(self._listeners)
         for listener in listeners:
