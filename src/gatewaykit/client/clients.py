@@ -14,7 +14,8 @@ from gatewaykit.client import job_flows
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.batch import BatchResult, run_async_batch, run_thread_batch
 from gatewaykit.client.chat import AsyncChat, Chat
-from gatewaykit.client.comparison import Comparison, run_comparison, run_comparison_async
+from gatewaykit.client.comparison import Comparison
+from gatewaykit.client.comparison_runs import run_comparison, run_comparison_async
 from gatewaykit.client.confirmation import confirmed_async_call, confirmed_call, quote_async_batch, quote_batch
 from gatewaykit.client.checkpoint import batch_keys, item_keys, run_checkpointed, run_checkpointed_async
 from gatewaykit.client.config import ConnectionSettings

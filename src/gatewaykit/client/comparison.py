@@ -5,7 +5,7 @@ catalog before anything is sent (an unknown id gets "did you mean ...?", a
 model of another kind says which kind it is), so a typo costs nothing. Then
 every model runs concurrently (threads for :class:`Client`, tasks for
 :class:`AsyncClient`); one model failing shows its error in its own column and
-the others finish. Each model's requests are tagged in the ledger, so its cost
+the others finish (the runs: :mod:`gatewaykit.client.comparison_runs`). Each model's requests are tagged in the ledger, so its cost
 is what the ledger says: reported for chats and images, estimated (and labelled
 so) or not reported for video and music jobs.
 """
@@ -157,6 +157,21 @@ class Comparison:
         return rich_bundle(self, str(self))
 
 
+def column_line(entry: ComparisonEntry) -> str:
+    """One column on one line: model, latency, tokens, cost, and the output's preview (or the error)."""
+    from gatewaykit.costs.money import format_usd
+
+    facts = [entry.model]
+    if entry.latency_s is not None:
+        facts.append(f"{entry.latency_s:.1f} s")
+    if entry.tokens is not None:
+        facts.append(f"{entry.tokens:,} tokens")
+    cost = _cost_text(entry, format_usd)
+    if cost:
+        facts.append(cost)
+    return " · ".join(facts) + f": {entry.preview}"
+
+
 def _cost_text(entry: ComparisonEntry, format_usd: Callable[[float], str]) -> str:
     if entry.total_cost is None:
         return "not reported" if entry.ok else ""
@@ -224,106 +239,6 @@ class Timer:
 
     def stop(self) -> float:
         return round(time.perf_counter() - self.started, 3)
-
-
-def _quiet(job: Any) -> None:
-    """A job's ``on_update`` that shows nothing: the comparison grid is the display."""
-
-
-def _send(client: Any, kind: str, model: str, prompt: str, params: dict[str, Any]) -> Any:
-    if kind == "chat":
-        messages = [{"role": "user", "content": prompt}]
-        return client.chat.completions.create(model=model, messages=messages, **params)
-    if kind == "image":
-        return client.images.generate(model=model, prompt=prompt, **params)
-    resource = client.videos if kind == "video" else client.music
-    return resource.create(model=model, prompt=prompt, **params)
-
-
-def run_comparison(
-    client: Any, prompt: Any, models: Iterable[str], params: dict[str, Any], concurrency: int, confirm: bool = False
-) -> Comparison:
-    """``Client.compare``: every model in its own thread, each tagged in the ledger; one quote for them all."""
-    import contextvars
-    import functools
-    from concurrent.futures import ThreadPoolExecutor
-
-    from gatewaykit.client.confirmation import confirmed_call, quote_batch
-
-    catalog = client.models.cached or client.models.list()
-    kind, ids = plan_comparison(catalog, prompt, models)
-    tag = new_tag()
-    entries = [ComparisonEntry(model=model_id, kind=kind, tag=f"{tag}-{i}") for i, model_id in enumerate(ids)]
-    sends: dict[str, Callable[[], Any]] = {
-        e.model: functools.partial(_send, client, kind, e.model, prompt, dict(params)) for e in entries
-    }
-    if getattr(client, "_confirm_over", None) is not None:
-        if not confirm:  # confirm_over: the whole comparison is quoted, and asked about, once
-            quote_batch(client, list(sends.values()))
-        sends = {model: confirmed_call(send) for model, send in sends.items()}
-
-    def one(entry: ComparisonEntry) -> None:
-        timer = Timer()
-        try:
-            with client.ledger.tag(tag, entry.tag):
-                result = sends[entry.model]()
-                if kind in ("video", "music"):
-                    result = result.wait(on_update=_quiet)
-            entry.result = result
-        except Exception as exc:  # noqa: BLE001 - one model failing is shown in its column
-            entry.error = exc
-        entry.latency_s = timer.stop()
-
-    with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(entries)))) as pool:
-        futures = [pool.submit(contextvars.copy_context().run, one, entry) for entry in entries]
-        for future in futures:
-            future.result()
-    rows = client.ledger.rows
-    for entry in entries:
-        settle(entry, rows)
-    return Comparison(prompt=prompt, kind=kind, entries=entries)
-
-
-async def run_comparison_async(
-    client: Any, prompt: Any, models: Iterable[str], params: dict[str, Any], concurrency: int, confirm: bool = False
-) -> Comparison:
-    """``AsyncClient.compare``: every model as a task, each tagged in the ledger; one quote for them all."""
-    import asyncio
-    import functools
-
-    from gatewaykit.client.confirmation import confirmed_async_call, quote_async_batch
-
-    catalog = client.models.cached or await client.models.list()
-    kind, ids = plan_comparison(catalog, prompt, models)
-    tag = new_tag()
-    entries = [ComparisonEntry(model=model_id, kind=kind, tag=f"{tag}-{i}") for i, model_id in enumerate(ids)]
-    gate = asyncio.Semaphore(max(1, concurrency))
-    sends: dict[str, Callable[[], Any]] = {
-        e.model: functools.partial(_send, client, kind, e.model, prompt, dict(params)) for e in entries
-    }
-    if getattr(client, "_confirm_over", None) is not None:
-        if not confirm:
-            await quote_async_batch(client, list(sends.values()))
-        sends = {model: confirmed_async_call(send) for model, send in sends.items()}
-
-    async def one(entry: ComparisonEntry) -> None:
-        async with gate:
-            timer = Timer()
-            try:
-                with client.ledger.tag(tag, entry.tag):
-                    result = await sends[entry.model]()
-                    if kind in ("video", "music"):
-                        result = await result.wait(on_update=_quiet)
-                entry.result = result
-            except Exception as exc:  # noqa: BLE001
-                entry.error = exc
-            entry.latency_s = timer.stop()
-
-    await asyncio.gather(*(one(entry) for entry in entries))
-    rows = client.ledger.rows
-    for entry in entries:
-        settle(entry, rows)
-    return Comparison(prompt=prompt, kind=kind, entries=entries)
 
 
 def _a(kind: str) -> str:

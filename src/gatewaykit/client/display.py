@@ -21,6 +21,11 @@ The core calls a display at four points and never knows what is behind it:
   calls, their results), so a notebook shows the whole tool loop as it
   happens. A display without it gets :class:`StreamOnlyTurnView` (each
   request through its ``chat_stream``, events ignored): :func:`turn_view_of`.
+- ``compare_view(prompt, kind, entries)`` (optional): ``client.compare`` opens
+  one :class:`~gatewaykit.client.comparison_view.ComparisonView` and tells it
+  every column's progress from its worker threads (a notebook shows the grid
+  at once and fills each column as its model answers); a display without it
+  shows nothing until the returned ``Comparison`` is displayed.
 
 ``Client(display=None)`` asks :func:`default_display` once, at construction:
 the composition root (``gatewaykit/_wiring.py``) installs a chooser that gives
@@ -38,6 +43,7 @@ from gatewaykit.costs.money import format_usd
 
 
 if TYPE_CHECKING:  # pragma: no cover
+    from gatewaykit.client.comparison_view import ComparisonView
     from gatewaykit.client.streaming import AsyncChatStream, ChatStream
     from gatewaykit.types import ChatCompletion
 
@@ -100,6 +106,8 @@ class Display(Protocol):
     def offline_notice(self, base_url: str, *, implicit: bool) -> None: ...
 
     def turn_view(self) -> TurnView: ...
+
+    def compare_view(self, prompt: str, kind: str, entries: list[Any]) -> "ComparisonView": ...
 
 
 class BatchTally:
@@ -193,6 +201,11 @@ class NullDisplay:
 
     def turn_view(self) -> TurnView:
         return _NULL_TURN_VIEW
+
+    def compare_view(self, prompt: str, kind: str, entries: list[Any]) -> "ComparisonView":
+        from gatewaykit.client.comparison_view import NullComparisonView
+
+        return NullComparisonView()
 
     def __repr__(self) -> str:
         return "NullDisplay()"

@@ -3,6 +3,7 @@
 - ``chat.ask()`` writes the answer's text to stdout as it arrives (plain text,
   control characters removed: model output is untrusted), then a newline;
 - a conversation turn writes each tool call and its result as one line;
+- ``client.compare`` writes one line per model as it finishes (latency, cost, the answer's start or the error);
 - ``job.wait()`` and ``map``/``batch`` rewrite one progress line on stderr, only
   when stderr is an interactive terminal (not ``TERM=dumb``), so a piped or
   scheduled run prints nothing there;
@@ -19,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Optional, TextIO, TypeVar
 
@@ -189,6 +191,34 @@ class TerminalBatchProgress:
         self._line.end(self._text())
 
 
+class TerminalComparisonView:
+    """``client.compare`` in a terminal: one stdout line per column as its model finishes (whole answers, no stream)."""
+
+    streams = False
+
+    def __init__(self, out: _Channel) -> None:
+        self._out = out
+        self._lock = threading.Lock()  # columns finish on worker threads: one line at a time
+
+    def started(self, entry: Any) -> None:
+        pass
+
+    def chunk(self, entry: Any, chunk: Any) -> None:
+        pass
+
+    def job_update(self, entry: Any, job: Any) -> None:
+        pass
+
+    def finished(self, entry: Any) -> None:
+        from gatewaykit.client.comparison import column_line
+
+        with self._lock:
+            self._out.write(one_line(column_line(entry)) + "\n")
+
+    def close(self, comparison: Any) -> None:
+        pass
+
+
 def _job_line(job: Any, started: float) -> str:
     status = getattr(job, "status", "?")
     progress = getattr(job, "progress", None)
@@ -226,6 +256,9 @@ class TerminalDisplay:
 
     def turn_view(self) -> TurnView:
         return TerminalTurnView(self._out)
+
+    def compare_view(self, prompt: str, kind: str, entries: list[Any]) -> TerminalComparisonView:
+        return TerminalComparisonView(self._out)
 
     def offline_notice(self, base_url: str, *, implicit: bool) -> None:
         pass  # the client's OfflineGatewayWarning already says it (once, on stderr) when no key was found

@@ -6,7 +6,9 @@ it once, at construction). It shows a streamed answer as live Markdown
 blocking ``job.wait()`` as a progress card with a Cancel button that becomes the
 player (:mod:`gatewaykit.notebook.job_wait`, driving the client's polling flow),
 ``map``/``batch`` as a live progress view ending in a summary
-(:mod:`gatewaykit.notebook.batch_view`), a conversation turn with its tool calls
+(:mod:`gatewaykit.notebook.batch_view`), ``client.compare`` as a grid whose
+columns fill as the models answer (:mod:`gatewaykit.notebook.comparison_live`),
+a conversation turn with its tool calls
 and results (:mod:`gatewaykit.notebook.turn_view`), and the offline gateway's
 banner once per gateway. Constructing it installs
 the kernel's display formatter that keeps a live-shown answer or job from
@@ -70,6 +72,11 @@ class KernelDisplay:
         from gatewaykit.notebook.turn_view import LiveTurnView
 
         return LiveTurnView()
+
+    def compare_view(self, prompt: str, kind: str, entries: list[Any]) -> Any:
+        from gatewaykit.notebook.comparison_live import LiveComparisonView
+
+        return LiveComparisonView(prompt, kind, entries)
 
     def confirm(self, quote: Any, threshold: float) -> Optional[bool]:
         """Ask with a Confirm / Cancel card (``Client(confirm_over=)``); None when widgets cannot ask."""

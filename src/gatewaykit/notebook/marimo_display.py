@@ -143,6 +143,12 @@ class MarimoDisplay:
 
         return LiveTurnView(new_sink=MarimoSink)
 
+    def compare_view(self, prompt: str, kind: str, entries: list[Any]) -> Any:
+        """Nothing live: the returned ``Comparison`` is the cell's output, the final grid."""
+        from gatewaykit.client.comparison_view import NullComparisonView
+
+        return NullComparisonView()
+
     def offline_notice(self, base_url: str, *, implicit: bool) -> None:
         from gatewaykit.notebook.html import render_offline_banner_html
 

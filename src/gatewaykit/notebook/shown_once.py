@@ -4,7 +4,8 @@
 would display the returned ``ChatCompletion`` (or job) under the live view
 that already shows it. When the live renderer (or ``wait_with_progress``)
 finishes it marks the object; an IPython display formatter for
-``ChatCompletion``, ``VideoJob`` and ``MusicJob`` then skips the *first*
+``ChatCompletion``, ``VideoJob``, ``MusicJob`` and ``Comparison`` (whose grid
+filled live) then skips the *first*
 display of that object in the *same* cell execution. Displayed again later (``answer`` in another
 cell, or a second ``display``), it shows normally. Without IPython nothing of
 this is installed.
@@ -69,11 +70,12 @@ def install_display_formatters(ip: Any) -> None:
     """Register the display formatter for live-shown types on ``ip`` (once)."""
     if ip in _installed:
         return
+    from gatewaykit.client.comparison import Comparison
     from gatewaykit.types import ChatCompletion, MusicJob, VideoJob
 
     formatter = getattr(getattr(ip, "display_formatter", None), "ipython_display_formatter", None)
     if formatter is None:
         return
-    for kind in (ChatCompletion, VideoJob, MusicJob):
+    for kind in (ChatCompletion, VideoJob, MusicJob, Comparison):
         formatter.for_type(kind, _display_unless_shown)
     _installed.add(ip)
