@@ -54,7 +54,8 @@ print(box.session.history[-1]["content"][:120])
 #
 # `client.compare` sends one prompt to several models of one kind at once and
 # shows a column per model: its output, how long it took, its tokens and cost.
-# The cheapest and the fastest are marked. A typo in a model id is caught before
+# The grid appears at once and each column fills as its model answers (chat
+# answers stream in); the cheapest and the fastest are marked at the end. A typo in a model id is caught before
 # anything is sent ("did you mean ...?").
 
 # %% tags=["nbval-ignore-output"]

@@ -100,6 +100,16 @@ def test_a_failing_column_shows_its_error_and_the_other_its_image(kernel: LiveKe
     assert "<img" not in failed.split('data-model="image-pixels"')[1] and "<img" in fine
 
 
+def test_a_music_column_shows_its_job_card_then_the_player(kernel: LiveKernel) -> None:
+    """While the song is made its column shows the job's progress card; it ends as an audio player."""
+    msg_id = kernel.run("song = client.compare('upbeat synth pop', models=['music-song'],"
+                        " lyrics_prompt='[Verse]\\nla la\\n[Chorus]\\noh')")
+    shown = grids(kernel, msg_id)
+    assert any(states(html) == {"music-song": "running"} and 'class="gk-job"' in html for html in shown), \
+        [states(html) for html in shown]
+    assert states(shown[-1]) == {"music-song": "done"} and "<audio" in shown[-1]
+
+
 def test_a_saved_notebook_keeps_the_final_grid_once(gateway: Any) -> None:
     """nbclient (what nbconvert runs) saves the static grid, once, for `client.compare(...)` as the last line."""
     nb = run_notebook([
