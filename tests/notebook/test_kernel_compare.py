@@ -110,6 +110,15 @@ def test_a_music_column_shows_its_job_card_then_the_player(kernel: LiveKernel) -
     assert states(shown[-1]) == {"music-song": "done"} and "<audio" in shown[-1]
 
 
+def test_the_async_client_fills_the_grid_live_too(kernel: LiveKernel, gateway: Any) -> None:
+    """`await aclient.compare(...)`: the grid shows while the tasks run and ends static, once."""
+    kernel.run(f"aclient = gk.AsyncClient(base_url={gateway.base_url!r}, api_key={gateway.api_key!r})")
+    msg_id = kernel.run(f"answers = await aclient.compare({PROMPT!r}, models=['chat-vision', 'chat-reasoner'])")
+    shown = grids(kernel, msg_id)
+    assert any("running" in states(html).values() for html in shown), [states(html) for html in shown]
+    assert set(states(shown[-1]).values()) == {"done"} and len(kernel.html_of(msg_id)) == 1
+
+
 def test_a_saved_notebook_keeps_the_final_grid_once(gateway: Any) -> None:
     """nbclient (what nbconvert runs) saves the static grid, once, for `client.compare(...)` as the last line."""
     nb = run_notebook([
