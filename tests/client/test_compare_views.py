@@ -153,3 +153,24 @@ def test_stream_is_not_a_compare_parameter(emulator: Any, keys: Any) -> None:
     with client_with(emulator, keys, False) as client, pytest.raises(TypeError, match="stream"):
         client.compare("Say hello", models=MODELS, stream=True)
     assert client.ledger.rows == []
+
+
+def test_a_declined_quote_opens_no_view(emulator: Any, keys: Any) -> None:
+    """confirm_over and a No: nothing is sent and no grid was opened (the question comes first)."""
+    view = RecordingView(streams=True)
+    opened: list[str] = []
+
+    class AskingDisplay(ViewDisplay):
+        def compare_view(self, prompt: str, kind: str, entries: list[Any]) -> Any:
+            opened.append(prompt)
+            return self.view
+
+        def confirm(self, quote: Any, threshold: float) -> bool:
+            return False
+
+    with client_with(emulator, keys, AskingDisplay(view), confirm_over=0.0) as client:
+        with pytest.raises(gk.GatewayError):
+            client.compare("Say hello", models=MODELS)
+        assert client.ledger.rows == [] and opened == []
+        done = client.compare("Say hello", models=MODELS, confirm=True)
+    assert all(entry.ok for entry in done.entries) and ("chunk", "chat-mini") in view.calls

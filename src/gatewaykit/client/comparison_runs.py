@@ -33,6 +33,13 @@ def _send(client: Any, kind: str, model: str, prompt: str, params: dict[str, Any
     return resource.create(model=model, prompt=prompt, **params)
 
 
+def _sends(
+    client: Any, kind: str, entries: list[ComparisonEntry], prompt: str, params: dict[str, Any], stream: bool
+) -> dict[str, Callable[[], Any]]:
+    """Each column's request as a call (a quote runs them without ``stream``: the price is the same)."""
+    return {e.model: functools.partial(_send, client, kind, e.model, prompt, dict(params), stream) for e in entries}
+
+
 def _columns(client: Any, prompt: Any, catalog: Any, models: Iterable[str], params: dict[str, Any]) -> Any:
     """The plan: the kind, the empty columns (in order), the comparison's ledger tag, the params."""
     kind, ids = plan_comparison(catalog, prompt, models)
@@ -69,18 +76,13 @@ def run_comparison(
 
     catalog = client.models.cached or client.models.list()
     kind, entries, tag, params = _columns(client, prompt, catalog, models, params)
-    view = comparison_view_of(client._display, prompt, kind, entries)
+    confirming = getattr(client, "_confirm_over", None) is not None
+    if confirming and not confirm:  # confirm_over: the whole comparison is quoted, and asked about, once
+        quote_batch(client, list(_sends(client, kind, entries, prompt, params, False).values()))
+    view = comparison_view_of(client._display, prompt, kind, entries)  # the grid, once it is sure to run
     streams = kind == "chat" and view.streams
-    sends: dict[str, Callable[[], Any]] = {
-        e.model: functools.partial(_send, client, kind, e.model, prompt, dict(params), streams) for e in entries
-    }
-    if getattr(client, "_confirm_over", None) is not None:
-        if not confirm:  # confirm_over: the whole comparison is quoted, and asked about, once
-            try:
-                quote_batch(client, list(sends.values()))
-            except BaseException:
-                view.close(Comparison(prompt=prompt, kind=kind, entries=entries))
-                raise
+    sends = _sends(client, kind, entries, prompt, params, streams)
+    if confirming:
         sends = {model: confirmed_call(send) for model, send in sends.items()}
 
     def one(entry: ComparisonEntry) -> None:
@@ -121,19 +123,14 @@ async def run_comparison_async(
 
     catalog = client.models.cached or await client.models.list()
     kind, entries, tag, params = _columns(client, prompt, catalog, models, params)
+    confirming = getattr(client, "_confirm_over", None) is not None
+    if confirming and not confirm:
+        await quote_async_batch(client, list(_sends(client, kind, entries, prompt, params, False).values()))
     view = comparison_view_of(client._display, prompt, kind, entries)
     streams = kind == "chat" and view.streams
     gate = asyncio.Semaphore(max(1, concurrency))
-    sends: dict[str, Callable[[], Any]] = {
-        e.model: functools.partial(_send, client, kind, e.model, prompt, dict(params), streams) for e in entries
-    }
-    if getattr(client, "_confirm_over", None) is not None:
-        if not confirm:
-            try:
-                await quote_async_batch(client, list(sends.values()))
-            except BaseException:
-                view.close(Comparison(prompt=prompt, kind=kind, entries=entries))
-                raise
+    sends = _sends(client, kind, entries, prompt, params, streams)
+    if confirming:
         sends = {model: confirmed_async_call(send) for model, send in sends.items()}
 
     async def one(entry: ComparisonEntry) -> None:
