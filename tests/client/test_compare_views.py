@@ -89,9 +89,11 @@ def test_a_view_that_raises_costs_the_view_not_the_answers(emulator: Any, keys: 
         def chunk(self, entry: Any, chunk: Any) -> None:
             raise RuntimeError("display bug")
 
-    with client_with(emulator, keys, ViewDisplay(Broken(streams=True))) as client:
+    view = Broken(streams=True)
+    with client_with(emulator, keys, ViewDisplay(view)) as client:
         result = client.compare("Say hello", models=MODELS)
     assert all(entry.ok for entry in result.entries)
+    assert view.closed is result  # still told the end, so a live view stops painting
 
 
 def test_a_display_without_compare_view_still_compares(emulator: Any, keys: Any) -> None:

@@ -57,11 +57,13 @@ def _finish(client: Any, entry: ComparisonEntry, timer: Timer, view: GuardedComp
 
 
 def _done(client: Any, prompt: str, kind: str, entries: list[ComparisonEntry], view: GuardedComparisonView) -> Comparison:
-    rows = client.ledger.rows
-    for entry in entries:
-        settle(entry, rows)
     comparison = Comparison(prompt=prompt, kind=kind, entries=entries)
-    view.close(comparison)
+    try:
+        rows = client.ledger.rows
+        for entry in entries:
+            settle(entry, rows)
+    finally:
+        view.close(comparison)
     return comparison
 
 

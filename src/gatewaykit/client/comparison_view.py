@@ -69,7 +69,7 @@ _NULL_VIEW = NullComparisonView()
 
 
 class GuardedComparisonView:
-    """Wraps a view so that none of its errors reaches the comparison (the first one turns the view off)."""
+    """Wraps a view so that none of its errors reaches the comparison (the first one turns it off but for ``close``)."""
 
     def __init__(self, view: Any) -> None:
         self._view = view
@@ -97,7 +97,11 @@ class GuardedComparisonView:
         self._call("finished", entry)
 
     def close(self, comparison: Any) -> None:
-        self._call("close", comparison)
+        """Always tried, even after an error: a live view must stop painting and leave its last state."""
+        try:
+            self._view.close(comparison)
+        except Exception as exc:  # noqa: BLE001
+            self.error = self.error or exc
 
 
 def comparison_view_of(display: Any, prompt: str, kind: str, entries: list[Any]) -> GuardedComparisonView:
