@@ -46,8 +46,7 @@ def test_a_finished_column_shows_while_another_still_streams(page: NotebookPage)
     while not (done.count() and streaming.count()):
         assert time.monotonic() < deadline, f"waited 120 s for a done column beside a streaming one: {page.output_text(1)!r}"
         time.sleep(0.05)
-    shot = page.screenshot("compare-midstream", 1)
-    Path("/tmp/compare-midstream.png").write_bytes(shot.read_bytes())
+    page.screenshot("compare-midstream", 1)
     assert "$" in done.first.inner_text() and "tokens" in done.first.inner_text()
     page.wait_done(1)
     page.screenshot("compare-final", 1)
