@@ -36,12 +36,14 @@ def _exported_notebook(path: Path) -> None:
     import nbformat
     from nbconvert import HTMLExporter
 
+    banner = render_offline_banner_html("http://127.0.0.1:1")
+    warning = render_warning_html("unknown keyword temprature=")
     shown = {
-        "banner": aligned_in_exports({"text/plain": "offline", "text/html": render_offline_banner_html("http://127.0.0.1:1")}),
+        "banner": aligned_in_exports({"text/plain": "offline", "text/html": banner}),
         "chat": mimebundle(chat("Hello **world**")),
         "job": mimebundle(video_job("in_progress", progress=40)),
         "error": mimebundle(RateLimitError("slow down", status=429)),
-        "warning": aligned_in_exports({"text/plain": "w", "text/html": render_warning_html("unknown keyword temprature=")}),
+        "warning": aligned_in_exports({"text/plain": "warning", "text/html": warning}),
     }
     cells = []
     for name, bundle in shown.items():
