@@ -184,3 +184,23 @@ def test_model_table_ids_never_wrap_and_counts_are_singular_for_one():
     html = render_models_table_html([one])
     assert "white-space:nowrap\">image-aspect</code>" in html
     assert "up to 1 image<" in html and "1 images" not in html
+
+
+def test_html_carries_the_export_alignment_style_once():
+    """Every object's HTML starts with the style that lines outputs up in nbconvert's HTML; a re-wrap adds none."""
+    from gatewaykit.notebook.style import EXPORT_ALIGNMENT, aligned_in_exports
+
+    bundle = mimebundle(video_job("in_progress"))
+    assert bundle["text/html"].startswith(EXPORT_ALIGNMENT + '<div class="gk-job')
+    assert aligned_in_exports(bundle)["text/html"].count("gk-export-alignment") == 2  # class + its own selector
+    assert aligned_in_exports({"text/plain": "x"}) == {"text/plain": "x"}
+
+
+def test_export_alignment_only_matches_nbconvert_pages():
+    """The style's rules all start with body.jp-Notebook, which only nbconvert's exported page has."""
+    import re
+
+    from gatewaykit.notebook.style import EXPORT_ALIGNMENT
+
+    rules = re.findall(r"([^{}]+)\{[^}]*\}", EXPORT_ALIGNMENT.split(">", 1)[1].rsplit("<", 1)[0])
+    assert rules and all(selector.strip().startswith("body.jp-Notebook ") for selector in rules)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gatewaykit.notebook.html import render_offline_banner_html
+from gatewaykit.notebook.style import aligned_in_exports
 
 __all__ = ["show_offline_banner"]
 
@@ -27,4 +28,5 @@ def show_offline_banner(base_url: str, *, implicit: bool = True, once: bool = Tr
         f"{reason}gatewaykit uses the OFFLINE gateway at {base_url}: synthetic results from the "
         "offline gateway, not real model output; costs are not real."
     )
-    display({"text/plain": plain, "text/html": render_offline_banner_html(base_url, implicit=implicit)}, raw=True)
+    html = render_offline_banner_html(base_url, implicit=implicit)
+    display(aligned_in_exports({"text/plain": plain, "text/html": html}), raw=True)

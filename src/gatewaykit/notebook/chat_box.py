@@ -301,7 +301,7 @@ class ChatUI:
             box = self._widgets["box"]
             bundle["application/vnd.jupyter.widget-view+json"] = {"version_major": 2, "version_minor": 0,
                                                                   "model_id": box.model_id}  # fmt: skip
-        return bundle
+        return style.aligned_in_exports(bundle)
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
@@ -312,7 +312,7 @@ class ChatUI:
                 assert self._widgets is not None
                 self._widgets["box"] = box
         except ImportError:  # no ipywidgets: the transcript alone
-            display({"text/plain": repr(self), "text/html": self.static_html()}, raw=True)
+            display(style.aligned_in_exports({"text/plain": repr(self), "text/html": self.static_html()}), raw=True)
             return
         import os
 

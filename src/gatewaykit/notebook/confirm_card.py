@@ -23,6 +23,7 @@ from typing import Any, Optional
 
 from gatewaykit.costs.money import format_usd
 from gatewaykit.notebook.kernel import in_kernel
+from gatewaykit.notebook.style import aligned_in_exports
 from gatewaykit.notebook.widget_events import widget_events
 
 __all__ = ["CONFIRM_TIMEOUT", "ConfirmCard", "ask_in_kernel"]
@@ -97,7 +98,7 @@ def ask_in_kernel(quote: Any, threshold: float) -> Optional[bool]:
         return None
     try:
         import ipywidgets
-        from IPython.display import HTML, display
+        from IPython.display import display
     except ImportError:
         return None
     from gatewaykit.notebook.cancel import enable_colab_widgets
@@ -115,5 +116,6 @@ def ask_in_kernel(quote: Any, threshold: float) -> Optional[bool]:
     confirmed = card.wait()
     card.box.close()
     if handle is not None:
-        handle.update(HTML(decided_html(quote, confirmed)))
+        plain = f"Confirmed: {quote.summary}; sent." if confirmed else f"Cancelled: {quote.summary}; nothing was sent."
+        handle.update(aligned_in_exports({"text/plain": plain, "text/html": decided_html(quote, confirmed)}), raw=True)
     return confirmed

@@ -40,7 +40,7 @@ class PlaygroundUnavailable:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         html = f'<div class="gk-playground-unavailable" style="{style.BOX}">{style.esc(self.reason)}</div>'
-        return {"text/plain": self.reason, "text/html": html}
+        return style.aligned_in_exports({"text/plain": self.reason, "text/html": html})
 
 
 def unavailable_reason() -> Optional[str]:

@@ -51,7 +51,7 @@ def mimebundle(obj: Any) -> dict[str, Any]:
         return plain_bundle(obj)
     if "text/plain" not in bundle:
         bundle["text/plain"] = _safe_repr(obj)
-    return bundle
+    return style.aligned_in_exports(bundle)
 
 
 def plain_bundle(obj: Any) -> dict[str, Any]:

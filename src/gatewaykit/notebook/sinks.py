@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Optional, Protocol
 
+from gatewaykit.notebook.style import aligned_in_exports
+
 __all__ = ["DisplaySink", "IPythonSink", "NullSink", "CapturingSink", "default_sink"]
 
 Bundle = dict[str, Any]
@@ -91,13 +93,13 @@ class IPythonSink:
     def show(self, bundle: Bundle) -> None:
         from IPython.display import display
 
-        self._handle = display(bundle, raw=True, display_id=True)
+        self._handle = display(aligned_in_exports(bundle), raw=True, display_id=True)
 
     def update(self, bundle: Bundle) -> None:
         if self._handle is None:
             self.show(bundle)
         else:
-            self._handle.update(bundle, raw=True)
+            self._handle.update(aligned_in_exports(bundle), raw=True)
 
     def open(self) -> "IPythonSink":
         """A sink for a new output below the ones shown so far (in the same cell)."""

@@ -4,6 +4,7 @@ Styles are inline attributes, not ``<style>`` blocks: sanitisers (JupyterLab
 for untrusted notebooks, GitHub, Colab) treat ``<style>`` very differently,
 while simple inline styles survive or degrade to plain, readable HTML.
 Colours use opacity rather than fixed greys so that dark themes stay legible.
+The one ``<style>`` is :data:`EXPORT_ALIGNMENT`, which only nbconvert's exported page matches.
 """
 
 from __future__ import annotations
@@ -26,6 +27,19 @@ CODE = "font-family:var(--jp-code-font-family,monospace);font-size:0.9em"
 ERROR_BOX = "border-left:4px solid #d9534f;padding:6px 10px;background:rgba(217,83,79,0.08)"
 BANNER_BOX = "border:1px solid #e0a800;border-left-width:6px;padding:6px 10px;background:rgba(224,168,0,0.12)"
 
+# nbconvert's lab template (``jupyter nbconvert --to html``, JupyterLab's "Export as HTML", Voila) lays an output
+# out as a table row whose prompt cell is 64 px wide plus padding and border, and `.jp-OutputArea-prompt:empty`
+# takes the padding and border off a display output's empty prompt: every such output starts 12 px left of the
+# code (an ``Out[n]:`` prompt is not empty and lines up). This rule gives an output that carries it its prompt's
+# padding and border back. It matches only there: that page puts ``jp-Notebook`` on ``<body>``, while JupyterLab
+# and Notebook 7 put it on a div (and size prompts as flex items, empty or not), and Colab, VS Code and marimo
+# have no such classes. JupyterLab's sanitizer (untrusted notebooks) and GitHub drop ``<style>`` with its text.
+EXPORT_ALIGNMENT = (
+    '<style class="gk-export-alignment">body.jp-Notebook .jp-OutputArea-child:has(style.gk-export-alignment)'
+    ">.jp-OutputArea-prompt:empty{padding:var(--jp-code-padding);border:var(--jp-border-width) solid transparent}"
+    "</style>"
+)
+
 STATUS_COLOURS = {
     "queued": "#6c757d",
     "in_progress": "#0d6efd",
@@ -39,6 +53,14 @@ STATUS_COLOURS = {
 def esc(value: Any) -> str:
     """HTML-escape anything (quotes included), ``None`` as empty."""
     return "" if value is None else html.escape(str(value), quote=True)
+
+
+def aligned_in_exports(bundle: dict[str, Any]) -> dict[str, Any]:
+    """``bundle`` with :data:`EXPORT_ALIGNMENT` before its HTML (once): every output of ours goes out through this."""
+    markup = bundle.get("text/html")
+    if isinstance(markup, str) and markup and not markup.startswith(EXPORT_ALIGNMENT):
+        bundle = {**bundle, "text/html": EXPORT_ALIGNMENT + markup}
+    return bundle
 
 
 def format_cost(usd: Optional[float]) -> str:

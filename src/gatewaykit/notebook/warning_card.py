@@ -39,7 +39,7 @@ def _show_card(message: Any, line: Optional[str]) -> bool:
         return False
     text = str(message)
     plain = f"UnknownParameterWarning: {text}" + (f"\n  in: {line}" if line else "")
-    display({"text/plain": plain, "text/html": render_warning_html(text, line)}, raw=True)
+    display(style.aligned_in_exports({"text/plain": plain, "text/html": render_warning_html(text, line)}), raw=True)
     return True
 
 
