@@ -60,7 +60,7 @@ answer = client.chat.ask("Explain in three short sentences what server-sent even
 
 # %%
 print(answer.choices[0].message.content[:80], "...")
-print("tokens:", answer.usage.total_tokens, "| cost in USD:", answer.usage.cost.total_cost)
+print(f"tokens: {answer.usage.total_tokens} | cost: ${answer.usage.cost.total_cost:.6f}")
 assert answer.choices[0].message.content
 
 # %% [markdown]
