@@ -132,10 +132,6 @@ def test_interrupting_a_wait_leaves_a_note_and_one_line(kernel: LiveKernel, slow
     assert status == "completed" and job_status(slow_gateway, job_id) == "completed"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "notebook bug (issue 19, found while de-flaking): after the interrupt, show_progress's background thread dies "
-    "(ipykernel's iostream flush from that thread raises zmq 'Socket operation on non-socket'), so the view stays "
-    "'queued'/'in_progress'. The test at HEAD, with its fixed pump(1.0), fails the same way on this machine."))
 def test_interrupting_join_stops_waiting_not_the_view(kernel: LiveKernel) -> None:
     """progress.join() interrupted: one line, and the background view still ends as the player."""
     kernel.run("from gatewaykit.notebook import show_progress\n"

@@ -82,7 +82,7 @@ class LiveBatchProgress:
         self._closed = threading.Event()
         self.shown = False
         self.paints = 0
-        self._thread = start_thread(self._run, name="gatewaykit-batch-progress") if painter and total else None
+        self._thread: Optional[threading.Thread] = start_thread(self._run, name="gatewaykit-batch-progress") if painter and total else None
 
     def item_done(self, result: Any) -> None:
         with self._lock:

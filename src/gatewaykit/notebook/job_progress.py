@@ -21,15 +21,17 @@ notebook shows the player and nothing that changes between runs.
 from __future__ import annotations
 
 import statistics
+import sys
 import threading
 import time
+import traceback
 from typing import Any, Callable, Iterable, Optional, Union
 
 from gatewaykit.client.job_flows import POLL_SCHEDULE, PollSchedule
 from gatewaykit.notebook import html as views
 from gatewaykit.notebook import style
 from gatewaykit.notebook.cancel import CancelButtons, cancellable
-from gatewaykit.notebook.kernel import start_thread
+from gatewaykit.notebook.kernel import CellThread, sleep_until, start_thread
 from gatewaykit.notebook.players import job_player_html
 from gatewaykit.notebook.sinks import DisplaySink, default_sink
 from gatewaykit.types import is_finished
@@ -44,6 +46,7 @@ __all__ = [
 ]
 
 REPAINT_EVERY = 1.0  # seconds between repaints of the elapsed time
+JOIN_PUMP_EVERY = 0.05  # seconds between looks at widget events (and at the thread) while join() blocks
 MAX_REFRESH_FAILURES = 5
 BACKGROUND_NOTE = (
     "Running in the background: this view updates live in Jupyter while you go on. To block until "
@@ -137,7 +140,9 @@ class JobProgress:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._lock = threading.RLock()
-        self.thread: Optional[threading.Thread] = None
+        self.thread: Optional[CellThread] = None
+        #: What stopped the background thread, when something did (the cards say so): None otherwise.
+        self.error: Optional[Exception] = None
         for tracked in self._tracked:
             self._settle(tracked)
 
@@ -243,6 +248,12 @@ class JobProgress:
         return self
 
     def _run(self) -> None:
+        try:
+            self._follow()
+        except Exception as exc:  # noqa: BLE001 - shown on the cards: a view must not freeze silently
+            self._fail(exc)
+
+    def _follow(self) -> None:
         intervals = self._schedule.intervals()
         next_poll = self._clock()
         while not self._stop.is_set():
@@ -254,6 +265,22 @@ class JobProgress:
             if self.done:
                 return
             self._wake.wait(min(REPAINT_EVERY, max(0.05, next_poll - self._clock())))
+
+    def _fail(self, exc: Exception) -> None:
+        """The thread hit ``exc``: each unfinished card says the view stopped and how to follow the job again."""
+        self.error = exc
+        with self._lock:
+            for tracked in self._tracked:
+                if not tracked.done:
+                    tracked.done = True
+                    tracked.note = (f"This view stopped updating ({type(exc).__name__}: {exc}); the job goes on. "
+                                    "Follow it again with show_progress(job) or job.wait().")
+        self._background = False
+        try:
+            self.paint()
+        except Exception:  # noqa: BLE001 - the display itself is broken: say so where the kernel logs go
+            print(f"gatewaykit: a job's live view stopped updating: {type(exc).__name__}: {exc}", file=sys.__stderr__)
+            traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.__stderr__)
 
     def poll_soon(self) -> None:
         """Poll now instead of at the next scheduled time (after a cancel, say)."""
@@ -275,12 +302,14 @@ class JobProgress:
         from gatewaykit.notebook.wait_interrupted import WaitInterrupted
         from gatewaykit.notebook.widget_events import widget_events
 
+        # Never Thread.join() here: an interrupted join marks the running thread dead (gatewaykit.notebook.kernel).
         deadline = None if timeout is None else self._clock() + timeout
         try:
             with widget_events() as pump:
-                while self.thread.is_alive() and (deadline is None or self._clock() < deadline):
+                while deadline is None or self._clock() < deadline:
                     pump()
-                    self.thread.join(0.05)
+                    if sleep_until(self.thread.ended, JOIN_PUMP_EVERY):
+                        break
         except KeyboardInterrupt:
             raise WaitInterrupted(self._tracked[0].job) from None
         return self.done

@@ -23,7 +23,7 @@ import time
 from typing import Any, Callable, Optional
 
 from gatewaykit.notebook.job_progress import REPAINT_EVERY, JobProgress
-from gatewaykit.notebook.kernel import start_thread
+from gatewaykit.notebook.kernel import sleep_until, start_thread
 from gatewaykit.notebook.shown_once import mark_shown_live
 from gatewaykit.notebook.sinks import DisplaySink
 from gatewaykit.notebook.wait_interrupted import WaitInterrupted, interrupted_note, resume_hint
@@ -83,7 +83,7 @@ def wait_with_progress(
     try:
         with widget_events() as pump:
             next_paint = time.monotonic() + REPAINT_EVERY
-            while not finished.wait(PUMP_EVERY):
+            while not sleep_until(finished, PUMP_EVERY):  # not finished.wait(): see gatewaykit.notebook.kernel
                 pump()
                 if canonical_status(job.status) == "cancelled":  # the button's cancel() updated this object
                     break

@@ -12,6 +12,18 @@ runs in a copy of the caller's context. On ipykernel < 7 the parent is process
 global, so it is left alone there (setting it would misroute the main
 thread's output); updates by ``display_id`` find their output regardless.
 
+The cell's own thread must never wait for such a thread with
+``Thread.join()`` (nor ``is_alive()``, nor ``Event.wait()``): the stop button
+raises ``KeyboardInterrupt`` in the middle of that wait, and on CPython before
+3.13 an interrupted join marks the *running* thread as dead (python/cpython
+gh-90882: ``_wait_for_tstate_lock`` releases the lock the live thread holds).
+ipykernel's IOPub thread then closes the event pipe it keeps for that "dead"
+thread (its periodic clean-up of dead threads' pipes), and the thread's next
+output raises ``ZMQError: Socket operation on non-socket``: a live view that
+froze after an interrupted ``progress.join()``. :func:`sleep_until` waits
+in ``time.sleep`` instead, which holds no lock another thread shares; the
+thread's :attr:`CellThread.ended` says when it is done.
+
 :func:`open_widget_subshell` keeps a kernel that waits looking busy in
 JupyterLab 4.4+ and Notebook 7 (see its docstring).
 """
@@ -21,11 +33,12 @@ from __future__ import annotations
 import contextvars
 import sys
 import threading
+import time
 from typing import Any, Callable, Optional
 
 from gatewaykit.client.display import in_kernel  # the one kernel detector (the core chooses displays with it)
 
-__all__ = ["in_kernel", "open_widget_subshell", "shell", "start_thread"]
+__all__ = ["CellThread", "in_kernel", "open_widget_subshell", "shell", "sleep_until", "start_thread"]
 
 
 def shell() -> Optional[Any]:
@@ -55,7 +68,22 @@ def _capture_parent(ip: Any) -> Optional[dict]:
         return None
 
 
-def start_thread(target: Callable[[], None], *, name: str, ip: Any = None) -> threading.Thread:
+class CellThread(threading.Thread):
+    """A daemon thread from :func:`start_thread`; :attr:`ended` is set once its target returned or raised."""
+
+    def __init__(self, run: Callable[[], None], *, name: str) -> None:
+        super().__init__(target=run, name=name, daemon=True)
+        self.ended = threading.Event()
+
+
+def sleep_until(flag: threading.Event, seconds: float) -> bool:
+    """Whether ``flag`` is set, looking again after ``seconds`` if not: safe to interrupt (module docstring)."""
+    if not flag.is_set():
+        time.sleep(seconds)
+    return flag.is_set()
+
+
+def start_thread(target: Callable[[], None], *, name: str, ip: Any = None) -> CellThread:
     """Run ``target`` in a daemon thread whose output goes to the calling cell."""
     ip = ip if ip is not None else shell()
     parent = _capture_parent(ip) if ip is not None else None
@@ -69,9 +97,12 @@ def start_thread(target: Callable[[], None], *, name: str, ip: Any = None) -> th
                 setter(parent)
             except Exception:  # noqa: BLE001 - output then falls back to the kernel's default
                 pass
-        target()
+        try:
+            target()
+        finally:
+            thread.ended.set()
 
-    thread = threading.Thread(target=context.run, args=(run,), name=name, daemon=True)
+    thread = CellThread(lambda: context.run(run), name=name)
     thread.start()
     return thread
 
