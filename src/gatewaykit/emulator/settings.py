@@ -79,8 +79,6 @@ class Settings:
     def __post_init__(self) -> None:
         if self.time_scale < 0:
             raise ValueError("time_scale must be >= 0")
-        if not self.script_match_seconds > 0:
-            raise ValueError("script_match_seconds must be > 0")
         if not 0.0 <= self.fault_rate <= 1.0:
             raise ValueError("fault_rate must be between 0 and 1")
         unknown = [kind for kind in self.fault_kinds if kind not in RANDOM_FAULT_KINDS]
