@@ -36,8 +36,6 @@ class Unjudged(Exception):
     """The group holds something a plain automaton cannot stand for (atomic group, back-reference...)."""
 
 
-_Unsupported = Unjudged
-
 
 def _literals(node: Any, found: set[int]) -> None:
     """Every character code a parsed pattern names (literals and range ends)."""
@@ -61,6 +59,7 @@ class _Automaton:
         self.alphabet, self.flags = alphabet, flags
         self.edges: list[list[tuple[frozenset[str], int]]] = []
         self.empty: list[list[int]] = []
+        self._closures: dict[int, dict[int, int] | None] = {}  # filled once the automaton is built
 
     def state(self) -> int:
         self.edges.append([])
@@ -122,7 +121,7 @@ class _Automaton:
         if op in (_c.MAX_REPEAT, _c.MIN_REPEAT):
             low, high, body = av
             if low > _UNROLL_AT_MOST:
-                raise _Unsupported(op)
+                raise Unjudged(op)
             for _ in range(low):
                 at = self.build(body, at)
             if high == low:
@@ -140,10 +139,12 @@ class _Automaton:
             for each in ends:
                 self.empty[each].append(end)
             return end
-        raise _Unsupported(op)
+        raise Unjudged(op)
 
     def closure(self, state: int) -> dict[int, int] | None:
         """States reached from ``state`` by empty moves, with how many ways (None: some state two ways)."""
+        if state in self._closures:
+            return self._closures[state]
         ways: dict[int, int] = {}
 
         def visit(current: int, path: frozenset[int]) -> bool:
@@ -152,7 +153,8 @@ class _Automaton:
             ways[current] = 1
             return all(visit(nxt, path | {current}) for nxt in self.empty[current])
 
-        return ways if visit(state, frozenset()) else None
+        self._closures[state] = found = ways if visit(state, frozenset()) else None
+        return found
 
 
 def _walk_together(machine: _Automaton, a: int, b: int, stop: Any) -> bool:
