@@ -95,3 +95,26 @@ def test_other_requests_are_answered_while_a_slow_match_runs(tmp_path):
         late = [(what, status) for what, status, at in answered_meanwhile if at > 0.5]
         assert ("models", 200) in late and ("chat", 200) in late, \
             f"nothing answered between 0.5 s after the slow request and its end: {answered_meanwhile}"
+
+
+def test_one_account_cannot_fill_the_request_pool_with_slow_matches(tmp_path):
+    """Eight slow matches from one account leave request threads for another account's chat (two run at once)."""
+    with start(time_scale=0, accounts=ACCOUNTS, script=str(_script_file(tmp_path, SLOW)),
+               script_match_seconds=0.6) as gateway:
+        ended: list[float] = []
+        sent = time.monotonic()
+        workers = [threading.Thread(target=lambda: (_chat(gateway.base_url, HOSTILE_KEY, "xy" * 40_000),
+                                                    ended.append(time.monotonic())), daemon=True) for _ in range(8)]
+        for worker in workers:
+            worker.start()
+        answered = []  # when another account's chat, sent once all eight were in, was answered
+        while any(worker.is_alive() for worker in workers) and time.monotonic() - sent < 120:
+            asked = time.monotonic()
+            answer = _chat(gateway.base_url, OTHER_KEY, "hello")
+            if asked - sent > 0.15 and answer.status_code == 200:
+                answered.append(time.monotonic())
+        for worker in workers:
+            worker.join(120)
+        assert len(ended) == 8, "the eight slow requests did not all end within 120 s"
+        assert answered and answered[0] < min(ended), \
+            f"another account's chat waited for a slow match to end: first answered {answered[:1]}, ends {ended}"
