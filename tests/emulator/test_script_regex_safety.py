@@ -118,3 +118,13 @@ def test_one_account_cannot_fill_the_request_pool_with_slow_matches(tmp_path):
         assert len(ended) == 8, "the eight slow requests did not all end within 120 s"
         assert answered and answered[0] < min(ended), \
             f"another account's chat waited for a slow match to end: first answered {answered[:1]}, ends {ended}"
+
+
+def test_a_caller_who_cannot_pay_gets_402_before_any_matching(tmp_path):
+    """A $0 account's message is not matched against the script (no CPU spent): 402, not a match timeout."""
+    broke = {"accounts": [*ACCOUNTS["accounts"], {"id": "broke", "balance_usd": 0.0, "keys": [
+        {"key": "sk-bf-test-script-broke-000000003", "status": "active"}]}]}
+    with start(time_scale=0, accounts=broke, script=str(_script_file(tmp_path, SLOW)),
+               script_match_seconds=0.3) as gateway:
+        answer = _chat(gateway.base_url, "sk-bf-test-script-broke-000000003", "xy" * 30_000)
+    assert answer.status_code == 402, answer.text

@@ -48,7 +48,7 @@ async def chat_completions(request: Request) -> Response:
         notes = await gateway.run_decoding(caller.account.id, describe_images, chat.messages, gateway.vision_cache)
     if chat.response_format and not features["json_mode"]:
         raise bad_request(f"{spec.id!r} does not support response_format.", param="response_format")
-    scripted = await _scripted_answer(gateway, caller, chat)
+    scripted = await _scripted_answer(gateway, caller, chat, spec)
     try:  # CPU work (a big schema, a long conversation) stays off the event loop
         result = await gateway.run_in_worker(complete, chat, notes, reasoning_model=features["reasoning"],
                                              scripted=scripted)
@@ -83,11 +83,15 @@ async def chat_completions(request: Request) -> Response:
     return JSONResponse(completion_body(spec.id, result, usage, completion_id, created), headers=headers)
 
 
-async def _scripted_answer(gateway: Gateway, caller: Caller, chat: ChatRequest) -> ScriptedAnswer | None:
-    """The --script answer to the last user message, matched off the event loop within the time allowed."""
+async def _scripted_answer(gateway: Gateway, caller: Caller, chat: ChatRequest,
+                           spec: ModelSpec) -> ScriptedAnswer | None:
+    """The --script answer to the last user message, matched off the event loop within the time allowed
+    (only for a caller who can pay for the smallest answer: matching costs the gateway CPU time)."""
     script, text = gateway.settings.script, script_input(chat)
     if script is None or text is None:
         return None
+    if not caller.account.can_pay(sum(chat_cost(spec, 1, 1, 0).values())):
+        raise insufficient_quota()
     try:
         return await gateway.run_script_match(caller.account.id, script.answer_for, text,
                                               gateway.settings.script_match_seconds)
