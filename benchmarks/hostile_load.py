@@ -6,9 +6,12 @@ Starts ``python -m gatewaykit.emulator`` in its own process and measures:
   request carrying eight 1-bit PNGs of 40 megapixels (about 6 KB each), then one carrying four;
 - ``vision``: another account's chat latency while eight requests of 22 images of 40 MP from a $0 key run;
 - ``vision-funded``: the same while a key that can pay sends eight chats of 16 images of 10 MP;
-- ``jobs``: another account's video job time while a key with money for one 1080p job creates 20.
+- ``jobs``: another account's video job time while a key with money for one 1080p job creates 20;
+- ``script-match`` (item 4): with ``--script`` entry ``re:^.*x.*y.*z$`` (accepted at load: it is slow only
+  on long messages), how fast ``GET /v1/models`` and another account's chat are answered while eight
+  requests of one account, each with an 80 KB message, are being matched, and how they end.
 
-Usage: python benchmarks/hostile_load.py [edit-memory|vision|jobs ...]
+Usage: python benchmarks/hostile_load.py [edit-memory|vision|vision-funded|jobs|script-match ...]
 """
 
 from __future__ import annotations
@@ -45,14 +48,14 @@ def _png(width: int, height: int, mode: str = "1") -> bytes:
 
 
 class Gateway:
-    def __init__(self, hog_balance: float = 0.0, time_scale: float = 1.0) -> None:
+    def __init__(self, hog_balance: float = 0.0, time_scale: float = 1.0, *more: str) -> None:
         ACCOUNTS["accounts"][0]["balance_usd"] = hog_balance
         self.file = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
         json.dump(ACCOUNTS, self.file)
         self.file.close()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gatewaykit.emulator", "--port", "0", "--accounts", self.file.name,
-             "--time-scale", str(time_scale)], stdout=subprocess.PIPE, text=True)
+             "--time-scale", str(time_scale), *more], stdout=subprocess.PIPE, text=True)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         self.url = line.split(": ", 1)[1].strip()
@@ -66,7 +69,11 @@ class Gateway:
 
     def close(self) -> None:
         self.process.terminate()
-        self.process.wait(10)
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:  # a gateway frozen inside C code never runs its SIGTERM handler
+            self.process.kill()
+            self.process.wait(10)
 
 
 def edit_memory() -> None:
@@ -149,7 +156,71 @@ def jobs() -> None:
         gateway.close()
 
 
+def script_match(give_up_seconds: float = 30.0, requests: int = 8) -> None:
+    script = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    json.dump({"answers": [{"match": "re:^.*x.*y.*z$", "content": "xyz"}]}, script)
+    script.close()
+    gateway = Gateway(50.0, 0.0, "--script", script.name)
+    try:
+        other = httpx.Client(base_url=gateway.url, headers={"Authorization": f"Bearer {OTHER}"},
+                             timeout=give_up_seconds)
+        other.get("/v1/models")  # connection and first answer out of the way
+        hostile: list[tuple[int, str, float]] = []
+
+        def send() -> None:
+            t0 = time.monotonic()
+            try:
+                answer = httpx.post(f"{gateway.url}/v1/chat/completions", headers={"Authorization": f"Bearer {HOG}"},
+                                    json={"model": "chat-mini", "messages": [{"role": "user", "content": "xy" * 40_000}]},
+                                    timeout=600)
+                hostile.append((answer.status_code, answer.text, time.monotonic() - t0))
+            except httpx.HTTPError as exc:
+                hostile.append((0, repr(exc), time.monotonic() - t0))
+
+        threads = [threading.Thread(target=send, daemon=True) for _ in range(requests)]
+        started = time.monotonic()
+        for thread in threads:
+            thread.start()
+        time.sleep(0.2)  # let the 80 KB messages reach the matcher
+        models: list[float] = []
+        chats: list[float] = []
+        frozen = ""
+        while any(t.is_alive() for t in threads) and time.monotonic() - started < give_up_seconds:
+            for path, times in (("/v1/models", models), ("/v1/chat/completions", chats)):
+                t0 = time.monotonic()
+                try:
+                    answer = other.get(path) if path == "/v1/models" else other.post(path, json={
+                        "model": "chat-mini", "messages": [{"role": "user", "content": "hello"}]})
+                    answer.raise_for_status()
+                except httpx.HTTPError as exc:
+                    frozen = f"{path} got no answer within {give_up_seconds:g} s ({type(exc).__name__})"
+                    break
+                if any(t.is_alive() for t in threads):
+                    times.append(time.monotonic() - t0)
+            if frozen:
+                break
+        for thread in threads:
+            thread.join(1 if frozen else 600)
+
+        def figures(times: list[float]) -> str:
+            if not times:
+                return "none answered while it ran"
+            times = sorted(times)
+            return (f"{len(times)} answered while it ran, median {times[len(times) // 2] * 1000:.0f} ms, "
+                    f"max {times[-1] * 1000:.0f} ms")
+
+        ending = (f"statuses {sorted(status for status, _, _ in hostile)}, the last after "
+                  f"{max(seconds for _, _, seconds in hostile):.2f} s: {hostile[0][1][:150]}..." if hostile
+                  else f"none ended within {time.monotonic() - started:.0f} s")
+        print(f"script-match ({requests} requests of one account, 80 KB messages, against re:^.*x.*y.*z$): {ending}")
+        print(f"  GET /v1/models: {figures(models)}" + (f"; {frozen}" if frozen else ""))
+        print(f"  other account's chat: {figures(chats)}")
+    finally:
+        gateway.close()
+
+
 if __name__ == "__main__":
-    chosen = sys.argv[1:] or ["edit-memory", "vision", "vision-funded", "jobs"]
+    chosen = sys.argv[1:] or ["edit-memory", "vision", "vision-funded", "jobs", "script-match"]
     for name in chosen:
-        {"edit-memory": edit_memory, "vision": vision, "vision-funded": vision_funded, "jobs": jobs}[name]()
+        {"edit-memory": edit_memory, "vision": vision, "vision-funded": vision_funded, "jobs": jobs,
+         "script-match": script_match}[name]()

@@ -141,6 +141,7 @@ def test_a_missing_accounts_file_says_so(tmp_path, capsys):
     ("--time-scale", "-1", "time-scale"), ("--retention", "-5", "retention"), ("--retention", "nan", "retention"),
     ("--slow-seconds", "nan", "slow-seconds"), ("--fault-rate", "nan", "fault-rate"),
     ("--fault-rate", "2", "fault-rate"), ("--faults", "nope", "nope"), ("--host", "999.1.1.1", "999.1.1.1"),
+    ("--script-match-seconds", "0", "script_match_seconds"), ("--script-match-seconds", "nan", "script-match-seconds"),
 ])
 def test_a_bad_option_is_one_error_line_and_exit_2(capsys, option, value, hint):
     """An out-of-range or malformed option is refused before the server starts."""
@@ -170,6 +171,7 @@ def test_the_command_line_itself_prints_one_error_line(tmp_path, arguments, hint
     ({"time_scale": math.inf}, "time_scale"), ({"time_scale": math.nan}, "time_scale"),
     ({"retention_seconds": math.nan}, "retention_seconds"), ({"slow_seconds": math.inf}, "slow_seconds"),
     ({"max_body_bytes": -1}, "max_body_bytes"), ({"tokens_per_second": 0}, "tokens_per_second"),
+    ({"script_match_seconds": 0}, "script_match_seconds"), ({"script_match_seconds": math.inf}, "script_match_seconds"),
 ])
 def test_start_refuses_out_of_range_options_with_value_error(options, name):
     """`start(port=99999)`, `start(time_scale=inf)`...: a ValueError naming the option, no thread traceback."""

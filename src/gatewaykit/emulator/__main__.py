@@ -24,6 +24,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--faults", default=",".join(RANDOM_FAULT_KINDS),
                         help=f"fault kinds to draw from (default: {','.join(RANDOM_FAULT_KINDS)})")
     parser.add_argument("--script", help="JSON file of scripted chat answers (see the README)")
+    parser.add_argument("--script-match-seconds", type=seconds, default=1.0,
+                        help="CPU seconds a script's re: patterns may take on one message (then a 400)")
     parser.add_argument("--slow-seconds", type=seconds, default=8.0, help="delay of the 'slow' fault")
     return parser.parse_args(argv)
 
@@ -44,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
         settings = make_settings(args.accounts, args.time_scale, args.seed, admin_token,
                                  retention_seconds=args.retention, fault_rate=args.fault_rate,
                                  fault_kinds=tuple(k for k in args.faults.split(",") if k),
-                                 slow_seconds=args.slow_seconds, script=args.script)
+                                 slow_seconds=args.slow_seconds, script=args.script,
+                                 script_match_seconds=args.script_match_seconds)
         app = create_app(settings)
     except (OSError, ValueError) as exc:
         print(f"error: {start_error(exc, args.accounts)}", file=sys.stderr)

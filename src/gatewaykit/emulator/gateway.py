@@ -23,6 +23,8 @@ JOB_WORKERS = 2
 #: Request-pool threads one account's image decoding may take at once: however many big images one caller
 #: sends, the other accounts keep REQUEST_WORKERS - ACCOUNT_DECODE_WORKERS threads.
 ACCOUNT_DECODE_WORKERS = 2
+#: Request-pool threads one account's --script matching may take at once (each is bounded in time too).
+ACCOUNT_SCRIPT_WORKERS = 2
 
 
 class Gateway:
@@ -45,6 +47,7 @@ class Gateway:
         self.executor = ThreadPoolExecutor(max_workers=REQUEST_WORKERS, thread_name_prefix="gatewaykit-media")
         self.job_executor = ThreadPoolExecutor(max_workers=JOB_WORKERS, thread_name_prefix="gatewaykit-jobs")
         self._decode_slots: dict[str, Any] = {}  # account id -> asyncio.Semaphore (made in the server's loop)
+        self._script_slots: dict[str, Any] = {}
         self._seed_rng = random.Random(f"seeds-{settings.seed}")
         self._seed_lock = threading.Lock()
 
@@ -68,11 +71,22 @@ class Gateway:
 
     async def run_decoding(self, account_id: str, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run an account's image decoding in the request pool, at most ACCOUNT_DECODE_WORKERS at a time."""
+        return await self._run_limited(self._decode_slots, ACCOUNT_DECODE_WORKERS, account_id, function, *args,
+                                       **kwargs)
+
+    async def run_script_match(self, account_id: str, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Match a message against the --script patterns in the request pool, at most ACCOUNT_SCRIPT_WORKERS
+        per account: one caller's slow matches never take the threads other accounts need."""
+        return await self._run_limited(self._script_slots, ACCOUNT_SCRIPT_WORKERS, account_id, function, *args,
+                                       **kwargs)
+
+    async def _run_limited(self, slots_by_account: dict[str, Any], count: int, account_id: str,
+                           function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         import asyncio
 
-        slots = self._decode_slots.get(account_id)
+        slots = slots_by_account.get(account_id)
         if slots is None:
-            slots = self._decode_slots[account_id] = asyncio.Semaphore(ACCOUNT_DECODE_WORKERS)
+            slots = slots_by_account[account_id] = asyncio.Semaphore(count)
         async with slots:
             return await self.run_in_worker(function, *args, **kwargs)
 

@@ -48,7 +48,7 @@ def make_settings(accounts: Any = None, time_scale: float = 1.0, seed: int = 0, 
         value = getattr(settings, name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
             raise ValueError(f"{name} must be a finite number of seconds >= 0; got {value!r}")
-    for name in ("keep_alive_seconds", "request_head_seconds"):
+    for name in ("keep_alive_seconds", "request_head_seconds", "script_match_seconds"):
         value = getattr(settings, name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
             raise ValueError(f"{name} must be a finite number of seconds > 0; got {value!r}")

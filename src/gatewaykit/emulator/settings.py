@@ -67,6 +67,10 @@ class Settings:
     prompt_cache_memory_seconds: float = 300.0
     #: Scripted chat answers (a dict or a JSON file path; see ``chat/script.py``); None: synthetic only.
     script: Any = None
+    #: Seconds of CPU time all of a script's ``re:`` patterns may take on one message (the clock the ``regex``
+    #: engine checks; wall time is longer on a busy machine); past it the request gets a 400
+    #: ``script_match_timeout`` naming the entry. Matching runs off the event loop with the GIL released.
+    script_match_seconds: float = 1.0
     #: Seconds a connection may stay idle, when it opens and between requests, before the server closes it.
     keep_alive_seconds: float = 30.0
     #: Seconds a request's head (request line and headers) may take from its first byte.

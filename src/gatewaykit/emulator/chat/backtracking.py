@@ -3,8 +3,10 @@
 Python's ``re`` holds the GIL while it matches, so a pattern such as ``^(\\w+\\s?)+\\?$``
 against ``"a" * 28 + "!"`` would freeze every request of the gateway, not only the one
 that matched. The classic cause is a quantifier repeated by another quantifier (nested
-quantifiers): the engine tries every way to split the text between them. Such patterns
-are refused when the script loads. Possessive quantifiers and atomic groups never
+quantifiers): the engine tries every way to split the text between them. The other is a
+repeated group whose alternatives overlap (``(a|aa)+``, ``(a|ab)*``; see ``regex_ambiguity``).
+Such patterns are refused when the script loads; matching is also bounded in time when a
+request runs (``script.py``), which covers what this cannot see. Possessive quantifiers and atomic groups never
 backtrack into their body, so they are allowed. Stdlib only.
 """
 
@@ -12,6 +14,8 @@ from __future__ import annotations
 
 import re
 from typing import Any
+
+from gatewaykit.emulator.chat.regex_ambiguity import Unjudged, ambiguous_repeat
 
 try:  # Python 3.11+
     from re import _constants as _c  # type: ignore[attr-defined]
@@ -58,19 +62,29 @@ def _has_repeat(items: Any) -> bool:
     return False
 
 
-def _nested(items: Any) -> str | None:
+def _dangerous(items: Any, flags: int) -> str | None:
+    """Why the first repeated group that can blow up can, judged on an automaton of its body; a group
+    that cannot be judged that way (back-references...) is refused when it nests quantifiers."""
     for op, av in items:
-        if op in _BACKTRACKING_REPEATS and av[1] > 1 and _has_repeat(av[2]):
-            return "a quantifier inside a repeated group"
         if hasattr(_c, "ATOMIC_GROUP") and op is _c.ATOMIC_GROUP:
             continue
+        if op in _BACKTRACKING_REPEATS and av[1] > 1:
+            nested = _has_repeat(av[2])
+            try:
+                found = ambiguous_repeat(av[2], flags)
+            except Unjudged:
+                found = "a repeated group" if nested else None
+            if found:
+                return f"a quantifier inside {found}" if nested and found.startswith("a repeated") else found
         for child in _children(op, av):
-            found = _nested(child)
+            found = _dangerous(child, flags)
             if found:
                 return found
     return None
 
 
 def catastrophic_backtracking(pattern: str, flags: int = re.IGNORECASE) -> str | None:
-    """Why ``pattern`` can backtrack exponentially (nested quantifiers), or None when it cannot that way."""
-    return _nested(_p.parse(pattern, flags))
+    """Why ``pattern`` can backtrack exponentially (a repeated group that can match one text in two ways,
+    often through a quantifier inside it; overlapping alternatives in a repeated group), or None."""
+    parsed = _p.parse(pattern, flags)
+    return _dangerous(parsed, parsed.state.flags)

@@ -20,7 +20,7 @@ from gatewaykit.emulator.chat.prompt_reading import read_prompt
 from gatewaykit.emulator.chat.prompt_schema import asks_for_json_block, schema_in_messages
 from gatewaykit.emulator.chat.schema_checks import SchemaProblem
 from gatewaykit.emulator.chat.schema_values import instance_of
-from gatewaykit.emulator.chat.script import Script
+from gatewaykit.emulator.chat.script import ScriptedAnswer
 from gatewaykit.emulator.chat.tokens import count_tokens, tokenize
 from gatewaykit.emulator.chat.tool_results import text_of, tool_reply
 from gatewaykit.emulator.chat.vision import ImageNote, image_parts
@@ -172,10 +172,11 @@ _VISION_LIMIT = ("That is all the offline model can tell about an image (its siz
                  "what the image shows.")
 
 
-def _scripted(script: Script | None, request: ChatRequest) -> Any:
-    if script is None or request.messages[-1].get("role") != "user":
+def script_input(request: ChatRequest) -> str | None:
+    """The text a --script matches (the last message, when a user sent it), or None: no scripted answer."""
+    if request.messages[-1].get("role") != "user":
         return None
-    return script.answer_for(text_of(request.messages[-1].get("content")))
+    return text_of(request.messages[-1].get("content"))
 
 
 def _forced(request: ChatRequest) -> bool:
@@ -209,12 +210,11 @@ def _tool_arguments(request: ChatRequest, tool: dict[str, Any], rng: random.Rand
 
 
 def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_model: bool,
-            script: Script | None = None) -> ChoiceResult:
+            scripted: ScriptedAnswer | None = None) -> ChoiceResult:
     rng = _rng_for(request, index)
     prompt = _last_user_text(request.messages)
     effort = request.reasoning_effort or "medium"
     trace = reasoning_trace(prompt, rng, effort) if reasoning_model and effort != "none" else ""
-    scripted = _scripted(script, request)
     calls = []
     if scripted is not None and scripted.tool_call is not None:
         calls.append({"id": f"call_{rng.getrandbits(96):024x}", "type": "function", "function": scripted.tool_call})
@@ -260,12 +260,14 @@ def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_
 
 
 def complete(request: ChatRequest, notes: list[ImageNote], *, reasoning_model: bool,
-             script: Script | None = None) -> ChatResult:
-    """The finished answer (CPU work: routes call it off the event loop). Raises :class:`SchemaTooBig`."""
+             scripted: ScriptedAnswer | None = None) -> ChatResult:
+    """The finished answer (CPU work: routes call it off the event loop). Raises :class:`SchemaTooBig`.
+
+    ``scripted``: the --script answer to the last user message (the route matches it, bounded in time)."""
     units = prompt_units(request, notes)
-    result = ChatResult([_choice(request, i, notes, reasoning_model, script) for i in range(request.n)],
+    result = ChatResult([_choice(request, i, notes, reasoning_model, scripted) for i in range(request.n)],
                         len(units), sum(note.tokens for note in notes), prompt_units=units,
-                        source="scripted" if _scripted(script, request) is not None else "synthetic")
+                        source="scripted" if scripted is not None else "synthetic")
     result.reasoning_tokens = sum(len(c.reasoning_tokens) for c in result.choices)
     result.text_tokens = sum(len(c.content_tokens) + c.tool_call_tokens() for c in result.choices)
     return result

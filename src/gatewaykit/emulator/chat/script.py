@@ -12,16 +12,24 @@ expression (``re.search``) whose groups fill ``$1``, ``$2``... in the answer. An
 gives exactly one of ``content`` (text), ``tool_call`` (``{name, arguments}``) or
 ``json`` (any JSON value, sent as the message content). No match: the synthetic model
 answers. Scripts apply when the conversation ends with a user message; after a tool
-result the synthetic model states that result. Stdlib only (settings import this).
+result the synthetic model states that result.
+
+Patterns that can backtrack for ever are refused when the script loads (``backtracking.py``).
+What that cannot see (a pattern slow only on long messages, such as ``^.*x.*y.*z$``) is bounded
+when a request runs: matching uses the third-party ``regex`` engine, which releases the GIL
+(other requests keep being answered) and stops after ``seconds`` of CPU time (:class:`ScriptMatchTimeout`).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import regex
 
 from gatewaykit.emulator.chat.backtracking import catastrophic_backtracking
 
@@ -36,12 +44,25 @@ class ScriptedAnswer:
     tool_call: dict[str, Any] | None = None   # {"name": str, "arguments": JSON-encoded str}
 
 
+class ScriptMatchTimeout(Exception):
+    """Matching one script entry's ``re:`` pattern against a message took longer than allowed."""
+
+    def __init__(self, index: int, line: int | None, match: str, seconds: float) -> None:
+        where = f"answers[{index}]" + (f" (line {line})" if line else "")
+        super().__init__(
+            f"The gateway's --script entry {where} with match {match!r} took longer than {seconds:g} s on this "
+            "message, so the gateway stopped matching it. Change that pattern so it backtracks less (anchor it; "
+            "one '.*' instead of several; a class such as '[^?]*' instead of '.*'), or send a shorter message.")
+        self.index, self.line = index, line
+
+
 @dataclass(frozen=True)
 class _Entry:
     match: str
-    regex: re.Pattern[str] | None
+    regex: Any  # a compiled ``regex`` pattern (it takes timeout=), or None for a plain substring
     kind: str
     answer: Any
+    line: int | None = None
 
 
 def _fill(value: Any, groups: tuple[str | None, ...]) -> Any:
@@ -82,25 +103,38 @@ class Script:
             if kind == "tool_call" and not (isinstance(answer, dict) and isinstance(answer.get("name"), str)
                                             and answer["name"] and isinstance(answer.get("arguments", {}), dict)):
                 raise ValueError(f'{where}.tool_call must be {{"name": str, "arguments": {{...}}}}')
-            regex = None
+            compiled = None
+            line_number = lines[i] if i < len(lines) else None
             if entry["match"].startswith("re:"):
                 try:
-                    regex = re.compile(entry["match"][3:], re.IGNORECASE)
-                except re.error as exc:
+                    re.compile(entry["match"][3:], re.IGNORECASE)  # the documented syntax: Python's re
+                    compiled = regex.compile(entry["match"][3:], regex.IGNORECASE | regex.VERSION0)
+                except (re.error, regex.error) as exc:
                     raise ValueError(f"{where}.match is not a valid regular expression: {exc}") from None
                 danger = catastrophic_backtracking(entry["match"][3:])
                 if danger:
-                    line = f" (line {lines[i]})" if i < len(lines) else ""
+                    line = f" (line {line_number})" if line_number else ""
                     raise ValueError(
                         f"{where}.match{line} {entry['match']!r} has {danger}: matching it can take for ever and "
-                        "would freeze the gateway. Repeat a plain character class instead (e.g. '[\\w\\s]+'), or "
-                        "make the inner quantifier possessive ('\\w++') or atomic ('(?>...)').")
-            self.entries.append(_Entry(entry["match"], regex, kind, answer))
+                        "would freeze the gateway. Make the alternatives exclusive ('(a|b)' not '(a|ab)'), repeat "
+                        "a plain character class instead (e.g. '[\\w\\s]+'), or make the inner quantifier possessive "
+                        "('\\w++') or atomic ('(?>...)').")
+            self.entries.append(_Entry(entry["match"], compiled, kind, answer, line_number))
 
-    def answer_for(self, message: str) -> ScriptedAnswer | None:
-        for entry in self.entries:
+    def answer_for(self, message: str, seconds: float | None = None) -> ScriptedAnswer | None:
+        """The first matching entry's answer, or None; ``seconds`` bounds all regex matching together
+        (:class:`ScriptMatchTimeout` names the entry that ran out of time). They are seconds of the process's
+        CPU time, the clock ``regex`` checks: on a busy machine the wall time is longer, never the work."""
+        deadline = None if seconds is None else time.process_time() + seconds  # the clock ``regex`` uses
+        for index, entry in enumerate(self.entries):
             if entry.regex is not None:
-                found = entry.regex.search(message)
+                left = None if deadline is None else deadline - time.process_time()
+                try:
+                    if left is not None and left <= 0:
+                        raise TimeoutError
+                    found = entry.regex.search(message, timeout=left, concurrent=True)
+                except TimeoutError:
+                    raise ScriptMatchTimeout(index, entry.line, entry.match, seconds or 0.0) from None
                 if not found:
                     continue
                 groups = found.groups()

@@ -13,8 +13,9 @@ from starlette.responses import Response, StreamingResponse
 from gatewaykit.emulator.admission import Caller, admit, insufficient_quota, read_json, resolve_model
 from gatewaykit.emulator.catalog import ModelSpec
 from gatewaykit.emulator.chat.answers import chunk_deltas, completion_body, extra_fields, usage_body
-from gatewaykit.emulator.chat.engine import ChatResult, SchemaTooBig, complete
+from gatewaykit.emulator.chat.engine import ChatResult, SchemaTooBig, complete, script_input
 from gatewaykit.emulator.chat.request import ChatRequest, parse_chat_request
+from gatewaykit.emulator.chat.script import ScriptedAnswer, ScriptMatchTimeout
 from gatewaykit.emulator.chat.vision import MIN_IMAGE_TOKENS, check_image_count, describe_images, image_parts
 from gatewaykit.emulator.errors import bad_request
 from gatewaykit.emulator.faults import DropConnection
@@ -47,9 +48,10 @@ async def chat_completions(request: Request) -> Response:
         notes = await gateway.run_decoding(caller.account.id, describe_images, chat.messages, gateway.vision_cache)
     if chat.response_format and not features["json_mode"]:
         raise bad_request(f"{spec.id!r} does not support response_format.", param="response_format")
+    scripted = await _scripted_answer(gateway, caller, chat, spec)
     try:  # CPU work (a big schema, a long conversation) stays off the event loop
         result = await gateway.run_in_worker(complete, chat, notes, reasoning_model=features["reasoning"],
-                                             script=gateway.settings.script)
+                                             scripted=scripted)
     except SchemaTooBig as exc:
         raise bad_request(str(exc), param=exc.param) from None
     headers = {CONTENT_HEADER: result.source}
@@ -79,6 +81,22 @@ async def chat_completions(request: Request) -> Response:
         raise insufficient_quota()
     gateway.prompt_cache.store(caller.account.id, cache)
     return JSONResponse(completion_body(spec.id, result, usage, completion_id, created), headers=headers)
+
+
+async def _scripted_answer(gateway: Gateway, caller: Caller, chat: ChatRequest,
+                           spec: ModelSpec) -> ScriptedAnswer | None:
+    """The --script answer to the last user message, matched off the event loop within the time allowed
+    (only for a caller who can pay for the smallest answer: matching costs the gateway CPU time)."""
+    script, text = gateway.settings.script, script_input(chat)
+    if script is None or text is None:
+        return None
+    if not caller.account.can_pay(sum(chat_cost(spec, 1, 1, 0).values())):
+        raise insufficient_quota()
+    try:
+        return await gateway.run_script_match(caller.account.id, script.answer_for, text,
+                                              gateway.settings.script_match_seconds)
+    except ScriptMatchTimeout as exc:
+        raise bad_request(str(exc), param="messages", code="script_match_timeout") from None
 
 
 async def _stream(gateway: Gateway, chat: ChatRequest, spec: ModelSpec, result: ChatResult, usage: dict[str, Any],
