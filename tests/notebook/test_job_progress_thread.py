@@ -112,3 +112,27 @@ def test_a_failing_thread_leaves_a_readable_card_not_a_frozen_one() -> None:
     html = sink.last["text/html"]
     assert "This view stopped updating (RuntimeError: the display went away); the job goes on" in html
     assert "show_progress(job)" in html and "Running in the background" not in html
+
+
+def test_an_interrupted_playground_wait_leaves_the_run_thread_alive() -> None:
+    """The stop button during Playground.wait(): KeyboardInterrupt, and the run's thread still counts as alive."""
+    from types import SimpleNamespace
+
+    from gatewaykit.notebook.kernel import start_thread
+    from gatewaykit.notebook.playground import Playground
+
+    release = threading.Event()
+    run = start_thread(lambda: wait_until(release.is_set, "the test to release the run"), name="test-playground-run")
+    playground = SimpleNamespace(thread=run, _running=True)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        sender = interrupt_main_once_in(Playground.wait.__code__)
+        with pytest.raises(KeyboardInterrupt):
+            Playground.wait(playground)  # type: ignore[arg-type]
+        sender.join(60)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert run.is_alive(), "an interrupted wait() marked the run's thread dead"
+    release.set()
+    playground._running = False
+    assert Playground.wait(playground, 60)  # type: ignore[arg-type]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import re
 import threading
+import time
 from typing import Any, Optional
 
 from gatewaykit.errors import GatewayError, JobFailedError, JobTimeoutError
@@ -75,7 +76,7 @@ class Playground:
         self.quote = widgets.HTML()  # what Run would cost, beside the button, updated as the form changes
         self.quote.add_class("gk-playground-quote")
         self.values: dict[str, Any] = {}
-        self.thread: Optional[threading.Thread] = None
+        self.thread: Optional[threading.Thread] = None  # a kernel.CellThread once a run starts
         self.runs = 0
         self._lock = threading.Lock()
         self._running = False
@@ -255,8 +256,17 @@ class Playground:
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         """Block until the run in flight (if any) ends; True when none is left running."""
-        if self.thread is not None:
-            self.thread.join(timeout)
+        # Never Thread.join() from the cell: an interrupted join marks the run's thread dead (notebook/kernel.py).
+        from gatewaykit.notebook.kernel import CellThread, sleep_until
+
+        thread = self.thread
+        if isinstance(thread, CellThread):
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while not sleep_until(thread.ended, 0.05):
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+        elif thread is not None:
+            thread.join(timeout)
         return not self._running
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
