@@ -28,11 +28,11 @@ from gatewaykit.errors import (
     error_from_response,
 )
 from gatewaykit.types import ChatCompletion, ChatCompletionChunk
-from gatewaykit.types.exact_shape import read_json
 
 __all__ = ["AsyncChatStream", "ChatStream"]
 
 _parse_chunk = ChatCompletionChunk.model_validate
+_chunk_from_json = ChatCompletionChunk.model_validate_json
 _STREAM_CALL = "client.chat.completions.create(..., stream=True)"
 _BROKE_OFF = "The stream broke off before its end ([DONE] never arrived)"
 _CLOSED = "The stream was closed before its end"
@@ -62,7 +62,7 @@ def _read_chunk(data: str) -> Optional[ChatCompletionChunk]:
     Raises ``ValueError`` (a ``ValidationError``) when ``data`` is not JSON or not a chunk.
     """
     if '"error"' not in data and "\\u" not in data:  # cannot name an "error" key: pydantic reads the JSON itself
-        return read_json(ChatCompletionChunk, data)
+        return _chunk_from_json(data)
     payload = json.loads(data)
     if isinstance(payload, dict) and "error" in payload and "choices" not in payload:
         return None

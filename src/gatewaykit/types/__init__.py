@@ -3,9 +3,6 @@
 Shared by the client core, which parses answers into them, and the offline
 gateway, which builds its answers from them. Every model keeps unknown fields
 (``extra="allow"``): the gateway adds fields over time and nothing is lost.
-``lenient`` holds the rules that read real servers' variants of the shapes;
-``exact_shape.read_json`` skips them for a body in the spec's exact shape (the
-hot paths: every answer and streamed chunk).
 """
 
 from gatewaykit.types.catalog import EditSupport, Model, ModelList, ParameterMap, ParameterSpec

@@ -18,7 +18,6 @@ from pydantic import BaseModel, ValidationError
 
 from gatewaykit.error_text import python_call
 from gatewaykit.errors import UnexpectedResponseError, excerpt
-from gatewaykit.types.exact_shape import read_json
 
 __all__ = ["call_of", "read_model", "unexpected_response", "why_unusable"]
 
@@ -70,7 +69,7 @@ def read_model(model_type: type[M], response: Any, *, call: Optional[str] = None
     """
     content = response.content
     try:
-        return read_json(model_type, content)
+        return model_type.model_validate_json(content)
     except (ValidationError, ValueError, KeyError, TypeError) as exc:
         error = unexpected_response(
             content, why_unusable(exc), call=call or call_of(response), status=getattr(response, "status_code", 200)
