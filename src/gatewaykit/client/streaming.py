@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
 
-
 from gatewaykit.client.assembly import ChatAssembler
 from gatewaykit.client.sse import SSEDecoder
 from gatewaykit.client.transports.response_decoding import unexpected_response, why_unusable
