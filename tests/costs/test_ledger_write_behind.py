@@ -87,3 +87,25 @@ def test_rows_of_forked_pool_workers_reach_the_database(tmp_path):
     script.write_text(textwrap.dedent(_FORK_WORKERS))
     subprocess.run([sys.executable, str(script), str(path)], capture_output=True, timeout=120, check=True)
     assert len(Ledger(path=path)) == 40
+
+
+def test_record_does_not_wait_for_a_commit_in_progress(tmp_path):
+    """While the writer thread holds the database (a commit), record() still queues and returns; the row lands after."""
+    import threading
+
+    ledger = Ledger(path=tmp_path / "ledger.sqlite")
+    store = ledger._store
+    recorded = threading.Event()
+
+    def record() -> None:
+        ledger.record(CostRecord("chat", "chat-mini", "ok", id="during", usage={"cost": {"total_cost": 0.25}}))
+        recorded.set()
+
+    with store._lock:  # what write_queued() holds for the whole transaction
+        worker = threading.Thread(target=record, daemon=True)
+        worker.start()
+        returned = recorded.wait(timeout=60)
+    worker.join(timeout=60)
+    assert returned, "record() waited for the database lock (a commit) instead of queueing the row"
+    ledger.flush()
+    assert [row["id"] for row in ledger.rows] == ["during"]

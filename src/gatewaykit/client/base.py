@@ -67,6 +67,7 @@ class BaseClient:
         else:
             announce = False  # a pickled client's gateway was announced where it was built
         self._settings = settings
+        self._key_fingerprint = key_id(settings.api_key)  # hashed once, not per request
         self._display: Display = choose_display(options.display)
         if announce:
             try:
@@ -128,7 +129,7 @@ class BaseClient:
     @property
     def _key_id(self) -> Optional[str]:
         """The one-way fingerprint of this client's key (see ``client/key_fingerprint.py``), never the key."""
-        return key_id(self._settings.api_key)
+        return self._key_fingerprint
 
     @property
     def base_url(self) -> str:

@@ -14,10 +14,7 @@ from gatewaykit.client import job_flows
 from gatewaykit.client.base import BaseClient
 from gatewaykit.client.batch import BatchResult, run_async_batch, run_thread_batch
 from gatewaykit.client.chat import AsyncChat, Chat
-from gatewaykit.client.comparison import Comparison
-from gatewaykit.client.comparison_runs import run_comparison, run_comparison_async
 from gatewaykit.client.confirmation import confirmed_async_call, confirmed_call, quote_async_batch, quote_batch
-from gatewaykit.client.checkpoint import batch_keys, item_keys, run_checkpointed, run_checkpointed_async
 from gatewaykit.client.config import ConnectionSettings
 from gatewaykit.client.flows import Flow, run_async, run_sync
 from gatewaykit.client.images import AsyncImages, Images
@@ -29,7 +26,17 @@ from gatewaykit.client.recording import Recording
 from gatewaykit.client.streaming import AsyncChatStream, ChatStream
 from gatewaykit.client.videos import AsyncVideos, Videos
 
+if TYPE_CHECKING:
+    from gatewaykit.client.comparison import Comparison
+
 __all__ = ["AsyncClient", "Client"]
+
+
+def _checkpoint() -> Any:
+    """:mod:`gatewaykit.client.checkpoint`, loaded with the first batch (not with the client)."""
+    from gatewaykit.client import checkpoint
+
+    return checkpoint
 
 
 class _Surface(BaseClient):
@@ -147,7 +154,7 @@ class Client(_Surface):
         """
         items = list(items)
         calls = [_bind(function, item) for item in items]
-        keys = item_keys(items) if checkpoint is not None else []
+        keys = _checkpoint().item_keys(items) if checkpoint is not None else []
         return self._batch(calls, concurrency, checkpoint, keys, confirm)
 
     def compare(
@@ -161,6 +168,8 @@ class Client(_Surface):
         (a grid in a notebook; ``.to_pandas()``, ``.results``, ``.cheapest``, ``.fastest``).
         With ``confirm_over=`` the whole comparison is quoted and confirmed once (``confirm=True`` skips it).
         """
+        from gatewaykit.client.comparison_runs import run_comparison  # loaded with the first comparison
+
         return run_comparison(self, prompt, models, params, concurrency, confirm)
 
     def batch(
@@ -176,7 +185,7 @@ class Client(_Surface):
         ``checkpoint=``, ``confirm=``: as for ``map``, each call keyed by its position.
         """
         calls = list(calls)
-        return self._batch(calls, concurrency, checkpoint, batch_keys(len(calls)), confirm)
+        return self._batch(calls, concurrency, checkpoint, _checkpoint().batch_keys(len(calls)), confirm)
 
     def _batch(
         self, calls: list[Callable[[], Any]], concurrency: int, checkpoint: Any, keys: list[str], confirm: bool = False
@@ -193,7 +202,7 @@ class Client(_Surface):
             def run(todo: list[Callable[[], Any]]) -> BatchResult:
                 return run_thread_batch(todo, concurrency, on_done=progress.item_done)
 
-            return run_checkpointed(checkpoint, calls, keys, run, progress.item_done, client=self)
+            return _checkpoint().run_checkpointed(checkpoint, calls, keys, run, progress.item_done, client=self)
         finally:
             progress.close()
 
@@ -251,13 +260,15 @@ class AsyncClient(_Surface):
         """
         items = list(items)
         calls = [_bind(function, item) for item in items]
-        keys = item_keys(items) if checkpoint is not None else []
+        keys = _checkpoint().item_keys(items) if checkpoint is not None else []
         return await self._batch(calls, concurrency, checkpoint, keys, confirm)
 
     async def compare(
         self, prompt: str, *, models: Iterable[str], concurrency: int = 8, confirm: bool = False, **params: Any
     ) -> Comparison:
         """``await aclient.compare(...)``: as :meth:`Client.compare`, the models as concurrent tasks."""
+        from gatewaykit.client.comparison_runs import run_comparison_async
+
         return await run_comparison_async(self, prompt, models, params, concurrency, confirm)
 
     async def batch(
@@ -269,7 +280,7 @@ class AsyncClient(_Surface):
         confirm: bool = False,
     ) -> BatchResult:
         calls = list(calls)
-        return await self._batch(calls, concurrency, checkpoint, batch_keys(len(calls)), confirm)
+        return await self._batch(calls, concurrency, checkpoint, _checkpoint().batch_keys(len(calls)), confirm)
 
     async def _batch(
         self, calls: list[Any], concurrency: int, checkpoint: Any, keys: list[str], confirm: bool = False
@@ -286,7 +297,7 @@ class AsyncClient(_Surface):
             async def run(todo: list[Any]) -> BatchResult:
                 return await run_async_batch(todo, concurrency, on_done=progress.item_done)
 
-            return await run_checkpointed_async(checkpoint, calls, keys, run, progress.item_done, client=self)
+            return await _checkpoint().run_checkpointed_async(checkpoint, calls, keys, run, progress.item_done, client=self)
         finally:
             progress.close()
 

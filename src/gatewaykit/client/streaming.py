@@ -16,8 +16,6 @@ from __future__ import annotations
 import json
 from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
 
-from pydantic import ValidationError
-
 from gatewaykit.client.assembly import ChatAssembler
 from gatewaykit.client.sse import SSEDecoder
 from gatewaykit.client.transports.response_decoding import unexpected_response, why_unusable
@@ -33,6 +31,7 @@ from gatewaykit.types import ChatCompletion, ChatCompletionChunk
 __all__ = ["AsyncChatStream", "ChatStream"]
 
 _parse_chunk = ChatCompletionChunk.model_validate
+_chunk_from_json = ChatCompletionChunk.model_validate_json
 _STREAM_CALL = "client.chat.completions.create(..., stream=True)"
 _BROKE_OFF = "The stream broke off before its end ([DONE] never arrived)"
 _CLOSED = "The stream was closed before its end"
@@ -54,6 +53,19 @@ def error_in_stream(data: str) -> GatewayError:
                 status = raw_status
                 break
     return error_from_response(status, body, call=_STREAM_CALL)
+
+
+def _read_chunk(data: str) -> Optional[ChatCompletionChunk]:
+    """The chunk in an event's ``data``; None for an error object (``{"error": ...}`` without ``choices``).
+
+    Raises ``ValueError`` (a ``ValidationError``) when ``data`` is not JSON or not a chunk.
+    """
+    if '"error"' not in data and "\\u" not in data:  # cannot name an "error" key: pydantic reads the JSON itself
+        return _chunk_from_json(data)
+    payload = json.loads(data)
+    if isinstance(payload, dict) and "error" in payload and "choices" not in payload:
+        return None
+    return _parse_chunk(payload)
 
 
 class _StreamBase:
@@ -134,19 +146,13 @@ class _StreamBase:
             if event.event == "error":
                 raise error_in_stream(data)
             try:
-                payload = json.loads(data)
-            except ValueError as exc:
+                chunk = _read_chunk(data)
+            except ValueError as exc:  # not JSON, or not a chunk (pydantic's ValidationError is a ValueError)
                 if event.event not in (None, "message"):
                     continue  # another kind of event ("ping", ...): not a chunk, not ours to read
                 raise self._unusable(data, why_unusable(exc)) from None
-            if isinstance(payload, dict) and "error" in payload and "choices" not in payload:
+            if chunk is None:
                 raise error_in_stream(data)
-            try:
-                chunk = _parse_chunk(payload)
-            except ValidationError as exc:
-                if event.event not in (None, "message"):
-                    continue
-                raise self._unusable(data, why_unusable(exc)) from None
             self._assembler.add(chunk)
             yield chunk
 

@@ -2,7 +2,10 @@
 
 ``gatewaykit.ledger`` is the process-wide :class:`Ledger` every client records
 into unless given ``Client(ledger=...)``. Nothing here imports pandas or
-matplotlib until a DataFrame or a chart is asked for.
+matplotlib until a DataFrame or a chart is asked for. Every public name here is
+imported when first asked for (``__getattr__``) and ``ledger`` is made then: the
+client core reads prices and quotes without loading the ledger, its rows and
+their types, and ``import gatewaykit`` loads none of them.
 
 How it is built (each module imports only those above it; no cycles)::
 
@@ -26,21 +29,123 @@ How it is built (each module imports only those above it; no cycles)::
     pricing.py     PriceTable; frames.py, summaries.py, plotting.py: the pandas views
 """
 
-from gatewaykit.costs.journal import LedgerWarning
-from gatewaykit.costs.ledger import BudgetWarning, Ledger
-from gatewaykit.costs.location import USER_LEDGER
-from gatewaykit.costs.pricing import PriceTable, PriceTableWarning
-from gatewaykit.costs.quotes import Quote
-from gatewaykit.costs.records import KINDS, CostRecord, LedgerSink
-from gatewaykit.costs.rows import COLUMNS
-from gatewaykit.costs.views import LedgerView
+import sys
+import threading
+import types
+from typing import TYPE_CHECKING, Any
 
-ledger = Ledger()
-"""The process-wide ledger: rows from a real gateway persist in the per-user database
-(opened on first use, never at import; see :mod:`gatewaykit.costs.location`), offline
-rows stay in memory. Its views show this session's rows; ``gk.ledger.history()`` every
-stored row. ``gk.ledger.budget = 2.0`` sets a budget every kernel obeys."""
-ledger._history_call = "gk.ledger.history()"
+from gatewaykit.costs import session as _session  # noqa: F401 - the session starts when the costs package is first used
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gatewaykit.costs.journal import LedgerWarning
+    from gatewaykit.costs.ledger import BudgetWarning, Ledger
+    from gatewaykit.costs.location import USER_LEDGER
+    from gatewaykit.costs.pricing import PriceTable, PriceTableWarning
+    from gatewaykit.costs.quotes import Quote
+    from gatewaykit.costs.records import KINDS, CostRecord, LedgerSink
+    from gatewaykit.costs.rows import COLUMNS
+    from gatewaykit.costs.views import LedgerView
+
+    ledger: Ledger
+    """The process-wide ledger: rows from a real gateway persist in the per-user database
+    (opened on first use, never at import; see :mod:`gatewaykit.costs.location`), offline
+    rows stay in memory. Its views show this session's rows; ``gk.ledger.history()`` every
+    stored row. ``gk.ledger.budget = 2.0`` sets a budget every kernel obeys."""
+
+# Each public name and the module it comes from, imported when first asked for (PEP 562): the client
+# core imports ``costs.pricing`` or ``costs.quotes`` without loading the ledger, its rows and their types.
+_HOMES = {
+    "LedgerWarning": "journal",
+    "BudgetWarning": "ledger",
+    "Ledger": "ledger",
+    "USER_LEDGER": "location",
+    "PriceTable": "pricing",
+    "PriceTableWarning": "pricing",
+    "Quote": "quotes",
+    "KINDS": "records",
+    "CostRecord": "records",
+    "LedgerSink": "records",
+    "COLUMNS": "rows",
+    "LedgerView": "views",
+}
+_made = threading.RLock()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ledger":
+        return _process_ledger()
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'gatewaykit.costs' has no attribute {name!r}")
+    value = getattr(_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def _module(home: str) -> Any:
+    # Written out (no importlib) so that the import contracts and the cycle check see every import.
+    if home == "journal":
+        from gatewaykit.costs import journal
+
+        return journal
+    if home == "ledger":
+        from gatewaykit.costs.ledger import BudgetWarning, Ledger
+
+        return types.SimpleNamespace(BudgetWarning=BudgetWarning, Ledger=Ledger)  # the name "ledger" is the instance
+    if home == "location":
+        from gatewaykit.costs import location
+
+        return location
+    if home == "pricing":
+        from gatewaykit.costs import pricing
+
+        return pricing
+    if home == "quotes":
+        from gatewaykit.costs import quotes
+
+        return quotes
+    if home == "records":
+        from gatewaykit.costs import records
+
+        return records
+    if home == "rows":
+        from gatewaykit.costs import rows
+
+        return rows
+    from gatewaykit.costs import views
+
+    return views
+
+
+def _process_ledger() -> Any:
+    """``gatewaykit.costs.ledger``: the process-wide :class:`Ledger`, made on first use (it opens nothing)."""
+    with _made:
+        made = globals().get("ledger")
+        if made is not None:
+            return made
+        from gatewaykit.costs.ledger import Ledger
+
+        made = Ledger()
+        made._history_call = "gk.ledger.history()"
+        globals()["ledger"] = made
+        return made
+
+
+class _CostsPackage(types.ModuleType):
+    """This package, whose ``ledger`` is the process-wide Ledger, never the submodule of that name.
+
+    Importing ``gatewaykit.costs.ledger`` (the module) would set the package's
+    ``ledger`` to it, as the import system does for every submodule; that one
+    assignment is refused, so the name keeps meaning the process-wide Ledger.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "ledger" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _CostsPackage
 
 __all__ = [
     "COLUMNS",
@@ -57,3 +162,7 @@ __all__ = [
     "USER_LEDGER",
     "ledger",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -59,7 +59,8 @@ class DatabaseStore:
         self._fsync = fsync
         self._path = Path(path).expanduser().absolute()
         flush_path(self._path)  # this process's queued rows, before the first read
-        self._lock = threading.Lock()  # guards the connection and the queue
+        self._lock = threading.Lock()  # guards the connection (held while a transaction commits)
+        self._queue_lock = threading.Lock()  # guards only the queue: record() never waits for a commit
         self._queue: list[Change] = []
         self._failure: Optional[str] = None  # a background write's error, warned by the next flush()
         self._db: Optional[LedgerDatabase] = LedgerDatabase(self._path, fsync=fsync)
@@ -89,9 +90,10 @@ class DatabaseStore:
     # ------------------------------------------------------------------ writes
 
     def write(self, changes: Sequence[Change]) -> None:
-        with self._lock:
-            if self._pid != os.getpid():
+        if self._pid != os.getpid():
+            with self._lock:
                 self._connection()
+        with self._queue_lock:
             self._queue.extend(changes)
             backlog = len(self._queue)
         if backlog > QUEUE_LIMIT:  # the thread is not keeping up (a tight loop): write in this one
@@ -102,12 +104,13 @@ class DatabaseStore:
     def write_queued(self) -> Optional[str]:
         """Commit what is queued (any thread); the error message when it failed (the changes are kept)."""
         with self._lock:
-            if self._pid == os.getpid() and not self._queue and (self._db is None or not self._db.backlog):
+            if self._pid != os.getpid():
+                self._connection()  # a forked child: the parent's queue is the parent's
+            with self._queue_lock:
+                queued, self._queue = self._queue, []
+            if not queued and (self._db is None or not self._db.backlog):
                 return None
-            queued, self._queue = self._queue, []
             db = self._connection()
-            if not queued and not db.backlog:
-                return None
             rows: list[Any] = [item for what, item in queued if what == "row"]
             updates: list[Any] = [item for what, item in queued if what == "update"]
             try:
@@ -163,7 +166,8 @@ class DatabaseStore:
 
     def clear(self) -> None:
         with self._lock:
-            self._queue = []
+            with self._queue_lock:
+                self._queue = []
             self._connection().clear()
 
     def close(self) -> None:
@@ -205,6 +209,7 @@ def _valid_budget(value: Optional[float], path: Path) -> Any:
 def _after_fork_in_child() -> None:
     for store in list(_OPEN):
         store._lock = threading.Lock()  # the parent's writer thread may have held it at fork()
+        store._queue_lock = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):

@@ -32,6 +32,7 @@ kept), ``host`` (the gateway's host, empty when the client did not say) and
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from sys import intern as _intern
 from dataclasses import dataclass, fields
 from urllib.parse import urlsplit
@@ -160,6 +161,7 @@ def valid_amount(value: Any) -> Optional[float]:
     return number
 
 
+@lru_cache(maxsize=64)  # every row of a client names the same gateway: split its URL once
 def host_of(base_url: Optional[str]) -> Optional[str]:
     """The gateway's host (``gateway.example``, ``127.0.0.1:8765``) from its base URL."""
     if not base_url:

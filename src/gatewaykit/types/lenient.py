@@ -25,8 +25,10 @@ __all__ = ["cost_from_number", "drop_nulls", "json_arguments", "reasoning_from_a
 
 def drop_nulls(value: Any, fields: tuple[str, ...]) -> Any:
     """``value`` without the ``fields`` that are ``null``: they take their defaults."""
-    if isinstance(value, dict) and any(value.get(name, 0) is None for name in fields):
-        return {key: item for key, item in value.items() if not (item is None and key in fields)}
+    if isinstance(value, dict):
+        for name in fields:  # a loop, not any(generator): this runs for every streamed chunk
+            if value.get(name, 0) is None:
+                return {key: item for key, item in value.items() if not (item is None and key in fields)}
     return value
 
 
@@ -46,8 +48,8 @@ def cost_from_number(value: Any) -> Any:
 
 def reasoning_from_alias(value: Any) -> Any:
     """``reasoning_content`` (DeepSeek style) read as ``reasoning`` when ``reasoning`` is absent; both are kept."""
-    if isinstance(value, dict) and value.get("reasoning") is None:
-        alias = value.get("reasoning_content")
+    if isinstance(value, dict) and "reasoning_content" in value and value.get("reasoning") is None:
+        alias = value["reasoning_content"]
         if isinstance(alias, str):
             return {**value, "reasoning": alias}
     return value

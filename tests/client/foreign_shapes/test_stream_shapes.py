@@ -96,6 +96,19 @@ def test_error_in_stream_with_string_code() -> None:
         stream_of(body)
 
 
+def test_error_in_stream_with_an_escaped_key_is_still_an_error() -> None:
+    """An error event whose key is written ``"\\u0065rror"`` is the error it names, not an empty chunk."""
+    event = 'data: {"\\u0065rror": {"message": "slow down", "type": "throttling_error", "code": "429"}}\n\n'
+    with pytest.raises(gk.RateLimitError, match="slow down"):
+        stream_of(sse(chunk("a"), event, done=False))
+
+
+def test_non_ascii_content_escaped_by_the_server_reads_as_text() -> None:
+    """Chunks whose text a Python server escaped (``\\u00e9``) assemble to the text itself."""
+    body = sse(chunk("caf\u00e9 "), chunk("\u00fcber", finish="stop"), {**chunk(), "choices": [], "usage": USAGE})
+    assert stream_of(body).content == "caf\u00e9 \u00fcber"
+
+
 def test_unusable_chunk_mid_stream_is_a_clear_error_keeping_the_partial() -> None:
     """A chunk that is not JSON mid-stream: UnexpectedResponseError naming the stream call, the partial kept."""
     body = sse(chunk("Hello "), "data: {oops not json\n\n", chunk("never"), done=True)

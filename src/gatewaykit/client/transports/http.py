@@ -24,6 +24,7 @@ __all__ = ["AsyncTransport", "SyncTransport", "translate_error"]
 
 # Failures that happen before a single byte of the request left this process.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.UnsupportedProtocol)
+_PARSED_PATHS = 256  # how many of the gateway's paths a transport keeps parsed
 
 
 def translate_error(exc: Exception, request: ApiRequest | None = None) -> APIConnectionError:
@@ -65,13 +66,28 @@ class _TransportBase:
         self._headers_without_auth = {k: v for k, v in headers.items() if k.lower() != "authorization"}
         self._timeout_ext = make_timeout(timeout).as_dict()
         self._origin = _origin_of(base_url)
+        self._urls: dict[str, httpx.URL] = {}  # a path on the gateway -> its parsed URL (parsed once, not per request)
 
     def _same_origin(self, url: str) -> bool:
         return _origin_of(url) == self._origin
 
+    def _gateway_url(self, path: str) -> httpx.URL:
+        """``base_url + path`` parsed; the gateway's own paths repeat, so each is parsed once."""
+        url = self._urls.get(path)
+        if url is None:
+            if len(self._urls) >= _PARSED_PATHS:  # job ids make paths unbounded: start again rather than grow
+                self._urls.clear()
+            url = self._urls[path] = httpx.URL(self.base_url + path)
+        return url
+
     def _build(self, request: ApiRequest) -> httpx.Request:
-        url = request.path if request.path.startswith(("http://", "https://")) else self.base_url + request.path
-        if not self._same_origin(url):
+        url: httpx.URL | str
+        if request.path.startswith("/"):
+            url, same_origin = self._gateway_url(request.path), True  # the gateway's origin by construction
+        else:
+            url = request.path if request.path.startswith(("http://", "https://")) else self.base_url + request.path
+            same_origin = self._same_origin(url)
+        if not same_origin:
             # Another origin (a content redirect to a media host): none of the client's headers go
             # there, not the key, not default_headers (an organisation token, a proxy key, a Cookie).
             headers: dict[str, str] = {}
