@@ -24,6 +24,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Optional, TextIO, TypeVar
 
+from gatewaykit.client.comparison_view import NullComparisonView
 from gatewaykit.client.display import BatchProgress, BatchTally, TurnView
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -191,32 +192,18 @@ class TerminalBatchProgress:
         self._line.end(self._text())
 
 
-class TerminalComparisonView:
+class TerminalComparisonView(NullComparisonView):
     """``client.compare`` in a terminal: one stdout line per column as its model finishes (whole answers, no stream)."""
-
-    streams = False
 
     def __init__(self, out: _Channel) -> None:
         self._out = out
         self._lock = threading.Lock()  # columns finish on worker threads: one line at a time
-
-    def started(self, entry: Any) -> None:
-        pass
-
-    def chunk(self, entry: Any, chunk: Any) -> None:
-        pass
-
-    def job_update(self, entry: Any, job: Any) -> None:
-        pass
 
     def finished(self, entry: Any) -> None:
         from gatewaykit.client.comparison import column_line
 
         with self._lock:
             self._out.write(one_line(column_line(entry)) + "\n")
-
-    def close(self, comparison: Any) -> None:
-        pass
 
 
 def _job_line(job: Any, started: float) -> str:
