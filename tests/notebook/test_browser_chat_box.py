@@ -1,7 +1,8 @@
-"""The chat box in JupyterLab 4 + headless Chromium: type, Enter, Send, Shift+Enter, Stop.
+"""The chat box in JupyterLab 4 and Notebook 7 + headless Chromium: type, Enter, Send, Shift+Enter, Stop.
 
-Screenshots (``test-artifacts/browser-chat-box/``): the box after an answer,
-mid-stream, and after Stop.
+Each test runs once per front end (the same notebook, the same page driver).
+Screenshots (``test-artifacts/browser-chat-box/<lab|notebook>/*.png``): the box
+after an answer, mid-stream, and after Stop.
 """
 
 from __future__ import annotations
@@ -33,19 +34,22 @@ def _wait_for(condition: Callable[[], Any], what: str, timeout: float = 90.0) ->
         time.sleep(0.05)
 
 
-@pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
+@pytest.fixture(scope="module", params=["lab", "notebook"])
+def page(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
     from gatewaykit import emulator as gateway
 
-    root = tmp_path_factory.mktemp("lab-chat-box") / "work"
+    app = request.param
+    root = tmp_path_factory.mktemp(f"{app}-chat-box") / "work"
     root.mkdir()
     script = {"answers": [{"match": "queue", "content": ANSWER}, {"match": "long answer", "content": LONG}]}
     with gateway.start(time_scale=0.5, script=script) as running:
         cells = [source.format(base_url=running.base_url, api_key=running.api_key) for source in CELLS]
         write_notebook(root / "box.ipynb", cells)
-        server = JupyterServer(root, app="lab")
+        server = JupyterServer(root, app=app)
         try:
-            with open_notebook(server, "box.ipynb", ARTIFACTS) as notebook:
+            with open_notebook(server, "box.ipynb", ARTIFACTS / app) as notebook:
+                if app == "notebook":  # Notebook 7's own page, not JupyterLab's shell
+                    assert "/notebooks/box.ipynb" in notebook.page.url and notebook.page.locator(".jp-LabShell").count() == 0
                 notebook.run_and_wait(0, timeout=90)
                 notebook.run_and_wait(1, timeout=90)
                 notebook.page.wait_for_selector("textarea.gk-chat-input", timeout=90_000)
@@ -67,6 +71,7 @@ def test_enter_sends_and_the_answer_appears_in_the_transcript(page: NotebookPage
     _wait_for(lambda: "first in, first out" in _box(page).inner_text(), "the answer in the transcript")
     assert _box(page).locator(".gk-chat-answer strong").first.inner_text() == "first in, first out"
     assert area.input_value() == ""
+    assert "conversation $" in _box(page).inner_text()  # the running cost under the picker
     page.screenshot("answered", cell=1)
 
 

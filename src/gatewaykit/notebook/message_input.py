@@ -7,7 +7,9 @@ ipywidgets' ``Textarea`` cannot tell Enter from Shift+Enter, so the input is a
 tiny anywidget (a ``<textarea>`` and one key handler; the text is synced as
 ``value`` and Enter sends a ``submit`` message). Without anywidget it falls
 back to ipywidgets' ``Textarea``, where Enter is a new line and the Send button
-sends. Key presses stop at the text area, so Enter never runs a notebook cell.
+sends. Key presses stop at the text area, so Enter never runs a notebook cell:
+JupyterLab's shortcuts see them after the area (bubbling), Notebook 7's before
+it (capture), so the area also carries Lumino's ``data-lm-suppress-shortcuts``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ function render({ model, el }) {
   const area = document.createElement("textarea");
   area.rows = 3;
   area.className = "gk-chat-input";
+  // Notebook 7 matches its shortcuts on the way down (capture), before this area's handler can stop the
+  // event: Lumino skips every element at or under one marked so (Shift+Enter would run the cell).
+  area.setAttribute("data-lm-suppress-shortcuts", "true");
   area.placeholder = model.get("placeholder");
   area.value = model.get("value");
   area.disabled = model.get("disabled");
