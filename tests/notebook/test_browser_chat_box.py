@@ -18,11 +18,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser-chat-box"
 ANSWER = "# Queues\n\nA queue hands work from producers to consumers, **first in, first out**.\n"
-LONG = "\n\n".join(f"Paragraph {n}: " + "words that stream in slowly " * 12 for n in range(14)) + "\n"
+LONG = "\n\n".join(f"Paragraph {n}: " + "words that stream in slowly " * 12 for n in range(40)) + "\n"  # long enough that Stop lands mid-stream on a busy machine
 CELLS = [
     "import gatewaykit as gk\nclient = gk.Client(base_url={base_url!r}, api_key={api_key!r})",
     "ui = gk.chat_ui(client, model='chat-mini')\nui",
     "print(len(ui.session.turns), repr(ui.session.history[-1]['content'][:40]))",
+    "import sys\nsys.modules['anywidget'] = None  # a kernel without anywidget (Colab): the Textarea fallback\n"
+    "plain = gk.chat_ui(client, model='chat-mini')\nplain",
 ]
 
 
@@ -104,6 +106,22 @@ def test_send_then_stop_keeps_the_partial_answer(page: NotebookPage) -> None:
     _wait_for(lambda: "stopped" in _box(page).inner_text(), "the turn to be marked stopped")
     page.screenshot("stopped", cell=1)
     text = _box(page).inner_text()
-    assert "Paragraph 13:" not in text
+    assert "Paragraph 39:" not in text
     page.run_and_wait(2, timeout=60)
     assert page.output_text(2).startswith("3 ")
+
+
+def test_the_textarea_fallback_sends_all_that_was_typed_before_send(page: NotebookPage) -> None:
+    """Without anywidget, a message typed and sent at once arrives whole (value updates are throttled)."""
+    page.run_and_wait(3, timeout=90)
+    box = page.cell(3).locator(".jp-OutputArea")
+    area = box.locator(".widget-textarea textarea")
+    area.wait_for(timeout=90_000)
+    message = "A message typed quickly and sent at once, every word of it"
+    area.click()
+    page.page.keyboard.type(message)
+    box.get_by_role("button", name="Send").click()
+    _wait_for(lambda: box.locator(".gk-chat-user").count() == 1 and box.get_by_role("button", name="Send").is_enabled(),
+              "the fallback box's turn to end")
+    assert box.locator(".gk-chat-user").inner_text() == message
+    assert area.input_value() == ""
