@@ -18,7 +18,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser-chat-box"
 ANSWER = "# Queues\n\nA queue hands work from producers to consumers, **first in, first out**.\n"
-LONG = "\n\n".join(f"Paragraph {n}: " + "words that stream in slowly " * 12 for n in range(40)) + "\n"  # long enough that Stop lands mid-stream on a busy machine
+# Long enough that Stop lands mid-stream on a busy machine.
+LONG = "\n\n".join(f"Paragraph {n}: " + "words that stream in slowly " * 12 for n in range(40)) + "\n"
 CELLS = [
     "import gatewaykit as gk\nclient = gk.Client(base_url={base_url!r}, api_key={api_key!r})",
     "ui = gk.chat_ui(client, model='chat-mini')\nui",
