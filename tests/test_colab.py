@@ -6,7 +6,8 @@ cause your runtime to repeatedly crash". This test builds
 a venv with Colab's versions of them (from Colab's published ``pip freeze``,
 2026-08), asks pip (``--dry-run --report``) what installing ``.[colab]`` would
 do, installs it, and runs the quickstart and the video notebook (job progress
-with ipywidgets 7 Cancel buttons) under nbval with that venv's kernel.
+with ipywidgets 7 Cancel buttons) under nbval with that venv's kernel, then
+drives a chat box's widgets there (``tests/colab_chat_box_check.py``).
 
 To stay lean, ipywidgets and widgetsnbextension go in without their
 dependencies: widgetsnbextension 3 would pull in the classic ``notebook``
@@ -87,3 +88,7 @@ def test_colab_extra_keeps_colabs_jupyter_and_runs_the_quickstart(tmp_path: Path
     _run([python, "-m", "pytest", "-c", os.devnull, "--rootdir", str(REPO), "-p", "no:cacheprovider", "-q",
           "--nbval", "--nbval-current-env", "--nbval-sanitize-with", "notebooks/sanitize.cfg",
           "notebooks/00-quickstart.ipynb", "notebooks/03-video.ipynb"], env)
+
+    # The chat box on ipywidgets 7.7 without anywidget: the Textarea fallback, Send, the picker, Stop.
+    done = _run([python, "tests/colab_chat_box_check.py"], env, timeout=300)
+    assert "chat box ok under ipywidgets 7.7.1" in done.stdout

@@ -1,7 +1,8 @@
-"""The chat box in JupyterLab 4 + headless Chromium: type, Enter, Send, Shift+Enter, Stop.
+"""The chat box in JupyterLab 4 and Notebook 7 + headless Chromium: type, Enter, Send, Shift+Enter, Stop.
 
-Screenshots (``test-artifacts/browser-chat-box/``): the box after an answer,
-mid-stream, and after Stop.
+Each test runs once per front end (the same notebook, the same page driver).
+Screenshots (``test-artifacts/browser-chat-box/<lab|notebook>/*.png``): the box
+after an answer, mid-stream, and after Stop.
 """
 
 from __future__ import annotations
@@ -17,11 +18,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser-chat-box"
 ANSWER = "# Queues\n\nA queue hands work from producers to consumers, **first in, first out**.\n"
-LONG = "\n\n".join(f"Paragraph {n}: " + "words that stream in slowly " * 12 for n in range(14)) + "\n"
+# Long enough that Stop lands mid-stream on a busy machine.
+LONG = "\n\n".join(f"Paragraph {n}: " + "words that stream in slowly " * 12 for n in range(40)) + "\n"
 CELLS = [
     "import gatewaykit as gk\nclient = gk.Client(base_url={base_url!r}, api_key={api_key!r})",
     "ui = gk.chat_ui(client, model='chat-mini')\nui",
     "print(len(ui.session.turns), repr(ui.session.history[-1]['content'][:40]))",
+    "import sys\nsys.modules['anywidget'] = None  # a kernel without anywidget (Colab): the Textarea fallback\n"
+    "plain = gk.chat_ui(client, model='chat-mini')\nplain",
 ]
 
 
@@ -33,19 +37,22 @@ def _wait_for(condition: Callable[[], Any], what: str, timeout: float = 90.0) ->
         time.sleep(0.05)
 
 
-@pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
+@pytest.fixture(scope="module", params=["lab", "notebook"])
+def page(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
     from gatewaykit import emulator as gateway
 
-    root = tmp_path_factory.mktemp("lab-chat-box") / "work"
+    app = request.param
+    root = tmp_path_factory.mktemp(f"{app}-chat-box") / "work"
     root.mkdir()
     script = {"answers": [{"match": "queue", "content": ANSWER}, {"match": "long answer", "content": LONG}]}
     with gateway.start(time_scale=0.5, script=script) as running:
         cells = [source.format(base_url=running.base_url, api_key=running.api_key) for source in CELLS]
         write_notebook(root / "box.ipynb", cells)
-        server = JupyterServer(root, app="lab")
+        server = JupyterServer(root, app=app)
         try:
-            with open_notebook(server, "box.ipynb", ARTIFACTS) as notebook:
+            with open_notebook(server, "box.ipynb", ARTIFACTS / app) as notebook:
+                if app == "notebook":  # Notebook 7's own page, not JupyterLab's shell
+                    assert "/notebooks/box.ipynb" in notebook.page.url and notebook.page.locator(".jp-LabShell").count() == 0
                 notebook.run_and_wait(0, timeout=90)
                 notebook.run_and_wait(1, timeout=90)
                 notebook.page.wait_for_selector("textarea.gk-chat-input", timeout=90_000)
@@ -67,6 +74,7 @@ def test_enter_sends_and_the_answer_appears_in_the_transcript(page: NotebookPage
     _wait_for(lambda: "first in, first out" in _box(page).inner_text(), "the answer in the transcript")
     assert _box(page).locator(".gk-chat-answer strong").first.inner_text() == "first in, first out"
     assert area.input_value() == ""
+    assert "conversation $" in _box(page).inner_text()  # the running cost under the picker
     page.screenshot("answered", cell=1)
 
 
@@ -99,6 +107,22 @@ def test_send_then_stop_keeps_the_partial_answer(page: NotebookPage) -> None:
     _wait_for(lambda: "stopped" in _box(page).inner_text(), "the turn to be marked stopped")
     page.screenshot("stopped", cell=1)
     text = _box(page).inner_text()
-    assert "Paragraph 13:" not in text
+    assert "Paragraph 39:" not in text
     page.run_and_wait(2, timeout=60)
     assert page.output_text(2).startswith("3 ")
+
+
+def test_the_textarea_fallback_sends_all_that_was_typed_before_send(page: NotebookPage) -> None:
+    """Without anywidget, a message typed and sent at once arrives whole (value updates are throttled)."""
+    page.run_and_wait(3, timeout=90)
+    box = page.cell(3).locator(".jp-OutputArea")
+    area = box.locator(".widget-textarea textarea")
+    area.wait_for(timeout=90_000)
+    message = "A message typed quickly and sent at once, every word of it"
+    area.click()
+    page.page.keyboard.type(message)
+    box.get_by_role("button", name="Send").click()
+    _wait_for(lambda: box.locator(".gk-chat-user").count() == 1 and box.get_by_role("button", name="Send").is_enabled(),
+              "the fallback box's turn to end")
+    assert box.locator(".gk-chat-user").inner_text() == message
+    assert area.input_value() == ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from typing import Any, Iterator
@@ -164,3 +165,23 @@ def test_the_static_transcript_reads_without_widgets(client: gk.Client) -> None:
     html = ui.static_html()
     assert "Name a &lt;script&gt; tag" in html and "<script>" not in html
     assert "tokens" in html
+
+
+def test_the_textarea_fallback_syncs_its_text_when_focus_leaves_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without anywidget, the input syncs on blur (before Send's click), not per key (throttled, overtaken by the click)."""
+    from gatewaykit.notebook.message_input import message_input
+
+    monkeypatch.setitem(sys.modules, "anywidget", None)  # a kernel without anywidget (Colab)
+    area, enter_sends = message_input("Message", lambda _text: None)
+    assert not enter_sends and type(area).__name__ == "Textarea"
+    assert area.continuous_update is False
+
+
+def test_the_input_takes_the_whole_text_when_focus_leaves_it() -> None:
+    """The anywidget input's "draft" message (sent on blur, before Send's click) sets its value at once."""
+    from gatewaykit.notebook.message_input import message_input
+
+    area, enter_sends = message_input("Message", lambda _text: None)
+    assert enter_sends
+    area._handle_custom_msg({"type": "draft", "text": "A long answer please"}, [])
+    assert area.value == "A long answer please"

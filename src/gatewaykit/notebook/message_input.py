@@ -7,7 +7,9 @@ ipywidgets' ``Textarea`` cannot tell Enter from Shift+Enter, so the input is a
 tiny anywidget (a ``<textarea>`` and one key handler; the text is synced as
 ``value`` and Enter sends a ``submit`` message). Without anywidget it falls
 back to ipywidgets' ``Textarea``, where Enter is a new line and the Send button
-sends. Key presses stop at the text area, so Enter never runs a notebook cell.
+sends. Key presses stop at the text area, so Enter never runs a notebook cell:
+JupyterLab's shortcuts see them after the area (bubbling), Notebook 7's before
+it (capture), so the area also carries Lumino's ``data-lm-suppress-shortcuts``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ function render({ model, el }) {
   const area = document.createElement("textarea");
   area.rows = 3;
   area.className = "gk-chat-input";
+  // Notebook 7 matches its shortcuts on the way down (capture), before this area's handler can stop the
+  // event: Lumino skips every element at or under one marked so (Shift+Enter would run the cell).
+  area.setAttribute("data-lm-suppress-shortcuts", "true");
   area.placeholder = model.get("placeholder");
   area.value = model.get("value");
   area.disabled = model.get("disabled");
@@ -31,6 +36,9 @@ function render({ model, el }) {
   // takes the focus back when the old one had it.
   area.addEventListener("focus", () => { model.set("focused", true); model.save_changes(); });
   area.addEventListener("blur", () => {
+    // Leaving the area (a click on Send blurs it first) hands the kernel the whole text at once: value
+    // updates are throttled, and the click's message could overtake the last of them.
+    model.send({ type: "draft", text: area.value });
     setTimeout(() => { if (area.isConnected) { model.set("focused", false); model.save_changes(); } }, 0);
   });
   if (model.get("focused")) setTimeout(() => area.focus(), 0);
@@ -68,8 +76,12 @@ def _anywidget_input(placeholder: str, on_submit: Callable[[str], None]) -> Any:
     box = MessageInput(placeholder=placeholder)
 
     def handle(_widget: Any, content: Any, _buffers: Any) -> None:
-        if isinstance(content, dict) and content.get("type") == "submit":
+        if not isinstance(content, dict):
+            return
+        if content.get("type") == "submit":
             on_submit(str(content.get("text") or ""))
+        elif content.get("type") == "draft":  # the text as it stood when the area lost focus
+            box.value = str(content.get("text") or "")
 
     box.on_msg(handle)
     return box
@@ -82,5 +94,8 @@ def message_input(placeholder: str, on_submit: Callable[[str], None]) -> tuple[A
     except ImportError:
         import ipywidgets as widgets
 
-        area = widgets.Textarea(placeholder=placeholder, rows=3, layout=widgets.Layout(width="100%"))
+        # Synced when it loses focus (a click on Send blurs it first), not per key: per-key updates are
+        # throttled, and the click's message overtook the last of them (ipywidgets 7: "Hello wor" sent).
+        area = widgets.Textarea(placeholder=placeholder, rows=3, continuous_update=False,
+                                layout=widgets.Layout(width="100%"))
         return area, False
