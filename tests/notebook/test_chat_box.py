@@ -97,6 +97,8 @@ def test_stop_keeps_the_partial_answer_and_says_so(paced: Any) -> None:
         rows = client.ledger.rows
         assert rows[-1]["status"] == "interrupted"
         assert ui.send("Thanks").choices[0].message.content
+        totals = ui._widgets["totals"].value
+        assert "conversation $" in totals and "+ 1 turn of unknown cost" in totals, totals
 
 
 def _fake_widgets() -> dict[str, Any]:
@@ -185,3 +187,12 @@ def test_the_input_takes_the_whole_text_when_focus_leaves_it() -> None:
     assert enter_sends
     area._handle_custom_msg({"type": "draft", "text": "A long answer please"}, [])
     assert area.value == "A long answer please"
+
+
+def test_the_conversation_total_keeps_what_is_known_beside_a_stopped_turn() -> None:
+    """Turns of known cost are summed; a turn that reported none is counted beside them, never as $0."""
+    from gatewaykit.notebook.chat_box import conversation_cost_text
+
+    assert conversation_cost_text(0.003, [0.001, 0.002]) == "$0.003"
+    assert conversation_cost_text(None, [0.001, None, 0.002]) == "$0.003 + 1 turn of unknown cost"
+    assert conversation_cost_text(None, [None, None]) == "not reported"

@@ -15,6 +15,8 @@ notebook, nbconvert HTML and GitHub show the conversation without widget state.
 
 from __future__ import annotations
 
+import math
+
 import threading
 from typing import Any, Optional
 
@@ -184,12 +186,11 @@ class ChatUI:
     def _totals_html(self) -> str:
         turns = self.session.turns
         last = turn_cost(turns[-1]) if turns else None
-        total = self.session.cost
         parts = []
         if turns:
             parts.append(f"this turn {style.format_cost(last) if last is not None else 'not reported'}")
-        parts.append(f"conversation {style.format_cost(total) if total is not None else 'not reported'}")
-        return f'<span style="{style.MUTED}">{" · ".join(parts)}</span>'
+        parts.append(f"conversation {conversation_cost_text(self.session.cost, [turn_cost(turn) for turn in turns])}")
+        return f'<span style="{style.esc(style.MUTED)}">{style.esc(" · ".join(parts))}</span>'
 
     def _refresh(self, keep_live: bool = False) -> None:
         w = self._widgets
@@ -334,6 +335,17 @@ class ChatUI:
         cost = self.session.cost
         money = style.format_cost(cost) if cost is not None else "cost not reported"
         return f"ChatUI(model={self.session.model!r}, {turns} turn{'s' if turns != 1 else ''}, {money})"
+
+
+def conversation_cost_text(total: Optional[float], turn_costs: list[Optional[float]]) -> str:
+    """The conversation's cost as read: what is known, plus how many turns (a stopped one) reported none."""
+    if total is not None:
+        return style.format_cost(total)
+    unknown = sum(1 for cost in turn_costs if cost is None)
+    known = [cost for cost in turn_costs if cost is not None]
+    if not known:
+        return "not reported"
+    return f"{style.format_cost(math.fsum(known))} + {unknown} turn{'s' if unknown != 1 else ''} of unknown cost"
 
 
 def chat_ui(client: Any = None, model: Optional[str] = None, **session_options: Any) -> ChatUI:
