@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import types
+
 import gatewaykit as gk
 
 DESIGN_NAMES = {
@@ -34,7 +36,8 @@ def test_public_members_are_in_all() -> None:
     public = {
         name
         for name, value in vars(gk).items()
-        if not name.startswith("_") and getattr(value, "__module__", "").startswith("gatewaykit")
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)  # subpackages are not members
+        and getattr(value, "__module__", "").startswith("gatewaykit")
     }
     assert public - set(gk.__all__) == set()
 
