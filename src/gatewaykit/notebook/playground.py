@@ -28,6 +28,7 @@ from typing import Any, Optional
 from gatewaykit.errors import GatewayError, JobFailedError, JobTimeoutError
 from gatewaykit.notebook import html as views
 from gatewaykit.notebook import style
+from gatewaykit.notebook.kernel import CellThread, sleep_until, start_thread
 from gatewaykit.notebook.playground_fields import build_request, check_request, fields_for, models_by_kind, skipped_parameters
 from gatewaykit.notebook.playground_widgets import (
     LABEL_STYLE,
@@ -76,7 +77,7 @@ class Playground:
         self.quote = widgets.HTML()  # what Run would cost, beside the button, updated as the form changes
         self.quote.add_class("gk-playground-quote")
         self.values: dict[str, Any] = {}
-        self.thread: Optional[threading.Thread] = None  # a kernel.CellThread once a run starts
+        self.thread: Optional[CellThread] = None  # the run in flight's thread (kernel.start_thread)
         self.runs = 0
         self._lock = threading.Lock()
         self._running = False
@@ -159,8 +160,6 @@ class Playground:
         if self.check() is not None:
             self._finish()
             return
-        from gatewaykit.notebook.kernel import start_thread
-
         self.thread = start_thread(lambda: self._run(entry, request), name="gatewaykit-playground")
 
     def _run(self, entry: Any, request: dict[str, Any]) -> None:
@@ -196,8 +195,6 @@ class Playground:
         """``wait_with_progress`` with the playground's own Cancel button instead of the card's hint."""
         from gatewaykit.notebook.cancel import cancellable
         from gatewaykit.notebook.job_progress import REPAINT_EVERY, JobProgress
-        from gatewaykit.notebook.kernel import start_thread
-
         progress = JobProgress(job, sink=sink, buttons=False)
         progress.cancel_hint = ""  # the Cancel button sits next to Run
         progress.show()
@@ -257,16 +254,11 @@ class Playground:
     def wait(self, timeout: Optional[float] = None) -> bool:
         """Block until the run in flight (if any) ends; True when none is left running."""
         # Never Thread.join() from the cell: an interrupted join marks the run's thread dead (notebook/kernel.py).
-        from gatewaykit.notebook.kernel import CellThread, sleep_until
-
-        thread = self.thread
-        if isinstance(thread, CellThread):
+        if self.thread is not None:
             deadline = None if timeout is None else time.monotonic() + timeout
-            while not sleep_until(thread.ended, 0.05):
+            while not sleep_until(self.thread.ended, 0.05):
                 if deadline is not None and time.monotonic() >= deadline:
                     break
-        elif thread is not None:
-            thread.join(timeout)
         return not self._running
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
