@@ -1,7 +1,7 @@
 """Benchmark: a 10,000-token chat stream through the live notebook renderer.
 
 Feeds pre-built ``ChatCompletionChunk`` objects (parsing them is the client's
-cost, not the renderer's) into :class:`gatewaykit.notebook.live.LiveChatRenderer`
+cost, not the renderer's) into :class:`gatewaykit.notebook.chat_views.live.LiveChatRenderer`
 with a counting display sink (it keeps only the last bundle, as a kernel sends
 and forgets) and a simulated clock: token ``i`` arrives at ``i / rate``
 seconds of stream time, so the stream's pace does not depend on the machine's
@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from gatewaykit.notebook.live import LiveChatRenderer
+from gatewaykit.notebook.chat_views.live import LiveChatRenderer
 from gatewaykit.types import ChatCompletionChunk
 
 _WORDS = "the gateway streams tokens to a notebook where markdown renders live and safely".split()
@@ -153,7 +153,7 @@ def main() -> None:
     args = parser.parse_args()
     # Load Pygments and its Python lexer first (about 0.1 s, once per process), so that the first
     # rate measured is not charged for it.
-    from gatewaykit.notebook.markdown import render_markdown
+    from gatewaykit.notebook.markdown_html.markdown import render_markdown
 
     render_markdown("```python\nx = 1\n```\n")
     print(f"{'tok/s':>7} {'stream s':>9} {'msgs':>6} {'upd/s':>6} {'parse/s':>7} {'CPU s':>7} {'us/token':>9} "

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from client_overhead import COMPLETION, stream_body  # noqa: E402
 
 import gatewaykit as gk  # noqa: E402
-from gatewaykit.client.display import NullDisplay  # noqa: E402
+from gatewaykit.client.core.display import NullDisplay  # noqa: E402
 
 BASE = "http://gateway.bench"
 KEY = "sk-bf-bench-000000000000"
@@ -138,8 +138,8 @@ class _LiveGridDisplay(NullDisplay):
     """No display but the notebook's live comparison grid, its messages captured (as a kernel would send them)."""
 
     def compare_view(self, prompt: str, kind: str, entries: list[Any]) -> Any:
-        from gatewaykit.notebook.comparison_live import LiveComparisonView
-        from gatewaykit.notebook.sinks import CapturingSink
+        from gatewaykit.notebook.comparison_views.comparison_live import LiveComparisonView
+        from gatewaykit.notebook.cell_output.sinks import CapturingSink
 
         self.view = LiveComparisonView(prompt, kind, entries, sink=CapturingSink())
         return self.view
@@ -148,8 +148,8 @@ class _LiveGridDisplay(NullDisplay):
 def bench_compare_live() -> None:
     """The 4 models streaming STREAM_TOKENS tokens each into the live grid, against the slowest one's answer
     rendered live alone (what ``ask()`` does in a kernel) and its bare stream."""
-    from gatewaykit.notebook.live import render_stream
-    from gatewaykit.notebook.sinks import CapturingSink
+    from gatewaykit.notebook.chat_views.live import render_stream
+    from gatewaykit.notebook.cell_output.sinks import CapturingSink
 
     display = _LiveGridDisplay()
     client = gk.Client(api_key=KEY, base_url=BASE, http_transport=httpx.MockTransport(_handler(b"{}")),
@@ -173,7 +173,7 @@ class _Stream:
 
     @staticmethod
     def make(chunks: int) -> Any:
-        from gatewaykit.client.streaming import ChatStream
+        from gatewaykit.client.core.streaming import ChatStream
 
         body = stream_body(chunks)
         pieces = [body[i : i + 4096] for i in range(0, len(body), 4096)]
@@ -183,7 +183,7 @@ class _Stream:
 def bench_chat_box(tokens: int) -> None:
     import ipywidgets as widgets
 
-    from gatewaykit.notebook.chat_view import BoxTurnView, _answer_html
+    from gatewaykit.notebook.chat_views.chat_view import BoxTurnView, _answer_html
 
     live = widgets.HTML()
     stop = threading.Event()
@@ -208,13 +208,13 @@ def bench_chat_box(tokens: int) -> None:
 
 
 def bench_gallery(count: int) -> None:
-    import gatewaykit.notebook.rendering  # noqa: F401 - registers the renderer
-    from gatewaykit.client.session_media import session_media
+    import gatewaykit.notebook.html_views.rendering  # noqa: F401 - registers the renderer
+    from gatewaykit.client.resources.session_media import session_media
     from gatewaykit.presentation import rich_bundle
     from gatewaykit.types import ImageResult
     from PIL import Image
 
-    from gatewaykit.notebook import thumbnails
+    from gatewaykit.notebook.html_views import thumbnails
 
     session_media.clear()
     thumbnails.install()  # as in a kernel: thumbnails are made as the images arrive

@@ -57,8 +57,8 @@ def test_a_core_import_of_the_notebook_layer_breaks_the_contracts(tmp_path: Path
     """The contracts are not vacuous: a copy of src/ whose client imports the notebook layer fails them."""
     copy = tmp_path / "src"
     shutil.copytree(SOURCE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    base = copy / "gatewaykit" / "client" / "base.py"
-    base.write_text(base.read_text() + "\nfrom gatewaykit.notebook import rendering  # a layering bug\n")
+    base = copy / "gatewaykit" / "client" / "core" / "base.py"
+    base.write_text(base.read_text() + "\nfrom gatewaykit.notebook.html_views import rendering  # a layering bug\n")
     done = lint_imports(copy)
     assert done.returncode != 0 and "BROKEN" in done.stdout
 

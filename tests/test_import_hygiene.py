@@ -46,7 +46,7 @@ import gatewaykit
 print(json.dumps({"loaded": sorted(m for m in sys.modules if m == "pydantic" or m.startswith(("pydantic.", "httpx",
       "gatewaykit.types", "gatewaykit.costs.ledger", "gatewaykit.costs.rows", "gatewaykit.costs.journal",
       "gatewaykit.costs.book", "gatewaykit.costs.stores", "gatewaykit.costs.views", "gatewaykit.costs.pricing",
-      "gatewaykit.client.clients", "gatewaykit.client.base", "gatewaykit.client.conversation")))}))
+      "gatewaykit.client.clients", "gatewaykit.client.core.base", "gatewaykit.client.conversation")))}))
 """
 
 

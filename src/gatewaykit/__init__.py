@@ -103,7 +103,7 @@ _LAZY = {
     ),
     **dict.fromkeys(("CostRecord", "Ledger", "ledger"), "gatewaykit.costs"),
     "Quote": "gatewaykit.costs.quotes",
-    "ChatUI": "gatewaykit.notebook.chat_box",  # the chat box lives in the notebook layer (ipywidgets)
+    "ChatUI": "gatewaykit.notebook.widgets.chat_box",  # the chat box lives in the notebook layer (ipywidgets)
 }  # fmt: skip
 
 _install_defaults()
@@ -210,7 +210,7 @@ def playground(client: Any = None) -> Any:
     ``client=None`` uses ``gk.Client()``. Needs ipywidgets in a kernel; elsewhere
     it returns an object whose text says how to get them.
     """
-    from gatewaykit.notebook.playground import playground as _playground
+    from gatewaykit.notebook.widgets.playground import playground as _playground
 
     return _playground(client)
 
@@ -220,7 +220,7 @@ def chat_ui(client: Any = None, model: Optional[str] = None, **session_options: 
     Stop, Undo, Reset, a model picker, image attachments for vision models, each turn's cost and the total.
     ``.session`` is the ``ChatSession`` underneath; ``.send(text)`` does what Send does.
     ``session_options`` go to ``client.chat.session`` (``system=``, ``tools=``, ``temperature=`` ...)."""
-    from gatewaykit.notebook.chat_box import chat_ui as _chat_ui
+    from gatewaykit.notebook.widgets.chat_box import chat_ui as _chat_ui
 
     return _chat_ui(client, model, **session_options)
 
@@ -229,6 +229,6 @@ def gallery(kind: Optional[str] = None, tag: Optional[str] = None) -> "Gallery":
     """Every image, video and song this session made: thumbnails and players with prompt, model,
     parameters, cost and time (click to enlarge); ``.to_pandas()``; ``.save(folder)`` writes the
     media and a CSV. ``kind="image"|"video"|"music"``, ``tag=`` a ledger tag."""
-    from gatewaykit.client.gallery import gallery as _gallery
+    from gatewaykit.client.session_tools.gallery import gallery as _gallery
 
     return _gallery(kind, tag)

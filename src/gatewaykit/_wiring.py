@@ -1,7 +1,7 @@
 """The composition root: the one place that knows every layer and plugs the defaults in.
 
 The client core (``client/``, ``types/``, ``costs/``, ``errors``) only defines
-seams: a :class:`~gatewaykit.client.display.Display` Protocol, an offline
+seams: a :class:`~gatewaykit.client.core.display.Display` Protocol, an offline
 gateway provider, and the presentation registry. ``import gatewaykit`` runs
 :func:`install_defaults`, which plugs in, lazily:
 
@@ -14,7 +14,7 @@ gateway provider, and the presentation registry. ``import gatewaykit`` runs
 - the offline gateway: ``gatewaykit.emulator.shared()``, or a
   ``ConfigurationError`` naming ``gatewaykit[offline]`` when its server stack
   is not installed;
-- the rich display of core objects: ``gatewaykit.notebook.rendering``,
+- the rich display of core objects: ``gatewaykit.notebook.html_views.rendering``,
   imported on the first display a front end asks for.
 
 Nothing here imports the notebook layer, the emulator, the conversation layer
@@ -29,9 +29,9 @@ import importlib
 import sys
 from typing import Any, Optional
 
-from gatewaykit.client.config import OFFLINE_EXTRA_HINT, OfflineGateway, set_offline_gateway_provider
-from gatewaykit.client.display import Display, NullDisplay, in_kernel, set_default_display
-from gatewaykit.client.session_seam import set_session_factory
+from gatewaykit.client.core.config import OFFLINE_EXTRA_HINT, OfflineGateway, set_offline_gateway_provider
+from gatewaykit.client.core.display import Display, NullDisplay, in_kernel, set_default_display
+from gatewaykit.client.resources.session_seam import set_session_factory
 from gatewaykit.client.terminal_display import TerminalDisplay
 from gatewaykit.errors import ConfigurationError
 from gatewaykit.presentation import Bundle, register_renderer
@@ -56,13 +56,13 @@ def choose_default_display() -> Display:
     """The notebook layer's display inside a kernel or marimo, plain text elsewhere."""
     if in_kernel():
         try:
-            from gatewaykit.notebook.kernel_display import KernelDisplay
+            from gatewaykit.notebook.displays.kernel_display import KernelDisplay
         except ImportError:  # the notebook extra is not installed: plain behaviour
             return NullDisplay()
         return KernelDisplay()
     if in_marimo():
         try:
-            from gatewaykit.notebook.marimo_display import MarimoDisplay
+            from gatewaykit.notebook.displays.marimo_display import MarimoDisplay
         except ImportError:
             return TerminalDisplay()
         return MarimoDisplay()
@@ -87,7 +87,7 @@ def start_offline_gateway() -> OfflineGateway:
 def render_with_notebook_layer(obj: Any) -> Optional[Bundle]:
     """First display: import the notebook layer (it registers its renderer) and render with it."""
     try:
-        rendering = importlib.import_module("gatewaykit.notebook.rendering")
+        rendering = importlib.import_module("gatewaykit.notebook.html_views.rendering")
     except ImportError:
         register_renderer(None)
         return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gatewaykit.client.assembly import ChatAssembler
+from gatewaykit.client.core.assembly import ChatAssembler
 from gatewaykit.types import ChatCompletionChunk
 
 from .chunks import USAGE, chunk

@@ -11,8 +11,8 @@ import pytest
 
 import gatewaykit as gk
 from gatewaykit.client.api_request import RequestOptions
-from gatewaykit.client.chat import AsyncChat, AsyncCompletions, Chat, ChatParams, Completions
-from gatewaykit.client.chat_fields import CHAT_FIELDS, ChatFields
+from gatewaykit.client.resources.chat import AsyncChat, AsyncCompletions, Chat, ChatParams, Completions
+from gatewaykit.client.resources.chat_fields import CHAT_FIELDS, ChatFields
 
 FOLLOWERS: list[Callable[..., Any]] = [
     Completions.create, AsyncCompletions.create, Chat.ask, AsyncChat.ask, Chat.session, AsyncChat.session,

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 import pytest
 
 import gatewaykit as gk
-from gatewaykit.client.checkpoint import Checkpoint, item_keys
+from gatewaykit.client.session_tools.checkpoint import Checkpoint, item_keys
 
 from .own_gateway import OWN_ADMIN, one_account, settled_balance
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import gatewaykit as gk
-from gatewaykit.client.checkpoint import Checkpoint, item_keys
+from gatewaykit.client.session_tools.checkpoint import Checkpoint, item_keys
 
 PROMPTS = ["Name a river.", "Name a mountain."]
 MODEL = "chat-mini"

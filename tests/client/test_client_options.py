@@ -11,7 +11,7 @@ from typing import Any, Callable
 import pytest
 
 import gatewaykit as gk
-from gatewaykit.client.options import ClientOptions
+from gatewaykit.client.core.options import ClientOptions
 
 from .conftest import user
 

@@ -118,7 +118,7 @@ def test_the_async_client_compares_concurrently(emulator: Any) -> None:
 
 def test_the_grid_escapes_the_prompt_and_marks_the_cheapest(client: gk.Client) -> None:
     """The HTML has one column per model, the prompt escaped, and the marks."""
-    from gatewaykit.notebook.comparison_html import render_comparison_html
+    from gatewaykit.notebook.html_views.comparison_html import render_comparison_html
 
     result = client.compare("<script>alert(1)</script> hello", models=["chat-mini", "chat-vision"])
     html = render_comparison_html(result)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import gatewaykit as gk
-from gatewaykit.client.display import NullDisplay
+from gatewaykit.client.core.display import NullDisplay
 from gatewaykit.client.terminal_display import TerminalDisplay
 
 MODELS = ["chat-mini", "chat-vision"]

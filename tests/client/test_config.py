@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import gatewaykit as gk
-from gatewaykit.client.config import resolve_settings
+from gatewaykit.client.core.config import resolve_settings
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional
 import pytest
 
 import gatewaykit as gk
-from gatewaykit.client.display import Display, NullDisplay
+from gatewaykit.client.core.display import Display, NullDisplay
 
 from .conftest import FAST_RETRIES, RecordingLedger, user
 
@@ -144,7 +144,7 @@ def test_a_display_without_the_protocol_methods_is_refused(emulator: Any, keys: 
 
 def test_batch_tally_counts_done_failures_and_cost(client: gk.Client) -> None:
     """BatchTally turns map results into done/total, failures and the reported cost."""
-    from gatewaykit.client.display import BatchTally
+    from gatewaykit.client.core.display import BatchTally
 
     answers = client.map(lambda text: client.chat.completions.create(model="chat-mini", messages=user(text)), ["a", "b"])
     tally = BatchTally(3)

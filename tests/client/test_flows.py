@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from gatewaykit import APIConnectionError, JobFailedError, JobTimeoutError, RetryPolicy, VideoJob
-from gatewaykit.client.flows import Sleep, send_with_retries
-from gatewaykit.client.job_flows import wait_flow
+from gatewaykit.client.core.flows import Sleep, send_with_retries
+from gatewaykit.client.resources.job_flows import wait_flow
 from gatewaykit.client.api_request import ApiRequest
 
 POLICY = RetryPolicy(max_retries=2, backoff_base=1.0, backoff_cap=8.0, retry_after_cap=20.0)

@@ -10,7 +10,7 @@ import pytest
 
 import gatewaykit as gk
 from gateway_accounts import ACME_KEY
-from gatewaykit.client.session_media import session_media
+from gatewaykit.client.resources.session_media import session_media
 
 LYRICS = "[Verse]\nLights on the water\n[Chorus]\nWe sing till dawn"
 
@@ -90,8 +90,8 @@ def test_save_writes_the_media_and_a_csv_of_prompts_and_costs(client: gk.Client,
 
 def test_the_html_escapes_prompts_and_has_one_card_per_item(client: gk.Client) -> None:
     """The grid has a card per item, thumbnails that open, and no raw markup from a prompt."""
-    import gatewaykit.notebook.rendering  # noqa: F401 - registers the renderer
-    from gatewaykit.notebook.gallery_html import render_gallery_html
+    import gatewaykit.notebook.html_views.rendering  # noqa: F401 - registers the renderer
+    from gatewaykit.notebook.html_views.gallery_html import render_gallery_html
 
     client.images.generate(model="image-aspect", prompt="<img src=x onerror=alert(1)> a bicycle", n=1)
     html = render_gallery_html(gk.gallery())

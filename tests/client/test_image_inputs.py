@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 import gatewaykit as gk
-from gatewaykit.client.media_inputs import load_image, to_image_url
+from gatewaykit.client.resources.media_inputs import load_image, to_image_url
 
 from .conftest import RecordingLedger
 

@@ -99,7 +99,7 @@ def test_stream_without_completed_event_is_interrupted(sink: RecordingLedger) ->
 
 def test_image_result_from_event_accepts_a_single_image_payload() -> None:
     """A completed event carrying one image's fields (not a whole response) still gives an ImageResult."""
-    from gatewaykit.client.images import image_result_from_event
+    from gatewaykit.client.resources.images import image_result_from_event
 
     result = image_result_from_event(json.dumps({"type": "image_generation.completed", "b64_json": "aGk=", "usage": {"cost": {"total_cost": 0.1}}}))
     assert (result.data[0].content, result.usage.total_cost) == (b"hi", 0.1)

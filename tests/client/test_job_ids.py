@@ -88,6 +88,6 @@ def test_save_to_a_folder_keeps_a_hostile_id_inside_it(tmp_path: Any, sink: Any,
 
 def test_save_name_keeps_an_ordinary_id() -> None:
     """A normal id is the file name unchanged."""
-    from gatewaykit.client.job_flows import safe_file_stem
+    from gatewaykit.client.resources.job_flows import safe_file_stem
 
     assert safe_file_stem("video_abc-123") == "video_abc-123" and safe_file_stem("../escaped/owned") == "escaped_owned"

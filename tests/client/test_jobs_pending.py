@@ -99,7 +99,7 @@ def test_pending_returns_only_the_jobs_this_key_started(emulator: Any, keys: Any
 
 def test_the_ledger_files_hold_fingerprints_never_keys(emulator: Any, keys: Any, tmp_path: Path) -> None:
     """The SQLite files (database, WAL) and a JSONL journal hold each key's fingerprint and neither key."""
-    from gatewaykit.client.key_fingerprint import key_id
+    from gatewaykit.client.core.key_fingerprint import key_id
 
     _start_with_each_key(emulator.base_url, keys, gk.Ledger(path=tmp_path / "ledger.sqlite"))
     _start_with_each_key(emulator.base_url, keys, gk.Ledger(path=tmp_path / "ledger.jsonl"))

@@ -6,7 +6,7 @@ import hashlib
 
 from gateway_accounts import ACME_KEY, ACME_SECOND_KEY
 
-from gatewaykit.client.key_fingerprint import key_id
+from gatewaykit.client.core.key_fingerprint import key_id
 
 
 def test_fingerprint_is_the_documented_domain_separated_sha256_prefix() -> None:

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 import gatewaykit as gk
-from gatewaykit.client.media_inputs import load_image, normalise_messages, to_image_url
+from gatewaykit.client.resources.media_inputs import load_image, normalise_messages, to_image_url
 
 
 def jpeg() -> bytes:

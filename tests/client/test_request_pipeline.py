@@ -7,7 +7,7 @@ from typing import Any, Callable
 import pytest
 
 import gatewaykit as gk
-from gatewaykit.client import request_pipeline
+from gatewaykit.client.core import request_pipeline
 
 from .conftest import user
 from .test_images import png

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gatewaykit.client.sse import SSEDecoder, ServerSentEvent, decode_events
+from gatewaykit.client.core.sse import SSEDecoder, ServerSentEvent, decode_events
 
 STREAM = (
     b": keepalive\n\n"

@@ -8,7 +8,7 @@ from typing import Any, AsyncIterator, Iterator
 import pytest
 
 from gatewaykit import AsyncChatStream, ChatStream, RateLimitError, StreamInterruptedError
-from gatewaykit.client.recording import Recording
+from gatewaykit.client.core.recording import Recording
 from gatewaykit.errors import APIConnectionError
 
 from .chunks import USAGE, chunk, sse

@@ -9,7 +9,7 @@ import pydantic
 import pytest
 
 import gatewaykit as gk
-from gatewaykit.client.structured import OutputSchema, strict_schema
+from gatewaykit.client.resources.structured import OutputSchema, strict_schema
 
 from .spying import SpyTransport, async_spy_client, spy_client
 

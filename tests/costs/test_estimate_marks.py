@@ -9,7 +9,7 @@ from gatewaykit.costs import Ledger
 
 def test_ledger_html_marks_estimated_rows_and_their_model(records):
     """The row reads '≈ $0.40 est.', the per-model summary too, the headline says how much is estimated."""
-    import gatewaykit.notebook.rendering  # noqa: F401 - registers the ledger's HTML
+    import gatewaykit.notebook.html_views.rendering  # noqa: F401 - registers the ledger's HTML
 
     ledger = Ledger(path=None, prices={"video-tiers": {"per_second": 0.1}})
     ledger.record(records.video_created())

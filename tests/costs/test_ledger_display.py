@@ -64,7 +64,7 @@ def test_empty_ledger_displays():
 
 def test_display_bug_falls_back_to_text(records, monkeypatch):
     """If the HTML renderer fails, the bundle still has text/plain."""
-    import gatewaykit.notebook.ledger_html as display
+    import gatewaykit.notebook.html_views.ledger_html as display
 
     def broken(*args, **kwargs):
         raise RuntimeError("bug")

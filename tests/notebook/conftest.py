@@ -1,6 +1,6 @@
 import pytest
 
-from gatewaykit.notebook import players
+from gatewaykit.notebook.html_views import players
 
 
 @pytest.fixture(autouse=True)

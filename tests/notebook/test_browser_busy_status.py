@@ -5,7 +5,7 @@ kernel subshell per comm target when the first comm of a target appears
 (``create_subshell_request`` on the control channel), and the control
 channel's ``busy``/``idle`` status reached the status bar: "Idle" while the
 cell was still ``[*]``. The client opens its widget comm target while the
-cell that builds it runs (:func:`gatewaykit.notebook.kernel.open_widget_subshell`),
+cell that builds it runs (:func:`gatewaykit.notebook.cell_output.kernel.open_widget_subshell`),
 so no subshell is created during a wait. Each test samples the notebook's
 execution indicator and the status bar every 0.1 s during the wait.
 Screenshots go to ``test-artifacts/browser/busy-*.png``.

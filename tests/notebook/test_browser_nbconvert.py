@@ -15,10 +15,10 @@ from factories import chat, model_list, video_job
 from jupyter_browser import CHROMIUM_ARGS, chromium_path
 
 from gatewaykit.errors import RateLimitError
-from gatewaykit.notebook.html import render_offline_banner_html
-from gatewaykit.notebook.rendering import mimebundle
-from gatewaykit.notebook.style import aligned_in_exports
-from gatewaykit.notebook.warning_card import render_warning_html
+from gatewaykit.notebook.html_views.html import render_offline_banner_html
+from gatewaykit.notebook.html_views.rendering import mimebundle
+from gatewaykit.notebook.html_views.style import aligned_in_exports
+from gatewaykit.notebook.displays.warning_card import render_warning_html
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gatewaykit.notebook.cancel import _widget_view_bundle
+from gatewaykit.notebook.job_views.cancel import _widget_view_bundle
 
 ipywidgets = pytest.importorskip("ipywidgets")
 VIEW = "application/vnd.jupyter.widget-view+json"

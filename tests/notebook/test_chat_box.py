@@ -171,7 +171,7 @@ def test_the_static_transcript_reads_without_widgets(client: gk.Client) -> None:
 
 def test_the_textarea_fallback_syncs_its_text_when_focus_leaves_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without anywidget, the input syncs on blur (before Send's click), not per key (throttled, overtaken by the click)."""
-    from gatewaykit.notebook.message_input import message_input
+    from gatewaykit.notebook.widgets.message_input import message_input
 
     monkeypatch.setitem(sys.modules, "anywidget", None)  # a kernel without anywidget (Colab)
     area, enter_sends = message_input("Message", lambda _text: None)
@@ -181,7 +181,7 @@ def test_the_textarea_fallback_syncs_its_text_when_focus_leaves_it(monkeypatch: 
 
 def test_the_input_takes_the_whole_text_when_focus_leaves_it() -> None:
     """The anywidget input's "draft" message (sent on blur, before Send's click) sets its value at once."""
-    from gatewaykit.notebook.message_input import message_input
+    from gatewaykit.notebook.widgets.message_input import message_input
 
     area, enter_sends = message_input("Message", lambda _text: None)
     assert enter_sends
@@ -191,7 +191,7 @@ def test_the_input_takes_the_whole_text_when_focus_leaves_it() -> None:
 
 def test_the_conversation_total_keeps_what_is_known_beside_a_stopped_turn() -> None:
     """Turns of known cost are summed; a turn that reported none is counted beside them, never as $0."""
-    from gatewaykit.notebook.chat_box import conversation_cost_text
+    from gatewaykit.notebook.widgets.chat_box import conversation_cost_text
 
     assert conversation_cost_text(0.003, [0.001, 0.002]) == "$0.003"
     assert conversation_cost_text(None, [0.001, None, 0.002]) == "$0.003 + 1 turn of unknown cost"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from gatewaykit.client.comparison import Comparison, ComparisonEntry
-from gatewaykit.notebook.comparison_live import LiveComparisonView
-from gatewaykit.notebook.sinks import CapturingSink
+from gatewaykit.client.session_tools.comparison import Comparison, ComparisonEntry
+from gatewaykit.notebook.comparison_views.comparison_live import LiveComparisonView
+from gatewaykit.notebook.cell_output.sinks import CapturingSink
 from gatewaykit.types import ChatCompletionChunk
 
 HOSTILE = '<img src=x onerror="window.__pwned = 1">'

@@ -5,12 +5,12 @@ from factories import music_job, video_job
 
 import gatewaykit as gk
 
-from gatewaykit.client.job_flows import PollSchedule
-from gatewaykit.notebook import job_progress
-from gatewaykit.notebook.job_progress import JobProgress, estimate_seconds, record_duration
-from gatewaykit.notebook.job_wait import wait_with_progress
-from gatewaykit.notebook.players import EMBED_LIMIT, media_player_html
-from gatewaykit.notebook.sinks import CapturingSink
+from gatewaykit.client.resources.job_flows import PollSchedule
+from gatewaykit.notebook.job_views import job_progress
+from gatewaykit.notebook.job_views.job_progress import JobProgress, estimate_seconds, record_duration
+from gatewaykit.notebook.job_views.job_wait import wait_with_progress
+from gatewaykit.notebook.html_views.players import EMBED_LIMIT, media_player_html
+from gatewaykit.notebook.cell_output.sinks import CapturingSink
 
 
 class ScriptedJob:
@@ -201,7 +201,7 @@ def test_colab_widget_manager_is_enabled_only_in_colab(monkeypatch):
     import sys
     import types
 
-    from gatewaykit.notebook.cancel import enable_colab_widgets
+    from gatewaykit.notebook.job_views.cancel import enable_colab_widgets
 
     calls = []
     output = types.SimpleNamespace(enable_custom_widget_manager=lambda: calls.append("enabled"))

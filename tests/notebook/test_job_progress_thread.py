@@ -17,10 +17,10 @@ from typing import Any, Callable
 import pytest
 from factories import video_job
 
-from gatewaykit.client.job_flows import PollSchedule
-from gatewaykit.notebook.job_progress import JobProgress
-from gatewaykit.notebook.sinks import CapturingSink
-from gatewaykit.notebook.wait_interrupted import WaitInterrupted
+from gatewaykit.client.resources.job_flows import PollSchedule
+from gatewaykit.notebook.job_views.job_progress import JobProgress
+from gatewaykit.notebook.cell_output.sinks import CapturingSink
+from gatewaykit.notebook.job_views.wait_interrupted import WaitInterrupted
 
 
 class GatedJob:
@@ -118,8 +118,8 @@ def test_an_interrupted_playground_wait_leaves_the_run_thread_alive() -> None:
     """The stop button during Playground.wait(): KeyboardInterrupt, and the run's thread still counts as alive."""
     from types import SimpleNamespace
 
-    from gatewaykit.notebook.kernel import start_thread
-    from gatewaykit.notebook.playground import Playground
+    from gatewaykit.notebook.cell_output.kernel import start_thread
+    from gatewaykit.notebook.widgets.playground import Playground
 
     release = threading.Event()
     run = start_thread(lambda: wait_until(release.is_set, "the test to release the run"), name="test-playground-run")

@@ -6,13 +6,13 @@ import pytest
 from factories import music_job, video_job
 
 import gatewaykit as gk
-from gatewaykit.client.display import BatchTally
-from gatewaykit.notebook import job_progress
-from gatewaykit.notebook.batch_view import LiveBatchProgress, batch_bundle
-from gatewaykit.notebook.job_progress import JobProgress, expected_seconds
-from gatewaykit.notebook.job_wait import WaitInterrupted, resume_hint
-from gatewaykit.notebook.sinks import CapturingSink, NullSink
-from gatewaykit.notebook.widget_events import widget_events
+from gatewaykit.client.core.display import BatchTally
+from gatewaykit.notebook.job_views import job_progress
+from gatewaykit.notebook.comparison_views.batch_view import LiveBatchProgress, batch_bundle
+from gatewaykit.notebook.job_views.job_progress import JobProgress, expected_seconds
+from gatewaykit.notebook.job_views.job_wait import WaitInterrupted, resume_hint
+from gatewaykit.notebook.cell_output.sinks import CapturingSink, NullSink
+from gatewaykit.notebook.cell_output.widget_events import widget_events
 
 
 @pytest.fixture(autouse=True)
@@ -145,7 +145,7 @@ def test_widget_events_outside_a_kernel_is_a_no_op():
 
 def test_blocking_wait_without_buttons_says_how_to_cancel():
     """Without a Cancel button, the waiting card says how to cancel from a busy cell (stop, then job.cancel())."""
-    from gatewaykit.notebook.job_wait import wait_with_progress
+    from gatewaykit.notebook.job_views.job_wait import wait_with_progress
 
     class Job:
         object, id, model, status, seconds, size, error, created_at, completed_at = (
@@ -166,7 +166,7 @@ def test_blocking_wait_without_buttons_says_how_to_cancel():
 
 def test_queued_card_does_not_show_a_percentage():
     """A queued job's bar says it waits in the queue, not 15 % beside a 'queued' pill."""
-    from gatewaykit.notebook.media_html import render_job_html
+    from gatewaykit.notebook.html_views.media_html import render_job_html
 
     html = render_job_html(video_job("queued"), elapsed=3.0, estimate=20.0)
     assert "waiting in the queue" in html and "gk-progress-fill" not in html and "left" not in html
@@ -174,7 +174,7 @@ def test_queued_card_does_not_show_a_percentage():
 
 def test_progress_bar_keeps_clear_of_the_status_pill():
     """The bar has a top margin: the 'in progress' pill does not sit on it."""
-    from gatewaykit.notebook.media_html import render_job_html
+    from gatewaykit.notebook.html_views.media_html import render_job_html
 
     html = render_job_html(video_job("in_progress"), elapsed=3.0, estimate=20.0)
     bar = html[html.index('class="gk-progress"'):]

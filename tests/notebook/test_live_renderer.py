@@ -4,9 +4,9 @@ import pytest
 from factories import HOSTILE, chunks
 
 from gatewaykit.errors import ServerError, StreamInterruptedError
-from gatewaykit.notebook.live import LiveChatRenderer, render_stream
-from gatewaykit.notebook.rendering import mimebundle
-from gatewaykit.notebook.sinks import CapturingSink
+from gatewaykit.notebook.chat_views.live import LiveChatRenderer, render_stream
+from gatewaykit.notebook.html_views.rendering import mimebundle
+from gatewaykit.notebook.cell_output.sinks import CapturingSink
 
 
 class Clock:
@@ -211,7 +211,7 @@ def feed_paced_run(pieces, rate):
 
 def test_open_block_is_parsed_at_most_every_quarter_second():
     """A long paragraph is re-parsed at most every MARKDOWN_INTERVAL; updates in between are previews."""
-    from gatewaykit.notebook.live import MARKDOWN_INTERVAL
+    from gatewaykit.notebook.chat_views.live import MARKDOWN_INTERVAL
 
     renderer, _, _ = feed_paced([f"word{i} " for i in range(200)], rate=40)  # 5 s, no blank line
     assert renderer.parses <= 5 / MARKDOWN_INTERVAL + 1
@@ -240,7 +240,7 @@ def test_final_answer_equals_a_fresh_whole_render(monkeypatch):
     """The final static answer (built from the incremental render) equals rendering the text from scratch."""
     import random
 
-    from gatewaykit.notebook import markdown
+    from gatewaykit.notebook.markdown_html import markdown
 
     rng = random.Random(7)
     text = "# T\n\n- a\n- b\n\n- loose\n\n```py\nx = 1\n\ny = 2\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nend *x*\n" * 3

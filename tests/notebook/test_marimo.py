@@ -112,7 +112,7 @@ def test_ask_streams_live_into_its_marimo_cell(tmp_path: Path) -> None:
 
 def test_a_marimo_sink_outside_marimo_shows_nothing_and_never_raises() -> None:
     """MarimoSink used where no marimo cell runs is silent."""
-    from gatewaykit.notebook.marimo_display import MarimoSink
+    from gatewaykit.notebook.displays.marimo_display import MarimoSink
 
     sink = MarimoSink()
     sink.show({"text/html": "<b>x</b>"})

@@ -3,7 +3,7 @@
 import pytest
 from factories import HOSTILE
 
-from gatewaykit.notebook.markdown import is_safe_url, render_markdown
+from gatewaykit.notebook.markdown_html.markdown import is_safe_url, render_markdown
 
 
 def test_script_tag_is_escaped_as_text():

@@ -5,9 +5,9 @@ import random
 import pytest
 from factories import HOSTILE
 
-from gatewaykit.notebook import markdown as markdown_module
-from gatewaykit.notebook.markdown import markdown_parser, render_markdown, safe_answer_html
-from gatewaykit.notebook.markdown_stream import IncrementalMarkdown
+from gatewaykit.notebook.markdown_html import markdown as markdown_module
+from gatewaykit.notebook.markdown_html.markdown import markdown_parser, render_markdown, safe_answer_html
+from gatewaykit.notebook.markdown_html.markdown_stream import IncrementalMarkdown
 
 SAMPLES = {
     "blocks": "# Title\n\nFirst para.\n\n```\ncode\n\nstill code\n```\n\n1. one\n2. two\n\nLast *para*.\n",

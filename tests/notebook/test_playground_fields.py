@@ -6,7 +6,7 @@ import pytest
 
 from gatewaykit.emulator.catalog import CATALOG
 from gatewaykit.errors import BadRequestError, PromptTooLongError
-from gatewaykit.notebook.playground_fields import (
+from gatewaykit.notebook.widgets.playground_fields import (
     SLIDER_MAX_STOPS,
     build_request,
     check_request,

@@ -4,8 +4,8 @@ import pytest
 from factories import HOSTILE, chat, image_result, model, model_list, music_job, usage, video_job
 
 from gatewaykit.errors import JobFailedError, RateLimitError
-from gatewaykit.notebook import rendering
-from gatewaykit.notebook.rendering import mimebundle
+from gatewaykit.notebook.html_views import rendering
+from gatewaykit.notebook.html_views.rendering import mimebundle
 from gatewaykit.types import ChatCompletionChunk, ToolCall, Usage
 
 
@@ -163,7 +163,7 @@ def test_errors_render_escaped(error):
 
 def test_huge_answer_display_is_capped_but_content_is_whole():
     """A multi-megabyte answer shows its first part and a note; the object keeps every character."""
-    from gatewaykit.notebook.html import MAX_DISPLAY_CHARS
+    from gatewaykit.notebook.html_views.html import MAX_DISPLAY_CHARS
 
     text = "word " * 400_000
     completion = chat(text)
@@ -176,7 +176,7 @@ def test_huge_answer_display_is_capped_but_content_is_whole():
 
 def test_model_table_ids_never_wrap_and_counts_are_singular_for_one():
     """Model ids carry white-space:nowrap on the code chip itself, and an edit limit of 1 reads '1 image'."""
-    from gatewaykit.notebook.html import render_models_table_html
+    from gatewaykit.notebook.html_views.html import render_models_table_html
     from gatewaykit.types import Model
 
     one = Model.model_validate({"id": "image-aspect", "object": "model", "input_modalities": ["text", "image"],
@@ -188,7 +188,7 @@ def test_model_table_ids_never_wrap_and_counts_are_singular_for_one():
 
 def test_html_carries_the_export_alignment_style_once():
     """Every object's HTML starts with the style that lines outputs up in nbconvert's HTML; a re-wrap adds none."""
-    from gatewaykit.notebook.style import EXPORT_ALIGNMENT, aligned_in_exports
+    from gatewaykit.notebook.html_views.style import EXPORT_ALIGNMENT, aligned_in_exports
 
     bundle = mimebundle(video_job("in_progress"))
     assert bundle["text/html"].startswith(EXPORT_ALIGNMENT + '<div class="gk-job')
@@ -200,7 +200,7 @@ def test_export_alignment_only_matches_nbconvert_pages():
     """The style's rules all start with body.jp-Notebook, which only nbconvert's exported page has."""
     import re
 
-    from gatewaykit.notebook.style import EXPORT_ALIGNMENT
+    from gatewaykit.notebook.html_views.style import EXPORT_ALIGNMENT
 
     rules = re.findall(r"([^{}]+)\{[^}]*\}", EXPORT_ALIGNMENT.split(">", 1)[1].rsplit("<", 1)[0])
     assert rules and all(selector.strip().startswith("body.jp-Notebook ") for selector in rules)

@@ -5,9 +5,9 @@ import asyncio
 import pytest
 from factories import chunks
 
-from gatewaykit.notebook import kernel
-from gatewaykit.notebook.live import render_async_stream
-from gatewaykit.notebook.sinks import CapturingSink
+from gatewaykit.notebook.cell_output import kernel
+from gatewaykit.notebook.chat_views.live import render_async_stream
+from gatewaykit.notebook.cell_output.sinks import CapturingSink
 
 
 class FakeShell:

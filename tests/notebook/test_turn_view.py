@@ -1,4 +1,4 @@
-"""The live view of a conversation turn (notebook/turn_view.py), on the offline gateway, with recorded outputs."""
+"""The live view of a conversation turn (notebook/chat_views/turn_view.py), on the offline gateway, with recorded outputs."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 import gatewaykit as gk
-from gatewaykit.client.display import NullDisplay, NullTurnView, StreamOnlyTurnView, turn_view_of
-from gatewaykit.notebook.kernel_display import KernelDisplay
-from gatewaykit.notebook.sinks import CapturingSink
-from gatewaykit.notebook.turn_view import LiveTurnView
+from gatewaykit.client.core.display import NullDisplay, NullTurnView, StreamOnlyTurnView, turn_view_of
+from gatewaykit.notebook.displays.kernel_display import KernelDisplay
+from gatewaykit.notebook.cell_output.sinks import CapturingSink
+from gatewaykit.notebook.chat_views.turn_view import LiveTurnView
 
 HOSTILE_RESULT = "<script>window.__pwned = 1</script> sunny in "
 

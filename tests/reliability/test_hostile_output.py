@@ -1,7 +1,7 @@
 """Hostile model (or gateway) output is inert in every HTML renderer, and huge output stays fast.
 
 Unit-level companion of the notebook layer's browser test: each renderer of
-``gatewaykit.notebook.html`` gets script tags, event handlers and
+``gatewaykit.notebook.html_views.html`` gets script tags, event handlers and
 ``javascript:`` URLs in every field that comes from outside, and its HTML must
 hold none of them as markup.
 """
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "notebook"))
 from factories import chat, image_result, model, model_list, music_job, video_job  # noqa: E402
 
 from gatewaykit import errors  # noqa: E402
-from gatewaykit.notebook import html as views  # noqa: E402
+from gatewaykit.notebook.html_views import html as views  # noqa: E402
 from gatewaykit.types import Usage  # noqa: E402
 
 EVIL = ('<script>alert(1)</script><img src=x onerror="alert(2)"><svg onload=alert(3)>'
@@ -90,7 +90,7 @@ RENDERINGS = {
 
 
 def test_every_renderer_is_covered():
-    """Each public renderer of gatewaykit.notebook.html is exercised by a case below."""
+    """Each public renderer of gatewaykit.notebook.html_views.html is exercised by a case below."""
     covered = {"render_chat_html", "render_reasoning_html", "render_tool_calls_html", "render_live_chat_html",
                "render_usage_html", "render_error_html", "render_image_grid_html", "render_edit_html",
                "render_job_html", "render_video_player_html", "render_audio_player_html",

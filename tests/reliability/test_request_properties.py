@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gatewaykit as gk
-from gatewaykit.client.sse import ServerSentEvent, decode_events
+from gatewaykit.client.core.sse import ServerSentEvent, decode_events
 
 LINE_TEXT = st.text(alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\r\n"), max_size=30)
 NAME = st.text(alphabet=st.characters(blacklist_categories=["Cs", "Zs", "Cc"], blacklist_characters=":"),

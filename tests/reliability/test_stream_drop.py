@@ -9,8 +9,8 @@ import pytest
 from reliability_gateways import RELIABILITY_ADMIN, account_balance, one_account
 
 import gatewaykit as gk
-from gatewaykit.notebook.live import render_async_stream, render_stream
-from gatewaykit.notebook.sinks import CapturingSink
+from gatewaykit.notebook.chat_views.live import render_async_stream, render_stream
+from gatewaykit.notebook.cell_output.sinks import CapturingSink
 
 KEY = "sk-bf-stream-drop-000000000000001"
 ESSAY = [{"role": "user", "content": "Write a long paragraph about the history of lighthouses."}]

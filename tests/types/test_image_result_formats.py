@@ -8,7 +8,7 @@ import io
 import pytest
 from PIL import Image
 
-from gatewaykit.client.media_inputs import to_data_uri
+from gatewaykit.client.resources.media_inputs import to_data_uri
 from gatewaykit.types.images import ImageResult
 
 EPS = (b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 16 16\n%%EndComments\n"

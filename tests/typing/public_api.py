@@ -12,7 +12,7 @@ from typing_extensions import assert_type
 
 import gatewaykit as gk
 from gatewaykit.client.api_request import RequestOptions
-from gatewaykit.client.display import Display, NullDisplay, TurnView, turn_view_of
+from gatewaykit.client.core.display import Display, NullDisplay, TurnView, turn_view_of
 from gatewaykit.types import AsyncMusicJob, AsyncVideoJob, JobStatus
 
 

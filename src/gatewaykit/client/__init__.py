@@ -2,7 +2,7 @@
 
 Layout (like httpx):
 
-- ``options``: :class:`~gatewaykit.client.options.ClientOptions`, the one list of
+- ``options``: :class:`~gatewaykit.client.core.options.ClientOptions`, the one list of
   ``Client(...)``'s keywords (the constructor, the pickle and ``repr`` read it);
 - ``clients``: ``Client`` and ``AsyncClient``, which differ only by class
   attributes (their resource classes, transport and flow driver); ``base``:
@@ -15,7 +15,7 @@ Layout (like httpx):
   checks, ``recording`` its hand-over to the ledger;
 - ``flows``: multi-step behaviour as generators (retries, job polling) with a
   sync and an async driver; ``job_flows`` creates, polls (one
-  :class:`~gatewaykit.client.job_flows.PollSchedule`), downloads and cancels jobs;
+  :class:`~gatewaykit.client.resources.job_flows.PollSchedule`), downloads and cancels jobs;
 - ``sse``, ``assembly`` and ``streaming`` decode and assemble streams;
 - ``transports/``: the only modules that import httpx (and the cassette);
   ``api_request``: the plain-data request and :class:`RequestOptions`.
@@ -39,18 +39,18 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gatewaykit.client.api_request import RequestOptions
-    from gatewaykit.client.batch import BatchResult
-    from gatewaykit.client.checkpoint_values import CheckpointWarning
-    from gatewaykit.client.comparison import Comparison, ComparisonEntry
-    from gatewaykit.client.gallery import Gallery
+    from gatewaykit.client.session_tools.batch import BatchResult
+    from gatewaykit.client.session_tools.checkpoint_values import CheckpointWarning
+    from gatewaykit.client.session_tools.comparison import Comparison, ComparisonEntry
+    from gatewaykit.client.session_tools.gallery import Gallery
     from gatewaykit.client.clients import AsyncClient, Client
-    from gatewaykit.client.config import OfflineGatewayWarning
+    from gatewaykit.client.core.config import OfflineGatewayWarning
     from gatewaykit.client.conversation import AsyncChatSession, ChatSession, Turn, TurnEvent
-    from gatewaykit.client.display import Display, NullDisplay
-    from gatewaykit.client.flows import RetryPolicy
-    from gatewaykit.client.media_inputs import image_part
-    from gatewaykit.client.parameter_names import UnknownParameterWarning
-    from gatewaykit.client.streaming import AsyncChatStream, ChatStream
+    from gatewaykit.client.core.display import Display, NullDisplay
+    from gatewaykit.client.core.flows import RetryPolicy
+    from gatewaykit.client.resources.media_inputs import image_part
+    from gatewaykit.client.core.parameter_names import UnknownParameterWarning
+    from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
 
 # Each public name and the module it comes from, imported when first asked for (PEP 562): importing
 # this package (which every ``gatewaykit.client.*`` import does first) builds no model and no resource.
@@ -96,7 +96,7 @@ def _module(home: str) -> Any:
 
         return api_request
     if home == "batch":
-        from gatewaykit.client import batch
+        from gatewaykit.client.session_tools import batch
 
         return batch
     if home == "clients":
@@ -104,19 +104,19 @@ def _module(home: str) -> Any:
 
         return clients
     if home == "config":
-        from gatewaykit.client import config
+        from gatewaykit.client.core import config
 
         return config
     if home == "checkpoint_values":
-        from gatewaykit.client import checkpoint_values
+        from gatewaykit.client.session_tools import checkpoint_values
 
         return checkpoint_values
     if home == "comparison":
-        from gatewaykit.client import comparison
+        from gatewaykit.client.session_tools import comparison
 
         return comparison
     if home == "gallery":
-        from gatewaykit.client import gallery
+        from gatewaykit.client.session_tools import gallery
 
         return gallery
     if home == "conversation":
@@ -124,22 +124,22 @@ def _module(home: str) -> Any:
 
         return conversation
     if home == "display":
-        from gatewaykit.client import display
+        from gatewaykit.client.core import display
 
         return display
     if home == "flows":
-        from gatewaykit.client import flows
+        from gatewaykit.client.core import flows
 
         return flows
     if home == "media_inputs":
-        from gatewaykit.client import media_inputs
+        from gatewaykit.client.resources import media_inputs
 
         return media_inputs
     if home == "parameter_names":
-        from gatewaykit.client import parameter_names
+        from gatewaykit.client.core import parameter_names
 
         return parameter_names
-    from gatewaykit.client import streaming
+    from gatewaykit.client.core import streaming
 
     return streaming
 

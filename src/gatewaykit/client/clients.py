@@ -10,31 +10,31 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, Iterable, Optional, Union
 
-from gatewaykit.client import job_flows
-from gatewaykit.client.base import BaseClient
-from gatewaykit.client.batch import BatchResult, run_async_batch, run_thread_batch
-from gatewaykit.client.chat import AsyncChat, Chat
-from gatewaykit.client.confirmation import confirmed_async_call, confirmed_call, quote_async_batch, quote_batch
-from gatewaykit.client.config import ConnectionSettings
-from gatewaykit.client.flows import Flow, run_async, run_sync
-from gatewaykit.client.images import AsyncImages, Images
-from gatewaykit.client.models import AsyncModels, Models
-from gatewaykit.client.music import AsyncMusic, Music
-from gatewaykit.client.pending_jobs import AsyncJobs, Jobs
-from gatewaykit.client.options import ClientOptions, takes_options
-from gatewaykit.client.recording import Recording
-from gatewaykit.client.streaming import AsyncChatStream, ChatStream
-from gatewaykit.client.videos import AsyncVideos, Videos
+from gatewaykit.client.resources import job_flows
+from gatewaykit.client.core.base import BaseClient
+from gatewaykit.client.session_tools.batch import BatchResult, run_async_batch, run_thread_batch
+from gatewaykit.client.resources.chat import AsyncChat, Chat
+from gatewaykit.client.core.confirmation import confirmed_async_call, confirmed_call, quote_async_batch, quote_batch
+from gatewaykit.client.core.config import ConnectionSettings
+from gatewaykit.client.core.flows import Flow, run_async, run_sync
+from gatewaykit.client.resources.images import AsyncImages, Images
+from gatewaykit.client.resources.models import AsyncModels, Models
+from gatewaykit.client.resources.music import AsyncMusic, Music
+from gatewaykit.client.resources.pending_jobs import AsyncJobs, Jobs
+from gatewaykit.client.core.options import ClientOptions, takes_options
+from gatewaykit.client.core.recording import Recording
+from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
+from gatewaykit.client.resources.videos import AsyncVideos, Videos
 
 if TYPE_CHECKING:
-    from gatewaykit.client.comparison import Comparison
+    from gatewaykit.client.session_tools.comparison import Comparison
 
 __all__ = ["AsyncClient", "Client"]
 
 
 def _checkpoint() -> Any:
-    """:mod:`gatewaykit.client.checkpoint`, loaded with the first batch (not with the client)."""
-    from gatewaykit.client import checkpoint
+    """:mod:`gatewaykit.client.session_tools.checkpoint`, loaded with the first batch (not with the client)."""
+    from gatewaykit.client.session_tools import checkpoint
 
     return checkpoint
 
@@ -51,7 +51,7 @@ class _Surface(BaseClient):
 
     @takes_options(ClientOptions)
     def __init__(self, options: ClientOptions) -> None:
-        """A client of the gateway (the keywords: :class:`~gatewaykit.client.options.ClientOptions`)."""
+        """A client of the gateway (the keywords: :class:`~gatewaykit.client.core.options.ClientOptions`)."""
         self._setup(options)
 
     # The resource classes, by attribute; AsyncClient names the async ones.
@@ -85,7 +85,7 @@ class Client(_Surface):
     """The gateway, with blocking calls.
 
     ``display=``: what shows live streams, job waits, batch progress and the
-    offline notice (a :class:`~gatewaykit.client.display.Display`); None chooses
+    offline notice (a :class:`~gatewaykit.client.core.display.Display`); None chooses
     once (the notebook view inside an IPython kernel, nothing elsewhere), False
     turns it off.
 
@@ -105,7 +105,7 @@ class Client(_Surface):
     A client pickles, so worker processes (Dask, Ray, multiprocessing) can use it:
     the copy reconnects to the same gateway with the same settings and ledger.
     **The API key travels in the pickle**: send it only to your own workers,
-    never store or share it (:mod:`gatewaykit.client.pickling`).
+    never store or share it (:mod:`gatewaykit.client.core.pickling`).
     """
 
     def _job_wait(self, job: Any, timeout: Optional[float], on_update: Any, poll_interval: Optional[float]) -> Any:
@@ -146,7 +146,7 @@ class Client(_Surface):
         ``checkpoint="run.sqlite"``: each finished item's result is stored as it
         finishes; a re-run (after a crash or a kernel restart) returns the stored
         results and calls ``function`` only for the rest, so nothing is paid twice.
-        Results are stored as data (see :mod:`gatewaykit.client.checkpoint`); a changed call re-runs.
+        Results are stored as data (see :mod:`gatewaykit.client.session_tools.checkpoint`); a changed call re-runs.
 
         With ``Client(confirm_over=)`` the whole batch is quoted once (each item
         runs up to its first paid request, which is quoted, not sent) and
@@ -168,7 +168,7 @@ class Client(_Surface):
         (a grid in a notebook; ``.to_pandas()``, ``.results``, ``.cheapest``, ``.fastest``).
         With ``confirm_over=`` the whole comparison is quoted and confirmed once (``confirm=True`` skips it).
         """
-        from gatewaykit.client.comparison_runs import run_comparison  # loaded with the first comparison
+        from gatewaykit.client.session_tools.comparison_runs import run_comparison  # loaded with the first comparison
 
         return run_comparison(self, prompt, models, params, concurrency, confirm)
 
@@ -267,7 +267,7 @@ class AsyncClient(_Surface):
         self, prompt: str, *, models: Iterable[str], concurrency: int = 8, confirm: bool = False, **params: Any
     ) -> Comparison:
         """``await aclient.compare(...)``: as :meth:`Client.compare`, the models as concurrent tasks."""
-        from gatewaykit.client.comparison_runs import run_comparison_async
+        from gatewaykit.client.session_tools.comparison_runs import run_comparison_async
 
         return await run_comparison_async(self, prompt, models, params, concurrency, confirm)
 

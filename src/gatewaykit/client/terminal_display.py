@@ -24,11 +24,11 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Optional, TextIO, TypeVar
 
-from gatewaykit.client.comparison_view import NullComparisonView
-from gatewaykit.client.display import BatchProgress, BatchTally, TurnView
+from gatewaykit.client.core.comparison_view import NullComparisonView
+from gatewaykit.client.core.display import BatchProgress, BatchTally, TurnView
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gatewaykit.client.streaming import AsyncChatStream, ChatStream
+    from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
     from gatewaykit.types import ChatCompletion
 
 __all__ = ["TerminalDisplay", "plain_text"]
@@ -200,7 +200,7 @@ class TerminalComparisonView(NullComparisonView):
         self._lock = threading.Lock()  # columns finish on worker threads: one line at a time
 
     def finished(self, entry: Any) -> None:
-        from gatewaykit.client.comparison import column_line
+        from gatewaykit.client.session_tools.comparison import column_line
 
         with self._lock:
             self._out.write(one_line(column_line(entry)) + "\n")

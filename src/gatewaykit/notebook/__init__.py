@@ -28,15 +28,15 @@ __all__ = ["render_stream", "show_progress", "wait_with_progress"]
 
 def __getattr__(name: str) -> Any:
     if name == "render_stream":
-        from gatewaykit.notebook.live import render_stream
+        from gatewaykit.notebook.chat_views.live import render_stream
 
         return render_stream
     if name == "show_progress":
-        from gatewaykit.notebook.job_progress import show_progress
+        from gatewaykit.notebook.job_views.job_progress import show_progress
 
         return show_progress
     if name == "wait_with_progress":
-        from gatewaykit.notebook.job_wait import wait_with_progress
+        from gatewaykit.notebook.job_views.job_wait import wait_with_progress
 
         return wait_with_progress
     raise AttributeError(f"module 'gatewaykit.notebook' has no attribute {name!r}")

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 import gatewaykit as gk
-from gatewaykit.notebook.live import render_stream
-from gatewaykit.notebook.sinks import CapturingSink
+from gatewaykit.notebook.chat_views.live import render_stream
+from gatewaykit.notebook.cell_output.sinks import CapturingSink
 
 from tests.client.foreign_shapes.foreign_server import Answer, chunk, foreign_async_client, foreign_client, recorded, sse, streamed
 

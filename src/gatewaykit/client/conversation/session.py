@@ -8,11 +8,11 @@ client's ledger under the session's tag (``chat.tag``), so ``chat.cost`` equals
 the sum of those ledger rows.
 
 The loop itself is the sans-I/O flow of :mod:`gatewaykit.client.conversation.tool_loop`
-(and :mod:`gatewaykit.client.structured` for ``parse``); this module only
+(and :mod:`gatewaykit.client.resources.structured` for ``parse``); this module only
 drives it: the sync session sends with blocking calls and runs tools one after
 the other, the async session awaits and runs a turn's tool calls concurrently
 (sync tools in threads). Each turn shows through one view of the client's
-display (``display.turn_view()``, see :mod:`gatewaykit.client.display`): every
+display (``display.turn_view()``, see :mod:`gatewaykit.client.core.display`): every
 request streams through it and it hears every step (tool calls and their
 results), so in a notebook kernel the whole tool loop renders as it happens;
 elsewhere nothing is shown.
@@ -25,9 +25,9 @@ import json
 from typing import Any, Optional, cast
 
 from gatewaykit.client.conversation.state import SessionState
-from gatewaykit.client.display import NullDisplay, TurnView, turn_view_of
+from gatewaykit.client.core.display import NullDisplay, TurnView, turn_view_of
 from gatewaykit.client.conversation.tool_loop import RunTools, Turn, TurnEvent, turn_flow
-from gatewaykit.client.structured import Ask
+from gatewaykit.client.resources.structured import Ask
 from gatewaykit.client.conversation.tools import ToolCallOutcome, Toolbox, error_text, result_text
 from gatewaykit.types import ChatCompletion
 

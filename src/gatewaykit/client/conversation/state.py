@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Union
 
-from gatewaykit.client.media_inputs import image_part
-from gatewaykit.client.structured import OutputSchema, check_retries, parse_flow, supports_strict
+from gatewaykit.client.resources.media_inputs import image_part
+from gatewaykit.client.resources.structured import OutputSchema, check_retries, parse_flow, supports_strict
 from gatewaykit.client.conversation.tool_loop import LIMIT_PROMPT, Turn, TurnEvent, assistant_message
 from gatewaykit.client.conversation.tools import Toolbox, approval_of
 from gatewaykit.presentation import rich_bundle

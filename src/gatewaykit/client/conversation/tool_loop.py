@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Optional
 
 from gatewaykit.client.conversation.tools import ToolCallOutcome
-from gatewaykit.client.structured import Ask
+from gatewaykit.client.resources.structured import Ask
 from gatewaykit.types import ChatCompletion
 
 __all__ = ["LIMIT_PROMPT", "Ask", "RunTools", "Turn", "TurnEvent", "assistant_message", "turn_flow"]

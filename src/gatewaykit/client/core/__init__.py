@@ -1,0 +1,1 @@
+"""Core (see the package docstring of gatewaykit.client)."""

@@ -1,0 +1,262 @@
+"""Everything the sync and async clients share, none of it doing I/O (like httpx's ``BaseClient``).
+
+Configuration, request building, response -> model, status -> exception, the
+catalog cache, the ledger, and the flows of single billable calls. The
+:class:`~gatewaykit.client.Client` and :class:`~gatewaykit.client.AsyncClient`
+add only a transport, a flow driver, stream wrappers and closing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import warnings
+from typing import Any, ClassVar, Mapping, Optional
+
+from gatewaykit._version import __version__
+from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
+from gatewaykit.client.transports.cassette_store import REPLAY_BASE_URL, Cassette
+from gatewaykit.client.core.config import ConnectionSettings, normalise_base_url, resolve_settings
+from gatewaykit.client.core.key_fingerprint import key_id
+from gatewaykit.client.core.display import Display, choose_display
+from gatewaykit.client.core.flows import Flow, send_with_retries
+from gatewaykit.client.core.options import DEFAULT_TIMEOUT, ClientOptions
+from gatewaykit.client.core.confirmation import confirm_threshold
+from gatewaykit.client.core.recording import Recording, request_summary
+from gatewaykit.costs.catalog_prices import CatalogPrices
+from gatewaykit.costs.pricing import PriceTable, PriceTableWarning
+from gatewaykit.costs.quotes import Quote
+from gatewaykit.errors import ConfigurationError, GatewayError, error_from_response
+from gatewaykit.types import Model, ModelList
+from gatewaykit.client.transports.response_decoding import call_of, read_model
+
+__all__ = ["DEFAULT_TIMEOUT", "BaseClient", "raise_for_status"]
+
+logger = logging.getLogger("gatewaykit")
+
+
+def raise_for_status(response: Any) -> None:
+    """The one place where an HTTP error answer becomes a typed exception."""
+    status = response.status_code
+    if status < 400:
+        return
+    content = response.content
+    try:
+        body: Any = json.loads(content) if content else None
+    except ValueError:
+        body = content.decode("utf-8", "replace") if isinstance(content, bytes) else str(content)
+    headers = response.headers
+    raise error_from_response(
+        status, body, headers=headers, request_id=headers.get("x-request-id"), call=call_of(response)
+    )
+
+
+class BaseClient:
+    """Configuration and sans-I/O request logic shared by Client and AsyncClient."""
+
+    _is_async: ClassVar[bool] = False  # AsyncClient: True (what kind of transport a cassette wraps)
+
+    def _setup(self, options: ClientOptions, settings: Optional[ConnectionSettings] = None) -> None:
+        """Build the client from its options; ``settings``: a pickled client's resolved connection (no lookup)."""
+        self._options = options
+        self._confirm_over = confirm_threshold(options.confirm_over)
+        self._cassette = Cassette(options.cassette, options.cassette_mode) if options.cassette is not None else None
+        if settings is None:
+            settings = self._resolve_settings(options)
+            announce = settings.offline
+        else:
+            announce = False  # a pickled client's gateway was announced where it was built
+        self._settings = settings
+        self._key_fingerprint = key_id(settings.api_key)  # hashed once, not per request
+        self._display: Display = choose_display(options.display)
+        if announce:
+            try:
+                self._display.offline_notice(self._settings.base_url, implicit=self._settings.offline_implicit)
+            except Exception:  # noqa: BLE001 - a display problem must not stop the client
+                logger.debug("the offline notice could not be shown", exc_info=True)
+        self._policy = options.retries
+        self._catalog: Optional[ModelList] = None
+        self._catalog_prices: Optional[CatalogPrices] = None
+        headers = {
+            "Authorization": f"Bearer {self._settings.api_key}",
+            "User-Agent": f"gatewaykit/{__version__}",
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+        }
+        for name, value in (options.default_headers or {}).items():
+            # A user's header replaces ours whatever its spelling (HTTP names are case-insensitive).
+            for ours in [key for key in headers if key.lower() == name.lower()]:
+                del headers[ours]
+            headers[name] = value
+        http_transport = options.http_transport
+        self._cache = self._response_cache(options.cache)
+        if self._cassette is not None or self._cache is not None:
+            from gatewaykit.client.transports.cassette import cassette_transport  # httpx loads with the first client
+
+            http_transport = cassette_transport(
+                self._cassette or self._cache, self._settings.base_url, http_transport, is_async=self._is_async
+            )
+        self._transport = self._make_transport(self._settings.base_url, headers, options.timeout, http_transport)
+
+    def _resolve_settings(self, options: ClientOptions) -> ConnectionSettings:
+        if self._cassette is not None and options.cassette_mode == "replay":
+            # Replay never sends anything: no key needed, no offline gateway started, no SVC_* read.
+            return ConnectionSettings(normalise_base_url(options.base_url or REPLAY_BASE_URL), "", False, "cassette")
+        return resolve_settings(options.api_key, options.base_url, options.offline)
+
+    def _response_cache(self, cache: Any) -> Any:
+        """The ``cache=`` store for this gateway and key (one partition for the offline gateway), or None."""
+        if cache is None or cache is False:
+            return None
+        if self._cassette is not None:
+            raise ConfigurationError("cache= and cassette= cannot be used together: a cassette already answers "
+                                     "what it recorded; use one of them")  # fmt: skip
+        from gatewaykit.client.transports.response_cache import ResponseCache
+
+        partition = "offline" if self._settings.offline else f"{self._settings.base_url}|{self._key_id}"
+        return ResponseCache(cache, partition)
+
+    # -- configuration -----------------------------------------------------------------
+    def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
+        raise NotImplementedError
+
+    def _run(self, flow: Flow[Any]) -> Any:  # a value (sync) or an awaitable (async)
+        raise NotImplementedError
+
+    def _open_chat_stream(self, response: Any, recording: Recording) -> Any:  # a ChatStream or an AsyncChatStream
+        raise NotImplementedError
+
+    @property
+    def _key_id(self) -> Optional[str]:
+        """The one-way fingerprint of this client's key (see ``client/core/key_fingerprint.py``), never the key."""
+        return self._key_fingerprint
+
+    @property
+    def base_url(self) -> str:
+        """The gateway host (no ``/v1``)."""
+        return self._settings.base_url
+
+    @property
+    def offline(self) -> bool:
+        """True when this client talks to the built-in offline gateway (synthetic results)."""
+        return self._settings.offline
+
+    @property
+    def cassette(self) -> Any:
+        """The cassette this client records to or replays from (``path``, ``mode``), or None."""
+        return self._cassette
+
+    @property
+    def cache(self) -> Any:
+        """The response cache this client answers identical paid requests from (``Client(cache=...)``), or None."""
+        return self._cache
+
+    @property
+    def display(self) -> Display:
+        """What shows this client's streams, job waits, batches and offline notice (chosen at construction)."""
+        return self._display
+
+    @property
+    def max_retries(self) -> int:
+        return self._policy.max_retries
+
+    @property
+    def options(self) -> ClientOptions:
+        """What this client was built with (frozen; ``dataclasses.replace`` it to build another)."""
+        return self._options
+
+    @property
+    def ledger(self) -> Any:
+        """The ledger this client records into (by default the process-wide ``gatewaykit.ledger``)."""
+        if self._options.ledger is not None:
+            return self._options.ledger
+        from gatewaykit.costs import ledger
+
+        return ledger
+
+    def __reduce__(self) -> Any:
+        """Pickles as its settings, the API key included (see :mod:`gatewaykit.client.core.pickling`)."""
+        from gatewaykit.client.core.pickling import client_state, restore_client
+
+        return (restore_client, (type(self), *client_state(self)))
+
+    def __repr__(self) -> str:
+        shown = {"base_url": self.base_url, **({"offline": True} if self.offline else {}), **self._options.changed()}
+        return f"{type(self).__name__}({', '.join(f'{name}={value!r}' for name, value in shown.items())})"
+
+    # -- reading ------------------------------------------------------------------------
+    def _get(self, path: str, *, extra_headers: Any = None, timeout: Any = NOT_GIVEN) -> Flow[Any]:
+        """GET with retries; the successful response (errors raised)."""
+        request = ApiRequest("GET", path, headers=extra_headers, timeout=timeout, replay_safe=True)
+        response, _ = yield from send_with_retries(request, self._policy)
+        raise_for_status(response)
+        return response
+
+    # -- catalog --------------------------------------------------------------------------
+    def _fetch_models(self, *, extra_headers: Any = None, timeout: Any = NOT_GIVEN) -> Flow[ModelList]:
+        response = yield from self._get("/v1/models", extra_headers=extra_headers, timeout=timeout)
+        catalog = read_model(ModelList, response)
+        prices = getattr(self.ledger, "prices", None)
+        if isinstance(prices, PriceTable):
+            self._check_price_table(prices, catalog)
+        self._catalog = catalog
+        self._catalog_prices = CatalogPrices(catalog.data)
+        if isinstance(prices, PriceTable) and self._catalog_prices:
+            prices.add_source(self.base_url, self._catalog_prices)  # jobs' rows become estimated, not unreported
+        return catalog
+
+    def _check_price_table(self, prices: PriceTable, catalog: ModelList) -> None:
+        """An entry naming no model of this catalog: PriceTableWarning, or with ``strict=True`` a ValueError."""
+        for message in prices.unknown_models(self.base_url, catalog.ids):
+            if self._options.strict:
+                prices._checked.discard(self.base_url)  # refused again on the next call
+                raise ValueError(message + "; fix the table (nothing was sent)")
+            warnings.warn(message, PriceTableWarning, stacklevel=2)
+
+    def _prices(self) -> PriceTable:
+        """What prices a quote: the ledger's price table (then the catalogs it was given), else the catalog."""
+        prices = getattr(self.ledger, "prices", None)
+        if isinstance(prices, PriceTable):
+            return prices
+        table = PriceTable()
+        if self._catalog_prices:
+            table.add_source(self.base_url, self._catalog_prices)
+        return table
+
+    def _quote(self, kind: str, model: Optional[str], body: Mapping[str, Any]) -> Quote:
+        """What sending ``body`` would cost, from the price table, else this gateway's catalog."""
+        return self._prices().quote(kind, model, body)
+
+    def _checks_on(self, validate: Optional[bool]) -> bool:
+        """Whether to check a call against the catalog: its own ``validate=``, else the client's."""
+        return self._options.validate if validate is None else validate
+
+    def _catalog_entry(self, model: Optional[str]) -> Flow[Optional[Model]]:
+        """The model's entry from the catalog, fetched once per client; None when unknown or unavailable.
+
+        A failure to fetch the catalog never fails the call: the checks are skipped
+        and the gateway answers.
+        """
+        if self._catalog is None:
+            try:
+                yield from self._fetch_models()
+            except GatewayError:
+                return None
+        catalog = self._catalog
+        if catalog is None or model is None:
+            return None
+        for entry in catalog.data:
+            if entry.id == model:
+                return entry
+        return None
+
+    # -- one billable call (the rest of its path: client/core/request_pipeline.py) -----------------
+    def _recording(self, kind: str, model: Optional[str], body: dict[str, Any], confirm: bool = False) -> Recording:
+        recording = Recording(
+            self.ledger, kind, model, request_summary(body), self.offline, self.base_url, self._key_id
+        )
+        recording.replayed = self._cassette is not None and self._cassette.mode == "replay"
+        recording.confirmed = bool(confirm)  # confirm=True: sent whatever its quote
+        if self._confirm_over is not None:
+            recording.body = body  # a chat's quote counts its messages
+        return recording

@@ -1,0 +1,116 @@
+"""How ``client.compare`` shows its columns while the models run: the :class:`ComparisonView` Protocol.
+
+``Display.compare_view(prompt, kind, entries)`` opens one view per comparison
+(entries are the :class:`~gatewaykit.client.session_tools.comparison.ComparisonEntry` columns,
+in the order asked, still empty). The runner then tells it, for each column:
+
+- ``started(entry)``: the column's request is being sent;
+- ``chunk(entry, chunk)``: one chunk of a chat column's answer (only when the
+  view's ``streams`` is True: chat columns are then requested as streams);
+- ``job_update(entry, job)``: a video/music column's job was polled;
+- ``finished(entry)``: the column ended (``result`` or ``error``, ``latency_s``,
+  ``tokens``, ``total_cost`` filled in);
+
+and ``close(comparison)`` once, in the caller's thread, when every column ended
+(the cheapest/fastest marks are known only then). All but ``close`` are called
+from the comparison's worker threads, several at once: a view only records
+there (cheaply; the models must stay concurrent) and paints from a thread of
+its own. A view must never raise into the comparison: the runner guards every
+call (:class:`GuardedComparisonView`), so a display bug costs the display, not
+the answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Protocol, runtime_checkable
+
+__all__ = ["ComparisonView", "GuardedComparisonView", "NullComparisonView", "comparison_view_of"]
+
+
+@runtime_checkable
+class ComparisonView(Protocol):
+    """One comparison on screen, column by column (see the module docstring)."""
+
+    streams: bool
+
+    def started(self, entry: Any) -> None: ...
+
+    def chunk(self, entry: Any, chunk: Any) -> None: ...
+
+    def job_update(self, entry: Any, job: Any) -> None: ...
+
+    def finished(self, entry: Any) -> None: ...
+
+    def close(self, comparison: Any) -> None: ...
+
+
+class NullComparisonView:
+    """Shows nothing; chat columns are requested whole (no stream)."""
+
+    streams = False
+
+    def started(self, entry: Any) -> None:
+        pass
+
+    def chunk(self, entry: Any, chunk: Any) -> None:
+        pass
+
+    def job_update(self, entry: Any, job: Any) -> None:
+        pass
+
+    def finished(self, entry: Any) -> None:
+        pass
+
+    def close(self, comparison: Any) -> None:
+        pass
+
+
+_NULL_VIEW = NullComparisonView()
+
+
+class GuardedComparisonView:
+    """Wraps a view so that none of its errors reaches the comparison (the first one turns it off but for ``close``)."""
+
+    def __init__(self, view: Any) -> None:
+        self._view = view
+        self.streams = bool(getattr(view, "streams", False))
+        self.error: Optional[BaseException] = None
+
+    def _call(self, name: str, *args: Any) -> None:
+        if self.error is not None:
+            return
+        try:
+            getattr(self._view, name)(*args)
+        except Exception as exc:  # noqa: BLE001 - a display bug must never lose a model's answer
+            self.error = exc
+
+    def started(self, entry: Any) -> None:
+        self._call("started", entry)
+
+    def chunk(self, entry: Any, chunk: Any) -> None:
+        self._call("chunk", entry, chunk)
+
+    def job_update(self, entry: Any, job: Any) -> None:
+        self._call("job_update", entry, job)
+
+    def finished(self, entry: Any) -> None:
+        self._call("finished", entry)
+
+    def close(self, comparison: Any) -> None:
+        """Always tried, even after an error: a live view must stop painting and leave its last state."""
+        try:
+            self._view.close(comparison)
+        except Exception as exc:  # noqa: BLE001
+            self.error = self.error or exc
+
+
+def comparison_view_of(display: Any, prompt: str, kind: str, entries: list[Any]) -> GuardedComparisonView:
+    """The (guarded) view a comparison shows through: ``display.compare_view(...)``, or none."""
+    opener = getattr(display, "compare_view", None)
+    view: Any = _NULL_VIEW
+    if callable(opener):
+        try:
+            view = opener(prompt, kind, entries)
+        except Exception:  # noqa: BLE001 - no live view; the returned Comparison still shows the grid
+            view = _NULL_VIEW
+    return GuardedComparisonView(view)

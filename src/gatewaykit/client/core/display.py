@@ -1,0 +1,252 @@
+"""The seam between the client core and whatever shows its progress: the :class:`Display` Protocol.
+
+The core calls a display at four points and never knows what is behind it:
+
+- ``chat_stream(stream)``: ``chat.ask()`` hands over the :class:`ChatStream`;
+  the display consumes it (reading the stream's own assembly) and returns its
+  :class:`ChatCompletion`. ``async_chat_stream`` is the awaitable twin.
+- ``job_wait(job, wait)``: a blocking ``job.wait()``; the display calls
+  ``wait(on_update)`` (the core's one polling flow) and shows every update.
+- ``batch_progress(total)``: ``map``/``batch`` report each finished item
+  (``done``/``total``, failures, cost) to the object it returns.
+- ``offline_notice(base_url, implicit=...)``: the client runs on the offline
+  gateway (shown once).
+- ``confirm(quote, threshold)`` (optional): ``Client(confirm_over=)`` asks
+  before sending a request quoted above the threshold; True sends, False
+  cancels, None (or no such method) means nobody can be asked, and the client
+  raises :class:`~gatewaykit.ConfirmationRequiredError` naming ``confirm=True``.
+- ``turn_view()`` (optional): a conversation turn (``chat("...")``) opens one
+  :class:`TurnView`; the session streams each of the turn's requests through
+  it and tells it every :class:`~gatewaykit.client.conversation.tool_loop.TurnEvent` (tool
+  calls, their results), so a notebook shows the whole tool loop as it
+  happens. A display without it gets :class:`StreamOnlyTurnView` (each
+  request through its ``chat_stream``, events ignored): :func:`turn_view_of`.
+- ``compare_view(prompt, kind, entries)`` (optional): ``client.compare`` opens
+  one :class:`~gatewaykit.client.core.comparison_view.ComparisonView` and tells it
+  every column's progress from its worker threads (a notebook shows the grid
+  at once and fills each column as its model answers); a display without it
+  shows nothing until the returned ``Comparison`` is displayed.
+
+``Client(display=None)`` asks :func:`default_display` once, at construction:
+the composition root (``gatewaykit/_wiring.py``) installs a chooser that gives
+the notebook layer's ``KernelDisplay`` inside an IPython kernel and
+:class:`NullDisplay` elsewhere. ``display=False`` is :class:`NullDisplay`;
+any object with these methods is used as given.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, TypeVar, Union, runtime_checkable
+
+from gatewaykit.costs.money import format_usd
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gatewaykit.client.core.comparison_view import ComparisonView
+    from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
+    from gatewaykit.types import ChatCompletion
+
+__all__ = [
+    "BatchProgress",
+    "BatchTally",
+    "Display",
+    "NullBatchProgress",
+    "NullDisplay",
+    "NullTurnView",
+    "StreamOnlyTurnView",
+    "TurnView",
+    "choose_display",
+    "default_display",
+    "in_kernel",
+    "set_default_display",
+    "turn_view_of",
+]
+
+J = TypeVar("J")
+
+
+@runtime_checkable
+class BatchProgress(Protocol):
+    """Told about every finished item of a ``map``/``batch``; ``close()`` when all are done."""
+
+    def item_done(self, result: Any) -> None:
+        """One item finished: its value, or the exception it raised."""
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class TurnView(Protocol):
+    """One conversation turn on screen: its requests' streams, its steps (``event``), then ``close()``."""
+
+    def chat_stream(self, stream: "ChatStream") -> "ChatCompletion": ...
+
+    async def async_chat_stream(self, stream: "AsyncChatStream") -> "ChatCompletion": ...
+
+    def event(self, event: Any) -> None:
+        """A :class:`~gatewaykit.client.conversation.tool_loop.TurnEvent` of the turn (a completion, tool call, tool result, limit)."""
+
+    def close(self, error: Optional[BaseException] = None) -> None:
+        """The turn ended (``error`` when it raised); the view becomes static output."""
+
+
+@runtime_checkable
+class Display(Protocol):
+    """What the client core calls to show its work (see the module docstring)."""
+
+    def chat_stream(self, stream: "ChatStream") -> "ChatCompletion": ...
+
+    async def async_chat_stream(self, stream: "AsyncChatStream") -> "ChatCompletion": ...
+
+    def job_wait(self, job: J, wait: Callable[[Optional[Callable[[Any], Any]]], J]) -> J: ...
+
+    def batch_progress(self, total: int) -> BatchProgress: ...
+
+    def offline_notice(self, base_url: str, *, implicit: bool) -> None: ...
+
+    def turn_view(self) -> TurnView: ...
+
+    def compare_view(self, prompt: str, kind: str, entries: list[Any]) -> "ComparisonView": ...
+
+
+class BatchTally:
+    """The numbers a batch view shows, kept from ``item_done`` results: done/total, failures, cost."""
+
+    __slots__ = ("total", "done", "failures", "cost")
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.failures = 0
+        self.cost = 0.0  # USD the finished items reported (``usage.cost.total_cost``)
+
+    def add(self, result: Any) -> None:
+        """Count one finished item (its value, or the exception it raised)."""
+        self.done += 1
+        if isinstance(result, BaseException):
+            self.failures += 1
+            return
+        usage = getattr(result, "usage", None)
+        cost = getattr(usage, "total_cost", None)
+        if isinstance(cost, (int, float)):
+            self.cost += cost
+
+    def __repr__(self) -> str:
+        return f"BatchTally({self.done}/{self.total} done, {self.failures} failed, {format_usd(self.cost)})"
+
+
+class NullBatchProgress:
+    """Counts nothing, shows nothing."""
+
+    def item_done(self, result: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class NullTurnView:
+    """Shows nothing: each stream is read to its end, events are ignored."""
+
+    def chat_stream(self, stream: "ChatStream") -> "ChatCompletion":
+        return stream.final()
+
+    async def async_chat_stream(self, stream: "AsyncChatStream") -> "ChatCompletion":
+        return await stream.final()
+
+    def event(self, event: Any) -> None:
+        pass
+
+    def close(self, error: Optional[BaseException] = None) -> None:
+        pass
+
+
+class StreamOnlyTurnView(NullTurnView):
+    """For a display without ``turn_view``: each request through its ``chat_stream``; tool steps are not shown."""
+
+    def __init__(self, display: Any) -> None:
+        self._display = display
+
+    def chat_stream(self, stream: "ChatStream") -> "ChatCompletion":
+        return self._display.chat_stream(stream)  # type: ignore[no-any-return]
+
+    async def async_chat_stream(self, stream: "AsyncChatStream") -> "ChatCompletion":
+        return await self._display.async_chat_stream(stream)  # type: ignore[no-any-return]
+
+
+def turn_view_of(display: Any) -> TurnView:
+    """The view a conversation turn shows through: ``display.turn_view()``, or a stream-only one."""
+    opener = getattr(display, "turn_view", None)
+    return opener() if callable(opener) else StreamOnlyTurnView(display)  # type: ignore[no-any-return]
+
+
+class NullDisplay:
+    """Shows nothing: streams are read to their end, waits just wait (terminals, scripts, tests)."""
+
+    def chat_stream(self, stream: "ChatStream") -> "ChatCompletion":
+        return stream.final()
+
+    async def async_chat_stream(self, stream: "AsyncChatStream") -> "ChatCompletion":
+        return await stream.final()
+
+    def job_wait(self, job: J, wait: Callable[[Optional[Callable[[Any], Any]]], J]) -> J:
+        return wait(None)
+
+    def batch_progress(self, total: int) -> BatchProgress:
+        return NullBatchProgress()
+
+    def offline_notice(self, base_url: str, *, implicit: bool) -> None:
+        pass
+
+    def turn_view(self) -> TurnView:
+        return _NULL_TURN_VIEW
+
+    def compare_view(self, prompt: str, kind: str, entries: list[Any]) -> "ComparisonView":
+        from gatewaykit.client.core.comparison_view import NullComparisonView
+
+        return NullComparisonView()
+
+    def __repr__(self) -> str:
+        return "NullDisplay()"
+
+
+_NULL_TURN_VIEW = NullTurnView()
+
+
+def in_kernel() -> bool:
+    """True inside a running IPython kernel (Jupyter, Colab, VS Code); never imports IPython."""
+    ipython_module = sys.modules.get("IPython")
+    if ipython_module is None:
+        return False
+    try:
+        shell = ipython_module.get_ipython()
+    except Exception:  # noqa: BLE001
+        return False
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+_chooser: Callable[[], Display] = NullDisplay
+
+
+def set_default_display(chooser: Callable[[], Display]) -> None:
+    """Install what ``Client(display=None)`` uses (the composition root calls this once)."""
+    global _chooser
+    _chooser = chooser
+
+
+def default_display() -> Display:
+    """The display a new client gets when none is given."""
+    return _chooser()
+
+
+def choose_display(display: Union[Display, bool, None]) -> Display:
+    """``Client(display=...)``: None = the default, False = none, an object = that object."""
+    if display is None or display is True:
+        return default_display()
+    if display is False:
+        return NullDisplay()
+    missing = [name for name in ("chat_stream", "job_wait", "batch_progress", "offline_notice") if not hasattr(display, name)]
+    if missing:
+        raise TypeError(f"display= needs the Display methods; {type(display).__name__} lacks {', '.join(missing)}")
+    return display

@@ -1,0 +1,1 @@
+"""Resources (see the package docstring of gatewaykit.client)."""

@@ -1,0 +1,1 @@
+"""Session tools (see the package docstring of gatewaykit.client)."""

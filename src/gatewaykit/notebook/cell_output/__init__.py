@@ -1,0 +1,1 @@
+"""Cell output (see the package docstring of gatewaykit.notebook)."""

@@ -1,0 +1,1 @@
+"""Chat views (see the package docstring of gatewaykit.notebook)."""

@@ -1,0 +1,1 @@
+"""Comparison views (see the package docstring of gatewaykit.notebook)."""

@@ -1,0 +1,183 @@
+"""``client.compare`` in a notebook: the grid at once, each column filled as its model answers.
+
+``KernelDisplay.compare_view(...)`` returns a :class:`LiveComparisonView`. It
+shows the grid when it opens (one column per model, each "waiting"), then:
+
+* a chat column streams its answer through the notebook's live chat renderer
+  (:class:`~gatewaykit.notebook.chat_views.live_renderer.LiveChatRenderer`, the one
+  ``ask()`` uses: sanitised incremental Markdown, throttled), whose view goes
+  to the column instead of an output of its own;
+* an image column says "running" with the time so far; a video or music
+  column shows its job card (progress bar) at every poll;
+* a finished column shows its output (the answer, the images, the player) or
+  its error, with latency, tokens and cost, while the others go on;
+* at the end the grid becomes the static comparison (the one a ``Comparison``
+  displays, with the cheapest/fastest marks), so a saved notebook and
+  nbconvert show the final grid, once.
+
+The comparison's worker threads only record (a chunk goes to its column's
+renderer, which keeps the latest HTML); one painter thread, started with the
+cell's parent header, repaints the grid at most :data:`UPDATES_PER_SECOND`
+times a second when something changed (and once a second for the running
+clocks). So the models stay concurrent however fast they stream.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable, Optional
+
+from gatewaykit.notebook.html_views import style
+from gatewaykit.notebook.html_views.comparison_html import column_footer, column_shell, finished_body, grid_html
+from gatewaykit.notebook.cell_output.kernel import start_thread
+from gatewaykit.notebook.cell_output.sinks import DisplaySink, default_sink
+
+__all__ = ["LiveComparisonView", "UPDATES_PER_SECOND"]
+
+UPDATES_PER_SECOND = 15
+_CLOCK_EVERY = 1.0  # seconds between repaints that only move the running columns' clocks
+
+
+class _ColumnSink:
+    """Where a chat column's live renderer sends its view: kept for the grid's next paint, not shown itself."""
+
+    def __init__(self, changed: Callable[[], None]) -> None:
+        self.html = ""
+        self._changed = changed
+
+    def show(self, bundle: dict[str, Any]) -> None:
+        self.html = str(bundle.get("text/html", ""))
+        self._changed()
+
+    update = show
+
+
+class _Column:
+    """One model's column while the comparison runs."""
+
+    def __init__(self, entry: Any, changed: Callable[[], None]) -> None:
+        self.entry = entry
+        self.state = "waiting"
+        self.started: Optional[float] = None
+        self.job: Any = None
+        self.sink = _ColumnSink(changed)
+        self.renderer: Any = None
+        self.final_html: Optional[str] = None  # rendered once, when the column finished
+
+    def html(self, now: float) -> str:
+        entry = self.entry
+        if self.state == "done":
+            if self.final_html is None:
+                self.final_html = column_shell(entry.model, finished_body(entry), column_footer(entry),
+                                               state="failed" if entry.error is not None else "")  # fmt: skip
+            return self.final_html
+        elapsed = None if self.started is None else now - self.started
+        clock = style.format_seconds(elapsed) if elapsed is not None else ""
+        if self.sink.html:
+            body = self.sink.html
+        elif self.job is not None:
+            from gatewaykit.notebook.html_views.media_html import render_job_html
+
+            progress = getattr(self.job, "progress", None)
+            reported = float(progress) if isinstance(progress, (int, float)) else None
+            body = render_job_html(self.job, elapsed=elapsed, reported=reported)
+        else:
+            note = "running…" if self.state == "running" else "waiting for its turn…"
+            body = f'<div class="gk-compare-pending" style="{style.MUTED}">{note}</div>'
+        return column_shell(entry.model, body, style.esc(clock), state=self.state)
+
+
+class LiveComparisonView:
+    """The ``ComparisonView`` a kernel gets: records from the workers, paints from one thread."""
+
+    streams = True
+
+    def __init__(
+        self,
+        prompt: str,
+        kind: str,
+        entries: list[Any],
+        *,
+        sink: Optional[DisplaySink] = None,
+        clock: Callable[[], float] = time.monotonic,
+        painter: bool = True,
+    ) -> None:
+        self.prompt, self.kind = prompt, kind
+        self.sink = sink if sink is not None else default_sink()
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._changed = threading.Event()
+        self._closed = threading.Event()
+        self._columns = {id(entry): _Column(entry, self._changed.set) for entry in entries}
+        self.paints = 0
+        self.sink.show(self._bundle())  # the grid at once, every column waiting
+        self._thread = start_thread(self._run, name="gatewaykit-compare-view") if painter else None
+
+    def _column(self, entry: Any) -> _Column:
+        return self._columns[id(entry)]
+
+    def started(self, entry: Any) -> None:
+        column = self._column(entry)
+        with self._lock:
+            column.state, column.started = "running", self._clock()
+        if entry.kind == "chat":
+            from gatewaykit.notebook.chat_views.live_renderer import LiveChatRenderer
+
+            column.renderer = LiveChatRenderer(column.sink, model=entry.model, clock=self._clock)
+            column.renderer.start()
+        self._changed.set()
+
+    def chunk(self, entry: Any, chunk: Any) -> None:
+        renderer = self._column(entry).renderer
+        if renderer is not None:
+            renderer.feed(chunk)  # the renderer throttles; its sink only keeps the HTML
+
+    def job_update(self, entry: Any, job: Any) -> None:
+        self._column(entry).job = job
+        self._changed.set()
+
+    def finished(self, entry: Any) -> None:
+        column = self._column(entry)
+        if column.renderer is not None and entry.error is None and entry.result is not None:
+            column.renderer.done(entry.result)  # completes the incremental Markdown the final answer reuses
+        with self._lock:
+            column.state = "done"
+        self._changed.set()
+
+    def _bundle(self) -> dict[str, Any]:
+        now = self._clock()
+        with self._lock:
+            columns = [column.html(now) for column in self._columns.values()]
+        done = sum(1 for column in self._columns.values() if column.state == "done")
+        plain = f"{self.kind} comparison: {done} of {len(columns)} models finished"
+        return {"text/plain": plain, "text/html": grid_html(self.prompt, self.kind, columns)}
+
+    def paint(self) -> None:
+        """Repaint the grid now (the painter thread calls this)."""
+        if self._closed.is_set():
+            return
+        self.sink.update(self._bundle())
+        self.paints += 1
+
+    def _run(self) -> None:
+        last = self._clock()
+        while not self._closed.wait(1 / UPDATES_PER_SECOND):
+            now = self._clock()
+            if self._changed.is_set() or now - last >= _CLOCK_EVERY:
+                self._changed.clear()
+                last = now
+                self.paint()
+
+    def close(self, comparison: Any) -> None:
+        """Every column ended: the grid becomes the static comparison (marks included), shown once."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        if self._thread is not None:
+            self._thread.join(5.0)
+        from gatewaykit.notebook.html_views.rendering import mimebundle
+        from gatewaykit.notebook.job_views.shown_once import mark_shown_live
+
+        self.sink.update(mimebundle(comparison))
+        mark_shown_live(comparison)

@@ -1,0 +1,1 @@
+"""Displays (see the package docstring of gatewaykit.notebook)."""

@@ -1,0 +1,93 @@
+"""``KernelDisplay``: the notebook layer's implementation of the client's ``Display`` Protocol.
+
+A client built inside an IPython kernel gets one (the composition root chooses
+it once, at construction). It shows a streamed answer as live Markdown
+(:mod:`gatewaykit.notebook.chat_views.live`, reading the stream's own assembly), a
+blocking ``job.wait()`` as a progress card with a Cancel button that becomes the
+player (:mod:`gatewaykit.notebook.job_views.job_wait`, driving the client's polling flow),
+``map``/``batch`` as a live progress view ending in a summary
+(:mod:`gatewaykit.notebook.comparison_views.batch_view`), ``client.compare`` as a grid whose
+columns fill as the models answer (:mod:`gatewaykit.notebook.comparison_views.comparison_live`),
+a conversation turn with its tool calls
+and results (:mod:`gatewaykit.notebook.chat_views.turn_view`), and the offline gateway's
+banner once per gateway. Constructing it installs
+the kernel's display formatter that keeps a live-shown answer or job from
+showing twice in its own cell, shows an unknown keyword's warning as a card
+(:mod:`gatewaykit.notebook.displays.warning_card`), and opens the widget comm that makes JupyterLab
+create its widget subshell now rather than during the first wait
+(:func:`~gatewaykit.notebook.cell_output.kernel.open_widget_subshell`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, TypeVar
+
+from gatewaykit.client.core.display import BatchProgress, TurnView
+from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
+from gatewaykit.types import ChatCompletion
+
+__all__ = ["KernelDisplay"]
+
+J = TypeVar("J")
+
+
+class KernelDisplay:
+    """Live views in the current cell of a running kernel."""
+
+    def __init__(self) -> None:
+        from gatewaykit.notebook.html_views import rendering  # noqa: F401 - registers the rich display of core objects
+        from gatewaykit.notebook.cell_output.kernel import open_widget_subshell, shell
+        from gatewaykit.notebook.job_views.shown_once import install_display_formatters
+        from gatewaykit.notebook.html_views.thumbnails import install as install_thumbnails
+        from gatewaykit.notebook.displays.warning_card import install_warning_cards
+
+        install_thumbnails()  # the gallery's thumbnails are made as images arrive, not when it opens
+        ip = shell()
+        if ip is not None:
+            install_display_formatters(ip)
+            install_warning_cards()
+            open_widget_subshell(ip)  # the front end's widget subshell now, not during the first wait
+
+    def chat_stream(self, stream: ChatStream) -> ChatCompletion:
+        from gatewaykit.notebook.chat_views.live import render_stream
+
+        return render_stream(stream)
+
+    async def async_chat_stream(self, stream: AsyncChatStream) -> ChatCompletion:
+        from gatewaykit.notebook.chat_views.live import render_async_stream
+
+        return await render_async_stream(stream)
+
+    def job_wait(self, job: J, wait: Callable[[Optional[Callable[[Any], Any]]], J]) -> J:
+        from gatewaykit.notebook.job_views.job_wait import wait_with_progress
+
+        return wait_with_progress(job, wait=wait)  # type: ignore[no-any-return]
+
+    def batch_progress(self, total: int) -> BatchProgress:
+        from gatewaykit.notebook.comparison_views.batch_view import LiveBatchProgress
+
+        return LiveBatchProgress(total)
+
+    def turn_view(self) -> TurnView:
+        from gatewaykit.notebook.chat_views.turn_view import LiveTurnView
+
+        return LiveTurnView()
+
+    def compare_view(self, prompt: str, kind: str, entries: list[Any]) -> Any:
+        from gatewaykit.notebook.comparison_views.comparison_live import LiveComparisonView
+
+        return LiveComparisonView(prompt, kind, entries)
+
+    def confirm(self, quote: Any, threshold: float) -> Optional[bool]:
+        """Ask with a Confirm / Cancel card (``Client(confirm_over=)``); None when widgets cannot ask."""
+        from gatewaykit.notebook.widgets.confirm_card import ask_in_kernel
+
+        return ask_in_kernel(quote, threshold)
+
+    def offline_notice(self, base_url: str, *, implicit: bool) -> None:
+        from gatewaykit.notebook.displays.banner import show_offline_banner
+
+        show_offline_banner(base_url, implicit=implicit)
+
+    def __repr__(self) -> str:
+        return "KernelDisplay()"

@@ -1,0 +1,1 @@
+"""Html views (see the package docstring of gatewaykit.notebook)."""

@@ -1,0 +1,1 @@
+"""Job views (see the package docstring of gatewaykit.notebook)."""

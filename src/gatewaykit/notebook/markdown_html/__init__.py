@@ -1,0 +1,1 @@
+"""Markdown html (see the package docstring of gatewaykit.notebook)."""

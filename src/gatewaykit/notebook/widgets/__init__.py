@@ -1,0 +1,1 @@
+"""Widgets (see the package docstring of gatewaykit.notebook)."""
