@@ -1,35 +1,30 @@
 """The client core: typed sync and async clients for every endpoint of the gateway.
 
-Layout (like httpx):
+The tree draws the layers, top to bottom; each package imports only those below
+it (an exhaustive import-linter contract in pyproject.toml):
 
-- ``options``: :class:`~gatewaykit.client.core.options.ClientOptions`, the one list of
-  ``Client(...)``'s keywords (the constructor, the pickle and ``repr`` read it);
+- ``conversation/``: sessions, tool loops, transcripts, built on the public
+  client; the core never imports it (``chat.session()`` goes through
+  ``resources/session_seam``);
 - ``clients``: ``Client`` and ``AsyncClient``, which differ only by class
-  attributes (their resource classes, transport and flow driver); ``base``:
-  what they share, doing no I/O (settings, headers, the catalog cache);
-- the resources: ``chat`` (its fields written once in ``chat_fields``),
-  ``images``, ``videos``, ``music``, ``models``, ``pending_jobs``;
-- ``request_pipeline``: every creating call's path in one place, top to
-  bottom (normalise -> check against the spec and the catalog -> encode ->
-  price and record -> send); ``validation`` and ``parameter_names`` are its
-  checks, ``recording`` its hand-over to the ledger;
-- ``flows``: multi-step behaviour as generators (retries, job polling) with a
-  sync and an async driver; ``job_flows`` creates, polls (one
-  :class:`~gatewaykit.client.resources.job_flows.PollSchedule`), downloads and cancels jobs;
-- ``sse``, ``assembly`` and ``streaming`` decode and assemble streams;
+  attributes (their resource classes, transport and flow driver), composing
+  the resources and the session tools; ``terminal_display``: the
+  :class:`Display` outside a kernel;
+- ``session_tools/``: ``compare``, ``gk.gallery()``, ``map``/``batch`` and
+  their checkpoints;
+- ``resources/``: ``chat``, ``images``, ``videos``, ``music``, ``models``,
+  ``jobs``, and the job flows videos and music share;
+- ``core/``: one request from keyword to typed response: the options, the
+  request pipeline and its checks, flows (retries, polling), streams, the
+  :class:`Display` Protocol;
 - ``transports/``: the only modules that import httpx (and the cassette);
-  ``api_request``: the plain-data request and :class:`RequestOptions`.
+- ``api_request``: the plain-data request and :class:`RequestOptions`.
 
-Above the core, ``conversation/`` (sessions, tool loops, transcripts) is built on
-the public client; the core never imports it (``chat.session()`` goes through
-``session_seam``). Inside ``client/`` the order is ``conversation`` -> the HTTP
-core -> ``transports`` -> ``api_request`` (an import-linter contract in
-pyproject.toml).
-
-Seams (objects handed in, never module names looked up): ``display`` (the
+Seams (objects handed in, never module names looked up): ``core/display`` (the
 :class:`Display` Protocol a client shows its work through), the offline
-gateway provider in ``config`` and the session factories in ``session_seam``.
-This package never imports the notebook layer or the offline gateway.
+gateway provider in ``core/config`` and the session factories in
+``resources/session_seam``. This package never imports the notebook layer or
+the offline gateway.
 
 Every public name here is imported on first use (``__getattr__``), so that
 ``import gatewaykit`` builds no pydantic model and loads neither httpx nor pydantic.

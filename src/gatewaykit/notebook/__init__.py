@@ -1,22 +1,24 @@
 """The notebook layer: rich display, live chat streams, job progress and players, magics.
 
 Nothing here is imported by ``import gatewaykit`` and the core never names it:
-``kernel_display.KernelDisplay`` implements the client's ``Display`` Protocol
-(``chat.ask()`` → :func:`live.render_stream`, ``job.wait()`` →
-:func:`job_wait.wait_with_progress`, the offline notice →
-:func:`banner.show_offline_banner`), and :mod:`rendering` registers the rich
+``displays.kernel_display.KernelDisplay`` implements the client's ``Display`` Protocol
+(``chat.ask()`` → :func:`chat_views.live.render_stream`, ``job.wait()`` →
+:func:`job_views.job_wait.wait_with_progress`, the offline notice →
+:func:`displays.banner.show_offline_banner`), and :mod:`html_views.rendering` registers the rich
 display of core objects with :mod:`gatewaykit.presentation`. The composition
 root (``gatewaykit/_wiring.py``) plugs both in. Importing this package is cheap; IPython,
 ipywidgets, markdown-it-py and nh3 load on first use.
 
-Modules: ``html``/``media_html`` (pure renderers), ``markdown`` (sanitising
-Markdown), ``rendering`` (mimebundles), ``live`` (streamed chats), ``job_progress``
-(progress, dashboard), ``job_wait`` (a blocking wait: Cancel works, a short
-interrupt), ``widget_events`` (widget clicks while a cell blocks), ``batch_view``
-(many requests), ``players`` (embedded media), ``cancel`` (buttons),
-``banner``, ``magics``, ``sinks`` (where live views send messages),
-``kernel`` (threads that publish to the right cell), ``shown_once``,
-``ledger_html`` (the ledger's table), ``kernel_display``.
+Packages, top to bottom (each imports only those below it; an exhaustive
+import-linter contract in pyproject.toml): ``displays/`` (``KernelDisplay``,
+``MarimoDisplay``, the banner and warning card) beside ``magics`` (``%%chat``,
+``%%image``); ``widgets/`` (the chat box, the playground, the confirm card);
+``comparison_views/`` (``compare``'s live grid, ``map``/``batch`` progress);
+``chat_views/`` (streamed answers, conversation turns); ``job_views/`` (job
+progress, a blocking ``job.wait()``, Cancel, ``shown_once``); ``cell_output/``
+(the kernel, sinks, widget events while a cell blocks); ``html_views/`` (pure
+HTML for every object, ``rendering``'s mimebundles); ``markdown_html/`` (model
+text to safe HTML).
 """
 
 from __future__ import annotations
