@@ -22,6 +22,12 @@ objects and closures (a few levels deep):
   it indexes, and a change there must not re-run (and pay for) everything.
   Other objects count by type only (a client does not change the fingerprint).
 
+gatewaykit's own modules count by their name in the flat layout they had
+before the tree was grouped into layer packages (the chat resource's module
+counts as ``chat`` in ``gatewaykit.client``, not as ``resources.chat``), so a checkpoint of
+``client.map(client.chat.ask, ...)`` made before the regrouping still resumes,
+and moving a module between layer packages never re-runs (and re-pays) items.
+
 The bytecode differs between Python versions, so a checkpoint reused after a
 Python upgrade runs its items again (with the warning).
 """
@@ -32,10 +38,18 @@ import functools
 import hashlib
 import inspect
 import json
+import re
 import types
 from typing import Any
 
 __all__ = ["call_fingerprint"]
+
+# The layer packages of client/ and notebook/ (pyproject's import contracts): a module's name leaves them
+# out, so the fingerprint of the chat resource's code does not change when its module moves. A new layer package goes here.
+_LAYER_PACKAGE = re.compile(
+    r"^(gatewaykit\.(?:client|notebook))\.(?:core|resources|session_tools|displays|widgets|comparison_views"
+    r"|chat_views|job_views|cell_output|html_views|markdown_html)\."
+)
 
 _DEPTH = 4
 
@@ -47,9 +61,14 @@ def call_fingerprint(call: Any, memo: dict[int, Any] | None = None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+def _module_name(name: Any) -> str:
+    """``name``, or for a module of gatewaykit's layer packages its name in the flat layout."""
+    return _LAYER_PACKAGE.sub(r"\1.", name) if isinstance(name, str) else f"{name}"
+
+
 def _type_name(value: Any) -> str:
     kind = type(value)
-    return f"{kind.__module__}.{kind.__qualname__}"
+    return f"{_module_name(kind.__module__)}.{kind.__qualname__}"
 
 
 def _describe(call: Any, depth: int, memo: dict[int, Any]) -> Any:
@@ -69,7 +88,7 @@ def _describe(call: Any, depth: int, memo: dict[int, Any]) -> Any:
     elif isinstance(call, types.FunctionType):
         found = _function(call, depth, memo)
     elif isinstance(call, (types.BuiltinFunctionType, types.BuiltinMethodType, type)):
-        found = {"builtin": f"{getattr(call, '__module__', '')}.{getattr(call, '__qualname__', repr(call))}"}
+        found = {"builtin": f"{_module_name(getattr(call, '__module__', ''))}.{getattr(call, '__qualname__', repr(call))}"}
     else:  # a callable object: its class's __call__
         found = {"callable": _type_name(call), "call": _describe(getattr(type(call), "__call__", None), depth + 1, memo)}
     memo[id(call)] = found
@@ -88,7 +107,7 @@ def _function(function: types.FunctionType, depth: int, memo: dict[int, Any]) ->
     globals_used = {name: _value(function.__globals__[name], depth, memo) for name in names
                     if name in function.__globals__}  # fmt: skip
     return {
-        "function": f"{function.__module__}.{function.__qualname__}",
+        "function": f"{_module_name(function.__module__)}.{function.__qualname__}",
         "code": _code_digest(code),
         "defaults": [_value(value, depth, memo, True) for value in function.__defaults__ or ()],
         "kwdefaults": {name: _value(value, depth, memo, True)
@@ -146,7 +165,7 @@ def _value(value: Any, depth: int, memo: dict[int, Any], containers: bool = Fals
     if isinstance(value, (types.FunctionType, functools.partial, types.MethodType)):
         return _describe(value, depth + 1, memo)
     if isinstance(value, types.ModuleType):
-        return {"module": value.__name__}
+        return {"module": _module_name(value.__name__)}
     if isinstance(value, type):
-        return {"class": f"{value.__module__}.{value.__qualname__}"}
+        return {"class": f"{_module_name(value.__module__)}.{value.__qualname__}"}
     return {"object": _type_name(value)}
