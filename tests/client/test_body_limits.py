@@ -52,12 +52,15 @@ def test_a_gzip_bomb_is_refused_past_the_limit() -> None:
     """A 50 MB answer sent as ~50 KB of gzip raises ResponseTooLargeError naming the limit and how to raise it."""
     body = bomb(50_000_000)
     assert len(body) < 100_000
-    with client_answering(lambda request: raw_answer(body)) as client:
+    ledger = RecordingLedger()
+    with client_answering(lambda request: raw_answer(body), ledger=ledger) as client:
         with pytest.raises(gk.ResponseTooLargeError) as caught:
             client.chat.completions.create(model="mock-chat", messages=MESSAGES)
     error = caught.value
-    assert error.limit == LIMIT and isinstance(error, gk.UnexpectedResponseError)
+    assert error.limit == LIMIT and isinstance(error, gk.UnexpectedResponseError) and error.status == 200
     assert "1,000,000 bytes" in error.message and "max_response_bytes" in error.message and "gzip" in error.message
+    (row,) = ledger.records  # a 200 that could not be read may have been charged: interrupted, not error
+    assert row.status == "interrupted" and "max_response_bytes" in (row.error_message or "")
 
 
 def test_the_refusal_comes_before_the_body_is_unpacked() -> None:

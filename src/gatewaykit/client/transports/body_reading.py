@@ -45,8 +45,9 @@ def check_limit(limit: object) -> int:
 class _ZlibDecoder:
     """gzip or deflate, at most :data:`PIECE` bytes out per step."""
 
-    def __init__(self, coding: str) -> None:
+    def __init__(self, coding: str, status: Optional[int] = None) -> None:
         self.coding = coding
+        self._status = status
         self._gzip = coding in ("gzip", "x-gzip")
         # deflate is meant zlib-wrapped, but servers send raw deflate too: the first error switches to it
         self._decoder = zlib.decompressobj(zlib.MAX_WBITS | 16 if self._gzip else zlib.MAX_WBITS)
@@ -59,7 +60,7 @@ class _ZlibDecoder:
                 out = self._decoder.decompress(pending, PIECE)
             except zlib.error:
                 if self._gzip or self._started:
-                    raise _undecodable(self.coding) from None
+                    raise _undecodable(self.coding, self._status) from None
                 self._decoder = zlib.decompressobj(-zlib.MAX_WBITS)  # raw deflate
                 self._started = True
                 continue
@@ -74,7 +75,7 @@ class _ZlibDecoder:
     def finish(self) -> Iterator[bytes]:
         yield from self.feed(b"")
         if not self._decoder.eof and self._started:
-            raise _undecodable(self.coding, "it ends before its compressed data does")
+            raise _undecodable(self.coding, self._status, "it ends before its compressed data does")
 
 
 class _Identity:
@@ -88,22 +89,25 @@ class _Identity:
         return iter(())
 
 
-def _undecodable(coding: str, why: str = "it does not decode") -> UnexpectedResponseError:
-    return UnexpectedResponseError(f"The answer's body is marked {coding!r} but {why}; nothing of it was kept.")
+def _undecodable(coding: str, status: Optional[int], why: str = "it does not decode") -> UnexpectedResponseError:
+    return UnexpectedResponseError(
+        f"The answer's body is marked {coding!r} but {why}; nothing of it was kept.", status=status
+    )
 
 
-def _decoders(content_encoding: Optional[str]) -> list[object]:
+def _decoders(content_encoding: Optional[str], status: Optional[int] = None) -> list[object]:
     """One decoder per coding named, in the order they must be undone (the last applied first)."""
     decoders: list[object] = []
     for coding in reversed([part.strip().lower() for part in (content_encoding or "").split(",")]):
         if coding in ("", "identity"):
             continue
         if coding in ("gzip", "x-gzip", "deflate"):
-            decoders.append(_ZlibDecoder(coding))
+            decoders.append(_ZlibDecoder(coding, status))
             continue
         raise UnexpectedResponseError(
             f"The answer's body is coded {coding!r}, which the client did not ask for (it accepts "
-            f"{ACCEPTED_CODINGS}) and cannot decode within its size limit; nothing of it was kept."
+            f"{ACCEPTED_CODINGS}) and cannot decode within its size limit; nothing of it was kept.",
+            status=status,
         )
     return decoders or [_Identity()]
 
@@ -111,11 +115,16 @@ def _decoders(content_encoding: Optional[str]) -> list[object]:
 class BodyReader:
     """Feed one answer's raw bytes (:meth:`feed`, then :meth:`finish`); get its decoded pieces.
 
-    ``limit`` None: no size limit (a file saved to disk). ``call`` names the call in the error.
+    ``limit`` None: no size limit (a file saved to disk). ``call`` names the call in the error, ``status``
+    is the answer's (a 2xx refused is recorded in the ledger as interrupted: it may have been charged).
     """
 
-    def __init__(self, content_encoding: Optional[str], limit: Optional[int], call: Optional[str] = None) -> None:
-        self._decoders = _decoders(content_encoding)
+    def __init__(
+        self, content_encoding: Optional[str], limit: Optional[int], call: Optional[str] = None,
+        status: Optional[int] = None,
+    ) -> None:
+        self._decoders = _decoders(content_encoding, status)
+        self._status = status
         self._coded = content_encoding if not isinstance(self._decoders[0], _Identity) else None
         self._limit = limit
         self._call = call
@@ -161,4 +170,5 @@ class BodyReader:
             f"({limit / 2**20:g} MiB) once decoded{coded}. Reading stopped there and nothing of it was kept. "
             f"If such an answer is expected, raise the limit: Client(max_response_bytes=...).",
             limit=limit,
+            status=self._status,
         )

@@ -95,7 +95,7 @@ class _TransportBase:
 
     def _reader(self, response: Any, capped: bool = True) -> BodyReader:
         limit = self.max_response_bytes if capped else None
-        return BodyReader(response.headers.get("content-encoding"), limit, _call_of(response))
+        return BodyReader(response.headers.get("content-encoding"), limit, _call_of(response), response.status_code)
 
     def _same_origin(self, url: str) -> bool:
         return _origin_of(url) == self._origin
