@@ -101,12 +101,13 @@ class GatewayError(Exception):
         self.message = speak_python(redact(plain_text(str(message))))
         if status is not None:
             self.status = status
+        # code, type and param come from the server too: printed by str() and the short traceback
         if code is not None:
-            self.code = code
+            self.code = plain_text(str(code))
         if type is not None:
-            self.type = type
+            self.type = plain_text(str(type))
         if param is not None:
-            self.param = param
+            self.param = plain_text(str(param))
         self.body = body
         self.request_id = request_id
         super().__init__(self.message)

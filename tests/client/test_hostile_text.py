@@ -49,6 +49,11 @@ def test_error_str_has_no_escape_sequences() -> None:
     assert_terminal_safe(str(error))
     assert_terminal_safe(error.message)
     assert "bad request docs" in str(error)
+    shown = "\n".join(error._render_traceback_())
+    for colour in ("\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"):  # the short traceback's own colours aside
+        shown = shown.replace(colour, "")
+    assert_terminal_safe(shown)
+    assert error.code == "oops" and error.param == "x"
 
 
 def test_print_answer_footer_strips_the_model_id() -> None:
