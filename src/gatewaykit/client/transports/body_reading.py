@@ -131,8 +131,13 @@ class BodyReader:
         self.raw_size = 0
         self.size = 0
 
-    def feed(self, raw: bytes) -> Iterator[bytes]:
+    def feed(self, raw: bytes) -> Iterable[bytes]:
         self.raw_size += len(raw)
+        if self._coded is None:  # the usual case, one check per network chunk (a stream's hot path)
+            self.size += len(raw)
+            if self._limit is not None and self.size > self._limit:
+                raise self._too_large()
+            return (raw,) if raw else ()
         return self._counted(self._through([raw], 0))
 
     def finish(self) -> Iterator[bytes]:
