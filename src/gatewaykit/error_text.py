@@ -5,7 +5,11 @@
   ``client.videos.retrieve('vid_1')``); the gateway's own words stay in the
   error's ``body``.
 * :func:`redact` replaces anything shaped like an API key (``sk-...``) with
-  ``sk-***``: exceptions and a job's error (wherever it is parsed) use it.
+  ``sk-***``, and every secret a client of this process was given (its key
+  whatever its shape, a password in its base URL: :func:`remember_secret`)
+  with ``***``: exceptions, a job's error and the ledger's error messages use it.
+* :func:`mask_url` hides the password of a URL (``https://user:***@host``):
+  a client's ``repr`` and the gateway the ledger stores read it.
 * :func:`short_traceback` is what :class:`~gatewaykit.errors.GatewayError`
   gives IPython (``_render_traceback_``): the error and its message, the
   parameter, the line of the user's code that made the call, and how to see
@@ -20,17 +24,74 @@ import linecache
 import os
 import re
 import sys
+import threading
 import traceback
 from typing import Any, Optional
+from urllib.parse import unquote, urlsplit, urlunsplit
 
-__all__ = ["python_call", "redact", "short_traceback", "speak_python"]
+__all__ = [
+    "mask_url", "python_call", "redact", "remember_secret", "remember_url_secret", "short_traceback", "speak_python",
+]
 
 _KEY_PATTERN = re.compile(r"sk-[A-Za-z0-9_\-]{4,}")
+_URL_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/@:]*:)[^\s/@]+@")  # scheme://user:PASSWORD@
+_SHORTEST_SECRET = 8  # a shorter "key" ("test") would scrub ordinary words from every message
+_secrets: tuple[str, ...] = ()  # longest first: a key containing another is replaced whole
+_secrets_lock = threading.Lock()
+
+
+def remember_secret(secret: Optional[str]) -> None:
+    """Have :func:`redact` scrub ``secret`` (a client's key, a base-URL password) from now on, in this process."""
+    global _secrets
+    if not secret or len(secret) < _SHORTEST_SECRET:
+        return
+    with _secrets_lock:
+        if secret not in _secrets:
+            _secrets = tuple(sorted({*_secrets, secret}, key=len, reverse=True))
 
 
 def redact(text: str) -> str:
-    """Replace anything shaped like an API key (``sk-...``) with ``sk-***``."""
+    """``text`` with every remembered secret and any URL's password as ``***``, anything shaped like a key
+    (``sk-...``) as ``sk-***``."""
+    for secret in _secrets:  # a snapshot: remember_secret replaces the tuple, never changes it
+        if secret in text:
+            text = text.replace(secret, "sk-***" if secret.startswith("sk-") else "***")
+    if "@" in text:
+        text = _URL_PASSWORD.sub(r"\1***@", text)
     return _KEY_PATTERN.sub("sk-***", text)
+
+
+def mask_url(url: Optional[str]) -> Optional[str]:
+    """``url`` with its password (``https://user:pw@host``) shown as ``***``; other URLs unchanged.
+
+    The one masking function: a client's ``repr``, its error messages and the gateway the ledger stores
+    use it (idempotent: a masked URL stays as it is).
+    """
+    if not url or "@" not in url:
+        return url
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return url
+    if password is None or password == "***":
+        return url
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user = userinfo.split(":", 1)[0]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def remember_url_secret(url: Optional[str]) -> None:
+    """Remember the password of ``url`` (as written and percent-decoded) as a secret :func:`redact` scrubs."""
+    if not url or "@" not in url:
+        return
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        return
+    if password:
+        remember_secret(password)
+        remember_secret(unquote(password))
 
 
 _ID = r"([A-Za-z0-9_\-.]+)"

@@ -17,6 +17,7 @@ gateway's error envelope (``status``, ``code``, ``type``, ``param``,
     │   ├── RateLimitError              429
     │   ├── ServerError                 5xx
     │   └── UnexpectedResponseError     an answer the client cannot read (a 200 that is not JSON, ...)
+    │       └── ResponseTooLargeError   ... because it decodes to more than ``max_response_bytes``
     ├── APIConnectionError              the request did not get an answer
     │   └── APITimeoutError             ... because it timed out
     ├── StreamInterruptedError          a stream ended before its last event
@@ -30,7 +31,9 @@ gateway's error envelope (``status``, ``code``, ``type``, ``param``,
 
 HTTP answers are mapped to classes in one place, :func:`error_from_response`.
 Messages never contain the API key: :func:`redact` scrubs anything that looks
-like one before it is stored on an exception.
+like one, and every key (and base-URL password) a client of this process was
+given whatever its shape, before it is stored on an exception. Nor do they
+carry terminal escape sequences from a server (``str(error)`` is safe to print).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from typing import Any, Mapping
 
 from gatewaykit.error_text import redact, short_traceback, speak_python
 from gatewaykit.presentation import rich_bundle
+from gatewaykit.terminal_text import plain_text
 
 __all__ = [
     "APIConnectionError",
@@ -62,6 +66,7 @@ __all__ = [
     "PromptTooLongError",
     "RateLimitError",
     "RequestTooLargeError",
+    "ResponseTooLargeError",
     "ServerError",
     "StreamInterruptedError",
     "StructuredOutputError",
@@ -69,6 +74,7 @@ __all__ = [
     "error_from_response",
     "excerpt",
     "redact",
+    "status_named_in",
 ]
 
 
@@ -92,15 +98,16 @@ class GatewayError(Exception):
         body: Any = None,
         request_id: str | None = None,
     ) -> None:
-        self.message = speak_python(redact(str(message)))
+        self.message = speak_python(redact(plain_text(str(message))))
         if status is not None:
             self.status = status
+        # code, type and param come from the server too: printed by str() and the short traceback
         if code is not None:
-            self.code = code
+            self.code = plain_text(str(code))
         if type is not None:
-            self.type = type
+            self.type = plain_text(str(type))
         if param is not None:
-            self.param = param
+            self.param = plain_text(str(param))
         self.body = body
         self.request_id = request_id
         super().__init__(self.message)
@@ -113,7 +120,8 @@ class GatewayError(Exception):
             parts.append(self.code)
         head = " ".join(parts)
         tail = f" (param: {self.param})" if self.param else ""
-        return f"{head}: {self.message}{tail}" if head else f"{self.message}{tail}"
+        # code and param come from the server too: no escape sequence, no key reaches a terminal
+        return redact(plain_text(f"{head}: {self.message}{tail}" if head else f"{self.message}{tail}"))
 
     def __repr__(self) -> str:
         fields = ", ".join(
@@ -134,7 +142,13 @@ class GatewayError(Exception):
 
 
 class APIStatusError(GatewayError):
-    """The gateway answered with an HTTP error status and the error envelope."""
+    """The gateway answered with an HTTP error status and the error envelope.
+
+    ``partial``: for an error a stream sent after some text (OpenRouter's ``finish_reason: "error"``
+    chunk), the completion assembled before it; otherwise None.
+    """
+
+    partial: Any = None
 
 
 class BadRequestError(APIStatusError):
@@ -222,6 +236,18 @@ class UnexpectedResponseError(APIStatusError):
     def __init__(self, message: str, *, partial: Any = None, **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
         self.partial = partial
+
+
+class ResponseTooLargeError(UnexpectedResponseError):
+    """An answer whose body decodes to more than the client reads (``Client(max_response_bytes=)``).
+
+    Compressed bodies are decoded piece by piece and refused as soon as they pass the limit, so a
+    small gzip "bomb" never fills the memory. ``limit`` is the limit in bytes. Nothing of the body is kept.
+    """
+
+    def __init__(self, message: str, *, limit: int | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.limit = limit
 
 
 class APIConnectionError(GatewayError):
@@ -353,11 +379,12 @@ class _ForbiddenModelError(ModelNotFoundError, PermissionDeniedError):
     status = 403
 
 
-_TAG = re.compile(r"<[^>]*>")
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_SCRIPT = re.compile(r"<(script|style)[^>]*>.*?</\1>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^<>]*>")  # no '<' inside: one pass, never a rescan from every '<' of a broken page
 _BLANKS = re.compile(r"\s+")
 _NO_VALUE = ("", "None", "null")
+# How much of a body an excerpt reads: the body is cut to this before any pattern runs over it, so a
+# megabyte error page costs what 8 KB does (an HTML page's title and first text are near its start).
+EXCERPT_SCAN = 8192
 
 
 def _is_html(text: str) -> bool:
@@ -365,10 +392,41 @@ def _is_html(text: str) -> bool:
     return head.startswith(("<!doctype html", "<html")) or "<body" in head or "<head" in head
 
 
+def _title_of(page: str, lower: str) -> str | None:
+    """The text of an HTML page's ``<title>`` (found with ``str.find``: linear whatever the page)."""
+    start = lower.find("<title")
+    opened = lower.find(">", start) if start >= 0 else -1
+    end = lower.find("</title", opened) if opened >= 0 else -1
+    return page[opened + 1 : end] if end >= 0 else None
+
+
+def _without_code(page: str, lower: str) -> str:
+    """``page`` with its ``<script>`` and ``<style>`` elements blanked (an unclosed one runs to the end)."""
+    parts, at = [], 0
+    while True:
+        found = [i for i in (lower.find("<script", at), lower.find("<style", at)) if i >= 0]
+        if not found:
+            parts.append(page[at:])
+            break
+        start = min(found)
+        parts.append(page[at:start] + " ")
+        name = "</script" if lower.startswith("<script", start) else "</style"
+        end = lower.find(name, start)
+        close = lower.find(">", end) if end >= 0 else -1
+        if close < 0:
+            break
+        at = close + 1
+    return "".join(parts)
+
+
 def excerpt(body: Any, limit: int = 200) -> str:
-    """A short, one-line, key-scrubbed excerpt of a body for an error message (an HTML page: its title and text)."""
+    """A short, one-line, key-scrubbed excerpt of a body for an error message (an HTML page: its title and text).
+
+    Only the first :data:`EXCERPT_SCAN` characters are read (cut before any pattern runs).
+    """
+    scan = max(EXCERPT_SCAN, 4 * limit)
     if isinstance(body, (bytes, bytearray)):
-        body = bytes(body).decode("utf-8", "replace")
+        body = bytes(body[: 4 * scan]).decode("utf-8", "replace")
     if not isinstance(body, str):
         try:
             import json
@@ -376,12 +434,13 @@ def excerpt(body: Any, limit: int = 200) -> str:
             body = json.dumps(body, ensure_ascii=False, default=str)
         except (TypeError, ValueError):
             body = repr(body)
-    text = body
+    text = body[:scan]
     if _is_html(text):
-        title = _TITLE.search(text)
-        text = _TAG.sub(" ", _SCRIPT.sub(" ", text))
+        lower = text.lower()
+        title = _title_of(text, lower)
+        text = _TAG.sub(" ", _without_code(text, lower))
         if title:
-            heading = _BLANKS.sub(" ", _TAG.sub(" ", title.group(1))).strip()
+            heading = _BLANKS.sub(" ", _TAG.sub(" ", title)).strip()
             rest = _BLANKS.sub(" ", text).strip()
             rest = rest[len(heading):].strip() if rest.startswith(heading) else rest
             rest = rest[len(heading):].strip() if rest.startswith(heading) else rest
@@ -421,6 +480,8 @@ def _read_body(status: int, body: Any, where: str) -> tuple[str, Any, Any, Any]:
     """(message, code, type, param) of an error body in any of the shapes servers send."""
     if isinstance(body, (bytes, bytearray)):
         body = bytes(body).decode("utf-8", "replace")
+    if isinstance(body, list) and body and isinstance(body[0], Mapping) and "error" in body[0]:
+        body = body[0]  # Gemini's OpenAI endpoint: [{"error": {...}}]
     if isinstance(body, Mapping):
         envelope = body.get("error")
         if isinstance(envelope, Mapping):
@@ -482,6 +543,20 @@ def error_from_response(
     if issubclass(cls, RateLimitError):
         kwargs["retry_after"] = parse_retry_after(headers)
     return cls(message, **kwargs)
+
+
+def status_named_in(body: Any) -> int | None:
+    """The HTTP status an error body names (``error.status``, else an ``error.code`` that is one: 502 or
+    ``"400"``, as OpenRouter and LiteLLM send them), or None."""
+    envelope = body.get("error") if isinstance(body, Mapping) else None
+    if not isinstance(envelope, Mapping):
+        return None
+    for raw in (envelope.get("status"), envelope.get("code")):
+        if isinstance(raw, str) and raw.isdigit():
+            raw = int(raw)
+        if isinstance(raw, int) and not isinstance(raw, bool) and 400 <= raw < 600:
+            return raw
+    return None
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:

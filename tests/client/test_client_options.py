@@ -38,6 +38,7 @@ def samples(emulator: Any, keys: Any, tmp_path: Path) -> dict[str, Callable[[], 
         "display": lambda: {**here, "display": False},
         "confirm_over": lambda: {**here, "confirm_over": 0.5},
         "cache": lambda: {**here, "cache": str(tmp_path / "response-cache")},
+        "max_response_bytes": lambda: {**here, "max_response_bytes": 1_000_000},
     }
 
 

@@ -158,8 +158,8 @@ def test_a_tool_loop_prints_one_line_per_step(emulator: Any, keys: Any) -> None:
 
 
 def test_model_text_loses_terminal_control_characters() -> None:
-    """An escape sequence in model output cannot drive the terminal; tabs and newlines stay."""
-    assert plain_text("a\x1b[2Jb\tc\nd\x07\x9b") == "a[2Jb\tc\nd"
+    """An escape sequence in model output cannot drive the terminal (removed whole); tabs and newlines stay."""
+    assert plain_text("a\x1b[2Jb\tc\nd\x07\x9b") == "ab\tc\nd"
 
 
 def test_outside_a_kernel_the_default_is_the_terminal_display(emulator: Any, keys: Any) -> None:

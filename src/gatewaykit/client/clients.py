@@ -102,6 +102,9 @@ class Client(_Surface):
     :class:`CassetteMissError`) or ``"auto"`` (replay what is recorded, fetch and
     append the rest). Replayed calls are labelled ``cost_source="replayed"`` in the ledger.
 
+    ``max_response_bytes=`` (default 128 MiB) is the most one answer may decode to in memory (a body,
+    a chat stream); past it the call raises :class:`ResponseTooLargeError` without unpacking the rest.
+
     A client pickles, so worker processes (Dask, Ray, multiprocessing) can use it:
     the copy reconnects to the same gateway with the same settings and ledger.
     **The API key travels in the pickle**: send it only to your own workers,

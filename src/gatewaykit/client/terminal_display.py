@@ -18,7 +18,6 @@ redirect made after the client was built is honoured.
 from __future__ import annotations
 
 import os
-import re
 import sys
 import threading
 import time
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, TextIO, TypeVar
 
 from gatewaykit.client.core.comparison_view import NullComparisonView
 from gatewaykit.client.core.display import BatchProgress, BatchTally, TurnView
+from gatewaykit.terminal_text import plain_text  # escape sequences from a model must not drive the terminal
 
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
@@ -35,14 +35,7 @@ __all__ = ["TerminalDisplay", "plain_text"]
 
 J = TypeVar("J")
 
-# C0 controls except tab and newline, DEL, and C1 controls: an ESC from a model must not drive the terminal.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _LINE_WIDTH = 100
-
-
-def plain_text(text: str) -> str:
-    """``text`` without terminal control characters (tabs and newlines kept)."""
-    return _CONTROL.sub("", text)
 
 
 def one_line(text: Any, width: int = _LINE_WIDTH) -> str:

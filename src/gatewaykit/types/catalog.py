@@ -79,6 +79,20 @@ class ModelList(GatewayModel):
     object: str = "list"
     data: List[Model] = Field(default_factory=list)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _a_list_of_models(cls, value: Any) -> Any:
+        """A bare list of models reads as the envelope; a body without ``data`` (a chat completion, an
+        error page's JSON) is refused, naming what it is, rather than read as an empty catalog."""
+        if isinstance(value, list):
+            return {"object": "list", "data": value}
+        if isinstance(value, dict) and value and "data" not in value:
+            kind = value.get("object")
+            what = f"a {kind!r} object" if isinstance(kind, str) and kind else "an object"
+            keys = ", ".join(str(key) for key in list(value)[:8]) + (", ..." if len(value) > 8 else "")
+            raise ValueError(f'it is not a list of models (no "data" list): {what} with keys {keys}')
+        return value
+
     def __iter__(self) -> Iterator[Model]:  # type: ignore[override]
         return iter(self.data)
 

@@ -17,6 +17,9 @@ from gatewaykit.types.text_views import image_result_repr, image_result_text
 #: Any other format Pillow knows is refused before it is parsed; EPS, for one, would run Ghostscript.
 API_IMAGE_FORMATS = ("PNG", "JPEG", "WEBP", "GIF")
 
+#: The most pixels an untrusted image is decoded with (the offline gateway's limit for input images).
+MAX_IMAGE_PIXELS = 40_000_000
+
 _MAGIC = ((b"\x89PNG\r\n\x1a\n", "png"), (b"\xff\xd8\xff", "jpg"), (b"GIF87a", "gif"), (b"GIF89a", "gif"))
 
 
@@ -44,13 +47,26 @@ def open_api_image(data: bytes, what: str = "image data") -> Any:
         raise ValueError(f"{what} is not a PNG, JPEG, WebP or GIF image ({type(exc).__name__})") from None
 
 
+def check_api_image(data: bytes, what: str = "image data") -> None:
+    """Refuse untrusted ``data`` that is not a PNG, JPEG, WebP or GIF of at most :data:`MAX_IMAGE_PIXELS`
+    (a ``ValueError`` saying which); only the header is read, no pixel is decoded."""
+    image = open_api_image(data, what)
+    width, height = image.size
+    if width * height > MAX_IMAGE_PIXELS:
+        raise ValueError(f"{what} is {width}x{height}, over the {MAX_IMAGE_PIXELS:,} pixels an image may have")
+
+
 class ImageData(GatewayModel):
-    """One generated image: ``b64_json``, or ``url`` (an inline ``data:`` URI)."""
+    """One generated image: ``b64_json``, or ``url`` (an inline ``data:`` URI, or a hosted image the client
+    fetched into ``b64_json`` when the answer arrived; ``url`` keeps the link)."""
 
     index: int = 0
     b64_json: Optional[str] = None
     url: Optional[str] = None
     revised_prompt: Optional[str] = None
+
+    # Set by the client when a hosted image's link gave no image: the GatewayError ``content`` raises.
+    _not_fetched: Optional[BaseException] = PrivateAttr(default=None)
 
     def __repr_args__(self) -> Any:
         # Keep reprs readable: a megabyte of base64 helps nobody in a terminal or a traceback.
@@ -66,6 +82,8 @@ class ImageData(GatewayModel):
             return base64.b64decode(self.b64_json)
         if self.url and self.url.startswith("data:"):
             return base64.b64decode(self.url.partition(",")[2])
+        if self._not_fetched is not None:
+            raise self._not_fetched  # the client's GatewayError: why its link gave no image, and what to do
         raise ValueError("This image has no inline data (b64_json or a data: URL)")
 
     @property

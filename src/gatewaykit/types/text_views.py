@@ -4,13 +4,14 @@
 model, tokens and cost; a model list is a table of ids and kinds; a job is one
 line); ``repr(result)`` is one line of ids and key figures, under
 :data:`REPR_LIMIT` characters. Model output is untrusted: control characters
-are removed from everything shown here.
+and escape sequences are removed from everything shown here (:func:`gatewaykit.terminal_text.plain_text`).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Iterable, Optional
+
+from gatewaykit.terminal_text import plain_text
 
 __all__ = [
     "REPR_LIMIT",
@@ -28,11 +29,8 @@ __all__ = [
 
 REPR_LIMIT = 300
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def _clean(text: Any) -> str:
-    return _CONTROL.sub("", str(text))
+    return plain_text(str(text))
 
 
 def _snippet(text: Optional[str], width: int = 60) -> str:
@@ -64,7 +62,7 @@ def usage_repr(usage: Any) -> str:
 
 
 def _usage_line(model: Optional[str], usage: Any) -> str:
-    parts = [model or "unknown model"]
+    parts = [_clean(model) if model else "unknown model"]
     if usage is not None:
         parts.append(f"{usage.prompt_tokens} + {usage.completion_tokens} tokens")
         parts.append(_usd(usage.total_cost))

@@ -68,19 +68,31 @@ class RunTools:
     finished: Callable[[ToolCallOutcome], None]
 
 
+def _unknown_fields(model: Any) -> dict[str, Any]:
+    """The fields of a provider's object that gatewaykit does not model (None values left out)."""
+    extra = getattr(model, "model_extra", None) or {}
+    return {name: value for name, value in extra.items() if value is not None}
+
+
+def _tool_call_entry(call: Any) -> dict[str, Any]:
+    function = {**_unknown_fields(call.function), "name": call.function.name, "arguments": call.function.arguments}
+    return {**_unknown_fields(call), "id": call.id, "type": call.type or "function", "function": function}
+
+
 def assistant_message(completion: ChatCompletion) -> dict[str, Any]:
-    """The first choice's message as a history entry: role, content, tool calls (with their reasoning details)."""
+    """The first choice's message as a history entry: role, content, tool calls (with their reasoning details).
+
+    Fields gatewaykit does not know go back as they came, on the message and on each tool call: Gemini's
+    ``extra_content.google.thought_signature`` must return with its tool call, or the next request fails.
+    """
     message = completion.choices[0].message if completion.choices else None
-    entry: dict[str, Any] = {"role": "assistant", "content": message.content if message is not None else ""}
+    entry: dict[str, Any] = _unknown_fields(message)
+    entry.update(role="assistant", content=message.content if message is not None else "")
     if message is not None and message.tool_calls and message.reasoning_details:
         # Some providers need the reasoning of a tool-calling reply back with the tool results.
         entry["reasoning_details"] = [detail.model_dump(exclude_none=True) for detail in message.reasoning_details]
     if message is not None and message.tool_calls:
-        entry["tool_calls"] = [
-            {"id": call.id, "type": call.type or "function",
-             "function": {"name": call.function.name, "arguments": call.function.arguments}}
-            for call in message.tool_calls
-        ]  # fmt: skip
+        entry["tool_calls"] = [_tool_call_entry(call) for call in message.tool_calls]
     return entry
 
 

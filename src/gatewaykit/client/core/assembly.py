@@ -3,7 +3,8 @@
 Pure data work, no I/O: content, ``reasoning`` and refusals are concatenated,
 ``reasoning_details`` merged by ``index`` (their text concatenated), tool calls
 merged by ``index`` (the first fragment brings ``id`` and ``function.name``,
-later ones append ``function.arguments``), one state per choice index (``n``),
+later ones append ``function.arguments``; fields gatewaykit does not model, such as
+Gemini's ``extra_content``, are kept), one state per choice index (``n``),
 the last non-null ``finish_reason``, and the ``usage`` of the final chunk.
 """
 
@@ -120,18 +121,25 @@ class ChatAssembler:
         return ChatCompletion.model_validate(data)
 
 
+_CALL_KEYS = ("id", "type", "function")
+
+
 def _merge_tool_calls(calls: dict[int, dict[str, Any]], fragments: list[Any]) -> None:
     for position, fragment in enumerate(fragments):
         index = fragment.index if fragment.index is not None else position
         call = calls.get(index)
         function = fragment.function
         if call is None:
-            calls[index] = {
+            calls[index] = call = {
                 "id": fragment.id,
                 "type": fragment.type or "function",
                 "function": {"name": function.name, "arguments": function.arguments or ""},
             }
+            if fragment.__pydantic_extra__:  # Gemini's extra_content (a thought signature): kept, to be sent back
+                call.update({k: v for k, v in fragment.__pydantic_extra__.items() if v is not None and k not in call})
             continue
+        if fragment.__pydantic_extra__:
+            call.update({k: v for k, v in fragment.__pydantic_extra__.items() if v is not None and k not in _CALL_KEYS})
         if fragment.id and not call["id"]:
             call["id"] = fragment.id
         if function.name and not call["function"]["name"]:

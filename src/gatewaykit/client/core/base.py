@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Mapping, Optional
 
 from gatewaykit._version import __version__
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
+from gatewaykit.client.transports.body_reading import ACCEPTED_CODINGS, check_limit
 from gatewaykit.client.transports.cassette_store import REPLAY_BASE_URL, Cassette
 from gatewaykit.client.core.config import ConnectionSettings, normalise_base_url, resolve_settings
 from gatewaykit.client.core.key_fingerprint import key_id
@@ -26,6 +27,7 @@ from gatewaykit.client.core.recording import Recording, request_summary
 from gatewaykit.costs.catalog_prices import CatalogPrices
 from gatewaykit.costs.pricing import PriceTable, PriceTableWarning
 from gatewaykit.costs.quotes import Quote
+from gatewaykit.error_text import mask_url, remember_secret, remember_url_secret
 from gatewaykit.errors import ConfigurationError, GatewayError, error_from_response
 from gatewaykit.types import Model, ModelList
 from gatewaykit.client.transports.response_decoding import call_of, read_model
@@ -59,6 +61,7 @@ class BaseClient:
     def _setup(self, options: ClientOptions, settings: Optional[ConnectionSettings] = None) -> None:
         """Build the client from its options; ``settings``: a pickled client's resolved connection (no lookup)."""
         self._options = options
+        max_response_bytes = check_limit(options.max_response_bytes)
         self._confirm_over = confirm_threshold(options.confirm_over)
         self._cassette = Cassette(options.cassette, options.cassette_mode) if options.cassette is not None else None
         if settings is None:
@@ -68,6 +71,11 @@ class BaseClient:
             announce = False  # a pickled client's gateway was announced where it was built
         self._settings = settings
         self._key_fingerprint = key_id(settings.api_key)  # hashed once, not per request
+        # Whatever their shape, this key and a password in the base URL are scrubbed from every error message
+        # (and so from the ledger's rows); the URL is shown and stored with its password masked.
+        remember_secret(settings.api_key)
+        remember_url_secret(settings.base_url)
+        self._shown_url = mask_url(settings.base_url) or settings.base_url
         self._display: Display = choose_display(options.display)
         if announce:
             try:
@@ -81,6 +89,7 @@ class BaseClient:
             "Authorization": f"Bearer {self._settings.api_key}",
             "User-Agent": f"gatewaykit/{__version__}",
             "Accept": "application/json",
+            "Accept-Encoding": ACCEPTED_CODINGS,  # the codings BodyReader decodes within max_response_bytes
             "Content-Type": "application/json",
         }
         for name, value in (options.default_headers or {}).items():
@@ -97,6 +106,7 @@ class BaseClient:
                 self._cassette or self._cache, self._settings.base_url, http_transport, is_async=self._is_async
             )
         self._transport = self._make_transport(self._settings.base_url, headers, options.timeout, http_transport)
+        self._transport.max_response_bytes = max_response_bytes
 
     def _resolve_settings(self, options: ClientOptions) -> ConnectionSettings:
         if self._cassette is not None and options.cassette_mode == "replay":
@@ -181,7 +191,7 @@ class BaseClient:
         return (restore_client, (type(self), *client_state(self)))
 
     def __repr__(self) -> str:
-        shown = {"base_url": self.base_url, **({"offline": True} if self.offline else {}), **self._options.changed()}
+        shown = {"base_url": self._shown_url, **({"offline": True} if self.offline else {}), **self._options.changed()}
         return f"{type(self).__name__}({', '.join(f'{name}={value!r}' for name, value in shown.items())})"
 
     # -- reading ------------------------------------------------------------------------
@@ -253,7 +263,7 @@ class BaseClient:
     # -- one billable call (the rest of its path: client/core/request_pipeline.py) -----------------
     def _recording(self, kind: str, model: Optional[str], body: dict[str, Any], confirm: bool = False) -> Recording:
         recording = Recording(
-            self.ledger, kind, model, request_summary(body), self.offline, self.base_url, self._key_id
+            self.ledger, kind, model, request_summary(body), self.offline, self._shown_url, self._key_id
         )
         recording.replayed = self._cassette is not None and self._cassette.mode == "replay"
         recording.confirmed = bool(confirm)  # confirm=True: sent whatever its quote

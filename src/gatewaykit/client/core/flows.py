@@ -219,7 +219,7 @@ def _download_sync(transport: Any, download: Download) -> int:
     fd, tmp = _temporary_beside(download.path)
     try:
         with os.fdopen(fd, "wb") as file:
-            for chunk in transport.iter_bytes(download.response):
+            for chunk in transport.iter_bytes(download.response, capped=False):  # a file on disk, not in memory
                 file.write(chunk)
                 written += len(chunk)
         os.replace(tmp, download.path)
@@ -236,7 +236,7 @@ async def _download_async(transport: Any, download: Download) -> int:
     fd, tmp = _temporary_beside(download.path)
     try:
         with os.fdopen(fd, "wb") as file:
-            async for chunk in transport.iter_bytes(download.response):
+            async for chunk in transport.iter_bytes(download.response, capped=False):  # a file on disk, not in memory
                 file.write(chunk)
                 written += len(chunk)
         os.replace(tmp, download.path)

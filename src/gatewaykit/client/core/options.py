@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, TypeVar, Uni
 from typing_extensions import Concatenate, ParamSpec
 
 from gatewaykit.client.core.flows import RetryPolicy
+from gatewaykit.client.transports.body_reading import DEFAULT_MAX_RESPONSE_BYTES
 
 if TYPE_CHECKING:
     from gatewaykit.client.core.display import Display
@@ -53,6 +54,7 @@ class ClientOptions:
     display: Union[Display, bool, None] = field(default=None, repr=False)
     confirm_over: Optional[float] = None  # USD: a request quoted above it asks first (client/core/confirmation.py)
     cache: Union[bool, str, Path, None] = None  # identical paid requests answered locally (transports/response_cache.py)
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES  # the most an answer may decode to in memory (transports/body_reading.py)
 
     @property
     def retries(self) -> RetryPolicy:

@@ -33,7 +33,7 @@ from gatewaykit.client.core.flows import Flow, send_with_retries
 from gatewaykit.client.core.model_names import suggest_model
 from gatewaykit.client.core.parameter_names import KeywordCheck, check_keywords, keyword_check
 from gatewaykit.client.core.recording import Recording
-from gatewaykit.errors import GatewayError
+from gatewaykit.errors import GatewayError, UnexpectedResponseError
 
 if TYPE_CHECKING:
     from gatewaykit.client.core.base import BaseClient
@@ -146,7 +146,10 @@ def send(client: BaseClient, call: Call) -> Flow[None]:
         call.recording.sent(response, attempts)
         raise_for_status(response)
     except GatewayError as exc:
-        call.recording.error(exc)
+        if isinstance(exc, UnexpectedResponseError) and exc.status is not None and exc.status < 300:
+            call.recording.interrupted(exc.message)  # a 2xx that could not be read (too large): may be charged
+        else:
+            call.recording.error(exc)
         catalog = client._catalog
         suggest_model(exc, call.recording.model, catalog.ids if catalog is not None else None)  # "did you mean ...?"
         raise

@@ -25,6 +25,7 @@ from gatewaykit.errors import (
     StreamInterruptedError,
     UnexpectedResponseError,
     error_from_response,
+    status_named_in,
 )
 from gatewaykit.types import ChatCompletion, ChatCompletionChunk
 
@@ -43,29 +44,22 @@ def error_in_stream(data: str) -> GatewayError:
         body = json.loads(data)
     except ValueError:
         body = data
-    status = 500
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        for raw_status in (body["error"].get("status"), body["error"].get("code")):
-            # an int status, or a code that is one ("400", as LiteLLM's proxy sends it)
-            if isinstance(raw_status, str) and raw_status.isdigit():
-                raw_status = int(raw_status)
-            if isinstance(raw_status, int) and not isinstance(raw_status, bool) and 400 <= raw_status < 600:
-                status = raw_status
-                break
-    return error_from_response(status, body, call=_STREAM_CALL)
+    return error_from_response(status_named_in(body) or 500, body, call=_STREAM_CALL)
 
 
-def _read_chunk(data: str) -> Optional[ChatCompletionChunk]:
-    """The chunk in an event's ``data``; None for an error object (``{"error": ...}`` without ``choices``).
+def _read_chunk(data: str) -> tuple[Optional[ChatCompletionChunk], bool]:
+    """The chunk in an event's ``data`` (None for an error object: ``{"error": ...}`` without ``choices``),
+    and whether the event names an error (OpenRouter's last chunk: ``error`` beside ``finish_reason: "error"``).
 
     Raises ``ValueError`` (a ``ValidationError``) when ``data`` is not JSON or not a chunk.
     """
     if '"error"' not in data and "\\u" not in data:  # cannot name an "error" key: pydantic reads the JSON itself
-        return _chunk_from_json(data)
+        return _chunk_from_json(data), False
     payload = json.loads(data)
+    names_error = isinstance(payload, dict) and bool(payload.get("error"))
     if isinstance(payload, dict) and "error" in payload and "choices" not in payload:
-        return None
-    return _parse_chunk(payload)
+        return None, True
+    return _parse_chunk(payload), names_error
 
 
 class _StreamBase:
@@ -104,7 +98,9 @@ class _StreamBase:
         self._state = "failed"
         self._error = exc
         if self._recording is not None:
-            if isinstance(exc, (StreamInterruptedError, UnexpectedResponseError)):
+            if isinstance(exc, (StreamInterruptedError, UnexpectedResponseError)) or (
+                isinstance(exc, GatewayError) and getattr(exc, "partial", None) is not None  # text had arrived
+            ):
                 # An unusable chunk after a 200: the answer may have been charged; what arrived is kept.
                 self._recording.interrupted(exc.message, id=self._assembler.id, usage=self._assembler.usage)
             elif isinstance(exc, GatewayError):
@@ -144,17 +140,26 @@ class _StreamBase:
             if not stripped:
                 continue  # an empty keepalive event
             if event.event == "error":
-                raise error_in_stream(data)
+                raise self._error_event(data)
             try:
-                chunk = _read_chunk(data)
+                chunk, names_error = _read_chunk(data)
             except ValueError as exc:  # not JSON, or not a chunk (pydantic's ValidationError is a ValueError)
                 if event.event not in (None, "message"):
                     continue  # another kind of event ("ping", ...): not a chunk, not ours to read
                 raise self._unusable(data, why_unusable(exc)) from None
             if chunk is None:
-                raise error_in_stream(data)
+                raise self._error_event(data)
             self._assembler.add(chunk)
+            if names_error:  # the provider failed mid-answer: its error, not a short answer that reads as complete
+                raise self._error_event(data)
             yield chunk
+
+    def _error_event(self, data: str) -> GatewayError:
+        """The error an event names; after some text, that text is its ``partial`` (and the row is interrupted)."""
+        error = error_in_stream(data)
+        if self._assembler.count:
+            error.partial = self._assembler.result()  # type: ignore[attr-defined]
+        return error
 
     def _unusable(self, data: str, reason: str) -> UnexpectedResponseError:
         return unexpected_response(

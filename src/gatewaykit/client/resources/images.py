@@ -15,6 +15,7 @@ from typing_extensions import Unpack
 from gatewaykit.client.resources.awaitable_surface import awaitable_method
 from gatewaykit.client.core.base import BaseClient
 from gatewaykit.client.core.flows import Flow, ReadEvents
+from gatewaykit.client.resources.hosted_images import fetch_hosted_images
 from gatewaykit.client.resources.media_inputs import to_upload
 from gatewaykit.client.core.recording import Recording
 from gatewaykit.client.api_request import RequestOptions
@@ -156,6 +157,7 @@ class Images:
         else:
             result = read_model(ImageResult, response, recording=recording)
         recording.ok(usage=result.usage, images=len(result.data))
+        yield from fetch_hosted_images(self._client, result)  # links expire: fetched now, checked as untrusted
         session_media.remember("image", call.body, result, self._client.ledger)
         return result
 

@@ -45,7 +45,7 @@ class Jobs:
         if listing is None:  # a custom ledger sink without the listing
             return []
         jobs: list[Union[VideoJob, MusicJob]] = []
-        for entry in listing(base_url=client.base_url, key_id=client._key_id):
+        for entry in listing(base_url=client._shown_url, key_id=client._key_id):
             job_type: Any = _JOB_TYPES.get(entry["kind"])
             if job_type is None:
                 continue

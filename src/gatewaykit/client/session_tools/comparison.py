@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from gatewaykit.errors import ModelNotFoundError
 from gatewaykit.presentation import rich_bundle
+from gatewaykit.terminal_text import plain_text
 from gatewaykit.types import ModelList
 
 __all__ = ["Comparison", "ComparisonEntry", "plan_comparison"]
@@ -70,7 +71,7 @@ class ComparisonEntry:
 
 
 def _one_line(text: str) -> str:
-    text = " ".join(str(text).split())
+    text = " ".join(plain_text(str(text)).split())  # a model's escape sequences never reach a terminal
     return text if len(text) <= _PREVIEW_CHARS else text[: _PREVIEW_CHARS - 1] + "…"
 
 
@@ -151,7 +152,7 @@ class Comparison:
             lines.append(
                 f"  {e.model:<{width}}  {latency:>7}  {cost:<14} {e.preview}" + (f"  [{', '.join(marks)}]" if marks else "")
             )
-        return "\n".join(lines)
+        return plain_text("\n".join(lines))
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return rich_bundle(self, str(self))

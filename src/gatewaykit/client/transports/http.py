@@ -8,6 +8,12 @@ each marked with ``request_sent``: False when the request provably never
 reached the server (so a retry cannot duplicate a charge), True otherwise.
 A request to another origin than the gateway's (a content redirect to a media
 host) carries none of the client's headers.
+
+Every body is read raw and decoded here through
+:class:`~gatewaykit.client.transports.body_reading.BodyReader`, never by httpx
+in one go: a compressed answer is refused as soon as it decodes past the
+client's ``max_response_bytes`` (streams included), so a gzip bomb costs at
+most that much memory.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from typing import Any, AsyncIterator, Iterator
 import httpx
 
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
+from gatewaykit.client.transports.body_reading import DEFAULT_MAX_RESPONSE_BYTES, BodyReader
 from gatewaykit.error_text import python_call
 from gatewaykit.errors import APIConnectionError, APITimeoutError
 
@@ -58,15 +65,37 @@ def _origin_of(url: str) -> tuple[str, str, int | None]:
     return parsed.scheme, parsed.host.lower(), port
 
 
+def _call_of(response: Any) -> Any:
+    try:
+        return python_call(response.request.method, response.request.url.path)
+    except Exception:  # noqa: BLE001 - a response without its request: no name
+        return None
+
+
+def _with_content(response: httpx.Response, content: bytes) -> httpx.Response:
+    """``response`` with its decoded body (the coding and length headers go: they described the raw bytes)."""
+    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in ("content-encoding", "content-length")]
+    return httpx.Response(
+        response.status_code, headers=headers, content=content, request=response.request, extensions=response.extensions
+    )
+
+
 class _TransportBase:
-    def __init__(self, base_url: str, headers: dict[str, str], timeout: Any) -> None:
+    def __init__(
+        self, base_url: str, headers: dict[str, str], timeout: Any, max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    ) -> None:
         self.base_url = base_url
+        self.max_response_bytes = max_response_bytes
         self._headers = headers
         # Header names are case-insensitive: default_headers={"authorization": ...} is a key too.
         self._headers_without_auth = {k: v for k, v in headers.items() if k.lower() != "authorization"}
         self._timeout_ext = make_timeout(timeout).as_dict()
         self._origin = _origin_of(base_url)
         self._urls: dict[str, httpx.URL] = {}  # a path on the gateway -> its parsed URL (parsed once, not per request)
+
+    def _reader(self, response: Any, capped: bool = True) -> BodyReader:
+        limit = self.max_response_bytes if capped else None
+        return BodyReader(response.headers.get("content-encoding"), limit, _call_of(response), response.status_code)
 
     def _same_origin(self, url: str) -> bool:
         return _origin_of(url) == self._origin
@@ -114,25 +143,40 @@ class SyncTransport(_TransportBase):
     """Blocking sends over one pooled ``httpx.Client``."""
 
     def __init__(
-        self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any = None
+        self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
-        super().__init__(base_url, headers, timeout)
+        super().__init__(base_url, headers, timeout, max_response_bytes)
         self._client = httpx.Client(transport=http_transport, follow_redirects=False, timeout=make_timeout(timeout))
 
     def send(self, request: ApiRequest) -> Any:
         try:
-            response = self._client.send(self._build(request), stream=request.stream)
-            if request.stream and response.status_code >= 300:
-                response.read()  # error bodies are small; the error mapping needs them
-                response.close()
+            response = self._client.send(self._build(request), stream=True)
+            if not request.stream or response.status_code >= 300:  # the error mapping needs an error's body
+                response = self._read_whole(response)
             return response
         except httpx.HTTPError as exc:
             raise translate_error(exc, request) from None
 
-    def iter_bytes(self, response: Any) -> Iterator[bytes]:
-        """The body of a streamed response, transport errors translated."""
+    def _read_whole(self, response: httpx.Response) -> httpx.Response:
         try:
-            yield from response.iter_bytes()
+            content = b"".join(self.iter_bytes(response))
+        finally:
+            response.close()
+        return _with_content(response, content)
+
+    def iter_bytes(self, response: Any, *, capped: bool = True) -> Iterator[bytes]:
+        """The decoded body, piece by piece, transport errors translated; past the limit (``capped``),
+        :class:`ResponseTooLargeError`."""
+        reader = self._reader(response, capped)
+        try:
+            if response.is_stream_consumed:  # a test transport (httpx.MockTransport) read and decoded it already
+                for piece in response.iter_bytes():
+                    yield reader.count(piece)
+                return
+            for raw in response.iter_raw():
+                yield from reader.feed(raw)
+            yield from reader.finish()
         except httpx.HTTPError as exc:
             raise translate_error(exc) from None
 
@@ -147,27 +191,42 @@ class AsyncTransport(_TransportBase):
     """Awaitable sends over one pooled ``httpx.AsyncClient``."""
 
     def __init__(
-        self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any = None
+        self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
-        super().__init__(base_url, headers, timeout)
+        super().__init__(base_url, headers, timeout, max_response_bytes)
         self._client = httpx.AsyncClient(
             transport=http_transport, follow_redirects=False, timeout=make_timeout(timeout)
         )
 
     async def send(self, request: ApiRequest) -> Any:
         try:
-            response = await self._client.send(self._build(request), stream=request.stream)
-            if request.stream and response.status_code >= 300:
-                await response.aread()
-                await response.aclose()
+            response = await self._client.send(self._build(request), stream=True)
+            if not request.stream or response.status_code >= 300:
+                response = await self._read_whole(response)
             return response
         except httpx.HTTPError as exc:
             raise translate_error(exc, request) from None
 
-    async def iter_bytes(self, response: Any) -> AsyncIterator[bytes]:
+    async def _read_whole(self, response: httpx.Response) -> httpx.Response:
         try:
-            async for chunk in response.aiter_bytes():
-                yield chunk
+            content = b"".join([piece async for piece in self.iter_bytes(response)])
+        finally:
+            await response.aclose()
+        return _with_content(response, content)
+
+    async def iter_bytes(self, response: Any, *, capped: bool = True) -> AsyncIterator[bytes]:
+        reader = self._reader(response, capped)
+        try:
+            if response.is_stream_consumed:  # a test transport read and decoded it already
+                async for piece in response.aiter_bytes():
+                    yield reader.count(piece)
+                return
+            async for raw in response.aiter_raw():
+                for piece in reader.feed(raw):
+                    yield piece
+            for piece in reader.finish():
+                yield piece
         except httpx.HTTPError as exc:
             raise translate_error(exc) from None
 

@@ -17,9 +17,9 @@ from typing import Any, Optional, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from gatewaykit.error_text import python_call
-from gatewaykit.errors import UnexpectedResponseError, excerpt
+from gatewaykit.errors import UnexpectedResponseError, error_from_response, excerpt, status_named_in
 
-__all__ = ["call_of", "read_model", "unexpected_response", "why_unusable"]
+__all__ = ["call_of", "error_named_in", "read_model", "unexpected_response", "why_unusable"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -68,6 +68,14 @@ def read_model(model_type: type[M], response: Any, *, call: Optional[str] = None
     With ``recording`` the ledger row is written first: charge unknown (a 2xx may have been charged).
     """
     content = response.content
+    named = error_named_in(content)
+    if named is not None:  # a 200 whose body is an error envelope (OpenRouter): that error, not an empty answer
+        error = error_from_response(
+            status_named_in(named) or 502, named, headers=getattr(response, "headers", None), call=call or call_of(response)
+        )
+        if recording is not None:
+            recording.error(error)
+        raise error
     try:
         return model_type.model_validate_json(content)
     except (ValidationError, ValueError, KeyError, TypeError) as exc:
@@ -77,6 +85,28 @@ def read_model(model_type: type[M], response: Any, *, call: Optional[str] = None
         if recording is not None:
             recording.interrupted(error.message)
         raise error from None
+
+
+_ANSWER_KEYS = ("choices", "data", "id", "status", "object")  # what an answer has and a bare error body has not
+
+
+def error_named_in(content: Any) -> Optional[dict[str, Any]]:
+    """The body, when it is only an error (``{"error": {...}}`` and none of an answer's keys); else None.
+
+    OpenRouter answers HTTP 200 with such a body when the model fails after the request was accepted.
+    Cheap for ordinary answers: the JSON is parsed again only when it names an ``"error"`` key.
+    """
+    if not isinstance(content, (bytes, bytearray)) or b'"error"' not in content:
+        return None
+    try:
+        body = json.loads(content)
+    except ValueError:
+        return None
+    if isinstance(body, list) and len(body) == 1:
+        body = body[0]  # Gemini wraps its errors in a list
+    if not isinstance(body, dict) or not body.get("error") or any(key in body for key in _ANSWER_KEYS):
+        return None
+    return body
 
 
 def loads_or_raise(content: Any, *, call: Optional[str], status: int = 200) -> Any:
