@@ -182,4 +182,5 @@ def shared_cassette(switches: GradingSwitches) -> "Optional[Cassette]":
             from gatewaykit.client.transports.cassette_store import Cassette
 
             _shared_cassette = Cassette(switches.cassette, switches.cassette_mode)
+            _shared_cassette.mode_setting = f"{CASSETTE_MODE_VARIABLE}={{}}"
         return _shared_cassette
