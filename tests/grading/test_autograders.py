@@ -32,12 +32,13 @@ from media_lab import NAME, QUESTIONS  # noqa: E402
 RUNS = 5
 
 
-def grader_env(server: CountingServer) -> dict[str, str]:
-    """A grader's environment: the course key and URL are set (to the counting server), and so are the switches."""
+def grader_env(server: CountingServer, tools: bool = True) -> dict[str, str]:
+    """A grader's environment: the course key and URL are set (to the counting server), and so are the switches;
+    ``tools``: otter and nbgrader first on the PATH."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("SVC_", "GATEWAYKIT_", "VIRTUAL_ENV"))}
+    path = f"{grading_bin()}{os.pathsep}{environ.get('PATH', '')}" if tools else environ.get("PATH", "")
     return {**environ, "PYTHONPATH": str(ROOT / "src"), "SVC_API_KEY": "sk-course-key", "SVC_BASE_URL": server.url,
-            "GATEWAYKIT_OFFLINE": "1", "GATEWAYKIT_SEED": "0", "GATEWAYKIT_LEDGER_PATH": "memory",
-            "PATH": f"{grading_bin()}{os.pathsep}{environ.get('PATH', '')}"}
+            "GATEWAYKIT_OFFLINE": "1", "GATEWAYKIT_SEED": "0", "GATEWAYKIT_LEDGER_PATH": "memory", "PATH": path}
 
 
 def run(command: list[str], cwd: Path, env: dict[str, str]) -> str:
@@ -116,3 +117,20 @@ def test_nbgrader_autogrades_the_same_every_time_and_sends_nothing(tmp_path: Pat
     assert all(table == grades[0] for table in grades), "nbgrader's grades differ between runs"
     assert all(cells == outputs[0] for cells in outputs), "the autograded notebook's outputs differ between runs"
     assert float(grades[0][0]["score"]) == 5.0 and float(grades[0][0]["max_score"]) == 6.0
+
+
+def test_nbval_validates_a_course_notebook_with_the_switch_on(tmp_path: Path) -> None:
+    """A course repository's CI: pytest --nbval-lax on the solution notebook, switches on, key set: passes, 0 requests."""
+    from media_lab import INTRO, SETUP
+
+    cells = [nbformat.v4.new_markdown_cell(INTRO), nbformat.v4.new_code_cell(SETUP)]
+    for _name, _points, prompt, solution, _student, tests in QUESTIONS:
+        cells += [nbformat.v4.new_markdown_cell(prompt), nbformat.v4.new_code_cell(solution)]
+        cells += [nbformat.v4.new_code_cell(test) for test in tests]
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), tmp_path / f"{NAME}.ipynb")
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = --nbval-lax -p no:cacheprovider\n")
+    with CountingServer() as server:
+        env = grader_env(server, tools=False)
+        output = run([sys.executable, "-m", "pytest", "-q", f"{NAME}.ipynb"], tmp_path, env)
+        assert server.total == 0, server.requests
+    assert f"{1 + sum(1 + len(q[5]) for q in QUESTIONS)} passed" in output, output[-2000:]
