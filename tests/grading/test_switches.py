@@ -119,3 +119,34 @@ def test_a_cassette_recorded_once_replays_for_every_client_with_nothing_sent(tmp
     assert replayed_seen["song"] == recorded_seen["song"] and replayed_seen["json"] == recorded_seen["json"]
     assert "miss: client.chat.completions.create(...) is not recorded" in miss.stdout
     assert "never recorded" in miss.stdout and "GATEWAYKIT_CASSETTE_MODE=auto" in miss.stdout
+
+
+def test_in_a_kernel_the_banner_says_the_switch_is_on_and_the_magic_chat_box_and_playground_stay_offline() -> None:
+    """A notebook run by a grader: one banner naming GATEWAYKIT_OFFLINE=1 (no port), %%chat, gk.chat_ui() and
+    gk.playground() all on the offline gateway, nothing sent to the course URL."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    cells = [
+        "import gatewaykit as gk\n%load_ext gatewaykit",
+        "%%chat\nName a colour.",
+        "import gatewaykit.notebook.magics as magics\nbox = gk.chat_ui()\npanel = gk.playground()\n"
+        "print('offline:', magics._default_client.offline, box.client.offline, panel.client.offline)",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    with CountingServer() as server:
+        switches = {"GATEWAYKIT_OFFLINE": "1", "GATEWAYKIT_SEED": "0", "GATEWAYKIT_LEDGER_PATH": "memory",
+                    "SVC_API_KEY": "sk-course-key", "SVC_BASE_URL": server.url, "PYTHONPATH": str(SRC)}
+        saved = {name: os.environ.get(name) for name in switches}
+        os.environ.update(switches)  # the kernel inherits this process's environment
+        try:
+            NotebookClient(notebook, timeout=180, kernel_name="python3").execute()
+        finally:
+            for name, value in saved.items():
+                os.environ.pop(name, None) if value is None else os.environ.__setitem__(name, value)
+        assert server.total == 0, server.requests
+    texts = [output.get("text", "") + str(output.get("data", {}).get("text/plain", ""))
+             for cell in notebook.cells for output in cell.outputs]
+    banners = [text for text in texts if "OFFLINE gateway" in text]
+    assert len(banners) == 1 and "GATEWAYKIT_OFFLINE=1" in banners[0] and "127.0.0.1:" not in banners[0]
+    assert "offline: True True True" in "".join(texts)
