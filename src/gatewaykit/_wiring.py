@@ -71,9 +71,14 @@ def choose_default_display() -> Display:
 
 def start_offline_gateway() -> OfflineGateway:
     """The process-wide offline gateway (started on first use)."""
+    from gatewaykit.client.core.grading_switches import current_switches
+
+    switches = current_switches()  # GATEWAYKIT_SEED / GATEWAYKIT_OFFLINE: a reproducible gateway, jobs done at once
     try:
         emulator = importlib.import_module("gatewaykit.emulator")
-        return emulator.shared()  # type: ignore[no-any-return]
+        return emulator.shared(  # type: ignore[no-any-return]
+            seed=switches.offline_seed, time_scale=switches.offline_time_scale, reproducible=switches.grading
+        )
     except ModuleNotFoundError as exc:
         missing = (exc.name or "").split(".")[0]
         if missing not in _OFFLINE_DEPENDENCIES:

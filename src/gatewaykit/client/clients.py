@@ -92,7 +92,9 @@ class Client(_Surface):
     ``Client()`` reads ``SVC_API_KEY`` and ``SVC_BASE_URL`` (or Colab secrets
     of those names); with no key anywhere it uses the built-in offline gateway
     and warns (:class:`OfflineGatewayWarning`). ``Client(offline=True)`` asks for
-    the offline gateway explicitly. Resources: ``models``, ``chat``, ``images``,
+    the offline gateway explicitly. A grader's ``GATEWAYKIT_OFFLINE=1`` / ``GATEWAYKIT_SEED`` /
+    ``GATEWAYKIT_CASSETTE`` apply to every client whatever it is given (:mod:`gatewaykit.client.core.grading_switches`,
+    docs/grading.md). Resources: ``models``, ``chat``, ``images``,
     ``videos``, ``music``, ``jobs`` (``jobs.pending()``: unfinished jobs from the ledger); ``map``/``batch``
     run many calls at once.
 

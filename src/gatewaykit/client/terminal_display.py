@@ -7,7 +7,8 @@
 - ``job.wait()`` and ``map``/``batch`` rewrite one progress line on stderr, only
   when stderr is an interactive terminal (not ``TERM=dumb``), so a piped or
   scheduled run prints nothing there;
-- the offline gateway is announced by the client's ``OfflineGatewayWarning`` alone.
+- the offline gateway is announced by the client's ``OfflineGatewayWarning`` (no key found), or by
+  one stderr line per process when a grader set ``GATEWAYKIT_OFFLINE=1``.
 
 Writing never raises into the user's code: a closed or broken stream
 (``ValueError``, ``OSError``) turns that stream off and the call goes on.
@@ -26,12 +27,15 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, TextIO, TypeVar
 from gatewaykit.client.core.comparison_view import NullComparisonView
 from gatewaykit.client.core.display import BatchProgress, BatchTally, TurnView
 from gatewaykit.terminal_text import plain_text  # escape sequences from a model must not drive the terminal
+from gatewaykit.client.core.grading_switches import current_switches
 
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
     from gatewaykit.types import ChatCompletion
 
 __all__ = ["TerminalDisplay", "plain_text"]
+
+_switch_notice_shown = False  # the GATEWAYKIT_OFFLINE line has been written in this process
 
 J = TypeVar("J")
 
@@ -241,7 +245,15 @@ class TerminalDisplay:
         return TerminalComparisonView(self._out)
 
     def offline_notice(self, base_url: str, *, implicit: bool) -> None:
-        pass  # the client's OfflineGatewayWarning already says it (once, on stderr) when no key was found
+        # No key found: the client's OfflineGatewayWarning already says it (once, on stderr). A grader's
+        # GATEWAYKIT_OFFLINE=1: one line on stderr per process, so the grading log says why nothing was sent.
+        global _switch_notice_shown
+        switches = current_switches()
+        if not switches.offline or _switch_notice_shown:
+            return
+        _switch_notice_shown = True
+        self._err.write(f"gatewaykit: {switches.describe()} is set: every client uses the built-in offline "
+                        "gateway on this machine (synthetic results; no key or URL given is used)\n")
 
     def __repr__(self) -> str:
         return "TerminalDisplay()"

@@ -10,6 +10,7 @@ from typing import Any, Callable, TypeVar
 from gatewaykit.emulator.accounts import AccountBook
 from gatewaykit.emulator.catalog import CATALOG, ModelSpec
 from gatewaykit.emulator.faults import FaultPlan
+from gatewaykit.emulator.request_ids import RequestIds
 from gatewaykit.emulator.settings import Settings
 
 T = TypeVar("T")
@@ -49,6 +50,7 @@ class Gateway:
         self._decode_slots: dict[str, Any] = {}  # account id -> asyncio.Semaphore (made in the server's loop)
         self._script_slots: dict[str, Any] = {}
         self._seed_rng = random.Random(f"seeds-{settings.seed}")
+        self.ids = RequestIds(settings.seed, settings.reproducible)
         self._seed_lock = threading.Lock()
 
     def start_workers(self) -> None:
@@ -60,8 +62,13 @@ class Gateway:
             barrier = threading.Barrier(count)  # each task waits for the others: one thread per task
             concurrent.futures.wait([executor.submit(barrier.wait, 5) for _ in range(count)])
 
-    def random_seed(self) -> int:
-        """A seed for requests that omit one: random, but reproducible for a given ``--seed``."""
+    def random_seed(self, basis: Any = None) -> int:
+        """A seed for requests that omit one: random, but reproducible for a given ``--seed``.
+
+        ``basis`` (what the request asked): a reproducible gateway derives the seed from it, so concurrent
+        requests get the same seeds whatever order they arrive in."""
+        if self.ids.reproducible and basis is not None:
+            return self.ids.seed_for(basis)
         with self._seed_lock:
             return self._seed_rng.randrange(2**31)
 

@@ -20,6 +20,7 @@ from typing import Any, Awaitable, Callable, Protocol, TypeVar
 
 from gatewaykit.emulator.accounts import Account
 from gatewaykit.emulator.errors import insufficient_quota
+from gatewaykit.emulator.request_ids import RequestIds
 from gatewaykit.emulator.settings import Settings
 
 T = TypeVar("T")
@@ -82,6 +83,7 @@ class JobHost(Protocol):
     """What a :class:`JobStore` needs from its gateway (the gateway owns the store: no import back)."""
 
     settings: Settings
+    ids: RequestIds
 
     def scaled(self, seconds: float) -> float: ...
 
@@ -153,7 +155,7 @@ class JobStore:
         job.status = status
         job.error = error
         if status == "completed":
-            job.completed_at = int(time.time())
+            job.completed_at = self.gateway.ids.finished_at(job.created_at, job.queued_seconds + job.run_seconds)
         job.expires = time.monotonic() + self.gateway.settings.retention_seconds
 
     async def _run(self, job: Job) -> None:
@@ -193,5 +195,7 @@ class JobStore:
                 job.task.cancel()
 
 
-def new_job_id(kind: str) -> str:
-    return ("video_" if kind == "video" else "audio_") + secrets.token_hex(16)
+def new_job_id(kind: str, ids: RequestIds | None = None, basis: Any = None) -> str:
+    """``video_<32 hex>`` / ``audio_<32 hex>``: random, or derived from the request when ``ids`` is reproducible."""
+    digits = ids.hex(f"{kind}-job", basis, 16) if ids is not None else secrets.token_hex(16)
+    return ("video_" if kind == "video" else "audio_") + digits

@@ -153,12 +153,16 @@ _shared: Emulator | None = None
 _shared_lock = threading.Lock()
 
 
-def shared() -> Emulator:
-    """The process-wide gateway, started on first use; stopped at interpreter exit."""
+def shared(*, seed: int = 0, time_scale: float | None = None, reproducible: bool = False) -> Emulator:
+    """The process-wide gateway, started on first use (with these settings); stopped at interpreter exit.
+
+    ``time_scale`` None: ``GATEWAYKIT_OFFLINE_TIME_SCALE``, else 1. ``reproducible``: see ``request_ids.py``
+    (the client's grading switches ask for it).
+    """
     global _shared
     with _shared_lock:
         if _shared is None or not _shared._thread.is_alive():
-            scale = float(os.environ.get("GATEWAYKIT_OFFLINE_TIME_SCALE", "1.0"))
-            _shared = start(time_scale=scale)
+            scale = time_scale if time_scale is not None else float(os.environ.get("GATEWAYKIT_OFFLINE_TIME_SCALE", "1.0"))
+            _shared = start(time_scale=scale, seed=seed, reproducible=reproducible)
             atexit.register(_shared.stop)
         return _shared

@@ -49,6 +49,9 @@ class Settings:
     time_scale: float = 1.0
     #: Seeds random image/video seeds and random fault injection (reproducible runs).
     seed: int = 0
+    #: Ids, media tokens, default seeds and timestamps derived from ``seed`` and the request instead of the
+    #: clock and the system RNG (``request_ids.py``): what a grader's GATEWAYKIT_SEED / GATEWAYKIT_OFFLINE get.
+    reproducible: bool = False
     admin_token: str | None = field(default=None, repr=False)
     #: Seconds finished jobs and their media links live before they expire.
     retention_seconds: float = 3600.0

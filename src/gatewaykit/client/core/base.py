@@ -17,13 +17,14 @@ from gatewaykit._version import __version__
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
 from gatewaykit.client.transports.body_reading import ACCEPTED_CODINGS, check_limit
 from gatewaykit.client.transports.cassette_store import REPLAY_BASE_URL, Cassette
-from gatewaykit.client.core.config import ConnectionSettings, normalise_base_url, resolve_settings
+from gatewaykit.client.core.config import ConnectionSettings, normalise_base_url, resolve_settings, offline_gateway_settings
 from gatewaykit.client.core.key_fingerprint import key_id
 from gatewaykit.client.core.display import Display, choose_display
 from gatewaykit.client.core.flows import Flow, send_with_retries
 from gatewaykit.client.core.options import DEFAULT_TIMEOUT, ClientOptions
 from gatewaykit.client.core.confirmation import confirm_threshold
 from gatewaykit.client.core.recording import Recording, request_summary
+from gatewaykit.client.core.grading_switches import current_switches, shared_cassette
 from gatewaykit.costs.catalog_prices import CatalogPrices
 from gatewaykit.costs.pricing import PriceTable, PriceTableWarning
 from gatewaykit.costs.quotes import Quote
@@ -63,7 +64,13 @@ class BaseClient:
         self._options = options
         max_response_bytes = check_limit(options.max_response_bytes)
         self._confirm_over = confirm_threshold(options.confirm_over)
-        self._cassette = Cassette(options.cassette, options.cassette_mode) if options.cassette is not None else None
+        switches = current_switches()  # the grader's switches: read by the first client, ConfigurationError if bad
+        self._switches = switches
+        self._cassette = shared_cassette(switches) or (
+            Cassette(options.cassette, options.cassette_mode) if options.cassette is not None else None
+        )
+        if settings is not None and switches.offline and not settings.offline:
+            settings = None  # a client pickled elsewhere, unpickled under GATEWAYKIT_OFFLINE=1: the offline gateway
         if settings is None:
             settings = self._resolve_settings(options)
             announce = settings.offline
@@ -97,21 +104,27 @@ class BaseClient:
             for ours in [key for key in headers if key.lower() == name.lower()]:
                 del headers[ours]
             headers[name] = value
-        http_transport = options.http_transport
-        self._cache = self._response_cache(options.cache)
+        # Under GATEWAYKIT_OFFLINE=1 a student's transport (a proxy, a mock) is not used: only the offline gateway.
+        http_transport = None if switches.offline else options.http_transport
+        # Under a grading switch every run computes afresh (a response cache on disk would make a run depend
+        # on the runs before it); the switch's cassette answers instead.
+        self._cache: Any = None if switches.offline or switches.cassette else self._response_cache(options.cache)
         if self._cassette is not None or self._cache is not None:
             from gatewaykit.client.transports.cassette import cassette_transport  # httpx loads with the first client
 
-            http_transport = cassette_transport(
-                self._cassette or self._cache, self._settings.base_url, http_transport, is_async=self._is_async
-            )
+            store: Any = self._cassette or self._cache
+            http_transport = cassette_transport(store, self._settings.base_url, http_transport, is_async=self._is_async)
         self._transport = self._make_transport(self._settings.base_url, headers, options.timeout, http_transport)
         self._transport.max_response_bytes = max_response_bytes
 
     def _resolve_settings(self, options: ClientOptions) -> ConnectionSettings:
-        if self._cassette is not None and options.cassette_mode == "replay":
+        switches = self._switches
+        if self._cassette is not None and self._cassette.mode == "replay":
             # Replay never sends anything: no key needed, no offline gateway started, no SVC_* read.
-            return ConnectionSettings(normalise_base_url(options.base_url or REPLAY_BASE_URL), "", False, "cassette")
+            url = None if switches.cassette is not None else options.base_url
+            return ConnectionSettings(normalise_base_url(url or REPLAY_BASE_URL), "", False, "cassette")
+        if switches.offline:  # whatever key, URL or offline= the code passed
+            return offline_gateway_settings(switched=True)
         return resolve_settings(options.api_key, options.base_url, options.offline)
 
     def _response_cache(self, cache: Any) -> Any:

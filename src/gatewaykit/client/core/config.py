@@ -16,6 +16,9 @@ a Colab secret named ``SVC_BASE_URL``.
 - No provider (only the core installed): :class:`ConfigurationError` naming
   ``pip install "gatewaykit[offline]"``.
 - A key but no base URL, or ``base_url=`` but no key: :class:`ConfigurationError`.
+- ``GATEWAYKIT_OFFLINE=1`` (:mod:`gatewaykit.client.core.grading_switches`): the
+  offline gateway whatever was given (:func:`offline_gateway_settings`); the
+  key and URL arguments, ``SVC_*`` and Colab secrets are not read at all.
 
 The key is kept only in the request headers; nothing here logs or shows it.
 """
@@ -38,6 +41,7 @@ __all__ = [
     "OfflineGatewayProvider",
     "OfflineGatewayWarning",
     "callers_level",
+    "offline_gateway_settings",
     "resolve_settings",
     "set_offline_gateway_provider",
 ]
@@ -157,6 +161,17 @@ def check_key(key: str, source: str) -> None:
                 f"The API key ({source}) holds {what} at character {position + 1} of {len(key)}: "
                 "an HTTP header cannot carry it. Copy the key again, without spaces, quotes or line breaks."
             )
+
+
+def offline_gateway_settings(*, switched: bool = False) -> ConnectionSettings:
+    """The offline gateway, asked for (``offline=True``) or imposed by ``GATEWAYKIT_OFFLINE=1`` (``switched``)."""
+    if not switched:
+        return _offline_settings(implicit=False)
+    server = _offline_provider()
+    url = normalise_base_url(server.base_url)
+    logger.info("gatewaykit: GATEWAYKIT_OFFLINE=1: every client uses the built-in offline gateway at %s "
+                "(synthetic results; keys, URLs and transports given to clients are not used)", url)
+    return ConnectionSettings(url, server.api_key, True, "offline gateway")
 
 
 def _offline_settings(*, implicit: bool) -> ConnectionSettings:

@@ -132,6 +132,8 @@ class Cassette:
             raise ConfigurationError(f"cassette_mode must be one of {', '.join(map(repr, MODES))} (got {mode!r})")
         self.path = Path(path)
         self.mode = mode
+        # How a miss tells to set the mode: the keyword, or the grader's GATEWAYKIT_CASSETTE_MODE.
+        self.mode_setting = "cassette_mode='{}'"
         self.media_dir = self.path.with_name(self.path.name + ".media")
         self._lock = threading.Lock()
         self._recorded: dict[str, list[dict[str, Any]]] = {}
@@ -192,8 +194,8 @@ class Cassette:
         return CassetteMissError(
             f"{request['method']} {request['url']} is not recorded in the cassette {str(self.path)!r} "
             f"(body: {shown}). Replay mode never uses the network. To add it, run this call once "
-            "with a key and cassette_mode='auto' (appends what is missing), or re-record the whole "
-            "cassette with cassette_mode='record'; or change the call to one the cassette holds.",
+            f"with a key and {self.mode_setting.format('auto')} (appends what is missing), or re-record the whole "
+            f"cassette with {self.mode_setting.format('record')}; or change the call to one the cassette holds.",
             request=request,
         )
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import secrets
-import time
 from typing import Any, AsyncIterator
 
 from starlette.requests import Request
@@ -61,8 +59,8 @@ async def chat_completions(request: Request) -> Response:
                            cached_tokens=cache.read_tokens)
     price = sum(components.values())
     usage = usage_body(result, components, cache.read_tokens, cache.write_tokens)
-    completion_id = "chatcmpl-" + secrets.token_hex(12)
-    created = int(time.time())
+    completion_id = "chatcmpl-" + gateway.ids.hex("chat", body, 12)
+    created = gateway.ids.now()
     if chat.stream:
         if not caller.account.hold(price):
             raise insufficient_quota()

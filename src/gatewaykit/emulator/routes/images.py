@@ -122,7 +122,7 @@ def _render(gateway: Gateway, spec: ModelSpec, job: ImageRequest, seed: int, ref
     return outputs
 
 
-def _result(spec: ModelSpec, job: ImageRequest, images: list[bytes], price: int) -> dict[str, Any]:
+def _result(spec: ModelSpec, job: ImageRequest, images: list[bytes], price: int, created: int) -> dict[str, Any]:
     data = []
     for index, image in enumerate(images):
         encoded = base64.b64encode(image).decode()
@@ -142,15 +142,16 @@ def _result(spec: ModelSpec, job: ImageRequest, images: list[bytes], price: int)
         "cost": cost_object({"input_tokens_cost": 0, "output_tokens_cost": 0, "reasoning_tokens_cost": 0,
                              "citation_tokens_cost": 0, "search_queries_cost": 0, "request_cost": price}),
     }
-    return {"created": int(time.time()), "model": spec.id, "size": job.size, "output_format": job.output_format,
+    return {"created": created, "model": spec.id, "size": job.size, "output_format": job.output_format,
             "data": data, "usage": usage}
 
 
-def _completed_event(spec: ModelSpec, job: ImageRequest, images: list[bytes], price: int) -> dict[str, Any]:
+def _completed_event(spec: ModelSpec, job: ImageRequest, images: list[bytes], price: int,
+                     created: int) -> dict[str, Any]:
     """The terminal event's payload: the whole image response, plus what OpenAI's own event carries
     (``type`` and the first image's ``b64_json`` at the top level), so openai-python's typed
     ``ImageGenCompletedEvent`` reads ``event.type`` and ``event.b64_json``."""
-    result = _result(spec, job, images, price)
+    result = _result(spec, job, images, price, created)
     first = result["data"][0] if result["data"] else {}
     event = {"type": "image_generation.completed", **result, "created_at": result["created"],
              "quality": job.quality or "auto", "background": getattr(job, "background", None) or "auto"}
@@ -165,14 +166,16 @@ async def _answer(gateway: Gateway, caller: Caller, spec: ModelSpec, job: ImageR
                   references: list[bytes]) -> Response:
     price = _price(spec, job)
     require_funds(caller, price)
-    seed = job.seed if job.seed is not None else gateway.random_seed()
+    seed = job.seed if job.seed is not None else gateway.random_seed(
+        [spec.id, job.prompt, job.n, job.size, job.output_format, len(references)])
+    created = gateway.ids.now()
     render = (gateway.run_decoding(caller.account.id, _render, gateway, spec, job, seed, references) if references
               else gateway.run_in_worker(_render, gateway, spec, job, seed, references))
     simulated = gateway.scaled(1.0 + 0.5 * job.n)
     if job.stream:
         drop = caller.fault in ("disconnect", "stream-drop")
         task = asyncio.ensure_future(render)
-        return StreamingResponse(_stream(caller, spec, job, task, price, simulated, drop),
+        return StreamingResponse(_stream(caller, spec, job, task, price, simulated, drop, created),
                                  media_type="text/event-stream", headers=SSE_HEADERS)
     if caller.fault == "disconnect":
         render.close()
@@ -180,11 +183,11 @@ async def _answer(gateway: Gateway, caller: Caller, spec: ModelSpec, job: ImageR
     images, _ = await asyncio.gather(render, asyncio.sleep(simulated))
     if not caller.account.charge(price):
         raise insufficient_quota()
-    return JSONResponse(_result(spec, job, images, price))
+    return JSONResponse(_result(spec, job, images, price, created))
 
 
 async def _stream(caller: Caller, spec: ModelSpec, job: ImageRequest, task: Any, price: int,
-                  simulated: float, drop: bool) -> AsyncIterator[bytes]:
+                  simulated: float, drop: bool, created: int) -> AsyncIterator[bytes]:
     """Keepalives, then the completed event; the price is held and charged once the event was sent."""
     held = paid = False
     deadline = time.monotonic() + simulated
@@ -208,7 +211,7 @@ async def _stream(caller: Caller, spec: ModelSpec, job: ImageRequest, task: Any,
                                       "insufficient_quota")
             yield b"event: error\ndata: " + orjson.dumps(envelope) + b"\n\n"
             return
-        yield b"event: image_generation.completed\ndata: " + orjson.dumps(_completed_event(spec, job, images, price)) + b"\n\n"
+        yield b"event: image_generation.completed\ndata: " + orjson.dumps(_completed_event(spec, job, images, price, created)) + b"\n\n"
         paid = True
     finally:
         if held:

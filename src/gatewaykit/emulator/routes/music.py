@@ -47,7 +47,7 @@ async def create_music(request: Request) -> Response:
     seed = opt_seed(body)
     price = music_price(spec)
     require_funds(caller, price)
-    seed = seed if seed is not None else gateway.random_seed()
+    seed = seed if seed is not None else gateway.random_seed(body)
 
     def render() -> tuple[bytes, float]:
         from gatewaykit.emulator.media import render_song
@@ -56,7 +56,8 @@ async def create_music(request: Request) -> Response:
         return gateway.media_cache.get_or_make(key, lambda: render_song(
             prompt, lyrics, seed=seed, sample_rate=sample_rate, bitrate=bitrate))
 
-    job = Job(id=new_job_id("music"), kind="music", owner=caller.key.digest, account=caller.account,
+    job = Job(id=new_job_id("music", gateway.ids, body), kind="music", token=gateway.ids.token("music-link", body),
+              created_at=gateway.ids.now(), owner=caller.key.digest, account=caller.account,
               model=spec.id, price=price, render=render, queued_seconds=0.0, run_seconds=4.0,
               fail=caller.fault == "job-fail", status="in_progress")
     gateway.jobs.create(job)

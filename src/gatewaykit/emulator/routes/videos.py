@@ -86,7 +86,7 @@ async def create_video(request: Request) -> Response:
             raise bad_request("aspect_ratio 'auto' needs an input_reference image.", param="aspect_ratio")
         ratio = reference_ratio
     width, height = _frame(resolution, ratio)
-    seed = seed if seed is not None else gateway.random_seed()
+    seed = seed if seed is not None else gateway.random_seed(body)
 
     def render() -> tuple[bytes, float]:
         from gatewaykit.emulator.media import render_video
@@ -97,7 +97,8 @@ async def create_video(request: Request) -> Response:
             reference=reference))
         return data, float(duration)
 
-    job = Job(id=new_job_id("video"), kind="video", owner=caller.key.digest, account=caller.account,
+    job = Job(id=new_job_id("video", gateway.ids, body), kind="video", token=gateway.ids.token("video-link", body),
+              created_at=gateway.ids.now(), owner=caller.key.digest, account=caller.account,
               model=spec.id, price=price, render=render, queued_seconds=1.0, run_seconds=2.0 + 0.4 * duration,
               fail=caller.fault == "job-fail", size=f"{width}x{height}", seconds=str(duration))
     gateway.jobs.create(job)

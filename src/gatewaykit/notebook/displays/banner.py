@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gatewaykit.notebook.html_views.html import render_offline_banner_html
 from gatewaykit.notebook.html_views.style import aligned_in_exports
+from gatewaykit.client.core.grading_switches import current_switches
 
 __all__ = ["show_offline_banner"]
 
@@ -23,10 +24,17 @@ def show_offline_banner(base_url: str, *, implicit: bool = True, once: bool = Tr
     _shown = True
     from IPython.display import display
 
-    reason = "No API key was found, so " if implicit else ""
-    plain = (
-        f"{reason}gatewaykit uses the OFFLINE gateway at {base_url}: synthetic results from the "
-        "offline gateway, not real model output; costs are not real."
-    )
-    html = render_offline_banner_html(base_url, implicit=implicit)
+    switches = current_switches().describe() if current_switches().offline else ""
+    if switches:  # a grader's GATEWAYKIT_OFFLINE=1; no URL (its port changes from run to run)
+        plain = (
+            f"{switches} is set: every client uses the OFFLINE gateway on this machine, whatever key or URL the "
+            "code gives: synthetic results, not real model output; costs are not real."
+        )
+    else:
+        reason = "No API key was found, so " if implicit else ""
+        plain = (
+            f"{reason}gatewaykit uses the OFFLINE gateway at {base_url}: synthetic results from the "
+            "offline gateway, not real model output; costs are not real."
+        )
+    html = render_offline_banner_html(base_url, implicit=implicit, switches=switches)
     display(aligned_in_exports({"text/plain": plain, "text/html": html}), raw=True)

@@ -152,7 +152,10 @@ class MarimoDisplay:
     def offline_notice(self, base_url: str, *, implicit: bool) -> None:
         from gatewaykit.notebook.html_views.html import render_offline_banner_html
 
-        MarimoSink().show({"text/html": render_offline_banner_html(base_url, implicit=implicit)})
+        from gatewaykit.client.core.grading_switches import current_switches
+
+        switches = current_switches().describe() if current_switches().offline else ""
+        MarimoSink().show({"text/html": render_offline_banner_html(base_url, implicit=implicit, switches=switches)})
 
     def __repr__(self) -> str:
         return "MarimoDisplay()"

@@ -269,8 +269,16 @@ def render_model_html(model: Any) -> str:
     return f'<div class="gk-model" style="{style.BOX}">{render_models_table_html([model])}{table}</div>'
 
 
-def render_offline_banner_html(base_url: str, *, implicit: bool = False) -> str:
-    """The banner shown when the client uses the offline gateway (``implicit``: no key was found)."""
+def render_offline_banner_html(base_url: str, *, implicit: bool = False, switches: str = "") -> str:
+    """The banner shown when the client uses the offline gateway (``implicit``: no key was found;
+    ``switches``: the grading switches that impose it, e.g. ``GATEWAYKIT_OFFLINE=1``)."""
+    if switches:  # no URL: its port changes from run to run, and graded outputs must not
+        return (
+            f'<div class="gk-offline-banner" style="{style.BOX};{style.BANNER_BOX}">'
+            f'<strong>Offline gateway</strong>: <code style="{style.CODE}">{esc(switches)}</code> is set, so '
+            "every client uses the offline gateway on this machine, whatever key or URL the code gives. "
+            "Answers, images, media and costs are generated locally and are not real model output.</div>"
+        )
     reason = "No API key was found, so these are " if implicit else ""
     return (
         f'<div class="gk-offline-banner" style="{style.BOX};{style.BANNER_BOX}">'

@@ -1,0 +1,136 @@
+"""otter-grader and nbgrader grade the sample assignment five times each with the course key and URL set
+to a counting server: identical scores and outputs every time, zero requests, no change to the student's code.
+
+The grader turns on GATEWAYKIT_OFFLINE=1 and GATEWAYKIT_SEED=0 in its own environment (the recipe of
+docs/grading.md); the tools run from .venv-grading (see grading_venv.py) with this tree's gatewaykit.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from grading.counting_server import CountingServer
+from grading.grading_venv import grading_bin
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+ASSIGNMENTS = ROOT / "notebooks" / "assignments"
+sys.path.insert(0, str(ASSIGNMENTS))
+from media_lab import NAME, QUESTIONS  # noqa: E402
+
+RUNS = 5
+
+
+def grader_env(server: CountingServer, tools: bool = True) -> dict[str, str]:
+    """A grader's environment: the course key and URL are set (to the counting server), and so are the switches;
+    ``tools``: otter and nbgrader first on the PATH."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("SVC_", "GATEWAYKIT_", "VIRTUAL_ENV"))}
+    path = f"{grading_bin()}{os.pathsep}{environ.get('PATH', '')}" if tools else environ.get("PATH", "")
+    return {**environ, "PYTHONPATH": str(ROOT / "src"), "SVC_API_KEY": "sk-course-key", "SVC_BASE_URL": server.url,
+            "GATEWAYKIT_OFFLINE": "1", "GATEWAYKIT_SEED": "0", "GATEWAYKIT_LEDGER_PATH": "memory", "PATH": path}
+
+
+def run(command: list[str], cwd: Path, env: dict[str, str]) -> str:
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise AssertionError(f"{' '.join(command)} exited {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
+    return done.stdout
+
+
+def fill_answers(notebook: Any, is_answer_cell: Any) -> Any:
+    """The sample student's answers typed into the released notebook's answer cells, in order."""
+    answers = iter(question[4] for question in QUESTIONS)
+    for cell in notebook.cells:
+        if is_answer_cell(cell):
+            cell.source = next(answers)
+    assert next(answers, None) is None, "every question has an answer cell"
+    return notebook
+
+
+def test_the_build_script_wrote_the_assignment_notebooks() -> None:
+    """notebooks/assignments/*.ipynb are what build.py writes from media_lab.py."""
+    done = subprocess.run([sys.executable, str(ASSIGNMENTS / "build.py"), "--check"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
+
+
+def test_otter_grades_the_same_every_time_and_sends_nothing(tmp_path: Path) -> None:
+    """otter assign, then otter run five times: one score, one results.json, zero requests counted."""
+    shutil.copy(ASSIGNMENTS / "otter" / f"{NAME}.ipynb", tmp_path)
+    with CountingServer() as server:
+        env = grader_env(server)
+        run(["otter", "assign", f"{NAME}.ipynb", "dist"], tmp_path, env)
+        student = nbformat.read(tmp_path / "dist" / "student" / f"{NAME}.ipynb", as_version=4)
+        fill_answers(student, lambda cell: "otter_answer_cell" in cell.metadata.get("tags", []))
+        nbformat.write(student, tmp_path / "submission.ipynb")
+        (autograder,) = (tmp_path / "dist" / "autograder").glob("*.zip")
+        results = []
+        for number in range(RUNS):
+            out = tmp_path / f"run{number}"
+            out.mkdir()
+            run(["otter", "run", "-a", str(autograder), "-o", str(out), "submission.ipynb"], tmp_path, env)
+            results.append(json.loads((out / "results.json").read_text()))
+        assert server.total == 0, server.requests
+    scores = [[(test["name"], test.get("score"), test.get("max_score")) for test in result["tests"]] for result in results]
+    print(f"otter scores, {RUNS} runs:", scores[0], f"counting server: {server.total} requests")
+    assert all(result == results[0] for result in results), "otter's results differ between runs"
+    by_question = {name: score for name, score, _ in scores[0]}
+    assert (by_question["q1"], by_question["q2"], by_question["q5"]) == (1.0, 1.0, 1.0)  # q2: the age is missing
+
+
+def test_nbgrader_autogrades_the_same_every_time_and_sends_nothing(tmp_path: Path) -> None:
+    """nbgrader generate_assignment, then autograde five times: one grade table, identical outputs, zero requests."""
+    course = tmp_path / "course"
+    shutil.copytree(ASSIGNMENTS / "nbgrader" / "source", course / "source")
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()\nc.CourseDirectory.root = r'%s'\nc.CourseDirectory.course_id = 'media-course'\n"
+        "c.ExecutePreprocessor.timeout = 300\n" % course)
+    with CountingServer() as server:
+        env = grader_env(server)
+        run(["nbgrader", "generate_assignment", NAME, "--force"], course, env)
+        released = nbformat.read(course / "release" / NAME / f"{NAME}.ipynb", as_version=4)
+        names = {question[0] for question in QUESTIONS}
+        fill_answers(released, lambda cell: cell.metadata.get("nbgrader", {}).get("grade_id") in names)
+        submitted = course / "submitted" / "student1" / NAME
+        submitted.mkdir(parents=True)
+        nbformat.write(released, submitted / f"{NAME}.ipynb")
+        grades, outputs = [], []
+        for _ in range(RUNS):
+            run(["nbgrader", "autograde", NAME, "--create", "--force"], course, env)
+            run(["nbgrader", "export", "--to", "grades.csv"], course, env)
+            with open(course / "grades.csv", newline="") as table:
+                grades.append([{k: v for k, v in row.items() if k != "timestamp"} for row in csv.DictReader(table)])
+            graded = nbformat.read(course / "autograded" / "student1" / NAME / f"{NAME}.ipynb", as_version=4)
+            outputs.append([cell.get("outputs") for cell in graded.cells if cell.cell_type == "code"])
+        assert server.total == 0, server.requests
+    print(f"nbgrader grades, {RUNS} runs:", grades[0], f"counting server: {server.total} requests")
+    assert all(table == grades[0] for table in grades), "nbgrader's grades differ between runs"
+    assert all(cells == outputs[0] for cells in outputs), "the autograded notebook's outputs differ between runs"
+    assert float(grades[0][0]["score"]) == 5.0 and float(grades[0][0]["max_score"]) == 6.0
+
+
+def test_nbval_validates_a_course_notebook_with_the_switch_on(tmp_path: Path) -> None:
+    """A course repository's CI: pytest --nbval-lax on the solution notebook, switches on, key set: passes, 0 requests."""
+    from media_lab import INTRO, SETUP
+
+    cells = [nbformat.v4.new_markdown_cell(INTRO), nbformat.v4.new_code_cell(SETUP)]
+    for _name, _points, prompt, solution, _student, tests in QUESTIONS:
+        cells += [nbformat.v4.new_markdown_cell(prompt), nbformat.v4.new_code_cell(solution)]
+        cells += [nbformat.v4.new_code_cell(test) for test in tests]
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), tmp_path / f"{NAME}.ipynb")
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = --nbval-lax -p no:cacheprovider\n")
+    with CountingServer() as server:
+        env = grader_env(server, tools=False)
+        output = run([sys.executable, "-m", "pytest", "-q", f"{NAME}.ipynb"], tmp_path, env)
+        assert server.total == 0, server.requests
+    assert f"{1 + sum(1 + len(q[5]) for q in QUESTIONS)} passed" in output, output[-2000:]
