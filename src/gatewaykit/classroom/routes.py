@@ -54,10 +54,14 @@ def _model(state: ClassroomState, student: str, body: dict[str, Any]) -> str:
 def _max_tokens(body: dict[str, Any], default: int) -> int:
     if body.get("max_tokens") is None and body.get("max_completion_tokens") is None:
         body["max_tokens"] = default
-    given = [body.get(name) for name in ("max_tokens", "max_completion_tokens") if body.get(name) is not None]
-    for value in given:
+    given: list[int] = []
+    for name in ("max_tokens", "max_completion_tokens"):
+        value = body.get(name)
+        if value is None:
+            continue
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise bad_request(f"max_tokens must be a whole number >= 1; got {value!r:.40}.", param="max_tokens")
+            raise bad_request(f"{name} must be a whole number >= 1; got {value!r:.40}.", param=name)
+        given.append(value)
     return max(given)
 
 
@@ -72,8 +76,8 @@ async def chat_completions(request: Request) -> Response:
     max_tokens = _max_tokens(body, state.settings.default_max_tokens)
     stream = body.get("stream") is True
     if stream:  # the final chunk then carries the cost the hold settles to
-        options = body.get("stream_options") if isinstance(body.get("stream_options"), dict) else {}
-        body["stream_options"] = {**options, "include_usage": True}
+        options = body.get("stream_options")
+        body["stream_options"] = {**(options if isinstance(options, dict) else {}), "include_usage": True}
     hold = state.take_hold(student, model, "chat", state.catalog.chat(body, max_tokens))
     return await forward_billed(state, hold, request.headers.items(), "/v1/chat/completions", orjson.dumps(body),
                                 "application/json", stream=stream)
@@ -118,7 +122,7 @@ async def _create_job(request: Request, kind: str) -> Response:
     except ValueError:
         view = None
     job_id = view.get("id") if isinstance(view, dict) else None
-    if not isinstance(job_id, str) or not job_id:
+    if not isinstance(view, dict) or not isinstance(job_id, str) or not job_id:
         state.budgets.release(hold.row_id, f"refused {response.status_code}")
         return Response(upstream.scrub(response.content), status_code=response.status_code, headers=headers)
     price = quote

@@ -167,9 +167,10 @@ class Classroom:
 
     def dashboard(self, refresh_seconds: float = 2.0) -> Any:
         """A live widget: spend per student against the cap, Pause/Resume (needs ipywidgets)."""
-        from gatewaykit.notebook.classroom_dashboard import dashboard
+        import importlib
 
-        return dashboard(self, refresh_seconds)
+        # The notebook layer sits above the classroom: loaded only when a dashboard is asked for.
+        return importlib.import_module("gatewaykit.notebook.classroom_dashboard").dashboard(self, refresh_seconds)
 
     @property
     def running(self) -> bool:
@@ -202,10 +203,13 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
           window: str = "total", models: Optional[Iterable[str]] = None, max_request_cost: Optional[float] = None,
           db: Optional[str] = None, host: str = "127.0.0.1", port: int = 0, admin_token: Optional[str] = None, *,
           default_max_tokens: int = 1024, clock: Optional[Callable[[], Any]] = None, store: Optional[Store] = None,
-          offline: Optional[dict[str, Any]] = None, job_check_seconds: float = 2.0) -> Classroom:
+          offline: Optional[dict[str, Any]] = None, job_check_seconds: float = 2.0,
+          upstream_timeout: float = 300.0) -> Classroom:
     """Start a classroom in a background thread (``port=0``: a free port). See docs/classroom.md.
 
     ``upstream``: the gateway's URL, or ``"offline"`` (a private offline gateway, ``offline=`` its options).
+    ``clock``: a callable returning an aware ``datetime`` (the daily/weekly windows; tests pass a fake one);
+    ``store``: another :class:`gatewaykit.classroom.store.Store` than SQLite at ``db``.
     A malformed roster or setting is a ``ValueError`` saying what to change."""
     entries = read_roster(roster)
     cap_usd = _money(cap, "cap")
@@ -219,11 +223,11 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
         from gatewaykit.emulator import start as start_offline
 
         gateway = start_offline(**(offline or {}))
-        base_url, key = gateway.base_url, gateway.api_key
+        base_url, key = gateway.base_url, gateway.api_key or ""
     else:
         if not isinstance(upstream, str) or not upstream.startswith(("http://", "https://")):
             raise ValueError(f"upstream must be the gateway's URL (http:// or https://) or 'offline'; got {upstream!r}")
-        base_url, key = upstream, upstream_key or os.environ.get("SVC_API_KEY")
+        base_url, key = upstream, upstream_key or os.environ.get("SVC_API_KEY") or ""
         if not key:
             raise ValueError("The classroom needs the teacher's key: pass upstream_key= or set SVC_API_KEY.")
     try:
@@ -237,7 +241,7 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
                                  default_max_tokens=default_max_tokens, job_check_seconds=job_check_seconds,
                                  admin_token=admin_token or secrets.token_urlsafe(24))
         state = ClassroomState(settings, store or SQLiteStore(db or ":memory:"),
-                               Upstream(base_url, key), catalog, window_rule)
+                               Upstream(base_url, key, timeout=upstream_timeout), catalog, window_rule)
         new_keys = []
         for entry in entries:
             if entry.student not in state.known:

@@ -14,7 +14,7 @@ from typing import Optional
 
 from gatewaykit.classroom import refusals
 from gatewaykit.classroom.budgets import Budgets
-from gatewaykit.classroom.store import Store
+from gatewaykit.classroom.store import OpenHold, Store
 from gatewaykit.classroom.upstream import Upstream
 from gatewaykit.classroom.windows import Window
 from gatewaykit.classroom.worst_case import WorstCase
@@ -70,7 +70,8 @@ class ClassroomState:
                 self._students[row.key_digest] = row.student
         self.paused_reason: Optional[str] = store.get_meta("paused_reason")
         self.paused = store.get_meta("paused") == "1"
-        self.watched_jobs = {hold.job_id: hold for hold in self.budgets.restore(store.open_holds())}
+        self.watched_jobs: dict[str, OpenHold] = {
+            hold.job_id: hold for hold in self.budgets.restore(store.open_holds()) if hold.job_id}
 
     # -- students and keys -------------------------------------------------------------------------------------
     def add_student(self, student: str, cap_usd: Optional[float] = None) -> str:

@@ -10,6 +10,7 @@ should say it, but the key must not reach a student even if it did).
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Iterable, Optional
 
 import httpx
@@ -22,13 +23,17 @@ _NOT_FORWARDED = HOP_BY_HOP | {"host", "authorization", "content-length", "accep
                                "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "forwarded"}
 _NOT_RETURNED = HOP_BY_HOP | {"content-length", "content-encoding", "set-cookie", "date", "server"}
 SCRUBBED = b"[redacted]"
+#: Connections to the gateway at once; more requests wait for one (a few hundred students' requests in flight
+#: need not open a few hundred connections).
+MAX_CONNECTIONS = 100
+log = logging.getLogger("gatewaykit.classroom")
 
 
 class UpstreamFailure(Exception):
     """The gateway did not answer (connection refused, reset, time-out)."""
 
-    def __init__(self, timed_out: bool) -> None:
-        super().__init__("timeout" if timed_out else "unreachable")
+    def __init__(self, timed_out: bool, cause: str = "") -> None:
+        super().__init__(("timeout" if timed_out else "unreachable") + (f" ({cause})" if cause else ""))
         self.timed_out = timed_out
 
 
@@ -37,7 +42,8 @@ class Upstream:
         self.base_url = base_url.rstrip("/")
         self._key = key
         self._key_bytes = key.encode("utf-8", "surrogatepass")
-        self.timeout = httpx.Timeout(timeout, connect=10.0, pool=60.0)
+        # A loopback connect is instant, but on a loaded machine the event loop may not see it for seconds.
+        self.timeout = httpx.Timeout(timeout, connect=30.0, pool=timeout)
         self._client: Optional[httpx.AsyncClient] = None
 
     def __repr__(self) -> str:  # never the key
@@ -48,7 +54,8 @@ class Upstream:
         if self._client is None:  # made in the server's event loop
             self._client = httpx.AsyncClient(
                 base_url=self.base_url, timeout=self.timeout, follow_redirects=False, trust_env=False,
-                limits=httpx.Limits(max_connections=400, max_keepalive_connections=200, keepalive_expiry=20))
+                limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS,
+                                    keepalive_expiry=20))
         return self._client
 
     async def aclose(self) -> None:
@@ -79,11 +86,16 @@ class Upstream:
         request = self.client.build_request(method, path, content=content, params=params,
                                             headers=self.request_headers(headers, content_type))
         try:
-            return await self.client.send(request, stream=stream)
-        except httpx.TimeoutException:
-            raise UpstreamFailure(timed_out=True) from None
-        except httpx.TransportError:
-            raise UpstreamFailure(timed_out=False) from None
+            try:
+                return await self.client.send(request, stream=stream)
+            except (httpx.ConnectError, httpx.ConnectTimeout):  # nothing was sent: once more is safe
+                return await self.client.send(request, stream=stream)
+        except httpx.TimeoutException as exc:
+            log.warning("the gateway did not answer %s %s in time (%s)", method, path, type(exc).__name__)
+            raise UpstreamFailure(timed_out=True, cause=type(exc).__name__) from None
+        except httpx.TransportError as exc:
+            log.warning("the gateway could not be reached for %s %s (%s)", method, path, type(exc).__name__)
+            raise UpstreamFailure(timed_out=False, cause=type(exc).__name__) from None
 
     async def get_json(self, path: str) -> Any:
         """GET with the teacher's key; the parsed JSON of a 200, else None (used to settle jobs)."""

@@ -73,7 +73,8 @@ class WorstCase:
         if rate_in is None or rate_out is None:
             return None
         rate_out = max(rate_out, _rate(pricing.get("reasoning")) or 0.0)
-        n = body.get("n") if isinstance(body.get("n"), int) and not isinstance(body.get("n"), bool) else 1
+        given = body.get("n")
+        n = given if isinstance(given, int) and not isinstance(given, bool) else 1
         usd = (prompt_token_bound(body) * rate_in + max(1, n) * max_tokens * rate_out) / 1e6
         return math.ceil(usd * 1e9) + 1
 
