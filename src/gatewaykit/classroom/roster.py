@@ -52,7 +52,7 @@ def _from_csv(path: str) -> list[RosterEntry]:
         with open(path, newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
             columns = [c.strip() for c in (reader.fieldnames or [])]
-            _require_student(columns, f"{path} (line 1)")
+            _require_student(columns, f"{path} line 1")
             reader.fieldnames = columns
             rows = [(reader.line_num, row) for row in reader]
     except FileNotFoundError:
