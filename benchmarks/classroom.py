@@ -65,7 +65,16 @@ async def _latencies(host: str, port: int, key: str, count: int) -> list[float]:
     return times
 
 
-async def _throughput(host: str, port: int, keys: list[str], per_key: int, seconds: float) -> float:
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _throughput(host: str, port: int, keys: list[str], per_key: int, seconds: float) -> tuple[float, int]:
     done = 0
     until = time.monotonic() + seconds
 
@@ -81,7 +90,7 @@ async def _throughput(host: str, port: int, keys: list[str], per_key: int, secon
 
     began = time.monotonic()
     await asyncio.gather(*(connection(key) for key in keys for _ in range(per_key)))
-    return done / (time.monotonic() - began)
+    return done / (time.monotonic() - began), done
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -174,9 +183,14 @@ def main() -> None:
         print(f"added latency: p50 {_pct(through, .5) - _pct(direct, .5):.1f} ms, p99 "
               f"{_pct(through, .99) - _pct(direct, .99):.1f} ms (median of differences "
               f"{statistics.median(t - d for t, d in zip(through, direct)) * 1000:.1f} ms)")
-        rate = asyncio.run(_throughput(r_host, int(r_port), keys, 8, args.seconds))
-        print(f"throughput, 40 students x 8 concurrent through the classroom: {rate:,.0f} chats/s")
-        rate = asyncio.run(_throughput(g_host, int(g_port), [TEACHER] * 40, 8, args.seconds))
+        asyncio.run(_throughput(r_host, int(r_port), keys, 8, 1.0))  # warm-up: 320 connections each way
+        cpu = _cpu_seconds(room.pid)
+        rate, done = asyncio.run(_throughput(r_host, int(r_port), keys, 8, args.seconds))
+        cpu = _cpu_seconds(room.pid) - cpu
+        print(f"throughput, 40 students x 8 concurrent through the classroom: {rate:,.0f} chats/s; the classroom "
+              f"process used {cpu / args.seconds:.0%} of a core, {cpu / max(done, 1) * 1000:.2f} ms of CPU per "
+              f"forwarded chat (so about {max(done, 1) / max(cpu, 1e-9):,.0f} chats/s per free core)")
+        rate, _ = asyncio.run(_throughput(g_host, int(g_port), [TEACHER] * 40, 8, args.seconds))
         print(f"throughput, 320 concurrent straight to the gateway (for scale): {rate:,.0f} chats/s")
     finally:
         for process in (room, gateway):
