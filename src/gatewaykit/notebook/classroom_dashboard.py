@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Optional
 
-from gatewaykit.costs.money import format_usd
+from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.notebook import style
 from gatewaykit.notebook.style import esc
 
@@ -44,7 +44,7 @@ def dashboard_html(rows: list[dict[str, Any]], status: dict[str, Any]) -> str:
         head = '<b style="color:#2e7d32">Open</b>'
     window = status.get("window", "total")
     spent = sum(r["spent_usd"] for r in rows)
-    head += (f' &middot; {len(rows)} students &middot; {esc(format_usd(spent))} spent'
+    head += (f' &middot; {plural(len(rows), "student")} &middot; {esc(format_usd(spent))} spent'
              + ("" if window == "total" else f" &middot; window {esc(window)}"))
     cells = []
     for row in rows:
@@ -57,7 +57,7 @@ def dashboard_html(rows: list[dict[str, Any]], status: dict[str, Any]) -> str:
                      f'<td style="{style.CELL}">{esc(format_usd(row["spent_usd"]))} of '
                      f'{esc(format_usd(row["cap_usd"]))}{held}</td>'
                      f'<td style="{style.CELL}">{left}</td>'
-                     f'<td style="{style.CELL}">{row["requests"]} requests'
+                     f'<td style="{style.CELL}">{plural(row["requests"], "request")}'
                      + (f', {row["refused"]} refused' if row["refused"] else "") + "</td></tr>")
     table = f'<table style="{style.TABLE}">{"".join(cells)}</table>' if cells else '<i>No students yet.</i>'
     return f'<div class="gk-classroom" style="{style.BOX}"><div style="margin-bottom:.4em">{head}</div>{table}</div>'
