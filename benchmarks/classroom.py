@@ -93,6 +93,24 @@ async def _throughput(host: str, port: int, keys: list[str], per_key: int, secon
     return done / (time.monotonic() - began), done
 
 
+def _first_tokens(base_url: str, key: str, count: int) -> list[float]:
+    """Seconds from sending a streamed chat to its first content chunk, ``count`` times in a row."""
+    import httpx
+
+    body = {"model": "chat-mini", "stream": True, "messages": [{"role": "user", "content": "Tell me about rivers"}]}
+    times = []
+    with httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {key}"}, timeout=60) as http:
+        for _ in range(count):
+            began = time.perf_counter()
+            with http.stream("POST", "/v1/chat/completions", json=body) as answer:
+                first = None
+                for line in answer.iter_lines():  # read to the end: the connection is reused
+                    if first is None and '"content"' in line:
+                        first = time.perf_counter() - began
+                times.append(first if first is not None else float("nan"))
+    return times
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
@@ -172,7 +190,7 @@ def main() -> None:
         g_host, g_port = gateway_url.removeprefix("http://").rsplit(":", 1)
         r_host, r_port = room_url.removeprefix("http://").rsplit(":", 1)
         asyncio.run(_latencies(g_host, int(g_port), TEACHER, 20))  # warm-up
-        asyncio.run(_latencies(r_host, int(r_port), keys[0], 20))
+        asyncio.run(_latencies(r_host, int(r_port), keys[0], 64))  # every upstream pool gets its connection
         direct, through = [], []
         for _ in range(max(1, args.latency_requests // 50)):  # interleaved, so load changes hit both alike
             direct += asyncio.run(_latencies(g_host, int(g_port), TEACHER, 50))
@@ -183,6 +201,10 @@ def main() -> None:
         print(f"added latency: p50 {_pct(through, .5) - _pct(direct, .5):.1f} ms, p99 "
               f"{_pct(through, .99) - _pct(direct, .99):.1f} ms (median of differences "
               f"{statistics.median(t - d for t, d in zip(through, direct)) * 1000:.1f} ms)")
+        direct_ttft = _first_tokens(gateway_url, TEACHER, max(10, args.latency_requests // 4))
+        room_ttft = _first_tokens(room_url, keys[1], max(10, args.latency_requests // 4))
+        print(f"first streamed token: gateway p50 {_pct(direct_ttft, .5):.1f} ms, through the classroom p50 "
+              f"{_pct(room_ttft, .5):.1f} ms (p99 {_pct(direct_ttft, .99):.1f} / {_pct(room_ttft, .99):.1f} ms)")
         asyncio.run(_throughput(r_host, int(r_port), keys, 8, 1.0))  # warm-up: 320 connections each way
         cpu = _cpu_seconds(room.pid)
         rate, done = asyncio.run(_throughput(r_host, int(r_port), keys, 8, args.seconds))

@@ -10,6 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 import httpx
+import pytest
 from classroom_fixtures import auth, chat, db_rows, upstream_spent
 
 STUDENTS = 40
@@ -57,6 +58,7 @@ async def _student(base_url: str, key: str, seed: int) -> list[tuple[int, float 
         return await asyncio.gather(*(one(i) for i in range(REQUESTS_EACH)))
 
 
+@pytest.mark.slow
 def test_no_student_passes_the_cap_and_the_gateway_charged_what_the_report_says(upstream: Any, rooms: Any,
                                                                                    tmp_path: Any) -> None:
     db = str(tmp_path / "class.db")

@@ -43,12 +43,15 @@ def test_the_gatewaykit_client_chats_streams_draws_and_runs_jobs_through_the_cla
         assert streamed.choices[0].message.content and streamed.usage.cost.total_cost > 0
         image = client.images.generate(model="image-gpt", prompt="a lighthouse", quality="low")
         assert image.images
+        edited = client.images.edit(model="image-pixels", prompt="add a moon", image=[image.data[0].content],
+                                    width=256, height=256)  # multipart, forwarded as it came
+        assert edited.images and edited.usage.cost.total_cost == 256 * 256 * 15e-9
         video = client.videos.create(model="video-range", prompt="snow", duration=2).wait(timeout=120)
         assert video.status == "completed" and video.content()[4:8] == b"ftyp"
         song = client.music.create(model="music-song", prompt="calm piano",
                                    lyrics_prompt="[Verse]\nla la la").wait(timeout=120)
         assert song.status == "completed" and song.save(tmp_path / "song.mp3").stat().st_size > 0
     row = room.report_rows()[0]
-    assert row["requests"] == 5 and row["held_usd"] == 0
+    assert row["requests"] == 6 and row["held_usd"] == 0
     assert round(row["spent_usd"], 9) == round(upstream_spent(upstream), 9)
     assert round(ledger.total_cost, 6) == round(row["spent_usd"], 6)

@@ -82,6 +82,13 @@ def test_unknown_and_revoked_keys_get_401_and_a_reissued_key_works(rooms: Any) -
     assert {r["student"]: r["cap_usd"] for r in room.report_rows()}["cy"] == 0.5
     with pytest.raises(KeyError):
         room.revoke("nobody")
+    # a hub's spawner hook asks for a key at each server start: a new student is added, a known one reissued
+    hook = httpx.post(f"{room.base_url}/_classroom/students/dee/key", headers=auth(room.admin_token)).json()
+    assert hook["new"] is True
+    again = httpx.post(f"{room.base_url}/_classroom/students/dee/key", headers=auth(room.admin_token)).json()
+    assert again["new"] is False and again["key"] != hook["key"]
+    assert httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(hook["key"])).status_code == 401
+    assert httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(again["key"])).status_code == 200
 
 
 def test_admin_endpoints_answer_only_with_the_admin_token(rooms: Any) -> None:

@@ -8,6 +8,8 @@
 ``POST /_classroom/students/{student}/cap``      ``{"cap_usd": 3.0}`` (null: the class cap)
 ``POST /_classroom/students/{student}/revoke``
 ``POST /_classroom/students/{student}/reissue``  a new key (the old one stops working)
+``POST /_classroom/students/{student}/key``      a key for this student: added if new (with the class cap),
+                                                 else reissued (for a hub's spawner hook, at each start)
 """
 
 from __future__ import annotations
@@ -153,6 +155,19 @@ async def reissue(request: Request) -> Response:
     return JSONResponse({"student": student, "key": state.reissue(student)})
 
 
+async def key_for(request: Request) -> Response:
+    state = _state(request)
+    student = request.path_params["student"]
+    if student in state.known:
+        return JSONResponse({"student": student, "key": state.reissue(student), "new": False})
+    try:
+        entry = read_roster([student])[0]
+        key = state.add_student(entry.student, None)
+    except ValueError as exc:
+        raise bad_request(str(exc).replace("roster item 1: ", ""), param="student") from None
+    return JSONResponse({"student": entry.student, "key": key, "new": True})
+
+
 def admin_routes() -> list[Route]:
     return [
         Route("/_classroom/report", report, methods=["GET"]),
@@ -163,4 +178,5 @@ def admin_routes() -> list[Route]:
         Route("/_classroom/students/{student}/cap", set_cap, methods=["POST"]),
         Route("/_classroom/students/{student}/revoke", revoke, methods=["POST"]),
         Route("/_classroom/students/{student}/reissue", reissue, methods=["POST"]),
+        Route("/_classroom/students/{student}/key", key_for, methods=["POST"]),
     ]

@@ -65,6 +65,18 @@ def _max_tokens(body: dict[str, Any], default: int) -> int:
     return max(given)
 
 
+async def _read_fields(request: Request, state: ClassroomState, integers: tuple[str, ...],
+                       booleans: tuple[str, ...]) -> dict[str, Any]:
+    """A JSON or multipart body as fields (the offline gateway's reader); a multipart form's files are closed
+    (the raw body is what is forwarded)."""
+    try:
+        return await read_json_or_form(request, _limits(state), integers=integers, booleans=booleans)  # type: ignore[arg-type]
+    finally:
+        form = getattr(request, "_form", None)
+        if form is not None:
+            await form.close()
+
+
 def _raw_body(request: Request) -> bytes:
     return request._body  # type: ignore[attr-defined,no-any-return]  # read (and size-checked) by the emulator's reader
 
@@ -94,8 +106,7 @@ async def generate_images(request: Request) -> Response:
 
 async def edit_images(request: Request) -> Response:
     state, student = _admit(request)
-    body = await read_json_or_form(request, _limits(state), integers=("n", "width", "height", "seed"),  # type: ignore[arg-type]
-                                   booleans=("stream",))
+    body = await _read_fields(request, state, ("n", "width", "height", "seed"), ("stream",))
     model = _model(state, student, body)
     hold = state.take_hold(student, model, "image", state.catalog.job_or_image("image", body))
     return await forward_billed(state, hold, request.headers.items(), "/v1/images/edits", _raw_body(request),
@@ -104,8 +115,7 @@ async def edit_images(request: Request) -> Response:
 
 async def _create_job(request: Request, kind: str) -> Response:
     state, student = _admit(request)
-    body = await read_json_or_form(request, _limits(state), integers=("duration", "seed", "sample_rate", "bitrate"),  # type: ignore[arg-type]
-                                   booleans=("generate_audio",))
+    body = await _read_fields(request, state, ("duration", "seed", "sample_rate", "bitrate"), ("generate_audio",))
     model = _model(state, student, body)
     quote = state.catalog.job_or_image(kind, body)
     hold = state.take_hold(student, model, kind, quote)
