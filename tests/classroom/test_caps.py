@@ -92,6 +92,8 @@ def test_no_student_passes_the_cap_and_the_gateway_charged_what_the_report_says(
     rows = db_rows(db, "SELECT status, count(*), sum(cost_nanos) FROM requests GROUP BY status")
     assert {status: count for status, count, _ in rows} == {"ok": statuses[200]}, rows
     assert sum(cost for _, _, cost in rows) == round(total * 1e9)
+    # the worst case held before forwarding was never less than what the gateway then charged
+    assert db_rows(db, "SELECT count(*) FROM requests WHERE cost_nanos > hold_nanos") == [(0,)]
     print(f"\ncaps: {statuses[200]} answered, {statuses[402]} refused at the cap; max spent "
           f"${max(r['spent_usd'] for r in report.values()):.6f} of ${CAP}; gateway charged ${upstream_spent(upstream):.6f}, "
           f"report ${total:.6f}")
