@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
-from classroom_fixtures import auth, chat, upstream_spent
+from classroom_fixtures import TEACHER_KEY, auth, chat, upstream_spent
 
 
 def test_a_model_outside_the_class_list_is_403_naming_the_allowed_ones(rooms: Any) -> None:
@@ -118,10 +118,13 @@ def test_an_upstream_that_is_down_or_slow_releases_the_hold(upstream: Any, rooms
     assert room.report_rows()[0]["held_usd"] == 0
 
 
-def test_the_gateways_own_refusals_pass_through_unchanged(rooms: Any) -> None:
-    room = rooms(roster=["ana"])
-    answer = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat("chat-mni"),
-                        headers=auth(room.keys.key[0]))
-    assert answer.status_code == 400 and answer.json()["error"]["code"] == "model_not_found"
-    assert "Did you mean 'chat-mini'?" in answer.json()["error"]["message"]
-    assert room.report_rows()[0]["held_usd"] == 0
+def test_the_gateways_own_refusals_pass_through_unchanged(upstream: Any) -> None:
+    """(The gateway's address is given the openai way, ending in /v1: the same gateway.)"""
+    from gatewaykit import classroom
+
+    with classroom.start(upstream=upstream.base_url + "/v1/", upstream_key=TEACHER_KEY, roster=["ana"]) as room:
+        answer = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat("chat-mni"),
+                            headers=auth(room.keys.key[0]))
+        assert answer.status_code == 400 and answer.json()["error"]["code"] == "model_not_found"
+        assert "Did you mean 'chat-mini'?" in answer.json()["error"]["message"]
+        assert room.report_rows()[0]["held_usd"] == 0

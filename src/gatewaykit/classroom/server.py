@@ -227,7 +227,9 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
     else:
         if not isinstance(upstream, str) or not upstream.startswith(("http://", "https://")):
             raise ValueError(f"upstream must be the gateway's URL (http:// or https://) or 'offline'; got {upstream!r}")
-        base_url, key = upstream, upstream_key or os.environ.get("SVC_API_KEY") or ""
+        # the gateway's address without /v1 (as SVC_BASE_URL is written); the classroom adds /v1 to each path
+        base_url = upstream.rstrip("/").removesuffix("/v1")
+        key = upstream_key or os.environ.get("SVC_API_KEY") or ""
         if not key:
             raise ValueError("The classroom needs the teacher's key: pass upstream_key= or set SVC_API_KEY.")
     try:
