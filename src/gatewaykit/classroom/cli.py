@@ -32,7 +32,8 @@ def _serve_parser() -> argparse.ArgumentParser:
                                                  "The teacher's key comes from SVC_API_KEY. Also: "
                                                  "pause|resume|report --url URL --admin-token TOKEN.")
     parser.add_argument("--upstream", required=True, help="the gateway's URL, or 'offline' for practice")
-    parser.add_argument("--roster", required=True, help="CSV with a 'student' column and an optional 'cap_usd'")
+    parser.add_argument("--roster", default=None, help="CSV with a 'student' column and an optional 'cap_usd' "
+                                                       "(none: students are added later, POST /_classroom/students)")
     parser.add_argument("--cap", type=float, default=2.00, help="each student's cap in USD (default 2.00)")
     parser.add_argument("--window", default="total", choices=("total", "daily", "weekly"))
     parser.add_argument("--models", default=None, help="comma-separated model ids the class may use (default: all)")
