@@ -102,3 +102,21 @@ def test_the_cli_serves_a_class_and_writes_keys_only_to_the_keys_file(tmp_path: 
     printed = "".join(lines) + out + err
     assert server.returncode == 0, err
     assert all(key not in printed for key in keys.values()) and TEACHER_KEY not in printed
+
+
+def test_the_cli_starts_an_empty_class_that_a_spawner_hook_fills(tmp_path: Path, upstream: Any) -> None:
+    env = {**os.environ, "SVC_API_KEY": TEACHER_KEY, "GATEWAYKIT_CLASSROOM_ADMIN_TOKEN": "hub-token"}
+    server = subprocess.Popen([sys.executable, "-m", "gatewaykit.classroom", "--upstream", upstream.base_url,
+                               "--db", str(tmp_path / "c.db"), "--port", "0"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = wait_for(lambda: (lambda text: text if "classroom on" in text else None)(
+            server.stdout.readline()), 60, "the server")  # type: ignore[union-attr]
+        base_url = line.split("classroom on ")[1].split()[0]
+        key = httpx.post(f"{base_url}/_classroom/students/ana/key", headers=auth("hub-token")).json()["key"]
+        assert httpx.post(f"{base_url}/v1/chat/completions", json=chat(), headers=auth(key)).status_code == 200
+    finally:
+        server.send_signal(signal.SIGTERM)
+        out, err = server.communicate(timeout=60)
+    assert server.returncode == 0, err
+    assert "admin token" not in out  # it came from the environment: not printed
