@@ -46,7 +46,9 @@ from gatewaykit.errors import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from gatewaykit import classroom as classroom
     from gatewaykit import emulator as emulator
+    from gatewaykit.classroom import Classroom
     from gatewaykit.client import (
         AsyncChatSession,
         AsyncChatStream,
@@ -105,6 +107,7 @@ _LAZY = {
     **dict.fromkeys(("CostRecord", "Ledger", "ledger"), "gatewaykit.costs"),
     "Quote": "gatewaykit.costs.quotes",
     "ChatUI": "gatewaykit.notebook.widgets.chat_box",  # the chat box lives in the notebook layer (ipywidgets)
+    "Classroom": "gatewaykit.classroom",  # a class on one paid key: the classroom server
 }  # fmt: skip
 
 _install_defaults()
@@ -128,6 +131,7 @@ __all__ = [
     "ChatStream",
     "ChatUI",
     "CheckpointWarning",
+    "Classroom",
     "Client",
     "Comparison",
     "ConfigurationError",
@@ -173,6 +177,7 @@ __all__ = [
     "VideoJob",
     "__version__",
     "chat_ui",
+    "classroom",
     "emulator",
     "gallery",
     "image_part",
@@ -185,9 +190,9 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     import importlib
 
-    # The offline gateway is imported only when asked for (it pulls in the server stack).
-    if name == "emulator":
-        return importlib.import_module("gatewaykit.emulator")
+    # The offline gateway and the classroom are imported only when asked for (they pull in the server stack).
+    if name in ("emulator", "classroom"):
+        return importlib.import_module(f"gatewaykit.{name}")
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value

@@ -66,13 +66,16 @@ class Account:
             self.held_nanos += nanos
             return True
 
-    def settle(self, nanos: int, *, paid: bool) -> None:
-        """Release a hold, charging it when ``paid`` (the stream completed)."""
+    def settle(self, nanos: int, *, paid: bool, charged: int | None = None) -> None:
+        """Release a hold, charging it when ``paid`` (the stream completed): the held ``nanos``, or ``charged``
+        when the final price differs from the hold (the classroom holds a worst case, then charges the
+        upstream's reported cost)."""
         with self.lock:
             self.held_nanos -= nanos
             if paid:
-                self.balance_nanos -= nanos
-                self.spent_nanos += nanos
+                amount = nanos if charged is None else charged
+                self.balance_nanos -= amount
+                self.spent_nanos += amount
 
 
 @dataclass(frozen=True)

@@ -71,12 +71,14 @@ def check_port(port: Any) -> int:
     return port
 
 
-def uvicorn_config(app: Any, host: str, port: int, log_level: str = "warning") -> Any:
+def uvicorn_config(app: Any, host: str, port: int, log_level: str = "warning", settings: Any = None) -> Any:
+    """uvicorn's config for ``app``; ``settings`` (keep-alive and request-head seconds) default to the
+    offline gateway's own (the classroom server passes its own)."""
     import uvicorn
 
     from gatewaykit.emulator.connection_guard import head_deadline_protocol
 
-    settings = app.state.gateway.settings
+    settings = settings or app.state.gateway.settings
     logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
     # Idle keep-alive connections stay open longer than httpx keeps them in its pool (5 s): with
     # uvicorn's default of 5 s the server could close a connection just as a client reused it, and

@@ -1,0 +1,41 @@
+"""A class on one paid key: ``gk.classroom.start(...)`` -> ``gk.Classroom``, or ``python -m gatewaykit.classroom``.
+
+A server that speaks the gateway API to students, each with their own key,
+and forwards to the real gateway with the teacher's key (or to the offline
+gateway for practice): hard caps (a request's worst case is held before it is
+sent), daily or weekly windows, a kill switch, a spend report. See
+docs/classroom.md. Importing this package is cheap: the server stack loads when
+a classroom starts.
+
+How it is built (each module imports only those above it)::
+
+    roster.py      the class list (CSV, DataFrame, list) -> RosterEntry rows
+    windows.py     total / daily / weekly windows on a clock
+    store.py       the Store interface; SQLiteStore (keys hashed, totals kept)
+    budgets.py     holds and caps, on the offline gateway's Account
+    worst_case.py  the most a request can cost, from the catalog's prices
+    refusals.py    402 / 403 / 503 / 401 in a student's words
+    upstream.py    the gateway behind: httpx pool, teacher's key, header filtering
+    state.py       one classroom: students, keys, the kill switch, admission
+    passthrough.py forwarding a billed request, buffered or streamed, and settling it
+    jobs.py        video and music jobs: ownership, settling, the watcher
+    routes.py      the /v1 routes; report.py, admin.py the /_classroom routes
+    app.py         the Starlette app; server.py Classroom and start(); cli.py
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gatewaykit.classroom.server import Classroom, start
+
+__all__ = ["Classroom", "start"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from gatewaykit.classroom import server
+
+        return getattr(server, name)
+    raise AttributeError(f"module 'gatewaykit.classroom' has no attribute {name!r}")

@@ -1,0 +1,182 @@
+"""``/_classroom/*``: the teacher's endpoints, answered only with ``Authorization: Bearer <admin token>``.
+
+``GET  /_classroom/report[?by=model]``  the report as JSON (``{"window", "rows"}``)
+``GET  /_classroom/status``             paused or not, the reason, the window, students, open holds
+``POST /_classroom/pause``              ``{"reason": ..., "cancel_jobs": false}``: the kill switch
+``POST /_classroom/resume``
+``POST /_classroom/students``           ``{"student", "cap_usd"}``: a new student; the answer has their key
+``POST /_classroom/students/{student}/cap``      ``{"cap_usd": 3.0}`` (null: the class cap)
+``POST /_classroom/students/{student}/revoke``
+``POST /_classroom/students/{student}/reissue``  a new key (the old one stops working)
+``POST /_classroom/students/{student}/key``      a key for this student: added if new (with the class cap),
+                                                 else reissued (for a hub's spawner hook, at each start)
+"""
+
+from __future__ import annotations
+
+import hmac
+import math
+from typing import Any
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from gatewaykit.classroom.jobs import job_path, settle_from_view
+from gatewaykit.classroom.report import report_rows
+from gatewaykit.classroom.roster import read_roster
+from gatewaykit.classroom.state import ClassroomState
+from gatewaykit.classroom.upstream import UpstreamFailure
+from gatewaykit.emulator.errors import ApiError, bad_request
+from gatewaykit.emulator.routes.responses import JSONResponse
+
+__all__ = ["admin_routes"]
+
+
+def _state(request: Request) -> ClassroomState:
+    state: ClassroomState = request.app.state.classroom
+    scheme, _, presented = request.headers.get("authorization", "").partition(" ")
+    token = state.settings.admin_token
+    if not token or scheme.lower() != "bearer" or not hmac.compare_digest(
+            presented.strip().encode("utf-8", "surrogatepass"), token.encode()):
+        raise ApiError(401, "The classroom's teacher endpoints need 'Authorization: Bearer <admin token>'.",
+                       code="invalid_admin_token")
+    return state
+
+
+async def _json(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise bad_request("Send a JSON object.") from None
+    if not isinstance(body, dict):
+        raise bad_request("Send a JSON object.")
+    return body
+
+
+def _student(state: ClassroomState, request: Request) -> str:
+    student = request.path_params["student"]
+    if student not in state.known:
+        raise ApiError(404, f"No student {student[:100]!r} in this class.", code="student_not_found", param="student")
+    return student
+
+
+def _cap(body: dict[str, Any]) -> Any:
+    cap = body.get("cap_usd")
+    if cap is None:
+        return None
+    if isinstance(cap, bool) or not isinstance(cap, (int, float)) or not math.isfinite(cap) or cap < 0:
+        raise bad_request(f"cap_usd must be a number of dollars >= 0; got {cap!r:.40}.", param="cap_usd")
+    return float(cap)
+
+
+async def report(request: Request) -> Response:
+    state = _state(request)
+    try:
+        rows = report_rows(state, request.query_params.get("by"))
+    except ValueError as exc:
+        raise bad_request(str(exc), param="by") from None
+    return JSONResponse({"window": state.window.key(), "rows": rows})
+
+
+async def status(request: Request) -> Response:
+    state = _state(request)
+    return JSONResponse({"paused": state.paused, "reason": state.paused_reason, "window": state.window.key(),
+                         "window_kind": state.window.kind, "students": len(state.known),
+                         "open_jobs": len(state.watched_jobs), "upstream": state.upstream.base_url})
+
+
+async def pause(request: Request) -> Response:
+    state = _state(request)
+    body = await _json(request)
+    reason = body.get("reason")
+    if reason is not None and not isinstance(reason, str):
+        raise bad_request("reason must be text.", param="reason")
+    state.pause(reason[:500] if reason else None)
+    cancelled = await _cancel_videos(state) if body.get("cancel_jobs") is True else 0
+    return JSONResponse({"paused": True, "reason": state.paused_reason, "cancelled_jobs": cancelled})
+
+
+async def _cancel_videos(state: ClassroomState) -> int:
+    """Cancel every unfinished video job (music jobs cannot be cancelled); their holds are released."""
+    cancelled = 0
+    for job_id, watched in list(state.watched_jobs.items()):
+        if watched.kind != "video":
+            continue
+        try:
+            response = await state.upstream.send("DELETE", job_path("video", job_id))
+        except UpstreamFailure:
+            continue
+        if response.status_code == 200:
+            view = response.json()
+            settle_from_view(state, watched.row_id, view, watched.price_nanos)
+            cancelled += view.get("status") in ("cancelled", "canceled")
+    return cancelled
+
+
+async def resume(request: Request) -> Response:
+    state = _state(request)
+    state.resume()
+    return JSONResponse({"paused": False})
+
+
+async def add_student(request: Request) -> Response:
+    state = _state(request)
+    body = await _json(request)
+    try:
+        entry = read_roster([{"student": body.get("student"), "cap_usd": body.get("cap_usd")}])[0]
+        key = state.add_student(entry.student, entry.cap_usd)
+    except ValueError as exc:
+        raise bad_request(str(exc).replace("roster item 1: ", ""), param="student") from None
+    return JSONResponse({"student": entry.student, "key": key})
+
+
+async def set_cap(request: Request) -> Response:
+    state = _state(request)
+    student = _student(state, request)
+    state.set_cap(student, _cap(await _json(request)))
+    return JSONResponse({"student": student, "cap_usd": state.budgets.cap(student) / 1e9})
+
+
+async def revoke(request: Request) -> Response:
+    state = _state(request)
+    student = _student(state, request)
+    state.revoke(student)
+    return JSONResponse({"student": student, "revoked": True})
+
+
+async def reissue(request: Request) -> Response:
+    state = _state(request)
+    student = _student(state, request)
+    return JSONResponse({"student": student, "key": state.reissue(student)})
+
+
+async def key_for(request: Request) -> Response:
+    state = _state(request)
+    student = request.path_params["student"]
+    if student in state.known:
+        return JSONResponse({"student": student, "key": state.reissue(student), "new": False})
+    try:
+        entry = read_roster([student])[0]
+        key = state.add_student(entry.student, None)
+    except ValueError as exc:
+        raise bad_request(str(exc).replace("roster item 1: ", ""), param="student") from None
+    return JSONResponse({"student": entry.student, "key": key, "new": True})
+
+
+def admin_routes() -> list[Route]:
+    return [
+        Route("/_classroom/report", report, methods=["GET"]),
+        Route("/_classroom/status", status, methods=["GET"]),
+        Route("/_classroom/pause", pause, methods=["POST"]),
+        Route("/_classroom/resume", resume, methods=["POST"]),
+        Route("/_classroom/students", add_student, methods=["POST"]),
+        Route("/_classroom/students/{student}/cap", set_cap, methods=["POST"]),
+        Route("/_classroom/students/{student}/revoke", revoke, methods=["POST"]),
+        Route("/_classroom/students/{student}/reissue", reissue, methods=["POST"]),
+        Route("/_classroom/students/{student}/key", key_for, methods=["POST"]),
+    ]

@@ -1,0 +1,118 @@
+"""The classroom's Starlette app: the ``/v1`` routes students call and the teacher's ``/_classroom`` routes.
+
+Every answer the classroom makes itself is in the spec's error envelope
+(the offline gateway's ``ApiError``); a bug is a 500 envelope, never a
+traceback, and is logged without request bodies or keys.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any, AsyncIterator
+
+import orjson
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from gatewaykit.classroom import routes
+from gatewaykit.classroom.admin import admin_routes
+from gatewaykit.classroom.jobs import watch_jobs
+from gatewaykit.classroom.state import ClassroomState
+from gatewaykit.emulator.app import without_trailing_slash
+from gatewaykit.emulator.errors import ApiError, error_envelope
+from gatewaykit.emulator.routes.responses import JSONResponse
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("gatewaykit.classroom")
+_HTTP_CODES = {404: "unknown_url", 405: "method_not_allowed"}
+
+
+class BugsAsEnvelopes:
+    """Pure ASGI middleware: one trailing slash is ignored; an unexpected exception becomes the 500 envelope."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        scope = without_trailing_slash(scope)
+        started = False
+
+        async def send_marked(message: Any) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_marked)
+        except Exception as exc:
+            if started:
+                raise
+            log.error("classroom bug on %s %s: %s", scope.get("method"), scope.get("path"), type(exc).__name__)
+            body = orjson.dumps(error_envelope("The classroom hit an internal error. Tell your teacher.", "api_error"))
+            await send({"type": "http.response.start", "status": 500,
+                        "headers": [(b"content-type", b"application/json"),
+                                    (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return JSONResponse(exc.envelope(), status_code=exc.status, headers=exc.headers)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        message = f"No such endpoint: {request.method} {request.url.path[:200]}."
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path[:200]}."
+    else:
+        message = str(exc.detail)
+    return JSONResponse(error_envelope(message, "invalid_request_error", _HTTP_CODES.get(exc.status_code)),
+                        status_code=exc.status_code, headers=dict(exc.headers or {}))
+
+
+def _routes() -> list[Route]:
+    return [
+        Route("/v1/models", routes.list_models, methods=["GET"]),
+        Route("/v1/chat/completions", routes.chat_completions, methods=["POST"]),
+        Route("/v1/images/generations", routes.generate_images, methods=["POST"]),
+        Route("/v1/images/edits", routes.edit_images, methods=["POST"]),
+        Route("/v1/videos", routes.create_video, methods=["POST"]),
+        Route("/v1/videos/{job_id}", routes.video_job, methods=["GET", "DELETE"]),
+        Route("/v1/videos/{job_id}/content", routes.video_content, methods=["GET"]),
+        Route("/v1/audio/generations", routes.create_music, methods=["POST"]),
+        Route("/v1/audio/generations/{job_id}", routes.music_job, methods=["GET"]),
+        Route("/v1/audio/generations/{job_id}/content", routes.music_content, methods=["GET"]),
+        *admin_routes(),
+    ]
+
+
+def create_app(state: ClassroomState) -> Starlette:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        watcher = asyncio.create_task(watch_jobs(state))
+        try:
+            yield
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+            await state.upstream.aclose()
+
+    app = Starlette(routes=_routes(), exception_handlers={ApiError: _api_error, HTTPException: _http_error},
+                    lifespan=lifespan)
+    app.router.redirect_slashes = False
+    app.state.classroom = state
+    app.add_middleware(BugsAsEnvelopes)
+    return app

@@ -1,0 +1,128 @@
+"""Hard caps: each student's spend in the current window, and the holds of requests in flight.
+
+Every student has one offline-gateway ``Account`` per window (the emulator's own
+hold/settle bookkeeping, reused): its balance is the cap minus what was spent in
+that window. A request holds its worst-case price before it is forwarded; a hold
+that does not fit what is left is refused, so concurrent requests can never
+together pass the cap. A hold settles to the price the gateway reported (charged
+to the window it was held in, even after a reset) or is released on failure.
+Each hold is a row of the store from the moment it is taken.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from gatewaykit.classroom.store import OpenHold, Store
+from gatewaykit.classroom.windows import Window
+from gatewaykit.emulator.accounts import Account
+from gatewaykit.emulator.ratelimit import SlidingWindow
+
+__all__ = ["Budgets", "Hold"]
+
+
+@dataclass
+class Hold:
+    row_id: int
+    student: str
+    window: str
+    nanos: int
+    account: Account
+
+
+class Budgets:
+    def __init__(self, store: Store, window: Window, class_cap_nanos: int) -> None:
+        self.store = store
+        self.window = window
+        self.class_cap_nanos = class_cap_nanos
+        self.caps: dict[str, Optional[int]] = {}  # a student's own cap, None: the class cap
+        self._accounts: dict[tuple[str, str], Account] = {}
+        self._holds: dict[int, Hold] = {}
+
+    def cap(self, student: str) -> int:
+        own = self.caps.get(student)
+        return self.class_cap_nanos if own is None else own
+
+    def _account(self, student: str, window: str) -> Account:
+        account = self._accounts.get((student, window))
+        if account is None:
+            balance = self.cap(student) - self.store.spent(student, window)
+            account = Account(id=student, balance_nanos=balance, limiter=SlidingWindow(1, 1.0))
+            self._accounts[(student, window)] = account
+        return account
+
+    def standing(self, student: str) -> tuple[int, int, int]:
+        """``(spent, held, cap)`` in nanos for the current window."""
+        account = self._account(student, self.window.key())
+        cap = self.cap(student)
+        return cap - account.balance_nanos, account.held_nanos, cap
+
+    def available(self, student: str) -> int:
+        return self._account(student, self.window.key()).available()
+
+    def hold(self, student: str, model: str, kind: str, nanos: int) -> Optional[Hold]:
+        """Hold ``nanos`` for a request (a row in the store), or None when it does not fit what is left."""
+        window = self.window.key()
+        account = self._account(student, window)
+        if not account.hold(nanos):
+            return None
+        try:
+            row_id = self.store.open_request(student, model, kind, nanos, window)
+        except BaseException:
+            account.settle(nanos, paid=False)
+            raise
+        hold = Hold(row_id, student, window, nanos, account)
+        self._holds[row_id] = hold
+        return hold
+
+    def settle(self, row_id: int, cost_nanos: int, status: str = "ok", upstream_id: Optional[str] = None) -> bool:
+        """Charge ``cost_nanos`` instead of the hold (once: False when already settled or released)."""
+        hold = self._holds.pop(row_id, None)
+        if hold is None:
+            return False
+        hold.account.settle(hold.nanos, paid=True, charged=cost_nanos)
+        self.store.finish_request(row_id, status, cost_nanos, upstream_id)
+        return True
+
+    def release(self, row_id: int, status: str = "failed", upstream_id: Optional[str] = None) -> bool:
+        """Release the hold, charging nothing (a failure, a refusal upstream, a cancelled job)."""
+        hold = self._holds.pop(row_id, None)
+        if hold is None:
+            return False
+        hold.account.settle(hold.nanos, paid=False)
+        self.store.finish_request(row_id, status, 0, upstream_id)
+        return True
+
+    def held(self, row_id: int) -> int:
+        hold = self._holds.get(row_id)
+        return 0 if hold is None else hold.nanos
+
+    def is_open(self, row_id: int) -> bool:
+        return row_id in self._holds
+
+    def restore(self, holds: list[OpenHold]) -> list[OpenHold]:
+        """After a restart: hold again what was held (jobs); returns those that are jobs to watch.
+
+        A plain request cut off by the stop has an unknown price: it is charged at its hold (the worst case),
+        so the cap stays hard."""
+        jobs = []
+        for open_hold in holds:
+            account = self._account(open_hold.student, open_hold.window)
+            account.held_nanos += open_hold.hold_nanos
+            self._holds[open_hold.row_id] = Hold(open_hold.row_id, open_hold.student, open_hold.window,
+                                                 open_hold.hold_nanos, account)
+            if open_hold.job_id is None:
+                self.settle(open_hold.row_id, open_hold.hold_nanos, status="interrupted")
+            else:
+                jobs.append(open_hold)
+        return jobs
+
+    def set_cap(self, student: str, cap_nanos: Optional[int]) -> None:
+        before = self.cap(student)
+        self.caps[student] = cap_nanos
+        change = self.cap(student) - before
+        for (name, _), account in self._accounts.items():
+            if name == student:
+                with account.lock:
+                    account.balance_nanos += change

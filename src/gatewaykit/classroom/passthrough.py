@@ -1,0 +1,126 @@
+"""Passing an upstream answer on to the student, and settling the hold it was sent under.
+
+A buffered answer (a chat, an image, an error) is read whole, its
+``usage.cost.total_cost`` settles the hold, and it is passed on. A stream
+(``text/event-stream``) is passed on chunk by chunk as it arrives; the cost is
+picked out of the bytes going by (the final chunk's usage) and the hold settles
+before the student's answer ends, so the request's row is final by then. An
+answer without a reported cost is charged at its hold (the worst case); a stream
+cut off before its cost is released, as the gateway bills only finished streams.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, AsyncIterator, Optional
+
+import httpx
+import orjson
+from starlette.background import BackgroundTask
+from starlette.responses import Response, StreamingResponse
+
+from gatewaykit.classroom.budgets import Hold
+from gatewaykit.classroom.state import ClassroomState
+from gatewaykit.classroom.upstream import UpstreamFailure
+from gatewaykit.emulator.accounts import usd_to_nanos
+from gatewaykit.emulator.errors import ApiError
+
+__all__ = ["forward_billed", "reported_cost", "upstream_error"]
+
+_TOTAL_COST = re.compile(rb'"total_cost"\s*:\s*(-?[0-9][0-9.eE+-]*)')
+_CARRY = 64  # bytes kept from one chunk to the next, so a cost split across chunks is still found
+
+
+def upstream_error(failure: UpstreamFailure) -> ApiError:
+    if failure.timed_out:
+        return ApiError(504, "The gateway behind your classroom did not answer in time. Nothing was charged; "
+                        "try again.", type="api_error", code="upstream_timeout")
+    return ApiError(502, "The classroom could not reach the gateway behind it. Nothing was charged; try again "
+                    "in a moment.", type="api_error", code="upstream_unreachable")
+
+
+def reported_cost(body: Any) -> Optional[int]:
+    """Nanos of ``usage.cost.total_cost`` in a JSON answer, or None."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    cost = usage.get("cost") if isinstance(usage, dict) else None
+    total = cost.get("total_cost") if isinstance(cost, dict) else None
+    if isinstance(total, bool) or not isinstance(total, (int, float)) or total < 0:
+        return None
+    return usd_to_nanos(total)
+
+
+def _upstream_id(response: httpx.Response, body: Any) -> Optional[str]:
+    found = response.headers.get("x-request-id")
+    if not found and isinstance(body, dict) and isinstance(body.get("id"), str):
+        found = body["id"]
+    return found[:200] if found else None
+
+
+async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any, path: str, content: bytes,
+                         content_type: Optional[str], *, stream: bool) -> Response:
+    """Send a billed request upstream under ``hold`` and pass the answer on, settling the hold."""
+    upstream = state.upstream
+    try:
+        response = await upstream.send("POST", path, headers=request_headers, content=content,
+                                       content_type=content_type, stream=True)
+    except UpstreamFailure as failure:
+        state.budgets.release(hold.row_id, "timeout" if failure.timed_out else "unreachable")
+        raise upstream_error(failure) from None
+    headers = upstream.response_headers(response)
+    if response.status_code == 200 and stream and response.headers.get("content-type", "").startswith(
+            "text/event-stream"):
+        return StreamingResponse(_relay(state, hold, response), status_code=200, headers=headers,
+                                 background=BackgroundTask(response.aclose))
+    try:
+        data = await response.aread()
+    except httpx.HTTPError:
+        state.budgets.release(hold.row_id, "interrupted")
+        raise upstream_error(UpstreamFailure(timed_out=False)) from None
+    finally:
+        await response.aclose()
+    if response.status_code != 200:
+        state.budgets.release(hold.row_id, f"refused {response.status_code}")
+        return Response(upstream.scrub(data), status_code=response.status_code, headers=headers)
+    try:
+        body = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        body = None
+    cost = reported_cost(body)
+    if cost is None:
+        state.budgets.settle(hold.row_id, hold.nanos, "unreported", _upstream_id(response, body))
+    else:
+        state.budgets.settle(hold.row_id, cost, "ok", _upstream_id(response, body))
+    return Response(upstream.scrub(data), status_code=200, headers=headers)
+
+
+async def _relay(state: ClassroomState, hold: Hold, response: httpx.Response) -> AsyncIterator[bytes]:
+    scrub = state.upstream.scrub
+    upstream_id = response.headers.get("x-request-id")
+    cost: Optional[int] = None
+    carry = b""
+    finished = False
+    try:
+        async for chunk in response.aiter_raw():
+            window = carry + chunk
+            if b"total_cost" in window:
+                for match in _TOTAL_COST.finditer(window):
+                    try:
+                        cost = usd_to_nanos(match.group(1).decode())
+                    except ArithmeticError:
+                        pass
+            carry = window[-_CARRY:]
+            if upstream_id is None and b'"id"' in chunk:
+                found = re.search(rb'"id"\s*:\s*"([^"]{1,200})"', chunk)
+                upstream_id = found.group(1).decode("utf-8", "replace") if found else None
+            yield scrub(chunk)
+        finished = True
+    except httpx.HTTPError:
+        pass  # the upstream broke off: settled below, the student sees the stream end early
+    finally:
+        if cost is not None:
+            state.budgets.settle(hold.row_id, cost, "ok" if finished else "ok, cut off", upstream_id)
+        elif finished:
+            state.budgets.settle(hold.row_id, hold.nanos, "unreported", upstream_id)
+        else:
+            state.budgets.release(hold.row_id, "interrupted", upstream_id)
+        await response.aclose()

@@ -1,0 +1,212 @@
+"""The ``/v1`` routes students call: each authenticates the student's key, checks the class rules,
+holds the worst case, and forwards with the teacher's key (:mod:`gatewaykit.classroom.passthrough`).
+
+Order of checks: the key (401), the kill switch (503), the model (403), the
+request limit and the cap (402). Anything else (a bad field, an unknown model)
+is the gateway's to refuse, and its refusal is passed on unchanged.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+
+from gatewaykit.classroom.jobs import JOB_PATHS, job_path, owned_job, settle_from_view
+from gatewaykit.classroom.passthrough import forward_billed, upstream_error
+from gatewaykit.classroom.state import ClassroomState
+from gatewaykit.classroom.store import OpenHold
+from gatewaykit.classroom.upstream import UpstreamFailure
+from gatewaykit.emulator.admission import read_json, read_json_or_form
+from gatewaykit.emulator.errors import bad_request
+
+__all__ = ["chat_completions", "create_music", "create_video", "edit_images", "generate_images", "list_models",
+           "music_content", "music_job", "video_content", "video_job"]
+
+
+def _state(request: Request) -> ClassroomState:
+    return request.app.state.classroom  # type: ignore[no-any-return]
+
+
+def _limits(state: ClassroomState) -> Any:
+    """What the offline gateway's body readers need to know: the largest body accepted."""
+    return SimpleNamespace(settings=SimpleNamespace(max_body_bytes=state.settings.max_body_bytes))
+
+
+def _admit(request: Request) -> tuple[ClassroomState, str]:
+    state = _state(request)
+    student = state.authenticate(request.headers.get("authorization"))
+    state.check_open()
+    return state, student
+
+
+def _model(state: ClassroomState, student: str, body: dict[str, Any]) -> str:
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise bad_request("Missing required field 'model' (a model id from GET /v1/models).", param="model")
+    state.check_model(student, model)
+    return model
+
+
+def _max_tokens(body: dict[str, Any], default: int) -> int:
+    if body.get("max_tokens") is None and body.get("max_completion_tokens") is None:
+        body["max_tokens"] = default
+    given: list[int] = []
+    for name in ("max_tokens", "max_completion_tokens"):
+        value = body.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise bad_request(f"{name} must be a whole number >= 1; got {value!r:.40}.", param=name)
+        given.append(value)
+    return max(given)
+
+
+async def _read_fields(request: Request, state: ClassroomState, integers: tuple[str, ...],
+                       booleans: tuple[str, ...]) -> dict[str, Any]:
+    """A JSON or multipart body as fields (the offline gateway's reader); a multipart form's files are closed
+    (the raw body is what is forwarded)."""
+    try:
+        return await read_json_or_form(request, _limits(state), integers=integers, booleans=booleans)  # type: ignore[arg-type]
+    finally:
+        form = getattr(request, "_form", None)
+        if form is not None:
+            await form.close()
+
+
+def _raw_body(request: Request) -> bytes:
+    return request._body  # type: ignore[attr-defined,no-any-return]  # read (and size-checked) by the emulator's reader
+
+
+async def chat_completions(request: Request) -> Response:
+    state, student = _admit(request)
+    body = await read_json(request, _limits(state))  # type: ignore[arg-type]
+    model = _model(state, student, body)
+    max_tokens = _max_tokens(body, state.settings.default_max_tokens)
+    stream = body.get("stream") is True
+    if stream:  # the final chunk then carries the cost the hold settles to
+        options = body.get("stream_options")
+        body["stream_options"] = {**(options if isinstance(options, dict) else {}), "include_usage": True}
+    hold = state.take_hold(student, model, "chat", state.catalog.chat(body, max_tokens))
+    return await forward_billed(state, hold, request.headers.items(), "/v1/chat/completions", orjson.dumps(body),
+                                "application/json", stream=stream)
+
+
+async def generate_images(request: Request) -> Response:
+    state, student = _admit(request)
+    body = await read_json(request, _limits(state))  # type: ignore[arg-type]
+    model = _model(state, student, body)
+    hold = state.take_hold(student, model, "image", state.catalog.job_or_image("image", body))
+    return await forward_billed(state, hold, request.headers.items(), "/v1/images/generations", _raw_body(request),
+                                None, stream=body.get("stream") is True)
+
+
+async def edit_images(request: Request) -> Response:
+    state, student = _admit(request)
+    body = await _read_fields(request, state, ("n", "width", "height", "seed"), ("stream",))
+    model = _model(state, student, body)
+    hold = state.take_hold(student, model, "image", state.catalog.job_or_image("image", body))
+    return await forward_billed(state, hold, request.headers.items(), "/v1/images/edits", _raw_body(request),
+                                None, stream=body.get("stream") is True)
+
+
+async def _create_job(request: Request, kind: str) -> Response:
+    state, student = _admit(request)
+    body = await _read_fields(request, state, ("duration", "seed", "sample_rate", "bitrate"), ("generate_audio",))
+    model = _model(state, student, body)
+    quote = state.catalog.job_or_image(kind, body)
+    hold = state.take_hold(student, model, kind, quote)
+    upstream = state.upstream
+    try:
+        response = await upstream.send("POST", JOB_PATHS[kind], headers=request.headers.items(),
+                                       content=_raw_body(request))
+    except UpstreamFailure as failure:
+        state.budgets.release(hold.row_id, "timeout" if failure.timed_out else "unreachable")
+        raise upstream_error(failure) from None
+    headers = upstream.response_headers(response)
+    try:
+        view = response.json() if response.status_code == 200 else None
+    except ValueError:
+        view = None
+    job_id = view.get("id") if isinstance(view, dict) else None
+    if not isinstance(view, dict) or not isinstance(job_id, str) or not job_id:
+        state.budgets.release(hold.row_id, f"refused {response.status_code}")
+        return Response(upstream.scrub(response.content), status_code=response.status_code, headers=headers)
+    price = quote
+    seconds = view.get("seconds")
+    if kind == "video" and isinstance(seconds, (str, int, float)):
+        try:  # the length the job bills at, as the gateway states it
+            price = state.catalog.job_or_image(kind, body, seconds=float(seconds)) or quote
+        except ValueError:
+            pass
+    state.store.attach_job(hold.row_id, job_id, kind, price)
+    state.watched_jobs[job_id] = OpenHold(hold.row_id, student, model, kind, hold.nanos, hold.window, job_id, price)
+    settle_from_view(state, hold.row_id, view, price)
+    return Response(upstream.scrub(response.content), status_code=200, headers=headers)
+
+
+async def create_video(request: Request) -> Response:
+    return await _create_job(request, "video")
+
+
+async def create_music(request: Request) -> Response:
+    return await _create_job(request, "music")
+
+
+async def _job(request: Request, kind: str, suffix: str = "") -> Response:
+    """Retrieve, cancel (``DELETE``) or download a job the student created; polling settles an ended job."""
+    state = _state(request)
+    student = state.authenticate(request.headers.get("authorization"))
+    job_id = request.path_params["job_id"]
+    row_id = owned_job(state, student, kind, job_id)
+    upstream = state.upstream
+    try:
+        response = await upstream.send(request.method, job_path(kind, job_id) + suffix,
+                                       headers=request.headers.items(), params=request.query_params)
+    except UpstreamFailure as failure:
+        raise upstream_error(failure) from None
+    if response.status_code == 200 and not suffix:
+        watched = state.watched_jobs.get(job_id)
+        try:
+            settle_from_view(state, row_id, response.json(), watched.price_nanos if watched else None)
+        except ValueError:
+            pass
+    return Response(upstream.scrub(response.content), status_code=response.status_code,
+                    headers=upstream.response_headers(response))
+
+
+async def video_job(request: Request) -> Response:
+    return await _job(request, "video")
+
+
+async def video_content(request: Request) -> Response:
+    return await _job(request, "video", "/content")
+
+
+async def music_job(request: Request) -> Response:
+    return await _job(request, "music")
+
+
+async def music_content(request: Request) -> Response:
+    return await _job(request, "music", "/content")
+
+
+async def list_models(request: Request) -> Response:
+    """The gateway's list, narrowed to the class's models when the teacher chose some."""
+    state = _state(request)
+    state.authenticate(request.headers.get("authorization"))
+    upstream = state.upstream
+    try:
+        response = await upstream.send("GET", "/v1/models", headers=request.headers.items())
+    except UpstreamFailure as failure:
+        raise upstream_error(failure) from None
+    data = response.content
+    allowed = state.settings.models
+    if response.status_code == 200 and allowed is not None:
+        listing = orjson.loads(data)
+        listing["data"] = [m for m in listing.get("data", []) if isinstance(m, dict) and m.get("id") in allowed]
+        data = orjson.dumps(listing)
+    return Response(upstream.scrub(data), status_code=response.status_code, headers=upstream.response_headers(response))

@@ -1,0 +1,257 @@
+"""``gk.classroom.start(...)`` -> ``gk.Classroom``: the classroom server in a background thread.
+
+The teacher's key comes from ``upstream_key=`` or ``SVC_API_KEY`` and stays in
+the server (never in a repr, a log line, the database or an answer).
+``upstream="offline"`` starts a private offline gateway behind the class, for
+practice. The ``Classroom`` methods talk to the server's ``/_classroom``
+endpoints with the admin token, as the CLI does.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import secrets
+import threading
+import time
+import warnings
+from typing import Any, Callable, Iterable, Optional
+
+from gatewaykit.classroom.roster import read_roster
+from gatewaykit.classroom.state import ClassroomState, ClassSettings
+from gatewaykit.classroom.store import SQLiteStore, Store
+from gatewaykit.classroom.upstream import Upstream
+from gatewaykit.classroom.windows import Window
+from gatewaykit.classroom.worst_case import WorstCase
+
+__all__ = ["Classroom", "start"]
+
+
+def _money(value: Any, name: str, *, allow_none: bool = False) -> Optional[float]:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a number of dollars >= 0; got {value!r}")
+    return float(value)
+
+
+def _catalog(base_url: str, key: str) -> list[dict[str, Any]]:
+    """The gateway's model list (with the teacher's key): what the classroom prices holds from."""
+    import httpx
+
+    try:
+        response = httpx.get(f"{base_url.rstrip('/')}/v1/models", headers={"Authorization": f"Bearer {key}"},
+                             timeout=30, trust_env=False)
+    except httpx.HTTPError as exc:
+        raise ConnectionError(f"The classroom could not reach the gateway at {base_url}: {type(exc).__name__}. "
+                              "Check the upstream URL.") from None
+    if response.status_code in (401, 403):
+        raise ValueError(f"The gateway at {base_url} refused the teacher's key ({response.status_code}). Check "
+                         "SVC_API_KEY or upstream_key=.")
+    if response.status_code != 200:
+        raise ConnectionError(f"The gateway at {base_url} answered {response.status_code} to GET /v1/models.")
+    data = response.json().get("data")
+    return [m for m in data if isinstance(m, dict)] if isinstance(data, list) else []
+
+
+class Classroom:
+    """A running classroom: ``base_url`` for students, ``admin_token`` and ``keys`` for the teacher."""
+
+    def __init__(self, state: ClassroomState, host: str, port: int, new_keys: list[tuple[str, str]],
+                 offline_gateway: Any = None) -> None:
+        import uvicorn
+
+        from gatewaykit.classroom.app import create_app
+        from gatewaykit.emulator.server import check_port, is_loopback, uvicorn_config
+
+        check_port(port)
+        if not is_loopback(host):
+            warnings.warn(f"The classroom is binding to {host}, which is not loopback: other machines can reach it.",
+                          RuntimeWarning, stacklevel=3)
+        self._state = state
+        self._offline = offline_gateway
+        self._new_keys = list(new_keys)
+        self.admin_token = state.settings.admin_token
+        self.app = create_app(state)
+
+        class _Server(uvicorn.Server):
+            def install_signal_handlers(self) -> None:  # not the main thread
+                pass
+
+        self._server = _Server(uvicorn_config(self.app, host, port, settings=state.settings))
+        self._thread = threading.Thread(target=self._server.run, name="gatewaykit-classroom", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the classroom could not start on {host}:{port}")
+            time.sleep(0.01)
+        sock = self._server.servers[0].sockets[0].getsockname()
+        shown = f"[{sock[0]}]" if ":" in sock[0] else sock[0]
+        self.host, self.port = sock[0], sock[1]
+        self.base_url = f"http://{shown}:{self.port}"
+        self._admin: Any = None
+
+    # -- the teacher's calls (HTTP to the server's /_classroom endpoints) ------------------------------------------
+    def _call(self, method: str, path: str, body: Optional[dict] = None, params: Optional[dict] = None) -> Any:
+        import httpx
+
+        if self._admin is None:
+            self._admin = httpx.Client(base_url=self.base_url, timeout=30, trust_env=False,
+                                       headers={"Authorization": f"Bearer {self.admin_token}"})
+        response = self._admin.request(method, path, json=body, params=params)
+        if response.status_code == 404 and "student_not_found" in response.text:
+            raise KeyError(response.json()["error"]["message"])
+        if response.status_code >= 400:
+            message = response.json().get("error", {}).get("message", response.text)
+            raise ValueError(message)
+        return response.json()
+
+    @property
+    def keys(self) -> Any:
+        """DataFrame ``student, key``: the keys issued by this start (and by ``add_student``/``reissue``) - shown
+        only here; the classroom keeps only their digests."""
+        import pandas as pd
+
+        return pd.DataFrame(self._new_keys, columns=["student", "key"])
+
+    def report(self, by: Optional[str] = None) -> Any:
+        """DataFrame, one row per student (``by="model"``: per student and model) for the current window."""
+        import pandas as pd
+
+        from gatewaykit.classroom.report import MODEL_COLUMNS, STUDENT_COLUMNS
+
+        rows = self._call("GET", "/_classroom/report", params={"by": by} if by else None)["rows"]
+        frame = pd.DataFrame(rows, columns=list(MODEL_COLUMNS if by == "model" else STUDENT_COLUMNS))
+        frame["last_request"] = pd.to_datetime(frame["last_request"], unit="s", utc=True)
+        return frame
+
+    def report_rows(self, by: Optional[str] = None) -> list[dict[str, Any]]:
+        """The report as plain dicts (what ``/_classroom/report`` answers)."""
+        return self._call("GET", "/_classroom/report", params={"by": by} if by else None)["rows"]  # type: ignore[no-any-return]
+
+    def status(self) -> dict[str, Any]:
+        return self._call("GET", "/_classroom/status")  # type: ignore[no-any-return]
+
+    def pause(self, reason: Optional[str] = None, cancel_jobs: bool = False) -> dict[str, Any]:
+        """The kill switch: every new request gets 503 with ``reason``; ``cancel_jobs`` cancels running videos."""
+        return self._call("POST", "/_classroom/pause", {"reason": reason, "cancel_jobs": cancel_jobs})  # type: ignore[no-any-return]
+
+    def resume(self) -> None:
+        self._call("POST", "/_classroom/resume")
+
+    def add_student(self, student: str, cap_usd: Optional[float] = None) -> str:
+        """Add a student; returns their key (also added to ``keys``)."""
+        key: str = self._call("POST", "/_classroom/students", {"student": student, "cap_usd": cap_usd})["key"]
+        self._new_keys.append((student, key))
+        return key
+
+    def set_cap(self, student: str, usd: Optional[float]) -> None:
+        """A student's own cap in USD (None: back to the class cap)."""
+        from urllib.parse import quote
+
+        self._call("POST", f"/_classroom/students/{quote(student, safe='')}/cap", {"cap_usd": _money(usd, "usd", allow_none=True)})
+
+    def revoke(self, student: str) -> None:
+        from urllib.parse import quote
+
+        self._call("POST", f"/_classroom/students/{quote(student, safe='')}/revoke")
+
+    def reissue(self, student: str) -> str:
+        """A new key for ``student`` (the old one stops working)."""
+        from urllib.parse import quote
+
+        key: str = self._call("POST", f"/_classroom/students/{quote(student, safe='')}/reissue")["key"]
+        self._new_keys = [(s, k) for s, k in self._new_keys if s != student] + [(student, key)]
+        return key
+
+    def dashboard(self, refresh_seconds: float = 2.0) -> Any:
+        """A live widget: spend per student against the cap, Pause/Resume (needs ipywidgets)."""
+        import importlib
+
+        # The notebook layer sits above the classroom: loaded only when a dashboard is asked for.
+        return importlib.import_module("gatewaykit.notebook.widgets.classroom_dashboard").dashboard(self, refresh_seconds)
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def stop(self) -> None:
+        """Stop the server (and the offline gateway it started); idempotent. The database stays."""
+        if self._admin is not None:
+            self._admin.close()
+            self._admin = None
+        if self._thread.is_alive():
+            self._server.should_exit = True
+            self._thread.join(timeout=10)
+        if not self._thread.is_alive():
+            self._state.store.close()
+        if self._offline is not None:
+            self._offline.stop()
+
+    def __enter__(self) -> "Classroom":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:  # no token, no key
+        return f"Classroom(base_url={self.base_url!r}, students={len(self._state.known)})"
+
+
+def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster: Any = None, cap: float = 2.00,
+          window: str = "total", models: Optional[Iterable[str]] = None, max_request_cost: Optional[float] = None,
+          db: Optional[str] = None, host: str = "127.0.0.1", port: int = 0, admin_token: Optional[str] = None, *,
+          default_max_tokens: int = 1024, clock: Optional[Callable[[], Any]] = None, store: Optional[Store] = None,
+          offline: Optional[dict[str, Any]] = None, job_check_seconds: float = 2.0,
+          upstream_timeout: float = 300.0) -> Classroom:
+    """Start a classroom in a background thread (``port=0``: a free port). See docs/classroom.md.
+
+    ``upstream``: the gateway's URL, or ``"offline"`` (a private offline gateway, ``offline=`` its options).
+    ``clock``: a callable returning an aware ``datetime`` (the daily/weekly windows; tests pass a fake one);
+    ``store``: another :class:`gatewaykit.classroom.store.Store` than SQLite at ``db``.
+    A malformed roster or setting is a ``ValueError`` saying what to change."""
+    entries = read_roster(roster)
+    cap_usd = _money(cap, "cap")
+    limit = _money(max_request_cost, "max_request_cost", allow_none=True)
+    window_rule = Window(window, clock)
+    if isinstance(default_max_tokens, bool) or not isinstance(default_max_tokens, int) or default_max_tokens < 1:
+        raise ValueError(f"default_max_tokens must be a whole number >= 1; got {default_max_tokens!r}")
+    allowed = None if models is None else frozenset([models] if isinstance(models, str) else models)
+    gateway = None
+    if upstream == "offline":
+        from gatewaykit.emulator import start as start_offline
+
+        gateway = start_offline(**(offline or {}))
+        base_url, key = gateway.base_url, gateway.api_key or ""
+    else:
+        if not isinstance(upstream, str) or not upstream.startswith(("http://", "https://")):
+            raise ValueError(f"upstream must be the gateway's URL (http:// or https://) or 'offline'; got {upstream!r}")
+        # the gateway's address without /v1 (as SVC_BASE_URL is written); the classroom adds /v1 to each path
+        base_url = upstream.rstrip("/").removesuffix("/v1")
+        key = upstream_key or os.environ.get("SVC_API_KEY") or ""
+        if not key:
+            raise ValueError("The classroom needs the teacher's key: pass upstream_key= or set SVC_API_KEY.")
+    try:
+        catalog = WorstCase(_catalog(base_url, key))
+        if allowed is not None:
+            unknown = sorted(allowed - set(catalog.entries))
+            if unknown:
+                raise ValueError(f"models {', '.join(unknown)} are not in the gateway's catalog; choose from "
+                                 f"{', '.join(sorted(catalog.entries))}")
+        settings = ClassSettings(cap_usd=cap_usd or 0.0, window=window, models=allowed, max_request_cost_usd=limit,
+                                 default_max_tokens=default_max_tokens, job_check_seconds=job_check_seconds,
+                                 admin_token=admin_token or secrets.token_urlsafe(24))
+        state = ClassroomState(settings, store or SQLiteStore(db or ":memory:"),
+                               Upstream(base_url, key, timeout=upstream_timeout), catalog, window_rule)
+        new_keys = []
+        for entry in entries:
+            if entry.student not in state.known:
+                new_keys.append((entry.student, state.add_student(entry.student, entry.cap_usd)))
+            elif entry.cap_usd is not None:
+                state.set_cap(entry.student, entry.cap_usd)
+        return Classroom(state, host, port, new_keys, gateway)
+    except BaseException:
+        if gateway is not None:
+            gateway.stop()
+        raise

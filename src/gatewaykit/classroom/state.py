@@ -1,0 +1,171 @@
+"""One classroom's state: who the students are, their keys, caps and holds, whether the class is paused.
+
+Student keys are ``sk-bf-`` keys like the gateway's own (so every client takes
+them); the classroom keeps only their SHA-256 digests, in memory and in the
+store. A key is shown once: when the student is added or the key reissued.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+from gatewaykit.classroom import refusals
+from gatewaykit.classroom.budgets import Budgets
+from gatewaykit.classroom.store import OpenHold, Store
+from gatewaykit.classroom.upstream import Upstream
+from gatewaykit.classroom.windows import Window
+from gatewaykit.classroom.worst_case import WorstCase
+from gatewaykit.emulator.accounts import key_digest, usd_to_nanos
+from gatewaykit.emulator.errors import ApiError
+
+__all__ = ["ClassSettings", "ClassroomState", "new_student_key"]
+
+KEY_PREFIX = "sk-bf-"
+
+
+def new_student_key() -> str:
+    return f"{KEY_PREFIX}class-{secrets.token_hex(20)}"
+
+
+@dataclass
+class ClassSettings:
+    cap_usd: float = 2.0
+    window: str = "total"
+    models: Optional[frozenset[str]] = None  # None: every model the gateway lists
+    max_request_cost_usd: Optional[float] = None
+    #: ``max_tokens`` set on a chat that leaves it out, so its worst case is bounded.
+    default_max_tokens: int = 1024
+    max_body_bytes: int = 64 * 1024 * 1024
+    #: Seconds between background checks of unfinished jobs (they settle when the gateway says they ended).
+    job_check_seconds: float = 2.0
+    #: uvicorn connection timeouts (the offline gateway's names, see ``uvicorn_config``).
+    keep_alive_seconds: float = 30.0
+    request_head_seconds: float = 10.0
+    admin_token: str = field(default="", repr=False)
+
+
+class ClassroomState:
+    def __init__(self, settings: ClassSettings, store: Store, upstream: Upstream, catalog: WorstCase,
+                 window: Window) -> None:
+        self.settings = settings
+        self.store = store
+        self.upstream = upstream
+        self.catalog = catalog
+        self.window = window
+        self.budgets = Budgets(store, window, usd_to_nanos(settings.cap_usd))
+        self.max_request_nanos = (None if settings.max_request_cost_usd is None
+                                  else usd_to_nanos(settings.max_request_cost_usd))
+        self._students: dict[str, str] = {}  # key digest -> student (active keys only)
+        self.known: dict[str, bool] = {}  # student -> revoked
+        self._revoked_digests: set[str] = set()
+        for row in store.students():
+            self.known[row.student] = row.revoked
+            self.budgets.caps[row.student] = row.cap_nanos
+            if row.revoked:
+                self._revoked_digests.add(row.key_digest)
+            else:
+                self._students[row.key_digest] = row.student
+        self.paused_reason: Optional[str] = store.get_meta("paused_reason")
+        self.paused = store.get_meta("paused") == "1"
+        self.watched_jobs: dict[str, OpenHold] = {
+            hold.job_id: hold for hold in self.budgets.restore(store.open_holds()) if hold.job_id}
+
+    # -- students and keys -------------------------------------------------------------------------------------
+    def add_student(self, student: str, cap_usd: Optional[float] = None) -> str:
+        """A new student's key (shown once); ValueError when the student is already in the class."""
+        if student in self.known:
+            raise ValueError(f"{student!r} is already in the class")
+        key = new_student_key()
+        cap = None if cap_usd is None else usd_to_nanos(cap_usd)
+        self.store.add_student(student, key_digest(key), cap)
+        self.known[student] = False
+        self.budgets.caps[student] = cap
+        self._students[key_digest(key)] = student
+        return key
+
+    def _require(self, student: str) -> None:
+        if student not in self.known:
+            raise KeyError(student)
+
+    def set_cap(self, student: str, cap_usd: Optional[float]) -> None:
+        self._require(student)
+        cap = None if cap_usd is None else usd_to_nanos(cap_usd)
+        self.store.set_cap(student, cap)
+        self.budgets.set_cap(student, cap)
+
+    def revoke(self, student: str) -> None:
+        self._require(student)
+        self.store.revoke(student)
+        self.known[student] = True
+        for digest in [d for d, name in self._students.items() if name == student]:
+            del self._students[digest]
+            self._revoked_digests.add(digest)
+
+    def reissue(self, student: str) -> str:
+        self._require(student)
+        self.revoke(student)
+        key = new_student_key()
+        self.store.set_key(student, key_digest(key))
+        self.known[student] = False
+        self._students[key_digest(key)] = student
+        return key
+
+    def authenticate(self, authorization: Optional[str]) -> str:
+        """The student an ``Authorization: Bearer`` header names; 401 for a missing, unknown or revoked key."""
+        scheme, _, token = (authorization or "").partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token or len(token) > 512:
+            raise ApiError(401, "Missing API key. Send 'Authorization: Bearer <the key your teacher gave you>'.",
+                           code="invalid_api_key")
+        digest = key_digest(token)
+        student = self._students.get(digest)
+        if student is None:
+            raise refusals.revoked_key() if digest in self._revoked_digests else refusals.unknown_key()
+        return student
+
+    # -- the kill switch ---------------------------------------------------------------------------------------
+    def pause(self, reason: Optional[str]) -> None:
+        self.paused, self.paused_reason = True, reason
+        self.store.set_meta("paused", "1")
+        self.store.set_meta("paused_reason", reason)
+        self.store.set_meta("paused_at", str(time.time()))
+
+    def resume(self) -> None:
+        self.paused, self.paused_reason = False, None
+        self.store.set_meta("paused", "0")
+        self.store.set_meta("paused_reason", None)
+
+    # -- admission ---------------------------------------------------------------------------------------------
+    def check_open(self) -> None:
+        if self.paused:
+            raise refusals.paused(self.paused_reason)
+
+    def check_model(self, student: str, model: str) -> None:
+        allowed = self.settings.models
+        if allowed is not None and model not in allowed:
+            self.store.count_refusal(student, model, self.window.key())
+            raise refusals.model_not_allowed(model, allowed)
+
+    def take_hold(self, student: str, model: str, kind: str, quote: Optional[int]):  # noqa: ANN201 - Hold
+        """Hold the request's worst case (402 in the student's words when it does not fit)."""
+        if self.paused:
+            raise refusals.paused(self.paused_reason)
+        limit = self.max_request_nanos
+        window = self.window.key()
+        if limit is not None:
+            if quote is None:
+                self.store.count_refusal(student, model, window)
+                raise refusals.unpriced_over_limit(model, limit)
+            if quote > limit:
+                self.store.count_refusal(student, model, window)
+                raise refusals.over_request_limit(limit, quote)
+        needed = quote if quote is not None else max(1, self.budgets.available(student))  # unpriced: all that is left
+        hold = self.budgets.hold(student, model, kind, needed)
+        if hold is None:
+            self.store.count_refusal(student, model, window)
+            spent, held, cap = self.budgets.standing(student)
+            raise refusals.budget_used_up(self.window, cap, spent, held, needed)
+        return hold

@@ -1,0 +1,194 @@
+"""Where a classroom keeps its students, requests, jobs and spend: the ``Store`` interface and
+``SQLiteStore``, the embedded default.
+
+Keys are stored only as SHA-256 digests. Every forwarded request is a row
+(student, model, kind, status, hold, cost, upstream id) written when it is held
+and updated when it settles; ``totals`` keeps running sums per student, model
+and window, so a report reads a few rows whatever the number of requests.
+Money is in integer nano-dollars. The teacher's key is never passed to a store.
+See docs/classroom.md for how several instances would share one Postgres database
+behind the same interface.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Optional, Protocol
+
+__all__ = ["OpenHold", "SQLiteStore", "Store", "StudentRow"]
+
+HELD = "held"  # a request in flight, or a job not yet finished: its hold still counts
+
+
+@dataclass(frozen=True)
+class StudentRow:
+    student: str
+    key_digest: str
+    cap_nanos: Optional[int]  # None: the class cap
+    revoked: bool
+
+
+@dataclass(frozen=True)
+class OpenHold:
+    """A request whose hold was not settled (after a restart: a job still running, or a request cut off)."""
+
+    row_id: int
+    student: str
+    model: str
+    kind: str
+    hold_nanos: int
+    window: str
+    job_id: Optional[str]
+    price_nanos: Optional[int]  # a job's quoted price, charged at completion when the gateway reports none
+
+
+class Store(Protocol):
+    def students(self) -> list[StudentRow]: ...
+    def add_student(self, student: str, key_digest: str, cap_nanos: Optional[int]) -> None: ...
+    def set_cap(self, student: str, cap_nanos: Optional[int]) -> None: ...
+    def set_key(self, student: str, key_digest: str) -> None: ...
+    def revoke(self, student: str) -> None: ...
+    def open_request(self, student: str, model: str, kind: str, hold_nanos: int, window: str) -> int: ...
+    def attach_job(self, row_id: int, job_id: str, kind: str, price_nanos: Optional[int]) -> None: ...
+    def finish_request(self, row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str] = None) -> None: ...
+    def count_refusal(self, student: str, model: str, window: str) -> None: ...
+    def open_holds(self) -> list[OpenHold]: ...
+    def job(self, job_id: str) -> Optional[tuple[str, str, int]]: ...
+    def spent(self, student: str, window: str) -> int: ...
+    def totals(self, window: str) -> list[dict[str, Any]]: ...
+    def get_meta(self, name: str) -> Optional[str]: ...
+    def set_meta(self, name: str, value: Optional[str]) -> None: ...
+    def close(self) -> None: ...
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS students (
+    student TEXT PRIMARY KEY, key_digest TEXT NOT NULL UNIQUE, cap_nanos INTEGER, revoked INTEGER NOT NULL DEFAULT 0,
+    added REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS requests (
+    id INTEGER PRIMARY KEY, student TEXT NOT NULL, model TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL,
+    hold_nanos INTEGER NOT NULL, cost_nanos INTEGER, window TEXT NOT NULL, upstream_id TEXT,
+    created REAL NOT NULL, finished REAL);
+CREATE INDEX IF NOT EXISTS requests_held ON requests(status) WHERE status = 'held';
+CREATE TABLE IF NOT EXISTS jobs (
+    job_id TEXT PRIMARY KEY, student TEXT NOT NULL, kind TEXT NOT NULL, request_id INTEGER NOT NULL,
+    price_nanos INTEGER);
+CREATE TABLE IF NOT EXISTS totals (
+    student TEXT NOT NULL, model TEXT NOT NULL, window TEXT NOT NULL, spent_nanos INTEGER NOT NULL DEFAULT 0,
+    requests INTEGER NOT NULL DEFAULT 0, refused INTEGER NOT NULL DEFAULT 0, last_request REAL,
+    PRIMARY KEY (student, model, window));
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);
+"""
+
+
+class SQLiteStore:
+    """The store in one SQLite file (``":memory:"`` for a classroom that forgets when it stops)."""
+
+    def __init__(self, path: str = ":memory:") -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=OFF")
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._db.executescript(_SCHEMA)
+
+    def _write(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self._db.execute(sql, args)
+
+    def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+    def students(self) -> list[StudentRow]:
+        return [StudentRow(s, d, c, bool(r)) for s, d, c, r in
+                self._read("SELECT student, key_digest, cap_nanos, revoked FROM students ORDER BY rowid")]
+
+    def add_student(self, student: str, key_digest: str, cap_nanos: Optional[int]) -> None:
+        self._write("INSERT INTO students (student, key_digest, cap_nanos, added) VALUES (?, ?, ?, ?)",
+                    (student, key_digest, cap_nanos, time.time()))
+
+    def set_cap(self, student: str, cap_nanos: Optional[int]) -> None:
+        self._write("UPDATE students SET cap_nanos = ? WHERE student = ?", (cap_nanos, student))
+
+    def set_key(self, student: str, key_digest: str) -> None:
+        self._write("UPDATE students SET key_digest = ?, revoked = 0 WHERE student = ?", (key_digest, student))
+
+    def revoke(self, student: str) -> None:
+        self._write("UPDATE students SET revoked = 1 WHERE student = ?", (student,))
+
+    def open_request(self, student: str, model: str, kind: str, hold_nanos: int, window: str) -> int:
+        cursor = self._write(
+            "INSERT INTO requests (student, model, kind, status, hold_nanos, window, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (student, model, kind, HELD, hold_nanos, window, time.time()))
+        return int(cursor.lastrowid)  # type: ignore[arg-type]
+
+    def attach_job(self, row_id: int, job_id: str, kind: str, price_nanos: Optional[int]) -> None:
+        with self._lock:
+            self._db.execute("BEGIN")
+            self._db.execute("UPDATE requests SET upstream_id = ? WHERE id = ?", (job_id, row_id))
+            self._db.execute("INSERT OR REPLACE INTO jobs (job_id, student, kind, request_id, price_nanos) "
+                             "SELECT ?, student, ?, id, ? FROM requests WHERE id = ?", (job_id, kind, price_nanos, row_id))
+            self._db.execute("COMMIT")
+
+    def finish_request(self, row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str] = None) -> None:
+        now = time.time()
+        with self._lock:
+            self._db.execute("BEGIN")
+            row = self._db.execute("SELECT student, model, window FROM requests WHERE id = ? AND status = ?",
+                                   (row_id, HELD)).fetchone()
+            if row is not None:
+                self._db.execute("UPDATE requests SET status = ?, cost_nanos = ?, finished = ?, "
+                                 "upstream_id = COALESCE(?, upstream_id) WHERE id = ?",
+                                 (status, cost_nanos, now, upstream_id, row_id))
+                self._db.execute(
+                    "INSERT INTO totals (student, model, window, spent_nanos, requests, last_request) "
+                    "VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT (student, model, window) DO UPDATE SET "
+                    "spent_nanos = spent_nanos + excluded.spent_nanos, requests = requests + 1, "
+                    "last_request = max(coalesce(last_request, 0), excluded.last_request)",
+                    (*row, cost_nanos, now))
+            self._db.execute("COMMIT")
+
+    def count_refusal(self, student: str, model: str, window: str) -> None:
+        self._write("INSERT INTO totals (student, model, window, refused, last_request) VALUES (?, ?, ?, 1, ?) "
+                    "ON CONFLICT (student, model, window) DO UPDATE SET refused = refused + 1, "
+                    "last_request = max(coalesce(last_request, 0), excluded.last_request)",
+                    (student, model, window, time.time()))
+
+    def open_holds(self) -> list[OpenHold]:
+        rows = self._read("SELECT r.id, r.student, r.model, r.kind, r.hold_nanos, r.window, j.job_id, j.price_nanos "
+                          "FROM requests r LEFT JOIN jobs j ON j.request_id = r.id WHERE r.status = 'held' "
+                          "ORDER BY r.id")
+        return [OpenHold(*row) for row in rows]
+
+    def job(self, job_id: str) -> Optional[tuple[str, str, int]]:
+        """``(student, kind, request row)`` of a job the classroom created, or None."""
+        rows = self._read("SELECT student, kind, request_id FROM jobs WHERE job_id = ?", (job_id,))
+        return rows[0] if rows else None
+
+    def spent(self, student: str, window: str) -> int:
+        rows = self._read("SELECT coalesce(sum(spent_nanos), 0) FROM totals WHERE student = ? AND window = ?",
+                          (student, window))
+        return int(rows[0][0])
+
+    def totals(self, window: str) -> list[dict[str, Any]]:
+        """Per student and model in ``window``: spent_nanos, requests, refused, last_request."""
+        rows = self._read("SELECT student, model, spent_nanos, requests, refused, last_request FROM totals "
+                          "WHERE window = ?", (window,))
+        names = ("student", "model", "spent_nanos", "requests", "refused", "last_request")
+        return [dict(zip(names, row)) for row in rows]
+
+    def get_meta(self, name: str) -> Optional[str]:
+        rows = self._read("SELECT value FROM meta WHERE name = ?", (name,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, name: str, value: Optional[str]) -> None:
+        self._write("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)", (name, value))
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,46 @@
+"""Budget windows: ``total`` (one cap for the whole course), ``daily`` (resets at local midnight) and
+``weekly`` (resets Monday 00:00 local time).
+
+Each window has a key (``total``, ``2026-11-26``, ``week of 2026-11-23``). Spend is
+counted per window; a request is charged to the window it was held in, even when
+it settles after the reset, so no window's spend passes the cap. The clock is a
+callable returning an aware ``datetime`` (tests pass a fake one).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Callable, Optional
+
+__all__ = ["WINDOWS", "Window", "local_now"]
+
+WINDOWS = ("total", "daily", "weekly")
+Clock = Callable[[], dt.datetime]
+
+
+def local_now() -> dt.datetime:
+    return dt.datetime.now().astimezone()
+
+
+class Window:
+    def __init__(self, kind: str = "total", clock: Optional[Clock] = None) -> None:
+        if kind not in WINDOWS:
+            raise ValueError(f"window must be one of {', '.join(WINDOWS)}; got {kind!r}")
+        self.kind = kind
+        self.clock = clock or local_now
+
+    def key(self, when: Optional[dt.datetime] = None) -> str:
+        """The key of the window ``when`` (default: now) falls in."""
+        if self.kind == "total":
+            return "total"
+        day = (when or self.clock()).date()
+        if self.kind == "daily":
+            return day.isoformat()
+        return f"week of {(day - dt.timedelta(days=day.weekday())).isoformat()}"
+
+    def resets(self) -> str:
+        """When the cap resets, in words for a refusal (empty for ``total``)."""
+        return {"total": "", "daily": "; it resets at midnight", "weekly": "; it resets on Monday"}[self.kind]
+
+    def noun(self) -> str:
+        return {"total": "class budget", "daily": "daily class budget", "weekly": "weekly class budget"}[self.kind]

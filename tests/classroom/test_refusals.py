@@ -1,0 +1,130 @@
+"""Refusals a student reads, in the spec's envelope, and keys: unknown and revoked keys get 401, the admin
+endpoints need the admin token, a new key works at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from classroom_fixtures import TEACHER_KEY, auth, chat, upstream_spent
+
+
+def test_a_model_outside_the_class_list_is_403_naming_the_allowed_ones(rooms: Any) -> None:
+    room = rooms(roster=["ana"], models=["chat-mini", "image-gpt"])
+    answer = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat("chat-reasoner"),
+                        headers=auth(room.keys.key[0]))
+    assert answer.status_code == 403
+    error = answer.json()["error"]
+    assert error["code"] == "model_not_found" and error["param"] == "model"
+    assert "Allowed models: chat-mini, image-gpt." in error["message"] and "'chat-reasoner'" in error["message"]
+    listed = httpx.get(f"{room.base_url}/v1/models", headers=auth(room.keys.key[0])).json()
+    assert sorted(m["id"] for m in listed["data"]) == ["chat-mini", "image-gpt"]
+    assert room.report_rows()[0]["refused"] == 1
+
+
+def test_a_request_over_the_per_request_limit_is_402_naming_the_limit_and_the_quote(rooms: Any, upstream: Any) -> None:
+    room = rooms(roster=["ana"], max_request_cost=0.02)
+    answer = httpx.post(f"{room.base_url}/v1/images/generations", json={"model": "image-aspect", "prompt": "a fox"},
+                        headers=auth(room.keys.key[0]))
+    assert answer.status_code == 402
+    error = answer.json()["error"]
+    assert error["type"] == "insufficient_quota"
+    assert "could cost up to $0.03, over your class's limit of $0.02 per request" in error["message"]
+    assert upstream_spent(upstream) == 0
+
+
+def test_a_used_up_budget_is_402_in_the_students_words(rooms: Any) -> None:
+    room = rooms(roster=["ana"], cap=0.04)
+    key = room.keys.key[0]
+    first = httpx.post(f"{room.base_url}/v1/images/generations", json={"model": "image-aspect", "prompt": "a fox"},
+                       headers=auth(key))
+    assert first.status_code == 200
+    room.set_cap("ana", 0.03)  # exactly what was spent: nothing is left
+    second = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(key))
+    assert second.status_code == 402
+    assert second.json()["error"]["message"] == (
+        "Your class budget of $0.03 is used up ($0.03 spent). Ask your teacher for more.")
+    room.set_cap("ana", 1.0)
+    assert httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(key)).status_code == 200
+
+
+def test_the_gatewaykit_client_raises_its_usual_classes(rooms: Any) -> None:
+    import gatewaykit as gk
+
+    room = rooms(roster=["ana"], cap=0.0, models=["chat-mini"])
+    with gk.Client(api_key=room.keys.key[0], base_url=room.base_url, max_retries=0) as client:
+        with pytest.raises(gk.InsufficientQuotaError, match="class budget of \\$0.00 is used up"):
+            client.chat.ask("hello", model="chat-mini")
+        with pytest.raises(gk.PermissionDeniedError, match="Allowed models: chat-mini"):
+            client.chat.ask("hello", model="chat-reasoner")
+    with gk.Client(api_key="sk-bf-not-a-student-key-000000000", base_url=room.base_url, max_retries=0) as stranger:
+        with pytest.raises(gk.AuthenticationError):
+            stranger.chat.ask("hello", model="chat-mini")
+
+
+def test_unknown_and_revoked_keys_get_401_and_a_reissued_key_works(rooms: Any) -> None:
+    room = rooms(roster=["ana", "bo"])
+    old = room.keys.key[0]
+    for key in ("sk-bf-unknown-000000000000000000", "not-even-a-key"):
+        answer = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(key))
+        assert answer.status_code == 401 and answer.json()["error"]["code"] == "invalid_api_key"
+    assert httpx.post(f"{room.base_url}/v1/chat/completions", json=chat()).status_code == 401
+    room.revoke("ana")
+    revoked = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(old))
+    assert revoked.status_code == 401 and "revoked" in revoked.json()["error"]["message"]
+    new = room.reissue("ana")
+    assert new != old and room.keys.set_index("student").key["ana"] == new
+    assert httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(new)).status_code == 200
+    assert httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(old)).status_code == 401
+    late = room.add_student("cy", cap_usd=0.5)
+    assert httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(late)).status_code == 200
+    assert {r["student"]: r["cap_usd"] for r in room.report_rows()}["cy"] == 0.5
+    with pytest.raises(KeyError):
+        room.revoke("nobody")
+    # a hub's spawner hook asks for a key at each server start: a new student is added, a known one reissued
+    hook = httpx.post(f"{room.base_url}/_classroom/students/dee/key", headers=auth(room.admin_token)).json()
+    assert hook["new"] is True
+    again = httpx.post(f"{room.base_url}/_classroom/students/dee/key", headers=auth(room.admin_token)).json()
+    assert again["new"] is False and again["key"] != hook["key"]
+    assert httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(hook["key"])).status_code == 401
+    assert httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(again["key"])).status_code == 200
+
+
+def test_admin_endpoints_answer_only_with_the_admin_token(rooms: Any) -> None:
+    room = rooms(roster=["ana"])
+    student = room.keys.key[0]
+    for path in ("/_classroom/report", "/_classroom/status"):
+        for headers in ({}, auth(student), auth("wrong-token")):
+            answer = httpx.get(f"{room.base_url}{path}", headers=headers)
+            assert answer.status_code == 401 and answer.json()["error"]["code"] == "invalid_admin_token"
+    assert httpx.post(f"{room.base_url}/_classroom/pause", headers=auth(student)).status_code == 401
+    assert room.status()["paused"] is False
+    report = httpx.get(f"{room.base_url}/_classroom/report", headers=auth(room.admin_token)).json()
+    assert report["window"] == "total" and report["rows"][0]["student"] == "ana"
+
+
+def test_an_upstream_that_is_down_or_slow_releases_the_hold(upstream: Any, rooms: Any) -> None:
+    room = rooms(roster=["ana"], upstream_timeout=1.0)
+    key = room.keys.key[0]
+    slow = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), timeout=30,
+                      headers={**auth(key), "X-Emulator-Fault": "slow"})
+    assert slow.status_code == 504 and slow.json()["error"]["code"] == "upstream_timeout"
+    row = room.report_rows()[0]
+    assert row["held_usd"] == 0 and row["spent_usd"] == 0 and row["remaining_usd"] == 2.0
+    upstream.stop()
+    down = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(key), timeout=60)
+    assert down.status_code == 502 and "Nothing was charged" in down.json()["error"]["message"]
+    assert room.report_rows()[0]["held_usd"] == 0
+
+
+def test_the_gateways_own_refusals_pass_through_unchanged(upstream: Any) -> None:
+    """(The gateway's address is given the openai way, ending in /v1: the same gateway.)"""
+    from gatewaykit import classroom
+
+    with classroom.start(upstream=upstream.base_url + "/v1/", upstream_key=TEACHER_KEY, roster=["ana"]) as room:
+        answer = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat("chat-mni"),
+                            headers=auth(room.keys.key[0]))
+        assert answer.status_code == 400 and answer.json()["error"]["code"] == "model_not_found"
+        assert "Did you mean 'chat-mini'?" in answer.json()["error"]["message"]
+        assert room.report_rows()[0]["held_usd"] == 0
