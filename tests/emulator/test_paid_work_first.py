@@ -181,3 +181,15 @@ def test_a_chat_is_still_charged_exactly_what_its_usage_reports(gateway):
     streamed = next(event["usage"] for event in events if event.get("usage"))
     spent = plain["usage"]["cost"]["total_cost"] + streamed["cost"]["total_cost"]
     assert _balance(gateway, "rich") == pytest.approx(before - spent, abs=1e-9)
+
+
+def test_a_scripted_answer_is_held_at_its_own_size_not_the_schemas():
+    """With --script answers loaded, a json_schema chat may be answered by the script (a few tokens): the
+    up-front hold does not assume the schema's 12,000 values, so a balance of $0.001 still pays."""
+    accounts = {"accounts": [{"id": "small", "balance_usd": 0.001, "keys": [{"key": POOR, "status": "active"}]}]}
+    script = {"answers": [{"match": "list the rows", "content": "{\"rows\": []}"}]}
+    with start(accounts=accounts, time_scale=0, script=script) as running:
+        answer = httpx.post(f"{running.base_url}/v1/chat/completions", json=_schema_chat(_heavy_schema()),
+                            headers={"Authorization": f"Bearer {POOR}"}, timeout=600)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["choices"][0]["message"]["content"] == "{\"rows\": []}"

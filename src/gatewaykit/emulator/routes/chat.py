@@ -57,7 +57,8 @@ async def chat_completions(request: Request) -> Response:
         images = check_image_count(chat.messages)
     if chat.response_format and not features["json_mode"]:
         raise bad_request(f"{spec.id!r} does not support response_format.", param="response_format")
-    hold = Hold.take(caller.account, least_chat_price(spec, chat, images))  # 402 before any work
+    least = least_chat_price(spec, chat, images, scripted=gateway.settings.script is not None)
+    hold = Hold.take(caller.account, least)  # 402 before any work
     try:
         return await _answer(gateway, caller, spec, chat, hold, images)
     except BaseException:
@@ -65,16 +66,18 @@ async def chat_completions(request: Request) -> Response:
         raise
 
 
-def least_chat_price(spec: ModelSpec, chat: ChatRequest, images: int) -> int:
+def least_chat_price(spec: ModelSpec, chat: ChatRequest, images: int, *, scripted: bool = False) -> int:
     """The least ``chat`` can cost, known without writing its answer (held before any work).
 
     Every message's framing tokens and each image's smallest token count, all at the cheapest (cached)
-    input rate, and, for a ``json_schema`` answer (no tools, no stop sequences), one output token per value
-    the schema requires (up to ``max_tokens``). Its answer's real price is never lower."""
+    input rate, and, for an answer that is sure to be the ``json_schema`` instance (no tools, no stop
+    sequences, no tool result to report, no ``scripted`` answers loaded), one output token per value the
+    schema requires (up to ``max_tokens``). Its answer's real price is never lower."""
     prompt = _MESSAGE_FRAMING_TOKENS * len(chat.messages) + _PRIMING_TOKENS + MIN_IMAGE_TOKENS * images
     output = 0
     schema = (chat.response_format or {}).get("json_schema")
-    if isinstance(schema, dict) and not chat.tools and not chat.stop:
+    schema_answer = not (chat.tools or chat.stop or scripted or chat.messages[-1].get("role") == "tool")
+    if isinstance(schema, dict) and schema_answer:
         output = chat.n * least_answer_size(schema.get("schema") or {"type": "object"})[0]
         if chat.max_tokens is not None:
             output = min(output, chat.max_tokens)
