@@ -11,7 +11,30 @@ Starts ``python -m gatewaykit.emulator`` in its own process and measures:
   on long messages), how fast ``GET /v1/models`` and another account's chat are answered while eight
   requests of one account, each with an 80 KB message, are being matched, and how they end.
 
-Usage: python benchmarks/hostile_load.py [edit-memory|vision|vision-funded|jobs|script-match ...]
+Issue 28:
+
+- ``image-flood`` (item 2): another account's chat latency while a key whose balance pays for one
+  ``image-tiers`` 4K ``n=4`` request ($0.60) sends 12 of them at once; how many were refused, and how fast;
+  then the same from a key that pays for all twelve (the per-account share of the request pool);
+- ``chat-flood`` (item 3): another account's chat latency while a $0 key sends 24 heavy ``json_schema``
+  requests at once (each asks for an array of 1,000 objects of 12 fields); and the same from a key that can
+  pay (the per-account bound on heavy work);
+- ``schema-limits`` (item 3): how long a schema past the size limits takes to get its 400;
+- ``slow-body`` (item 4): ten connections that send a request head, then trickle the body one byte every
+  0.5 s (keep-alive 3 s): how many are still open after 12 s, and what they were answered.
+
+Measured for issue 28 on the shared 2-core machine (other jobs running; before = the commit before the fixes):
+
+- image-flood, hog pays for one: the other account's slowest chat 79.2 s -> 0.40 s; the 11 402s came after
+  77-123 s -> 1.4-1.6 s. Hog pays for all 12: other's slowest chat 77.1 s -> 1.06 s.
+- chat-flood, $0 hog: other's chat median/slowest 1.51/2.83 s -> 0.10/0.24 s; funded hog: 3.21/8.61 s ->
+  0.11/0.68 s.
+- schema-limits: 1,000 x 1,000 patterned e-mails 5.95 s -> 0.12 s to the 400; with minLength 10,000
+  92.9 s -> 0.12 s.
+- slow-body: 10 of 10 still open after 12 s -> 0 (408 and closed at 10.6 s).
+
+Usage: python benchmarks/hostile_load.py [edit-memory|vision|vision-funded|jobs|script-match|image-flood|
+       chat-flood|schema-limits|slow-body ...]
 """
 
 from __future__ import annotations
@@ -24,6 +47,7 @@ import sys
 import tempfile
 import threading
 import time
+from typing import Callable
 
 import httpx
 
@@ -219,8 +243,159 @@ def script_match(give_up_seconds: float = 30.0, requests: int = 8) -> None:
         gateway.close()
 
 
+def _other_chat_while(gateway: Gateway, attack: Callable[[], None], count: int) -> tuple[float, float, float]:
+    """Run ``count`` ``attack`` calls at once; meanwhile time the other account's plain chats.
+
+    Returns (the other account's slowest chat while the attack ran, its median, the attack's wall time)."""
+    other = httpx.Client(base_url=gateway.url, headers={"Authorization": f"Bearer {OTHER}"}, timeout=600)
+    hello = {"model": "chat-mini", "messages": [{"role": "user", "content": "hello"}]}
+    other.post("/v1/chat/completions", json=hello).raise_for_status()  # connection and first answer out of the way
+    threads = [threading.Thread(target=attack, daemon=True) for _ in range(count)]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    time.sleep(0.3)  # let the attack reach the gateway
+    times = []
+    while any(t.is_alive() for t in threads) or not times:
+        t0 = time.monotonic()
+        other.post("/v1/chat/completions", json=hello).raise_for_status()
+        times.append(time.monotonic() - t0)
+    for thread in threads:
+        thread.join()
+    times.sort()
+    return times[-1], times[len(times) // 2], time.monotonic() - started
+
+
+def image_flood(requests: int = 12) -> None:
+    for balance in (0.60, 50.0):  # image-tiers 4K costs $0.15 an image: $0.60 pays for one n=4 request
+        gateway = Gateway(balance, 0.0)
+        try:
+            statuses: list[tuple[int, float]] = []
+            number = iter(range(10**6))
+
+            def attack() -> None:
+                t0 = time.monotonic()
+                answer = httpx.post(f"{gateway.url}/v1/images/generations",
+                                    headers={"Authorization": f"Bearer {HOG}"},
+                                    json={"model": "image-tiers", "prompt": f"storm over a harbour {next(number)}",
+                                          "resolution": "4K", "n": 4}, timeout=600)
+                statuses.append((answer.status_code, time.monotonic() - t0))
+
+            worst, median, wall = _other_chat_while(gateway, attack, requests)
+            refused = sorted(seconds for status, seconds in statuses if status == 402)
+            codes = sorted(status for status, _ in statuses)
+            print(f"image-flood (hog ${balance:g}, {requests} image-tiers 4K n=4 at once): {codes.count(200)} x 200, "
+                  f"{codes.count(402)} x 402" + (f" (answered after {refused[0]:.2f}-{refused[-1]:.2f} s)" if refused
+                                                 else "") + f"; attack over in {wall:.1f} s")
+            print(f"  other account's chat while it ran: median {median * 1000:.0f} ms, "
+                  f"slowest {worst * 1000:.0f} ms")
+        finally:
+            gateway.close()
+
+
+def _heavy_schema(items: int = 1000, fields: int = 12) -> dict:
+    row = {"type": "object", "properties": {f"field_{i}": {"type": "string"} for i in range(fields)},
+           "required": [f"field_{i}" for i in range(fields)], "additionalProperties": False}
+    return {"type": "object", "properties": {"rows": {"type": "array", "items": row, "minItems": items}},
+            "required": ["rows"], "additionalProperties": False}
+
+
+def chat_flood(requests: int = 24) -> None:
+    for balance in (0.0, 50.0):
+        gateway = Gateway(balance, 0.0)
+        try:
+            statuses: list[tuple[int, float]] = []
+            body = {"model": "chat-mini", "messages": [{"role": "user", "content": "list rows"}],
+                    "response_format": {"type": "json_schema", "json_schema": {"name": "rows",
+                                                                               "schema": _heavy_schema()}}}
+
+            def attack() -> None:
+                t0 = time.monotonic()
+                answer = httpx.post(f"{gateway.url}/v1/chat/completions", headers={"Authorization": f"Bearer {HOG}"},
+                                    json=body, timeout=600)
+                statuses.append((answer.status_code, time.monotonic() - t0))
+
+            worst, median, wall = _other_chat_while(gateway, attack, requests)
+            codes = sorted(status for status, _ in statuses)
+            print(f"chat-flood (hog ${balance:g}, {requests} json_schema requests of 1,000 x 12 fields at once): "
+                  f"statuses {codes[0]}..{codes[-1]} ({codes.count(402)} x 402); slowest hog answer "
+                  f"{max(s for _, s in statuses):.2f} s; attack over in {wall:.1f} s")
+            print(f"  other account's chat while it ran: median {median * 1000:.0f} ms, slowest {worst * 1000:.0f} ms")
+        finally:
+            gateway.close()
+
+
+def schema_limits() -> None:
+    gateway = Gateway(50.0, 0.0)
+    try:
+        nested = {"type": "array", "minItems": 1000, "items": {"type": "array", "minItems": 1000,
+                                                               "items": {"type": "string"}}}
+        long_strings = {"type": "array", "minItems": 1000, "items": {"type": "string", "minLength": 10_000}}
+        emails = {"type": "array", "minItems": 1000, "items": {"type": "array", "minItems": 1000, "items": {
+            "type": "string", "pattern": "^[a-z]{5,20}@[a-z]{3,9}\\.com$"}}}
+        patterned = {"type": "array", "minItems": 1000, "items": {"type": "array", "minItems": 1000, "items": {
+            "type": "string", "minLength": 10_000, "pattern": "^[a-z ]+$"}}}
+        for label, schema in (("1,000 x 1,000 nested minItems", nested), ("1,000 strings of 10,000", long_strings),
+                              ("1,000 x 1,000 patterned e-mails", emails),
+                              ("1,000 x 1,000 patterned strings of minLength 10,000", patterned)):
+            body = {"model": "chat-mini", "messages": [{"role": "user", "content": "go"}],
+                    "response_format": {"type": "json_schema", "json_schema": {"name": "big", "schema": {
+                        "type": "object", "properties": {"x": schema}, "required": ["x"]}}}}
+            t0 = time.monotonic()
+            answer = httpx.post(f"{gateway.url}/v1/chat/completions", headers={"Authorization": f"Bearer {HOG}"},
+                                json=body, timeout=600)
+            print(f"schema-limits ({label}): {answer.status_code} after {time.monotonic() - t0:.2f} s: "
+                  f"{answer.text[:140]}")
+    finally:
+        gateway.close()
+
+
+def slow_body(connections: int = 10, watch_seconds: float = 12.0) -> None:
+    import socket
+
+    from gatewaykit import emulator
+
+    with emulator.start(accounts=ACCOUNTS, time_scale=0, keep_alive_seconds=3) as gateway:
+        head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: {gateway.host}:{gateway.port}\r\n"
+                f"Authorization: Bearer {OTHER}\r\nContent-Type: application/json\r\n"
+                "Content-Length: 1000\r\n\r\n").encode()
+        sockets = []
+        for _ in range(connections):
+            sock = socket.create_connection((gateway.host, gateway.port))
+            sock.sendall(head)
+            sock.setblocking(False)
+            sockets.append(sock)
+        answers = {i: b"" for i in range(connections)}
+        closed_after: dict[int, float] = {}
+        started = time.monotonic()
+        while time.monotonic() - started < watch_seconds and len(closed_after) < connections:
+            for i, sock in enumerate(sockets):
+                if i in closed_after:
+                    continue
+                try:
+                    sock.sendall(b" ")
+                    data = sock.recv(65536)
+                    if data:
+                        answers[i] += data
+                    else:
+                        closed_after[i] = time.monotonic() - started
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    closed_after[i] = time.monotonic() - started
+            time.sleep(0.5)
+        for sock in sockets:
+            sock.close()
+        status_lines = sorted({answer.split(b"\r\n", 1)[0].decode() for answer in answers.values() if answer})
+        print(f"slow-body ({connections} connections trickling a 1,000-byte body one byte every 0.5 s, keep-alive "
+              f"3 s): {connections - len(closed_after)} still open after {watch_seconds:g} s; closed after "
+              f"{', '.join(f'{s:.1f}' for s in sorted(closed_after.values())) or '-'} s; answered "
+              f"{status_lines or 'nothing'}")
+
+
 if __name__ == "__main__":
-    chosen = sys.argv[1:] or ["edit-memory", "vision", "vision-funded", "jobs", "script-match"]
-    for name in chosen:
-        {"edit-memory": edit_memory, "vision": vision, "vision-funded": vision_funded, "jobs": jobs,
-         "script-match": script_match}[name]()
+    every = {"edit-memory": edit_memory, "vision": vision, "vision-funded": vision_funded, "jobs": jobs,
+             "script-match": script_match, "image-flood": image_flood, "chat-flood": chat_flood,
+             "schema-limits": schema_limits, "slow-body": slow_body}
+    for name in sys.argv[1:] or list(every):
+        every[name]()

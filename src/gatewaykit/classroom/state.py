@@ -44,6 +44,7 @@ class ClassSettings:
     #: uvicorn connection timeouts (the offline gateway's names, see ``uvicorn_config``).
     keep_alive_seconds: float = 30.0
     request_head_seconds: float = 10.0
+    request_body_seconds: float = 10.0  # a request body trickled slower than this is answered 408 and closed
     admin_token: str = field(default="", repr=False)
 
 

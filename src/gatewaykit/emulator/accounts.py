@@ -59,11 +59,19 @@ class Account:
             return True
 
     def hold(self, nanos: int) -> bool:
-        """Reserve ``nanos`` (a stream in flight) so concurrent requests cannot spend it."""
+        """Reserve ``nanos`` (work in flight) so concurrent requests cannot spend it; see :class:`.holds.Hold`."""
         with self.lock:
             if self.available() < nanos:
                 return False
             self.held_nanos += nanos
+            return True
+
+    def change_hold(self, held: int, nanos: int) -> bool:
+        """Turn a hold of ``held`` into one of ``nanos``; False (nothing changes) when growing it is not covered."""
+        with self.lock:
+            if nanos > held and self.available() < nanos - held:
+                return False
+            self.held_nanos += nanos - held
             return True
 
     def settle(self, nanos: int, *, paid: bool, charged: int | None = None) -> None:

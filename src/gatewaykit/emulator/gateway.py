@@ -21,9 +21,12 @@ REQUEST_WORKERS = 8
 #: Threads that render video and music jobs. Jobs queue for these only, so however many renders are
 #: queued, a synchronous request never waits behind them (no head-of-line blocking).
 JOB_WORKERS = 2
-#: Request-pool threads one account's image decoding may take at once: however many big images one caller
-#: sends, the other accounts keep REQUEST_WORKERS - ACCOUNT_DECODE_WORKERS threads.
-ACCOUNT_DECODE_WORKERS = 2
+#: Request-pool threads one account's heavy work (decoding images, drawing images, writing chat answers) may
+#: take at once: however many big requests one caller sends, the other accounts keep
+#: REQUEST_WORKERS - ACCOUNT_WORKERS threads, and its own requests queue behind each other.
+ACCOUNT_WORKERS = 2
+#: The same limit, under the name image decoding had before drawing and chats shared it.
+ACCOUNT_DECODE_WORKERS = ACCOUNT_WORKERS
 #: Request-pool threads one account's --script matching may take at once (each is bounded in time too).
 ACCOUNT_SCRIPT_WORKERS = 2
 
@@ -47,7 +50,7 @@ class Gateway:
                                         retention_seconds={"in-memory": settings.prompt_cache_memory_seconds})
         self.executor = ThreadPoolExecutor(max_workers=REQUEST_WORKERS, thread_name_prefix="gatewaykit-media")
         self.job_executor = ThreadPoolExecutor(max_workers=JOB_WORKERS, thread_name_prefix="gatewaykit-jobs")
-        self._decode_slots: dict[str, Any] = {}  # account id -> asyncio.Semaphore (made in the server's loop)
+        self._account_slots: dict[str, Any] = {}  # account id -> asyncio.Semaphore (made in the server's loop)
         self._script_slots: dict[str, Any] = {}
         self._seed_rng = random.Random(f"seeds-{settings.seed}")
         self.ids = RequestIds(settings.seed, settings.reproducible)
@@ -76,10 +79,16 @@ class Gateway:
         """Run CPU-heavy work a request waits for (images, image inspection) off the event loop."""
         return await self._run(self.executor, function, *args, **kwargs)
 
+    async def run_for_account(self, account_id: str, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run an account's heavy work (drawing images, writing chat answers, decoding uploads) in the request
+        pool, at most ACCOUNT_WORKERS of that account's at a time: the rest wait for a slot, and another
+        account's requests keep the other threads. Hold the request's price before calling this
+        (:class:`.holds.Hold`): work waiting here has been paid for."""
+        return await self._run_limited(self._account_slots, ACCOUNT_WORKERS, account_id, function, *args, **kwargs)
+
     async def run_decoding(self, account_id: str, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run an account's image decoding in the request pool, at most ACCOUNT_DECODE_WORKERS at a time."""
-        return await self._run_limited(self._decode_slots, ACCOUNT_DECODE_WORKERS, account_id, function, *args,
-                                       **kwargs)
+        """Decode or inspect an account's uploaded images: :meth:`run_for_account` (the same slots)."""
+        return await self.run_for_account(account_id, function, *args, **kwargs)
 
     async def run_script_match(self, account_id: str, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Match a message against the --script patterns in the request pool, at most ACCOUNT_SCRIPT_WORKERS
@@ -91,11 +100,29 @@ class Gateway:
                            function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         import asyncio
 
+        import functools
+
         slots = slots_by_account.get(account_id)
         if slots is None:
             slots = slots_by_account[account_id] = asyncio.Semaphore(count)
-        async with slots:
-            return await self.run_in_worker(function, *args, **kwargs)
+        await slots.acquire()
+        loop = asyncio.get_running_loop()
+        try:
+            work = self.executor.submit(functools.partial(function, *args, **kwargs))
+        except BaseException:
+            slots.release()
+            raise
+
+        def give_back(_: Any) -> None:  # when the thread is done, not when the request gives up on it
+            try:
+                loop.call_soon_threadsafe(slots.release)
+            except RuntimeError:  # the loop closed (shutdown): nobody waits for the slot any more
+                pass
+
+        # A request that is cancelled (its client left) stops waiting at once, but the slot stays taken
+        # until the thread really finishes: dropping connections cannot start more than ``count`` threads.
+        work.add_done_callback(give_back)
+        return await asyncio.wrap_future(work)
 
     async def run_job_render(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Render a video or music job, in the job pool (never in the pool requests wait on)."""

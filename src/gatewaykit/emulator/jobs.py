@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Protocol, TypeVar
 
 from gatewaykit.emulator.accounts import Account
-from gatewaykit.emulator.errors import insufficient_quota
 from gatewaykit.emulator.request_ids import RequestIds
+from gatewaykit.emulator.holds import Hold
 from gatewaykit.emulator.settings import Settings
 
 T = TypeVar("T")
@@ -51,13 +51,16 @@ class Job:
     content: bytes | None = None
     expires: float | None = None
     task: asyncio.Task | None = None
-    held: bool = False  # the price is held on the account until settle()
+    hold: Hold | None = None  # the price, held on the account from creation until settle()
 
     def settle(self, *, paid: bool) -> None:
         """Charge (``paid``) or release the held price; only the first call counts."""
-        if self.held:
-            self.held = False
-            self.account.settle(self.price, paid=paid)
+        if self.hold is None:
+            return
+        if paid:
+            self.hold.charge()
+        else:
+            self.hold.release()
 
     @property
     def filename(self) -> str:
@@ -104,9 +107,7 @@ class JobStore:
     def create(self, job: Job) -> Job:
         """Hold the job's price on its account (402 ``insufficient_quota`` when it cannot be held) and start it."""
         self.sweep()
-        if not job.account.hold(job.price):
-            raise insufficient_quota()
-        job.held = True
+        job.hold = Hold.take(job.account, job.price)
         self.jobs[job.id] = job
         self.by_token[job.token] = job
         counts = self.created.setdefault(job.account.id, {})

@@ -48,7 +48,7 @@ def make_settings(accounts: Any = None, time_scale: float = 1.0, seed: int = 0, 
         value = getattr(settings, name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
             raise ValueError(f"{name} must be a finite number of seconds >= 0; got {value!r}")
-    for name in ("keep_alive_seconds", "request_head_seconds", "script_match_seconds"):
+    for name in ("keep_alive_seconds", "request_head_seconds", "request_body_seconds", "script_match_seconds"):
         value = getattr(settings, name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
             raise ValueError(f"{name} must be a finite number of seconds > 0; got {value!r}")
@@ -72,11 +72,11 @@ def check_port(port: Any) -> int:
 
 
 def uvicorn_config(app: Any, host: str, port: int, log_level: str = "warning", settings: Any = None) -> Any:
-    """uvicorn's config for ``app``; ``settings`` (keep-alive and request-head seconds) default to the
+    """uvicorn's config for ``app``; ``settings`` (keep-alive, request-head and request-body seconds) default to the
     offline gateway's own (the classroom server passes its own)."""
     import uvicorn
 
-    from gatewaykit.emulator.connection_guard import head_deadline_protocol
+    from gatewaykit.emulator.connection_guard import request_deadline_protocol
 
     settings = settings or app.state.gateway.settings
     logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
@@ -85,7 +85,8 @@ def uvicorn_config(app: Any, host: str, port: int, log_level: str = "warning", s
     # that request's answer was lost (seen on a loaded 2-core machine).
     return uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, lifespan="on",
                           timeout_graceful_shutdown=1, ws="none", timeout_keep_alive=settings.keep_alive_seconds,
-                          http=head_deadline_protocol(settings.request_head_seconds),
+                          http=request_deadline_protocol(settings.request_head_seconds,
+                                                         settings.request_body_seconds),
                           proxy_headers=False)  # no proxy in front: X-Forwarded-* is never trusted
 
 

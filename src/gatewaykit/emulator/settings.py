@@ -78,6 +78,9 @@ class Settings:
     keep_alive_seconds: float = 30.0
     #: Seconds a request's head (request line and headers) may take from its first byte.
     request_head_seconds: float = 10.0
+    #: Seconds a request's body may take from the end of its head, plus one second per 64 KiB received
+    #: (see :mod:`.connection_guard`); past it the answer is a 408 and the connection is closed.
+    request_body_seconds: float = 10.0
 
     def __post_init__(self) -> None:
         if self.time_scale < 0:

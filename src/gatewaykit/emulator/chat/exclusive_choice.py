@@ -37,7 +37,7 @@ class ExclusiveChoice:
     retries: int
     varied: int
     chars: int
-    numbers: list[float]
+    numbers: list[tuple[float, str | None]]  # (a number from the prompt, what it counts or None)
 
     def value(self, schema: Any, name: str = "", depth: int = 0) -> Any:
         raise NotImplementedError

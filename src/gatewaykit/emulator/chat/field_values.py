@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import re
 import uuid
+from dataclasses import dataclass
 
 COUNTRIES = ["France", "Japan", "Brazil", "Canada", "Kenya", "Norway", "India", "Mexico", "Portugal", "Chile"]
 CITIES = ["Paris", "Tokyo", "Nairobi", "Lisbon", "Toronto", "Osaka", "Lyon", "Oslo", "Santiago", "Porto"]
@@ -19,14 +20,55 @@ COMPANIES = ["Acme Ltd", "Globex", "Initech", "Umbrella Works", "Stark Industrie
 STREETS = ["12 Rue de Rivoli", "221B Baker Street", "1600 Amphitheatre Parkway", "10 Downing Street"]
 WORDS = ["sample", "example", "placeholder", "offline", "synthetic", "draft", "demo"]
 
-#: (name pattern, integer range) for numbers that have a natural scale.
-NUMBER_RANGES = [
-    (r"age", (18, 90)), (r"year", (1990, 2026)), (r"month", (1, 12)), (r"day", (1, 28)),
-    (r"hour", (0, 23)), (r"minute|second", (0, 59)), (r"(rating|stars|score)", (1, 5)),
-    (r"(percent|percentage|probability|confidence)", (0, 100)), (r"(price|amount|cost|total|salary)", (5, 250)),
-    (r"(quantity|count|number|qty|size|items)", (1, 12)), (r"(temperature|temp)", (-5, 35)),
-    (r"latitude|lat", (-60, 60)), (r"longitude|lon|lng", (-150, 150)), (r"(height)", (150, 200)),
-    (r"(weight)", (50, 100)), (r"population", (20_000, 3_000_000)), (r"(page|index|rank|position)", (1, 20)), (r"(duration|minutes)", (5, 90)),
+@dataclass(frozen=True)
+class NumberSense:
+    """What a number field's name says about its values."""
+
+    #: Where a value is drawn (then moved or cut to lie within the schema's minimum/maximum).
+    typical: tuple[float, float]
+    #: What a number the user wrote may be, to be taken for this field ("1 large city" is no population).
+    plausible: tuple[float, float]
+    #: Decimal places of a drawn ``number``; 0: a whole number even where the schema allows fractions.
+    decimals: int = 0
+
+
+#: How many of something: a number the prompt gives for a thing it counts ("3 cities") fits here.
+COUNT = NumberSense((1, 12), (0, 1_000_000))
+#: (name pattern, sense) for numbers that have a natural scale; the first pattern matching a word of the
+#: field's name wins (``total_count`` is a count, ``total_price`` a price).
+NUMBER_SENSES = [
+    (r"(population|inhabitants|residents)", NumberSense((20_000, 3_000_000), (50, 10_000_000_000))),
+    (r"(year|founded|established|built)", NumberSense((1950, 2026), (1000, 2100))),
+    (r"age", NumberSense((18, 90), (0, 125))),
+    (r"month", NumberSense((1, 12), (1, 12))), (r"day", NumberSense((1, 28), (1, 31))),
+    (r"hour", NumberSense((0, 23), (0, 23))),
+    (r"(duration|runtime|minutes|mins)", NumberSense((5, 90), (0, 100_000))),
+    (r"(minute|second)", NumberSense((0, 59), (0, 59))),
+    (r"(rating|stars)", NumberSense((1, 5), (0, 10), 1)),
+    (r"(score|grade|mark)", NumberSense((50, 98), (0, 100), 1)),
+    (r"(percent|percentage|pct)", NumberSense((5, 95), (0, 100), 1)),
+    (r"(probability|confidence|likelihood|certainty|ratio|fraction|share)", NumberSense((0.05, 0.95), (0, 1), 2)),
+    (r"rate", NumberSense((1, 15), (0, 100), 1)),  # unemployment, interest, growth rates: in percent
+    (r"(salary|income|wage)", NumberSense((30_000, 150_000), (0, 100_000_000))),
+    (r"(revenue|gdp|market_cap|net_worth|valuation|turnover)",
+     NumberSense((10_000_000, 50_000_000_000), (0, 10**14))),
+    (r"(quantity|count|number|num|qty|items|copies|units|size)", COUNT),
+    (r"(price|amount|cost|total|fee|fare|subtotal|tax|discount|balance|budget)",
+     NumberSense((5, 250), (0, 10**9), 2)),
+    (r"(temperature|temp|celsius|fahrenheit)", NumberSense((-5, 35), (-90, 150), 1)),
+    (r"(latitude|lat)", NumberSense((-60, 60), (-90, 90), 4)),
+    (r"(longitude|lon|lng)", NumberSense((-150, 150), (-180, 180), 4)),
+    (r"(elevation|altitude)", NumberSense((0, 3000), (-500, 9000))),
+    (r"height", NumberSense((150, 200), (0, 1000))), (r"weight", NumberSense((50, 100), (0, 1000), 1)),
+    (r"(area|km2|surface)", NumberSense((50, 2000), (0, 20_000_000), 1)),
+    (r"density", NumberSense((100, 20_000), (0, 100_000))),
+    (r"(distance|length|width|depth|radius|km|miles)", NumberSense((1, 500), (0, 50_000), 1)),
+    (r"(speed|velocity)", NumberSense((10, 120), (0, 300_000), 1)),
+    (r"(calories|kcal)", NumberSense((50, 900), (0, 10_000))),
+    (r"(votes|likes|views|followers|downloads|visitors|reviews|subscribers)",
+     NumberSense((10, 50_000), (0, 10**10))),
+    (r"(page|index|rank|position|floor|chapter)", NumberSense((1, 20), (0, 100_000))),
+    (r"id", NumberSense((100, 99_999), (0, 10**12))),
 ]
 
 
@@ -35,12 +77,48 @@ def normal_name(name: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower().strip("_")
 
 
-def number_range(name: str) -> tuple[int, int] | None:
+def number_sense(name: str) -> NumberSense | None:
+    """What the field name ``name`` says about its numbers, or None (a name like ``value`` says nothing)."""
     low = normal_name(name)
-    for pattern, bounds in NUMBER_RANGES:
+    for pattern, sense in NUMBER_SENSES:
         if re.search(rf"(^|_){pattern}(s)?($|_)", low):
-            return bounds
+            return sense
     return None
+
+
+#: Words after a number that measure rather than count ("100 dollars", "5 km"): such a number may go to any
+#: field it is plausible for.
+_UNITS = {"dollars", "euros", "pounds", "yen", "usd", "eur", "gbp", "cents", "degrees", "km", "miles", "meters",
+          "metres", "kg", "kilograms", "grams", "lbs", "percent", "minutes", "hours", "seconds", "days", "weeks",
+          "months", "years", "mph", "kmh", "celsius", "fahrenheit", "feet", "inches", "cm", "mm", "liters", "litres"}
+_COUNTED = re.compile(r"\s+(?:[a-z]+\s+)?([a-z]{2,})\b", re.I)
+
+
+def counted_thing(prompt: str, end: int, value: float) -> str | None:
+    """What the number ending at ``prompt[end]`` counts ("3 large cities" → ``cities``, "1 city" → ``city``),
+    or None: a measure ("612.5 euros"), a fraction, or no noun after it."""
+    found = _COUNTED.match(prompt, end)
+    if found is None or not value.is_integer():
+        return None
+    word = found.group(1).lower()
+    if word in _UNITS:
+        return None
+    plural = word.endswith("s") and not word.endswith("ss") or word in ("people", "children", "men", "women")
+    return word if plural or value == 1 else None
+
+
+def takes_count(name: str, thing: str) -> bool:
+    """Whether a field called ``name`` may take the number of ``thing`` from the prompt: a count, a field
+    named after the thing (``nights`` for "3 nights"), or a field whose name says nothing about its scale."""
+    sense = number_sense(name)
+    stem = thing[:-3] if thing.endswith("ies") else thing.rstrip("s")
+    return sense is None or sense is COUNT or stem[:4] in normal_name(name)
+
+
+def number_range(name: str) -> tuple[float, float] | None:
+    """Where a number field called ``name`` draws its values (:attr:`NumberSense.typical`), or None."""
+    sense = number_sense(name)
+    return None if sense is None else sense.typical
 
 
 def string_for(name: str, fmt: str | None, rng: random.Random, prompt_names: list[str], prompt: str = "") -> str:

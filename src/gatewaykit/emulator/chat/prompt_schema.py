@@ -16,6 +16,7 @@ import re
 from typing import Any, Optional
 
 from gatewaykit.emulator.chat.schema_checks import SchemaProblem, check_schema
+from gatewaykit.emulator.chat.schema_size import check_answer_size
 from gatewaykit.emulator.chat.tool_results import text_of
 
 __all__ = ["asks_for_json_block", "schema_in_messages"]
@@ -73,6 +74,7 @@ def schema_in_messages(messages: list[dict[str, Any]]) -> Optional[dict[str, Any
         for schema in reversed(_schemas_in(text)):
             try:
                 check_schema(schema)
+                check_answer_size(schema)
             except SchemaProblem:
                 continue
             return schema

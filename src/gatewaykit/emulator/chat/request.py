@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gatewaykit.emulator.chat.schema_checks import MAX_JSON_DEPTH, SchemaProblem, check_schema, json_depth
+from gatewaykit.emulator.chat.schema_size import check_answer_size
 from gatewaykit.emulator.errors import bad_request
 from gatewaykit.emulator.fields import opt_bool, opt_enum, opt_int, opt_number, opt_seed, opt_str
 from gatewaykit.emulator.prompt_cache import RETENTIONS
@@ -151,8 +152,10 @@ def _check_response_format(value: Any) -> dict[str, Any] | None:
 
 
 def _check_schema(schema: dict[str, Any], param: str) -> None:
+    """A malformed schema, or one no answer could fit within the size limits, is a 400 before any work."""
     try:
         check_schema(schema)
+        check_answer_size(schema)
     except SchemaProblem as problem:
         raise bad_request(f"{param}: {problem}.", param=param) from None
 

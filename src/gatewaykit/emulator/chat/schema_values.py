@@ -19,7 +19,8 @@ import re
 from typing import Any
 
 from gatewaykit.emulator.chat.exclusive_choice import ExclusiveChoice, OptionsOverlap, field_label
-from gatewaykit.emulator.chat.field_values import WORDS, normal_name, number_range, prompt_names, string_for
+from gatewaykit.emulator.chat.field_values import (WORDS, NumberSense, counted_thing, normal_name, number_sense,
+                                                   prompt_names, string_for, takes_count)
 from gatewaykit.emulator.chat.regex_strings import PatternError, string_matching
 from gatewaykit.emulator.chat.schema_checks import MAX_ANSWER_CHARS, MAX_VALUES, SchemaProblem
 from gatewaykit.emulator.chat.schema_match import SchemaMatcher
@@ -43,8 +44,10 @@ class SchemaWriter(ExclusiveChoice):
         self.rng = rng
         self.prompt = prompt
         self.names = prompt_names(prompt)
-        # Tool arguments take the numbers the user wrote, in order (``convert 98.6 F`` calls with 98.6).
-        self.numbers = [float(n) for n in _NUMBER.findall(prompt)] if prompt_numbers else []
+        # Tool arguments take the numbers the user wrote, in order (``convert 98.6 F`` calls with 98.6), where they
+        # make sense: (number, what it counts or None) per number ("3 cities" counts cities: no population).
+        self.numbers = [(float(m.group()), counted_thing(prompt, m.end(), float(m.group())))
+                        for m in _NUMBER.finditer(prompt)] if prompt_numbers else []
         self.all_properties = all_properties
         self.values = 0
         self.chars = 0
@@ -189,7 +192,7 @@ class SchemaWriter(ExclusiveChoice):
             high = min(high, len(prefix))
         natural = 0 if depth > _SHALLOW else self.rng.randint(1, 3)
         count = int(min(high, max(low, natural, 1 if "contains" in schema else 0)))
-        item_name = name[:-1] if name.endswith("s") and len(name) > 3 else name
+        item_name = singular(name)
         values: list[Any] = []
         attempts = 0
         while len(values) < count and attempts < count * 10 + 20:
@@ -205,8 +208,16 @@ class SchemaWriter(ExclusiveChoice):
 
     def _number(self, schema: dict, name: str, depth: int, integer: bool = False) -> float | int:
         low, low_ex, high, high_ex = number_bounds(schema)
-        natural = (-10**6, 10**6) if self.varied and self.rng.random() < 0.5 else number_range(name) or (0, 100)
-        start, stop = natural_range(natural, low, high)
+        sense = number_sense(name) or NumberSense((0, 100), (-math.inf, math.inf), 2)
+        if integer and sense.typical[1] <= 1:  # a whole-number probability or share is a percentage
+            sense = NumberSense((5, 95), (0, 100))
+        natural = (-10**6, 10**6) if self.varied and self.rng.random() < 0.5 else sense.typical
+        lowest, highest = max(low, sense.plausible[0]), min(high, sense.plausible[1])
+        if lowest <= highest and not self.varied:  # within what makes sense for the name, if the schema allows
+            start, stop = natural_range(natural, lowest, highest)
+        else:  # a retry (oneOf, not) may need any number the schema allows, fractions too
+            start, stop = natural_range(natural, low, high)
+        whole = integer or (sense.decimals == 0 and not self.varied)
 
         def fits(v: float) -> bool:
             ok = (v > low if low_ex else v >= low) and (v < high if high_ex else v <= high)
@@ -221,9 +232,11 @@ class SchemaWriter(ExclusiveChoice):
             edge = (math.floor if self.varied % 2 else math.ceil)(edges[self.varied - 1])
             if fits(edge):
                 return edge
-        for given in [] if self.varied else self.numbers:
-            if fits(given):
-                self.numbers.remove(given)
+        for entry in [] if self.varied else self.numbers:  # "1 large city" gives no population of 1
+            given, thing = entry
+            if fits(given) and sense.plausible[0] <= given <= sense.plausible[1] and (
+                    thing is None or takes_count(name, thing)):
+                self.numbers.remove(entry)
                 return int(given) if integer or given.is_integer() else given
         known = None if self.varied else self._from_record(name)
         if isinstance(known, (int, float)) and not isinstance(known, bool) and fits(known):
@@ -233,12 +246,12 @@ class SchemaWriter(ExclusiveChoice):
             if step:
                 k = self.rng.randint(math.ceil(start / step), max(math.ceil(start / step), math.floor(stop / step)))
                 v: float = k * step if isinstance(step, int) else round(k * step, 12)
-            elif integer:
-                v = self.rng.randint(math.ceil(start), max(math.ceil(start), math.floor(stop)))
+            elif whole and math.floor(stop) >= math.ceil(start):
+                v = self.rng.randint(math.ceil(start), math.floor(stop))
             else:
-                v = round(self.rng.uniform(start, stop), 2)
+                v = round(self.rng.uniform(start, stop), sense.decimals or 2)  # whole: no whole number fits
             if fits(v):
-                return int(v) if integer else v
+                return int(v) if whole and float(v).is_integer() else v
         for v in (0, math.ceil(low) + 1, math.ceil(low), math.floor(high) - 1, (low + high) / 2):
             if math.isfinite(v) and fits(v):
                 return int(v) if integer else v
@@ -276,6 +289,15 @@ class SchemaWriter(ExclusiveChoice):
                 text = text[:high].rstrip() if len(text[:high].rstrip()) >= low else text[:high]
         self.chars += len(text)
         return text
+
+
+def singular(name: str) -> str:
+    """The name of one item of a list field: ``cities`` → ``city``, ``prices`` → ``price``, ``address`` stays."""
+    if len(name) <= 3 or not name.endswith("s") or name.endswith("ss"):
+        return name
+    if name.endswith("ies"):
+        return name[:-3] + "y"
+    return name[:-1]
 
 
 def instance_of(schema: Any, rng: random.Random, prompt: str, *, all_properties: bool = False,

@@ -5,6 +5,12 @@ picture renders, then one ``event: image_generation.completed`` whose ``data``
 is the same image response object a buffered request returns, plus OpenAI's event
 fields: ``type`` and the first image's ``b64_json`` at the top level. A stream that
 breaks off before that event is not charged.
+
+The price is held (:class:`.holds.Hold`) before anything is decoded or drawn, so a request the
+balance cannot cover is a 402 that costs no work; it is charged once the images are delivered and
+released when drawing fails or the client leaves. Drawing runs in the request pool at most
+``ACCOUNT_WORKERS`` requests of one account at a time, so one account's big requests queue behind
+each other instead of taking the threads every account's chats use.
 """
 
 from __future__ import annotations
@@ -20,18 +26,18 @@ import orjson
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
-from gatewaykit.emulator.admission import (Caller, admit, insufficient_quota, read_body, read_json,
-                                           require_funds, resolve_model)
+from gatewaykit.emulator.admission import Caller, admit, read_body, read_json, resolve_model
 from gatewaykit.emulator.catalog import ModelSpec
 from gatewaykit.emulator.chat.tokens import count_tokens
-from gatewaykit.emulator.errors import ApiError, bad_request, error_envelope
+from gatewaykit.emulator.errors import ApiError, bad_request
 from gatewaykit.emulator.faults import DropConnection
 from gatewaykit.emulator.gateway import Gateway
+from gatewaykit.emulator.holds import Hold
 from gatewaykit.emulator.image_sizing import ImageRequest, form_to_body, parse_image_request
 from gatewaykit.emulator.pricing import cost_object, image_price
-from gatewaykit.emulator.routes.responses import SSE_HEADERS, JSONResponse
+from gatewaykit.emulator.routes.responses import SSE_HEADERS, HeldStreamingResponse, JSONResponse
 
 _MIME = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
 MAX_FORM_FILES = 32
@@ -42,7 +48,8 @@ async def generate_images(request: Request) -> Response:
     caller = await admit(request, gateway, streamable=True)
     body = await read_json(request, gateway)
     spec = resolve_model(body, gateway, caller, "image")
-    return await _answer(gateway, caller, spec, parse_image_request(spec, body), [])
+    job = parse_image_request(spec, body)
+    return await _answer(gateway, caller, spec, job, [], Hold.take(caller.account, _price(spec, job)))
 
 
 async def edit_images(request: Request) -> Response:
@@ -56,16 +63,21 @@ async def edit_images(request: Request) -> Response:
         form = await request.form(max_files=MAX_FORM_FILES, max_fields=64)
     except MultiPartException as exc:
         raise bad_request(f"The multipart body could not be read: {exc.message}") from None
+    hold = None
     try:
         body = form_to_body(form)
         spec = resolve_model(body, gateway, caller, "image")
         image_request = parse_image_request(spec, body)
-        require_funds(caller, _price(spec, image_request))  # before any image is decoded
+        hold = Hold.take(caller.account, _price(spec, image_request))  # before any image is decoded
         parts = [*form.getlist("image[]"), *form.getlist("image")]
         references = await _reference_images(gateway, caller.account.id, spec, parts)
+    except BaseException:
+        if hold is not None:
+            hold.release()
+        raise
     finally:
         await form.close()  # the uploads' spooled temporary files; unclosed they warn (ResourceWarning)
-    return await _answer(gateway, caller, spec, image_request, references)
+    return await _answer(gateway, caller, spec, image_request, references, hold)
 
 
 async def _reference_images(gateway: Gateway, account_id: str, spec: ModelSpec, parts: list[Any]) -> list[bytes]:
@@ -163,33 +175,32 @@ def _completed_event(spec: ModelSpec, job: ImageRequest, images: list[bytes], pr
 
 
 async def _answer(gateway: Gateway, caller: Caller, spec: ModelSpec, job: ImageRequest,
-                  references: list[bytes]) -> Response:
-    price = _price(spec, job)
-    require_funds(caller, price)
-    seed = job.seed if job.seed is not None else gateway.random_seed(
-        [spec.id, job.prompt, job.n, job.size, job.output_format, len(references)])
-    created = gateway.ids.now()
-    render = (gateway.run_decoding(caller.account.id, _render, gateway, spec, job, seed, references) if references
-              else gateway.run_in_worker(_render, gateway, spec, job, seed, references))
-    simulated = gateway.scaled(1.0 + 0.5 * job.n)
-    if job.stream:
-        drop = caller.fault in ("disconnect", "stream-drop")
-        task = asyncio.ensure_future(render)
-        return StreamingResponse(_stream(caller, spec, job, task, price, simulated, drop, created),
-                                 media_type="text/event-stream", headers=SSE_HEADERS)
-    if caller.fault == "disconnect":
-        render.close()
-        raise DropConnection()
-    images, _ = await asyncio.gather(render, asyncio.sleep(simulated))
-    if not caller.account.charge(price):
-        raise insufficient_quota()
-    return JSONResponse(_result(spec, job, images, price, created))
+                  references: list[bytes], hold: Hold) -> Response:
+    """Draw the images (their price already held by ``hold``), then charge it; released on any failure."""
+    try:
+        if caller.fault == "disconnect" and not job.stream:
+            raise DropConnection()
+        seed = job.seed if job.seed is not None else gateway.random_seed(
+            [spec.id, job.prompt, job.n, job.size, job.output_format, len(references)])
+        created = gateway.ids.now()
+        render = gateway.run_for_account(caller.account.id, _render, gateway, spec, job, seed, references)
+        simulated = gateway.scaled(1.0 + 0.5 * job.n)
+        if job.stream:
+            drop = caller.fault in ("disconnect", "stream-drop")
+            task = asyncio.ensure_future(render)
+            return HeldStreamingResponse(_stream(hold, spec, job, task, simulated, drop, created), hold,
+                                         media_type="text/event-stream", headers=SSE_HEADERS)
+        images, _ = await asyncio.gather(render, asyncio.sleep(simulated))
+    except BaseException:
+        hold.release()
+        raise
+    hold.charge()
+    return JSONResponse(_result(spec, job, images, hold.nanos, created))
 
 
-async def _stream(caller: Caller, spec: ModelSpec, job: ImageRequest, task: Any, price: int,
-                  simulated: float, drop: bool, created: int) -> AsyncIterator[bytes]:
-    """Keepalives, then the completed event; the price is held and charged once the event was sent."""
-    held = paid = False
+async def _stream(hold: Hold, spec: ModelSpec, job: ImageRequest, task: Any, simulated: float,
+                  drop: bool, created: int) -> AsyncIterator[bytes]:
+    """Keepalives, then the completed event; the held price is charged once the event was sent."""
     deadline = time.monotonic() + simulated
     interval = max(0.05, min(0.5, simulated / 4)) if simulated else 0.0
     try:
@@ -203,18 +214,13 @@ async def _stream(caller: Caller, spec: ModelSpec, job: ImageRequest, task: Any,
         try:
             images = task.result()
         except ApiError as exc:
+            hold.release()
             yield b"event: error\ndata: " + orjson.dumps(exc.envelope()) + b"\n\n"
             return
-        held = caller.account.hold(price)
-        if not held:
-            envelope = error_envelope("Your balance is too low for this request.", "insufficient_quota",
-                                      "insufficient_quota")
-            yield b"event: error\ndata: " + orjson.dumps(envelope) + b"\n\n"
-            return
-        yield b"event: image_generation.completed\ndata: " + orjson.dumps(_completed_event(spec, job, images, price, created)) + b"\n\n"
-        paid = True
+        event = _completed_event(spec, job, images, hold.nanos, created)
+        yield b"event: image_generation.completed\ndata: " + orjson.dumps(event) + b"\n\n"
+        hold.charge()
     finally:
-        if held:
-            caller.account.settle(price, paid=paid)
+        hold.release()  # nothing happens once charged
         if not task.done():
             task.cancel()

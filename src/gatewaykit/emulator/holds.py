@@ -1,0 +1,96 @@
+"""Money held on an account for one piece of paid work, from before the work starts until it is settled.
+
+Every paid request follows one rule: hold the price (or the least it can cost) BEFORE any work is done,
+answering 402 ``insufficient_quota`` when the balance cannot cover it; do the work; charge the hold
+when the answer is delivered, release it when the work fails, is refused or the client leaves. Held
+money is not available to other requests, so one account's concurrent requests can never together
+spend more than its balance, and a request it cannot pay for costs the gateway no work.
+
+Video and music jobs (:mod:`.jobs`), images (:mod:`.routes.images`) and chats (:mod:`.routes.chat`)
+all use :class:`Hold`::
+
+    hold = Hold.take(account, price)          # 402 now, before any work
+    try:
+        result = do_the_work()
+    except BaseException:
+        hold.release()
+        raise
+    hold.charge()
+
+or, when the whole work happens inside one block, ``with Hold.take(account, price) as hold: ...;
+hold.charge()`` (leaving the block without settling releases the hold).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from gatewaykit.emulator.accounts import Account
+from gatewaykit.emulator.errors import insufficient_quota
+
+
+class Hold:
+    """``nanos`` held on ``account``; settled exactly once (:meth:`charge` or :meth:`release`; later calls
+    do nothing). Thread-safe: a stream's end and a client's disconnect may race to settle it."""
+
+    def __init__(self, account: Account, nanos: int) -> None:
+        """An already-held amount; use :meth:`take` to hold one."""
+        self.account = account
+        self.nanos = nanos
+        self._settled = False
+        self._lock = threading.Lock()
+
+    @classmethod
+    def take(cls, account: Account, nanos: int) -> Hold:
+        """Hold ``nanos`` on ``account``; raise the 402 ``insufficient_quota`` ApiError when its available
+        balance (balance minus what is already held) is lower."""
+        if not account.hold(nanos):
+            raise insufficient_quota()
+        return cls(account, nanos)
+
+    @property
+    def settled(self) -> bool:
+        return self._settled
+
+    def resize(self, nanos: int) -> bool:
+        """Hold ``nanos`` instead (the real price, once known). Shrinking always works; growing only when the
+        balance covers the difference: False (and the hold unchanged) otherwise."""
+        with self._lock:
+            if self._settled:
+                raise RuntimeError("a settled hold cannot be resized")
+            if not self.account.change_hold(self.nanos, nanos):
+                return False
+            self.nanos = nanos
+            return True
+
+    def resize_or_refuse(self, nanos: int) -> None:
+        """:meth:`resize`, or release the hold and raise the 402 ``insufficient_quota`` ApiError."""
+        if not self.resize(nanos):
+            self.release()
+            raise insufficient_quota()
+
+    def charge(self) -> None:
+        """Bill the held amount (the work was delivered)."""
+        self._settle(paid=True)
+
+    def release(self) -> None:
+        """Give the held amount back, charging nothing (the work failed, was refused or abandoned)."""
+        self._settle(paid=False)
+
+    def _settle(self, *, paid: bool) -> None:
+        with self._lock:
+            if self._settled:
+                return
+            self._settled = True
+        self.account.settle(self.nanos, paid=paid)
+
+    def __enter__(self) -> Hold:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()  # no-op when the block charged it
+
+    def __repr__(self) -> str:
+        state = "settled" if self._settled else "held"
+        return f"Hold(account={self.account.id!r}, nanos={self.nanos}, {state})"
