@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
         Client,
         Comparison,
         Display,
+        Evaluation,
         Gallery,
         NullDisplay,
         OfflineGatewayWarning,
@@ -66,6 +67,7 @@ if TYPE_CHECKING:  # pragma: no cover
         TurnEvent,
         UnknownParameterWarning,
         image_part,
+        judge,
     )
     from gatewaykit.costs import CostRecord, Ledger, ledger
     from gatewaykit.costs.quotes import Quote
@@ -93,7 +95,7 @@ _LAZY = {
     **dict.fromkeys(
         ("AsyncChatSession", "AsyncChatStream", "AsyncClient", "BatchResult", "ChatSession", "ChatStream", "Client",
          "Display", "NullDisplay", "OfflineGatewayWarning", "RequestOptions", "RetryPolicy", "Turn", "TurnEvent",
-         "UnknownParameterWarning", "image_part", "CheckpointWarning", "Comparison", "Gallery"),
+         "UnknownParameterWarning", "image_part", "CheckpointWarning", "Comparison", "Evaluation", "Gallery", "judge"),
         "gatewaykit.client",
     ),
     **dict.fromkeys(
@@ -134,6 +136,7 @@ __all__ = [
     "Cost",
     "CostRecord",
     "Display",
+    "Evaluation",
     "Gallery",
     "GatewayError",
     "ImageData",
@@ -174,6 +177,7 @@ __all__ = [
     "emulator",
     "gallery",
     "image_part",
+    "judge",
     "ledger",
     "load_ipython_extension",
     "playground",
