@@ -73,7 +73,7 @@ class _NoMedia:
 
 def _finish_request(client: Any, cell: EvaluationCell, timer: Timer) -> None:
     cell.latency_s = timer.stop()
-    settle(cell, client.ledger.rows)
+    settle(cell, client.ledger.rows)  # type: ignore[arg-type]  # a cell has an entry's fields
 
 
 def _score_sync(client: Any, plan: EvaluationPlan, cell: EvaluationCell, store: Optional[EvaluationStore]) -> None:
@@ -206,7 +206,7 @@ def run_evaluation(client: Any, cases: Any, models: Any, scorers: Any, repeats: 
         _score_sync(client, plan, cell, store)
         view.finished(cell)
 
-    jobs = [functools.partial(one, cell) for cell in todo]
+    jobs: list[Callable[[], Any]] = [functools.partial(one, cell) for cell in todo]
     if confirming:
         jobs = [confirmed_call(job) for job in jobs]
     try:
@@ -276,7 +276,7 @@ async def run_evaluation_async(client: Any, cases: Any, models: Any, scorers: An
             await _score_async(client, plan, cell, store)
             view.finished(cell)
 
-    jobs = [functools.partial(one, cell) for cell in todo]
+    jobs: list[Callable[[], Any]] = [functools.partial(one, cell) for cell in todo]
     if confirming:
         jobs = [confirmed_async_call(job) for job in jobs]
     try:
