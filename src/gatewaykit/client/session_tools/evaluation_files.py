@@ -69,8 +69,8 @@ def save_evaluation(evaluation: Any, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     frame = evaluation.to_pandas()
     for column in frame.columns:
-        if frame[column].dtype == object:
-            frame[column] = frame[column].map(formula_safe)
+        if not (frame[column].dtype.kind in "biufc"):  # text columns (object or pandas' string dtype)
+            frame[column] = frame[column].map(formula_safe).astype(object)
     for cell in evaluation.cells:
         if cell.ok and cell.kind != "chat":
             _write_media(cell, folder)
