@@ -67,7 +67,7 @@ def evaluation_text(evaluation: Any) -> str:
     if evaluation.dry_run:
         quote = evaluation.quote
         summary = getattr(quote, "summary", None) or "nothing could be priced"
-        return f"{head} (dry run, nothing sent)\n  {len(evaluation.cases) * len(evaluation.models) * evaluation.repeats} requests; quote: {summary}"
+        return f"{head} (dry run, nothing sent)\n  {len(evaluation.cells)} cells; quote: {summary}"
     lines = [head]
     for row in evaluation.rows:
         first = row[0]

@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence
 
 from gatewaykit.notebook.html_views.style import BOX, CODE, FOOTER, MUTED, esc, format_cost, format_seconds
 
-__all__ = ["cell_html", "grid_html", "output_html", "render_evaluation_html", "scores_html", "text_box"]
+__all__ = ["cell_html", "grid_html", "output_html", "render_evaluation_html", "scores_html", "text_box", "thumbnail_uri"]
 
 _TABLE = "border-collapse:collapse;table-layout:fixed;width:100%;font-size:0.9em"
 _TD = "padding:6px 8px;vertical-align:top;border:1px solid rgba(128,128,128,0.3);overflow:hidden;word-wrap:break-word"
@@ -37,12 +37,44 @@ def text_box(text: str) -> str:
     return f'<div class="gk-eval-text" style="{_TEXT}">{esc(text)}</div>'
 
 
-def _images_html(result: Any) -> str:
+_THUMB_PX = 240
+_thumbs: dict[str, str] = {}  # b64 payload digest -> JPEG thumbnail URI (a grid repaints its finished cells once)
+
+
+def thumbnail_uri(item: Any) -> Optional[str]:
+    """A small JPEG ``data:`` URI of an image (a grid of a dozen stays light in the saved notebook)."""
     from gatewaykit.notebook.html_views.media_html import image_data_uri
 
+    try:
+        content = item.content
+    except (AttributeError, ValueError):
+        return image_data_uri(item)
+    import base64
+    import hashlib
+    import io
+
+    key = hashlib.sha256(content).hexdigest()
+    made = _thumbs.get(key)
+    if made is None:
+        try:
+            from PIL import Image
+
+            picture = Image.open(io.BytesIO(content), formats=["PNG", "JPEG", "WEBP", "GIF"]).convert("RGB")
+            picture.thumbnail((_THUMB_PX, _THUMB_PX))
+            out = io.BytesIO()
+            picture.save(out, format="JPEG", quality=82)
+        except Exception:  # noqa: BLE001 - no Pillow, or not a picture it reads: the image as it came
+            return image_data_uri(item)
+        made = _thumbs[key] = "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode("ascii")
+        while len(_thumbs) > 512:
+            _thumbs.pop(next(iter(_thumbs)))
+    return made
+
+
+def _images_html(result: Any) -> str:
     figures = []
     for index, item in enumerate(getattr(result, "data", None) or []):
-        src = image_data_uri(item)
+        src = thumbnail_uri(item)
         if src is None:
             figures.append(f'<div style="{MUTED}">image {index + 1}: no displayable image</div>')
         else:
