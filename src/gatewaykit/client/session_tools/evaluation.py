@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from gatewaykit.client.session_tools.scoring import mean_score
 from gatewaykit.presentation import rich_bundle
 
-__all__ = ["Evaluation", "EvaluationCell", "FIXED_COLUMNS", "mean_score"]
+__all__ = ["Evaluation", "EvaluationCell", "FIXED_COLUMNS"]
 
 FIXED_COLUMNS = ("case_id", "prompt", "model", "output")
 TAIL_COLUMNS = ("latency_s", "total_cost", "cost_source", "error")
@@ -97,11 +98,6 @@ class EvaluationCell:
         if self.score_errors:
             return "; ".join(f"scorer {name!r}: {type(exc).__name__}: {exc}" for name, exc in self.score_errors.items())
         return None
-
-
-def mean_score(values: Any) -> Optional[float]:
-    numbers = [float(v) for v in values if isinstance(v, (bool, int, float)) and not (isinstance(v, float) and math.isnan(v))]
-    return math.fsum(numbers) / len(numbers) if numbers else None
 
 
 @dataclass

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gatewaykit.client.session_tools.scoring import mean_score
 from gatewaykit.costs.money import format_usd
 
 __all__ = ["cell_line", "evaluation_text", "score_text"]
@@ -82,8 +83,6 @@ def evaluation_text(evaluation: Any) -> str:
         costs = [c.total_cost for c in mine if c.total_cost is not None]
         means = []
         for column in evaluation.score_columns:
-            from gatewaykit.client.session_tools.evaluation import mean_score
-
             value = mean_score(c.scores.get(column) for c in mine)
             if value is not None:
                 means.append(f"{column} {value:.2f}")

@@ -23,7 +23,7 @@ import json
 import math
 from typing import Any, Callable, Iterable, Optional
 
-__all__ = ["Judge", "apply_score", "judge", "named_scorers", "scorer_output"]
+__all__ = ["Judge", "apply_score", "judge", "mean_score", "named_scorers", "scorer_output"]
 
 _VERDICT_SCHEMA = {
     "type": "object",
@@ -141,6 +141,12 @@ def named_scorers(scorers: Any) -> list[tuple[str, Callable[..., Any]]]:
         raise ValueError(f"evaluate(scorers=...): two scorers are named {', '.join(map(repr, repeated))}; "
                          "each name is a column (give a judge its own name=)")  # fmt: skip
     return named
+
+
+def mean_score(values: Any) -> Optional[float]:
+    """The mean of the numeric scores among ``values`` (bools as 0/1; None and NaN left out), or None."""
+    numbers = [float(v) for v in values if isinstance(v, (bool, int, float)) and not (isinstance(v, float) and math.isnan(v))]
+    return math.fsum(numbers) / len(numbers) if numbers else None
 
 
 def scorer_output(cell: Any) -> Any:

@@ -19,6 +19,7 @@ import math
 import statistics
 from typing import Any, Optional, Sequence
 
+from gatewaykit.client.session_tools.scoring import mean_score
 from gatewaykit.notebook.html_views.style import BOX, CODE, FOOTER, MUTED, esc, format_cost, format_seconds
 
 __all__ = ["cell_html", "grid_html", "output_html", "render_evaluation_html", "scores_html", "text_box", "thumbnail_uri"]
@@ -170,11 +171,6 @@ def _case_html(evaluation: Any, cell: Any) -> str:
     )
 
 
-def _mean(values: Any) -> Optional[float]:
-    numbers = [float(v) for v in values if isinstance(v, (bool, int, float))]
-    return math.fsum(numbers) / len(numbers) if numbers else None
-
-
 def summary_row(evaluation: Any) -> str:
     """One summary cell per model: mean scores, total cost, median latency, errors."""
     cells = []
@@ -182,7 +178,7 @@ def summary_row(evaluation: Any) -> str:
         mine = [c for c in evaluation.cells if c.model == model]
         parts = []
         for column in evaluation.score_columns:
-            mean = _mean(c.scores.get(column) for c in mine)
+            mean = mean_score(c.scores.get(column) for c in mine)
             if mean is not None:
                 parts.append(f'<span style="{_SCORE}">{esc(column)} <b>{mean:.2f}</b></span>')
         costs = [c.total_cost for c in mine if c.total_cost is not None]
