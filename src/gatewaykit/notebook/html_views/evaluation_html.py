@@ -25,7 +25,7 @@ from gatewaykit.notebook.html_views.style import BOX, CODE, FOOTER, MUTED, esc, 
 __all__ = ["cell_html", "grid_html", "output_html", "render_evaluation_html", "scores_html", "text_box", "thumbnail_uri"]
 
 _TABLE = "border-collapse:collapse;table-layout:fixed;width:100%;font-size:0.9em"
-_TD = "padding:6px 8px;vertical-align:top;border:1px solid rgba(128,128,128,0.3);overflow:hidden;word-wrap:break-word"
+_TD = "padding:6px 8px;text-align:left;vertical-align:top;border:1px solid rgba(128,128,128,0.3);overflow:hidden;word-wrap:break-word"
 _TEXT = "max-height:12em;overflow:auto;white-space:pre-wrap;font-size:0.92em;line-height:1.4"
 _MARK = "display:inline-block;margin:0 4px 2px 0;padding:0 6px;border-radius:8px;font-size:0.8em;background:rgba(25,135,84,0.18)"
 _SCORE = "display:inline-block;margin:0 6px 0 0;font-size:0.85em"
@@ -208,7 +208,7 @@ def grid_html(evaluation: Any, rows: Sequence[Sequence[str]], summary: str = "",
         f"<tr>{_case_html(evaluation, evaluation.rows[index][0])}{''.join(cells)}</tr>" for index, cells in enumerate(rows)
     )
     return (
-        f'<div class="gk-evaluation" style="{BOX}"><div style="{MUTED};margin-bottom:6px">{esc(head)}</div>'
+        f'<div class="gk-evaluation tex2jax_ignore mathjax_ignore" style="{BOX}"><div style="{MUTED};margin-bottom:6px">{esc(head)}</div>'
         f'<table class="gk-eval-grid" style="{_TABLE}"><thead><tr>{header}</tr></thead><tbody>{body}{summary}</tbody></table>'
         f"{tail}</div>"
     )
