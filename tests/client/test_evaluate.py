@@ -336,3 +336,16 @@ def test_repeats_make_one_row_per_case_and_repeat(client: gk.Client) -> None:
     ev = client.evaluate(["a", "b"], models=["chat-mini", "chat-vision"], repeats=2, temperature=1.0)
     assert len(ev.cells) == 8 and len(ev.rows) == 4
     assert [(row[0].case_id, row[0].repeat) for row in ev.rows] == [("1", 0), ("1", 1), ("2", 0), ("2", 1)]
+
+
+def test_music_cells_wait_for_their_jobs_and_save_the_songs(client: gk.Client, tmp_path: Path) -> None:
+    """A music evaluation waits for each job; its output is the song's file name, and save() writes the mp3."""
+    lyrics = "[Verse]\nLights on the water\n[Chorus]\nWe sing till dawn"
+    ev = client.evaluate([{"id": "pop", "prompt": "upbeat synth pop"}], models=["music-song"], lyrics_prompt=lyrics,
+                         scorers=[lambda output, case: output.status == "completed"])
+    cell = ev.cells[0]
+    assert cell.ok and cell.result.status == "completed" and cell.scores["score_1"] is True
+    assert cell.output == "pop-music-song.mp3" and cell.cost_source in ("estimated", "not reported")
+    ev.save(tmp_path)
+    assert (tmp_path / "pop-music-song.mp3").stat().st_size > 0
+

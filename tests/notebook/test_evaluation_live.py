@@ -130,3 +130,13 @@ def test_a_dry_run_shows_the_plan_and_its_quote() -> None:
     ev.dry_run, ev.quote = True, gk.Quote(kind="batch", model="chat-mini", total_cost=0.5, source="catalog", requests=1)
     html = render_evaluation_html(ev)
     assert 'data-state="planned"' in html and "gk-eval-quote" in html and "$0.50" in html
+
+
+def test_the_marimo_display_shows_the_returned_grid_only() -> None:
+    """marimo gets no live view (as for compare): the Evaluation it returns is the cell's output."""
+    from gatewaykit.client.core.comparison_view import NullComparisonView
+    from gatewaykit.notebook.displays.marimo_display import MarimoDisplay
+
+    ev = gk.Evaluation(kind="chat", models=["chat-mini"], cases=[{"prompt": "hi"}], case_ids=["1"], scorers=[])
+    assert isinstance(MarimoDisplay().evaluate_view(ev), NullComparisonView)
+    assert "gk-evaluation" in ev._repr_mimebundle_()["text/html"]

@@ -58,3 +58,19 @@ def test_a_saved_notebook_keeps_the_final_grid_once(gateway: Any) -> None:
     saved = [html for html in html_outputs(nb.cells[1]) if "gk-evaluation" in html]
     assert len(saved) == 1, saved
     assert set(states(saved[0])) == {"done"} and "gk-eval-summary" in saved[0]
+
+
+def test_chat_cells_stream_their_text_while_they_run(gateway: Any) -> None:
+    """Some update shows a chat cell still running with part of its answer; the last shows every cell done."""
+    live = LiveKernel()
+    try:
+        live.run(f"import gatewaykit as gk\nclient = gk.Client(base_url={gateway.base_url!r}, api_key={gateway.api_key!r})")
+        msg_id = live.run("ev = client.evaluate(['Explain server-sent events'], models=['chat-vision', 'chat-reasoner'])")
+        assert not live.of(msg_id, "error"), live.of(msg_id, "error")
+        shown = [m["content"]["data"].get("text/html", "") for m in live.of(msg_id, "display_data", "update_display_data")
+                 if "gk-evaluation" in m["content"]["data"].get("text/html", "")]
+        running_text = re.compile(r'data-state="running"[^>]*><div class="gk-eval-text"[^>]*>[^<]+')
+        assert any(running_text.search(html) for html in shown), [states(html) for html in shown]
+        assert set(states(shown[-1])) == {"done"}
+    finally:
+        live.close()
