@@ -246,6 +246,17 @@ def test_a_checkpoint_keeps_the_judges_verdicts(client: gk.Client, book: gk.Ledg
     assert second.total_cost == 0
 
 
+def test_a_judge_added_on_a_re_run_grades_the_restored_outputs(client: gk.Client, book: gk.Ledger,
+                                                                 tmp_path: Path) -> None:
+    """Outputs come from the checkpoint (not sent again); only the new judge's requests go out."""
+    client.evaluate(["hello", "bye"], models=["chat-vision"], checkpoint=tmp_path / "c.sqlite")
+    grader = gk.judge(model="chat-mini", rubric="Is it short?")
+    ev = client.evaluate(["hello", "bye"], models=["chat-vision"], scorers=[grader], checkpoint=tmp_path / "c.sqlite")
+    assert all(c.restored and 0 <= c.scores["judge"] <= 1 for c in ev.cells)
+    assert [row["model"] for row in book.rows] == ["chat-vision", "chat-vision", "chat-mini", "chat-mini"]
+    assert ev.judge_cost > 0
+
+
 def test_summary_has_one_row_per_model(client: gk.Client) -> None:
     """Mean scores, total cost, median latency and errors per model, in the order asked."""
     ev = client.evaluate(["a", "b", "c"], models=["chat-vision", "chat-mini"], scorers=[long_enough])

@@ -180,10 +180,9 @@ def run_evaluation(client: Any, cases: Any, models: Any, scorers: Any, repeats: 
         raise
     view = evaluation_view_of(client._display, evaluation)
     streams = evaluation.kind == "chat" and view.streams
-    for cell in evaluation.cells:
-        if cell.restored:
-            _score_sync(client, plan, cell, store)
-            view.finished(cell)
+    def restored(cell: EvaluationCell) -> None:  # from the checkpoint: only its scores (a new judge may ask)
+        _score_sync(client, plan, cell, store)
+        view.finished(cell)
 
     def one(cell: EvaluationCell) -> None:
         view.started(cell)
@@ -206,7 +205,8 @@ def run_evaluation(client: Any, cases: Any, models: Any, scorers: Any, repeats: 
         _score_sync(client, plan, cell, store)
         view.finished(cell)
 
-    jobs: list[Callable[[], Any]] = [functools.partial(one, cell) for cell in todo]
+    jobs: list[Callable[[], Any]] = [functools.partial(restored, c) for c in evaluation.cells if c.restored]
+    jobs += [functools.partial(one, cell) for cell in todo]
     if confirming:
         jobs = [confirmed_call(job) for job in jobs]
     try:
@@ -248,11 +248,12 @@ async def run_evaluation_async(client: Any, cases: Any, models: Any, scorers: An
         raise
     view = evaluation_view_of(client._display, evaluation)
     streams = evaluation.kind == "chat" and view.streams
-    for cell in evaluation.cells:
-        if cell.restored:
+    gate = asyncio.Semaphore(concurrency)
+
+    async def restored(cell: EvaluationCell) -> None:
+        async with gate:
             await _score_async(client, plan, cell, store)
             view.finished(cell)
-    gate = asyncio.Semaphore(concurrency)
 
     async def one(cell: EvaluationCell) -> None:
         async with gate:
@@ -276,7 +277,8 @@ async def run_evaluation_async(client: Any, cases: Any, models: Any, scorers: An
             await _score_async(client, plan, cell, store)
             view.finished(cell)
 
-    jobs: list[Callable[[], Any]] = [functools.partial(one, cell) for cell in todo]
+    jobs: list[Callable[[], Any]] = [functools.partial(restored, c) for c in evaluation.cells if c.restored]
+    jobs += [functools.partial(one, cell) for cell in todo]
     if confirming:
         jobs = [confirmed_async_call(job) for job in jobs]
     try:
