@@ -156,6 +156,17 @@ def test_confirm_over_without_anyone_to_ask_sends_nothing(emulator: Any, book: g
     assert ev.cells[0].ok
 
 
+def test_confirm_over_on_a_re_run_quotes_only_what_is_left(emulator: Any, book: gk.Ledger, tmp_path: Path) -> None:
+    """A checkpointed re-run: nothing to send is no question; a judge added then is quoted for the restored cells."""
+    display = CountingConfirm()
+    with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, ledger=book, display=display, confirm_over=0.0) as client:
+        client.evaluate(["a", "b"], models=["chat-mini"], checkpoint=tmp_path / "c.sqlite")
+        client.evaluate(["a", "b"], models=["chat-mini"], checkpoint=tmp_path / "c.sqlite")
+        grader = gk.judge(model="chat-vision", rubric="Is it polite?")
+        client.evaluate(["a", "b"], models=["chat-mini"], scorers=[grader], checkpoint=tmp_path / "c.sqlite")
+    assert [quote.requests for quote in display.asked] == [2, 2]  # the first run's cells, then the judge's two
+
+
 def test_the_judge_is_pinned_shown_and_scores_each_output(client: gk.Client, book: gk.Ledger) -> None:
     """A judge's repr shows model, temperature and seed; its requests carry them; its score is a 0..1 column."""
     grader = gk.judge(model="chat-mini", rubric="Answers the question")

@@ -65,6 +65,13 @@ def _judge_calls(client: Any, plan: EvaluationPlan, cells: list[EvaluationCell])
     return calls
 
 
+def _to_judge(plan: EvaluationPlan, store: Optional[EvaluationStore], todo: list[EvaluationCell]) -> list[EvaluationCell]:
+    """The cells a judge will be asked about: those to send, and restored ones missing a verdict."""
+    missing = [c for c in plan.evaluation.cells if c.restored and store is not None
+               and any(store.verdict(c, judge) is None for judge in _judges(plan))]  # fmt: skip
+    return missing + todo
+
+
 class _NoMedia:
     data: list[Any] = []
     status = "completed"
@@ -170,8 +177,8 @@ def run_evaluation(client: Any, cases: Any, models: Any, scorers: Any, repeats: 
     store, todo = _open(client, plan, checkpoint, params)
     try:
         confirming = client._confirm_over is not None
-        if confirming and not confirm and todo:
-            calls = [_send(client, c, params, False) for c in todo] + _judge_calls(client, plan, todo)
+        if confirming and not confirm:
+            calls = [_send(client, c, params, False) for c in todo] + _judge_calls(client, plan, _to_judge(plan, store, todo))
             quote = collect_quote(client, calls)
             confirm_quote(client, quote, how="confirm=True to evaluate")
     except BaseException:
@@ -238,8 +245,8 @@ async def run_evaluation_async(client: Any, cases: Any, models: Any, scorers: An
     store, todo = _open(client, plan, checkpoint, params)
     try:
         confirming = client._confirm_over is not None
-        if confirming and not confirm and todo:
-            calls = [_send(client, c, params, False) for c in todo] + _judge_calls(client, plan, todo)
+        if confirming and not confirm:
+            calls = [_send(client, c, params, False) for c in todo] + _judge_calls(client, plan, _to_judge(plan, store, todo))
             quote = await collect_async_quote(client, calls)
             confirm_quote(client, quote, how="confirm=True to evaluate")
     except BaseException:
