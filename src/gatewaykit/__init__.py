@@ -60,6 +60,7 @@ if TYPE_CHECKING:  # pragma: no cover
         Client,
         Comparison,
         Display,
+        Evaluation,
         Gallery,
         NullDisplay,
         OfflineGatewayWarning,
@@ -69,6 +70,7 @@ if TYPE_CHECKING:  # pragma: no cover
         TurnEvent,
         UnknownParameterWarning,
         image_part,
+        judge,
     )
     from gatewaykit.costs import CostRecord, Ledger, ledger
     from gatewaykit.costs.quotes import Quote
@@ -96,7 +98,7 @@ _LAZY = {
     **dict.fromkeys(
         ("AsyncChatSession", "AsyncChatStream", "AsyncClient", "BatchResult", "ChatSession", "ChatStream", "Client",
          "Display", "NullDisplay", "OfflineGatewayWarning", "RequestOptions", "RetryPolicy", "Turn", "TurnEvent",
-         "UnknownParameterWarning", "image_part", "CheckpointWarning", "Comparison", "Gallery"),
+         "UnknownParameterWarning", "image_part", "CheckpointWarning", "Comparison", "Evaluation", "Gallery", "judge"),
         "gatewaykit.client",
     ),
     **dict.fromkeys(
@@ -139,6 +141,7 @@ __all__ = [
     "Cost",
     "CostRecord",
     "Display",
+    "Evaluation",
     "Gallery",
     "GatewayError",
     "ImageData",
@@ -181,6 +184,7 @@ __all__ = [
     "emulator",
     "gallery",
     "image_part",
+    "judge",
     "ledger",
     "load_ipython_extension",
     "playground",

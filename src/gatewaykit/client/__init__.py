@@ -37,7 +37,9 @@ if TYPE_CHECKING:
     from gatewaykit.client.session_tools.batch import BatchResult
     from gatewaykit.client.session_tools.checkpoint_values import CheckpointWarning
     from gatewaykit.client.session_tools.comparison import Comparison, ComparisonEntry
+    from gatewaykit.client.session_tools.evaluation import Evaluation, EvaluationCell
     from gatewaykit.client.session_tools.gallery import Gallery
+    from gatewaykit.client.session_tools.scoring import Judge, judge
     from gatewaykit.client.clients import AsyncClient, Client
     from gatewaykit.client.core.config import OfflineGatewayWarning
     from gatewaykit.client.conversation import AsyncChatSession, ChatSession, Turn, TurnEvent
@@ -55,7 +57,11 @@ _HOMES = {
     "CheckpointWarning": "checkpoint_values",
     "Comparison": "comparison",
     "ComparisonEntry": "comparison",
+    "Evaluation": "evaluation",
+    "EvaluationCell": "evaluation",
     "Gallery": "gallery",
+    "Judge": "scoring",
+    "judge": "scoring",
     "AsyncClient": "clients",
     "Client": "clients",
     "OfflineGatewayWarning": "config",
@@ -110,6 +116,14 @@ def _module(home: str) -> Any:
         from gatewaykit.client.session_tools import comparison
 
         return comparison
+    if home == "evaluation":
+        from gatewaykit.client.session_tools import evaluation
+
+        return evaluation
+    if home == "scoring":
+        from gatewaykit.client.session_tools import scoring
+
+        return scoring
     if home == "gallery":
         from gatewaykit.client.session_tools import gallery
 

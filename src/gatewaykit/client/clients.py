@@ -28,6 +28,7 @@ from gatewaykit.client.resources.videos import AsyncVideos, Videos
 
 if TYPE_CHECKING:
     from gatewaykit.client.session_tools.comparison import Comparison
+    from gatewaykit.client.session_tools.evaluation import Evaluation
 
 __all__ = ["AsyncClient", "Client"]
 
@@ -177,6 +178,36 @@ class Client(_Surface):
 
         return run_comparison(self, prompt, models, params, concurrency, confirm)
 
+    def evaluate(
+        self,
+        cases: Iterable[Any],
+        *,
+        models: Iterable[str],
+        scorers: Any = (),
+        repeats: int = 1,
+        concurrency: int = 4,
+        checkpoint: Any = None,
+        dry_run: bool = False,
+        confirm: bool = False,
+        **params: Any,
+    ) -> "Evaluation":
+        """Every case on every model (of one kind), scored: a :class:`~gatewaykit.Evaluation`.
+
+        ``cases``: prompts, or dicts with ``prompt`` and any fields the scorers read (``id``,
+        ``expected``, ...). ``scorers``: functions ``(output, case) -> bool | float | dict`` and
+        ``gk.judge(model=, rubric=)``; a scorer that raises leaves its error in that cell only.
+        Every model id is checked first (nothing is sent for a typo). ``repeats`` runs each case
+        that many times, at most ``concurrency`` cells at once (the repeats of a case send the
+        same request: with ``cache=True`` they are answered once, so sample without the cache). ``dry_run=True`` sends nothing and
+        returns the plan with its ``.quote``; with ``confirm_over=`` the whole evaluation is asked
+        about once (``confirm=True`` skips it). ``checkpoint="eval.sqlite"`` keeps each finished
+        cell, so a re-run (after a crash) pays each cell once; ``Client(cache=True)`` makes a re-run
+        free. ``params`` go to every request. In a notebook the grid fills live.
+        """
+        from gatewaykit.client.session_tools.evaluation_runs import run_evaluation  # loaded with the first evaluation
+
+        return run_evaluation(self, cases, models, scorers, repeats, concurrency, checkpoint, dry_run, confirm, params)
+
     def batch(
         self,
         calls: Iterable[Callable[[], Any]],
@@ -275,6 +306,24 @@ class AsyncClient(_Surface):
         from gatewaykit.client.session_tools.comparison_runs import run_comparison_async
 
         return await run_comparison_async(self, prompt, models, params, concurrency, confirm)
+
+    async def evaluate(
+        self,
+        cases: Iterable[Any],
+        *,
+        models: Iterable[str],
+        scorers: Any = (),
+        repeats: int = 1,
+        concurrency: int = 4,
+        checkpoint: Any = None,
+        dry_run: bool = False,
+        confirm: bool = False,
+        **params: Any,
+    ) -> "Evaluation":
+        """``await aclient.evaluate(...)``: as :meth:`Client.evaluate`, the cells as concurrent tasks."""
+        from gatewaykit.client.session_tools.evaluation_runs import run_evaluation_async
+
+        return await run_evaluation_async(self, cases, models, scorers, repeats, concurrency, checkpoint, dry_run, confirm, params)
 
     async def batch(
         self,

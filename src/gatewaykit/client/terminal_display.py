@@ -4,6 +4,7 @@
   control characters removed: model output is untrusted), then a newline;
 - a conversation turn writes each tool call and its result as one line;
 - ``client.compare`` writes one line per model as it finishes (latency, cost, the answer's start or the error);
+- ``client.evaluate`` writes one line per cell as it finishes (its scores too);
 - ``job.wait()`` and ``map``/``batch`` rewrite one progress line on stderr, only
   when stderr is an interactive terminal (not ``TERM=dumb``), so a piped or
   scheduled run prints nothing there;
@@ -203,6 +204,20 @@ class TerminalComparisonView(NullComparisonView):
             self._out.write(one_line(column_line(entry)) + "\n")
 
 
+class TerminalEvaluationView(NullComparisonView):
+    """``client.evaluate`` in a terminal: one stdout line per cell as it finishes (then ``print(ev)`` for the grid)."""
+
+    def __init__(self, out: _Channel) -> None:
+        self._out = out
+        self._lock = threading.Lock()
+
+    def finished(self, cell: Any) -> None:
+        from gatewaykit.client.session_tools.evaluation_text import cell_line
+
+        with self._lock:
+            self._out.write(one_line(f"[{cell.case_id}] " + cell_line(cell)) + "\n")
+
+
 def _job_line(job: Any, started: float) -> str:
     status = getattr(job, "status", "?")
     progress = getattr(job, "progress", None)
@@ -243,6 +258,9 @@ class TerminalDisplay:
 
     def compare_view(self, prompt: str, kind: str, entries: list[Any]) -> TerminalComparisonView:
         return TerminalComparisonView(self._out)
+
+    def evaluate_view(self, evaluation: Any) -> TerminalEvaluationView:
+        return TerminalEvaluationView(self._out)
 
     def offline_notice(self, base_url: str, *, implicit: bool) -> None:
         # No key found: the client's OfflineGatewayWarning already says it (once, on stderr). A grader's

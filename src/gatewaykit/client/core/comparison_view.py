@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Protocol, runtime_checkable
 
-__all__ = ["ComparisonView", "GuardedComparisonView", "NullComparisonView", "comparison_view_of"]
+__all__ = ["ComparisonView", "GuardedComparisonView", "NullComparisonView", "comparison_view_of", "evaluation_view_of"]
 
 
 @runtime_checkable
@@ -112,5 +112,22 @@ def comparison_view_of(display: Any, prompt: str, kind: str, entries: list[Any])
         try:
             view = opener(prompt, kind, entries)
         except Exception:  # noqa: BLE001 - no live view; the returned Comparison still shows the grid
+            view = _NULL_VIEW
+    return GuardedComparisonView(view)
+
+
+def evaluation_view_of(display: Any, evaluation: Any) -> GuardedComparisonView:
+    """The (guarded) view an evaluation shows through: ``display.evaluate_view(evaluation)``, or none.
+
+    It is told what a comparison's view is (``started``, ``chunk``, ``job_update``,
+    ``finished``), of each cell (an :class:`~gatewaykit.client.session_tools.evaluation.EvaluationCell`,
+    ``finished`` once its scores are in), then ``close(evaluation)``.
+    """
+    opener = getattr(display, "evaluate_view", None)
+    view: Any = _NULL_VIEW
+    if callable(opener):
+        try:
+            view = opener(evaluation)
+        except Exception:  # noqa: BLE001 - no live view; the returned Evaluation still shows the grid
             view = _NULL_VIEW
     return GuardedComparisonView(view)

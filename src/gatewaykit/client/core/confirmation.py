@@ -37,7 +37,10 @@ BaseClient = Any
 
 __all__ = [
     "QuotedInstead",
+    "collect_async_quote",
+    "collect_quote",
     "confirm_flow",
+    "confirm_quote",
     "confirm_threshold",
     "confirmed_async_call",
     "confirmed_call",
@@ -157,6 +160,52 @@ async def quote_async_batch(client: BaseClient, calls: list[Callable[[], Awaitab
     finally:
         _COLLECTING.reset(token)
     _ask_for_batch(client, quotes, threshold)
+
+
+def collect_quote(client: BaseClient, calls: list[Callable[[], Any]]) -> Optional[Quote]:
+    """What ``calls`` would cost together (each run up to its first paid request, quoted, not sent); None if none.
+
+    Works with or without ``confirm_over`` (``client.evaluate(dry_run=True)`` shows it).
+    """
+    quotes: list[Quote] = []
+    token = _COLLECTING.set(quotes)
+    try:
+        for call in calls:
+            try:
+                call()
+            except QuotedInstead:
+                pass
+            except Exception:  # noqa: BLE001 - the real run reports it, in its place
+                pass
+    finally:
+        _COLLECTING.reset(token)
+    return _combine(quotes) if quotes else None
+
+
+async def collect_async_quote(client: BaseClient, calls: list[Callable[[], Awaitable[Any]]]) -> Optional[Quote]:
+    """:func:`collect_quote` for coroutine functions."""
+    quotes: list[Quote] = []
+    token = _COLLECTING.set(quotes)
+    try:
+        for call in calls:
+            try:
+                await call()
+            except QuotedInstead:
+                pass
+            except Exception:  # noqa: BLE001
+                pass
+    finally:
+        _COLLECTING.reset(token)
+    return _combine(quotes) if quotes else None
+
+
+def confirm_quote(client: BaseClient, quote: Optional[Quote], how: str = "confirm=True") -> None:
+    """Ask once about a whole run's quote when it passes ``confirm_over``; raises when not confirmed."""
+    threshold = client._confirm_over
+    if threshold is None or quote is None or _CONFIRMED.get():
+        return
+    if needs_confirmation(quote, threshold):
+        ask(client, quote, threshold, how=how)
 
 
 def _ask_for_batch(client: BaseClient, quotes: list[Quote], threshold: float) -> None:

@@ -26,6 +26,9 @@ The core calls a display at four points and never knows what is behind it:
   every column's progress from its worker threads (a notebook shows the grid
   at once and fills each column as its model answers); a display without it
   shows nothing until the returned ``Comparison`` is displayed.
+- ``evaluate_view(evaluation)`` (optional): ``client.evaluate`` opens one view of
+  the same shape for its grid and tells it every cell's progress
+  (:func:`~gatewaykit.client.core.comparison_view.evaluation_view_of`).
 
 ``Client(display=None)`` asks :func:`default_display` once, at construction:
 the composition root (``gatewaykit/_wiring.py``) installs a chooser that gives

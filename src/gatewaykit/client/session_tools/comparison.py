@@ -180,14 +180,15 @@ def _cost_text(entry: ComparisonEntry, format_usd: Callable[[float], str]) -> st
     return f"≈ {text} est." if entry.cost_source == "estimated" else text
 
 
-def _kind_of(catalog: ModelList, model_id: str) -> str:
+def kind_of(catalog: ModelList, model_id: str, caller: str = "compare") -> str:
+    """The model's kind from the catalog; a ModelNotFoundError with "did you mean ...?" when it is not there."""
     for model in catalog:
         if model.id == model_id:
             return str(model.kind)
     ids = [model.id for model in catalog]
     close = difflib.get_close_matches(model_id, ids, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else f"; available: {', '.join(ids)}"
-    raise ModelNotFoundError(f"compare(): the model {model_id!r} is not in the catalog for this key{hint}", param="models")
+    raise ModelNotFoundError(f"{caller}(): the model {model_id!r} is not in the catalog for this key{hint}", param="models")
 
 
 def plan_comparison(catalog: ModelList, prompt: Any, models: Iterable[str]) -> tuple[str, list[str]]:
@@ -199,7 +200,7 @@ def plan_comparison(catalog: ModelList, prompt: Any, models: Iterable[str]) -> t
     ids = list(dict.fromkeys(models))
     if len(ids) < 1:
         raise ValueError("compare(models=[...]) needs at least one model id")
-    kinds = {model_id: _kind_of(catalog, model_id) for model_id in ids}
+    kinds = {model_id: kind_of(catalog, model_id) for model_id in ids}
     first = kinds[ids[0]]
     others = [f"{model_id!r} is {_a(kind)} model" for model_id, kind in kinds.items() if kind != first]
     if others:

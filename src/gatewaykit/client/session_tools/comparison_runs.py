@@ -18,10 +18,11 @@ from typing import Any, Callable, Iterable
 from gatewaykit.client.session_tools.comparison import Comparison, ComparisonEntry, Timer, new_tag, plan_comparison, settle
 from gatewaykit.client.core.comparison_view import GuardedComparisonView, comparison_view_of
 
-__all__ = ["run_comparison", "run_comparison_async"]
+__all__ = ["run_comparison", "run_comparison_async", "send_prompt"]
 
 
-def _send(client: Any, kind: str, model: str, prompt: str, params: dict[str, Any], stream: bool) -> Any:
+def send_prompt(client: Any, kind: str, model: str, prompt: str, params: dict[str, Any], stream: bool) -> Any:
+    """One prompt to one model of ``kind`` (a chat as one user message, streamed when ``stream``)."""
     if kind == "chat":
         messages = [{"role": "user", "content": prompt}]
         if stream:
@@ -37,7 +38,7 @@ def _sends(
     client: Any, kind: str, entries: list[ComparisonEntry], prompt: str, params: dict[str, Any], stream: bool
 ) -> dict[str, Callable[[], Any]]:
     """Each column's request as a call (a quote runs them without ``stream``: the price is the same)."""
-    return {e.model: functools.partial(_send, client, kind, e.model, prompt, dict(params), stream) for e in entries}
+    return {e.model: functools.partial(send_prompt, client, kind, e.model, prompt, dict(params), stream) for e in entries}
 
 
 def _columns(client: Any, prompt: Any, catalog: Any, models: Iterable[str], params: dict[str, Any]) -> Any:

@@ -78,6 +78,11 @@ class KernelDisplay:
 
         return LiveComparisonView(prompt, kind, entries)
 
+    def evaluate_view(self, evaluation: Any) -> Any:
+        from gatewaykit.notebook.comparison_views.evaluation_live import LiveEvaluationView
+
+        return LiveEvaluationView(evaluation)
+
     def confirm(self, quote: Any, threshold: float) -> Optional[bool]:
         """Ask with a Confirm / Cancel card (``Client(confirm_over=)``); None when widgets cannot ask."""
         from gatewaykit.notebook.widgets.confirm_card import ask_in_kernel

@@ -149,6 +149,12 @@ class MarimoDisplay:
 
         return NullComparisonView()
 
+    def evaluate_view(self, evaluation: Any) -> Any:
+        """Nothing live: the returned ``Evaluation`` is the cell's output, the final grid."""
+        from gatewaykit.client.core.comparison_view import NullComparisonView
+
+        return NullComparisonView()
+
     def offline_notice(self, base_url: str, *, implicit: bool) -> None:
         from gatewaykit.notebook.html_views.html import render_offline_banner_html
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from gatewaykit.client.session_tools.batch import BatchResult
 from gatewaykit.client.session_tools.comparison import Comparison
+from gatewaykit.client.session_tools.evaluation import Evaluation
 from gatewaykit.client.session_tools.gallery import Gallery
 from gatewaykit.client.conversation.state import SessionState
 from gatewaykit.costs.ledger import Ledger
@@ -188,6 +189,13 @@ def _(obj: Comparison) -> dict[str, Any]:
     from gatewaykit.notebook.html_views.comparison_html import render_comparison_html
 
     return {"text/plain": str(obj), "text/html": render_comparison_html(obj)}
+
+
+@_bundle.register
+def _(obj: Evaluation) -> dict[str, Any]:
+    from gatewaykit.notebook.html_views.evaluation_html import render_evaluation_html
+
+    return {"text/plain": str(obj), "text/html": render_evaluation_html(obj)}
 
 
 @_bundle.register

@@ -4,8 +4,8 @@
 would display the returned ``ChatCompletion`` (or job) under the live view
 that already shows it. When the live renderer (or ``wait_with_progress``)
 finishes it marks the object; an IPython display formatter for
-``ChatCompletion``, ``VideoJob``, ``MusicJob`` and ``Comparison`` (whose grid
-filled live) then skips the *first*
+``ChatCompletion``, ``VideoJob``, ``MusicJob``, ``Comparison`` and ``Evaluation``
+(whose grids filled live) then skips the *first*
 display of that object in the *same* cell execution. Displayed again later (``answer`` in another
 cell, or a second ``display``), it shows normally. Without IPython nothing of
 this is installed.
@@ -71,11 +71,12 @@ def install_display_formatters(ip: Any) -> None:
     if ip in _installed:
         return
     from gatewaykit.client.session_tools.comparison import Comparison
+    from gatewaykit.client.session_tools.evaluation import Evaluation
     from gatewaykit.types import ChatCompletion, MusicJob, VideoJob
 
     formatter = getattr(getattr(ip, "display_formatter", None), "ipython_display_formatter", None)
     if formatter is None:
         return
-    for kind in (ChatCompletion, VideoJob, MusicJob, Comparison):
+    for kind in (ChatCompletion, VideoJob, MusicJob, Comparison, Evaluation):
         formatter.for_type(kind, _display_unless_shown)
     _installed.add(ip)

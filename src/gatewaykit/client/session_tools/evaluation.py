@@ -1,0 +1,221 @@
+"""``gk.Evaluation``: what ``client.evaluate(cases, models=[...])`` returns.
+
+One :class:`EvaluationCell` per case × model × repeat, in row order (case by
+case, each repeat a row, the models across). A cell holds the model's result
+(or the error it ended with), its scores by column (a scorer's name; a scorer
+that returns a dict gives ``name.key`` columns), the errors of scorers that
+raised, its latency and what it cost (the ledger's figure: reported,
+estimated, ``cached`` at $0, or ``checkpoint`` at $0 when a stored result was
+reused).
+
+``to_pandas()`` has one row per cell (the columns: :data:`FIXED_COLUMNS`
+around the score columns), ``summary()`` one per model, ``save(folder)``
+writes the CSV and the media (:mod:`gatewaykit.client.session_tools.evaluation_files`).
+With ``dry_run=True`` no cell has run: ``quote`` is what the run would cost.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from gatewaykit.client.session_tools.scoring import mean_score
+from gatewaykit.presentation import rich_bundle
+
+__all__ = ["Evaluation", "EvaluationCell", "FIXED_COLUMNS"]
+
+FIXED_COLUMNS = ("case_id", "prompt", "model", "output")
+TAIL_COLUMNS = ("latency_s", "total_cost", "cost_source", "error")
+_PREVIEW = 80
+
+
+@dataclass
+class EvaluationCell:
+    """One case on one model (one repeat): the output, its scores, its latency and cost."""
+
+    row: int
+    case_id: str
+    case: dict[str, Any]
+    model: str
+    kind: str
+    repeat: int = 0
+    result: Any = None
+    error: Optional[BaseException] = None
+    scores: dict[str, Any] = field(default_factory=dict)
+    score_errors: dict[str, BaseException] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)  # a judge's one-sentence reason, by its name
+    latency_s: Optional[float] = None
+    total_cost: Optional[float] = None
+    cost_source: Optional[str] = None
+    tokens: Optional[int] = None
+    tag: str = ""
+    restored: bool = False  # the result came from the checkpoint (nothing was sent for it this run)
+
+    @property
+    def prompt(self) -> str:
+        return str(self.case["prompt"])
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.result is not None
+
+    @property
+    def text(self) -> str:
+        """A chat cell's answer ("" for media, errors and cells still running)."""
+        if self.kind != "chat" or self.result is None:
+            return ""
+        try:
+            return self.result.choices[0].message.content or ""
+        except (AttributeError, IndexError):
+            return ""
+
+    def media_names(self) -> list[str]:
+        """The file names ``save()`` gives this cell's media (what ``to_pandas()`` shows as its output)."""
+        if self.kind == "chat" or not self.ok:
+            return []
+        from gatewaykit.client.session_tools.evaluation_files import media_names
+
+        return media_names(self)
+
+    @property
+    def output(self) -> str:
+        """The text, or the media file name(s) (several joined by "; ")."""
+        return self.text if self.kind == "chat" else "; ".join(self.media_names())
+
+    @property
+    def score(self) -> Optional[float]:
+        """The mean of this cell's numeric scores (bools as 0/1), None when it has none."""
+        return mean_score(self.scores.values())
+
+    @property
+    def error_text(self) -> Optional[str]:
+        """The request's error, else the scorers' errors ("scorer 'name': ..."), else None."""
+        if self.error is not None:
+            return f"{type(self.error).__name__}: {self.error}"
+        if self.score_errors:
+            return "; ".join(f"scorer {name!r}: {type(exc).__name__}: {exc}" for name, exc in self.score_errors.items())
+        return None
+
+
+@dataclass
+class Evaluation:
+    """The cells of an evaluation (see the module docstring); a grid in a notebook, a table in a terminal."""
+
+    kind: str
+    models: list[str]
+    cases: list[dict[str, Any]]
+    case_ids: list[str]
+    scorers: list[str]
+    repeats: int = 1
+    cells: list[EvaluationCell] = field(default_factory=list)
+    quote: Any = None
+    dry_run: bool = False
+    judge_cost: float = 0.0  # USD the judges' requests cost this run (not in the cells' total_cost)
+
+    @property
+    def rows(self) -> list[list[EvaluationCell]]:
+        """The cells row by row (one row per case and repeat), each row in the order of ``models``."""
+        width = max(1, len(self.models))
+        return [self.cells[start : start + width] for start in range(0, len(self.cells), width)]
+
+    @property
+    def score_columns(self) -> list[str]:
+        """Every score column, in the scorers' order (a dict scorer's keys where its name stands)."""
+        seen: dict[str, None] = {}
+        for name in self.scorers:
+            seen[name] = None
+        expanded: list[str] = []
+        for name in seen:
+            keys = [column for cell in self.cells for column in cell.scores if column.startswith(name + ".")]
+            expanded.extend(dict.fromkeys(keys) or [name])
+        return expanded
+
+    def marks(self, row: list[EvaluationCell]) -> dict[int, list[str]]:
+        """For one row, the cells to mark (by index in the row): "best", "cheapest", "fastest"."""
+        marked: dict[int, list[str]] = {}
+        if len(row) < 2:
+            return marked
+        done = [(i, cell) for i, cell in enumerate(row) if cell.ok]
+        for label, value, pick in (
+            ("best", lambda c: c.score, max),
+            ("cheapest", lambda c: c.total_cost, min),
+            ("fastest", lambda c: c.latency_s, min),
+        ):
+            known = [(i, value(c)) for i, c in done if value(c) is not None]
+            if len(known) < 2 or len({v for _, v in known}) < 2:
+                continue  # a mark among equals (or of one) says nothing
+            target = pick(v for _, v in known)
+            for i, v in known:
+                if v == target:
+                    marked.setdefault(i, []).append(label)
+        return marked
+
+    @property
+    def total_cost(self) -> float:
+        """USD this run cost: every cell's known cost plus the judges'."""
+        return math.fsum(c.total_cost for c in self.cells if c.total_cost is not None) + self.judge_cost
+
+    @property
+    def errors(self) -> list[EvaluationCell]:
+        """The cells whose request (or a scorer) failed."""
+        return [cell for cell in self.cells if cell.error_text is not None]
+
+    def to_pandas(self) -> Any:
+        """One row per case × model × repeat (columns: case_id, prompt, model, output, the scores, latency_s,
+        total_cost, cost_source, error; imports pandas)."""
+        import pandas as pd
+
+        scores = self.score_columns
+        records = []
+        for cell in self.cells:
+            record: dict[str, Any] = {"case_id": cell.case_id, "prompt": cell.prompt, "model": cell.model,
+                                      "output": cell.output if cell.ok else None}  # fmt: skip
+            for column in scores:
+                value = cell.scores.get(column)
+                record[column] = value
+            record.update(latency_s=cell.latency_s, total_cost=cell.total_cost, cost_source=cell.cost_source,
+                          error=cell.error_text)  # fmt: skip
+            records.append(record)
+        return pd.DataFrame(records, columns=[*FIXED_COLUMNS, *scores, *TAIL_COLUMNS])
+
+    def summary(self) -> Any:
+        """One row per model: the mean of each score, total_cost, median_latency_s, errors (imports pandas)."""
+        import pandas as pd
+
+        scores = self.score_columns
+        records = []
+        for model in self.models:
+            mine = [cell for cell in self.cells if cell.model == model]
+            record: dict[str, Any] = {"model": model}
+            for column in scores:
+                record[column] = mean_score(cell.scores.get(column) for cell in mine)
+            latencies = [c.latency_s for c in mine if c.ok and c.latency_s is not None]
+            costs = [c.total_cost for c in mine if c.total_cost is not None]
+            record.update(
+                total_cost=math.fsum(costs) if costs else None,
+                median_latency_s=statistics.median(latencies) if latencies else None,
+                errors=sum(1 for c in mine if c.error_text is not None),
+            )
+            records.append(record)
+        return pd.DataFrame(records, columns=["model", *scores, "total_cost", "median_latency_s", "errors"])
+
+    def save(self, folder: Union[str, "Path"]) -> Path:
+        """Write ``evaluation.csv`` (formula-safe) and every cell's media into ``folder``; the CSV's path."""
+        from gatewaykit.client.session_tools.evaluation_files import save_evaluation
+
+        return save_evaluation(self, Path(folder))
+
+    def __repr__(self) -> str:
+        state = "dry run" if self.dry_run else f"{sum(1 for c in self.cells if c.ok)} of {len(self.cells)} cells ok"
+        return f"Evaluation({self.kind}, {len(self.cases)} cases × {len(self.models)} models, {state})"
+
+    def __str__(self) -> str:
+        from gatewaykit.client.session_tools.evaluation_text import evaluation_text
+
+        return evaluation_text(self)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return rich_bundle(self, str(self))

@@ -1,0 +1,295 @@
+"""``Client.evaluate`` / ``AsyncClient.evaluate``: every case on every model, scored, shown as it goes.
+
+The plan is checked first (:mod:`gatewaykit.client.session_tools.evaluation_plan`):
+nothing is sent for a typo. Then:
+
+1. ``dry_run=True``: every cell's request (and every judge's, with the prompt
+   standing in for the output it will grade) is quoted, not sent; the returned
+   :class:`Evaluation` has no results and its ``quote``.
+2. ``checkpoint=path``: cells stored by an earlier run of the same call come
+   back from the file (their result, latency and judges' verdicts; this run's
+   cost $0, ``cost_source="checkpoint"``); only the others are sent, and each
+   is stored the moment it finishes, so a run killed half-way pays each cell once.
+3. ``Client(confirm_over=)``: what is left to send is quoted and asked about
+   once, for the whole evaluation.
+4. The cells run at most ``concurrency`` at a time (threads for :class:`Client`,
+   tasks for :class:`AsyncClient`), each tagged in the ledger (its cost is the
+   ledger's figure: ``cache=True`` makes a re-run's cells ``cached`` at $0);
+   chat cells stream where the display shows them. When a cell ends, its
+   scorers run (a judge's request tagged apart: ``Evaluation.judge_cost``), then
+   the display is told: the grid fills live.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Optional
+
+from gatewaykit.client.core.comparison_view import GuardedComparisonView, evaluation_view_of
+from gatewaykit.client.session_tools.comparison import Timer, kind_of, settle
+from gatewaykit.client.session_tools.comparison_runs import send_prompt
+from gatewaykit.client.session_tools.evaluation import Evaluation, EvaluationCell
+from gatewaykit.client.session_tools.evaluation_plan import EvaluationPlan, cell_key, plan_evaluation
+from gatewaykit.client.session_tools.evaluation_store import EvaluationStore
+from gatewaykit.client.session_tools.scoring import Judge, apply_score, scorer_output, verdict_score
+
+__all__ = ["run_evaluation", "run_evaluation_async"]
+
+
+def _plan(catalog: Any, cases: Any, models: Any, scorers: Any, repeats: int, concurrency: int, params: dict[str, Any]) -> EvaluationPlan:
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"evaluate(concurrency=...) is a whole number from 1, not {concurrency!r}")
+    plan = plan_evaluation(catalog, cases, models, scorers, repeats, params)
+    for name, scorer in plan.scorers:
+        if isinstance(scorer, Judge) and kind_of(catalog, scorer.model, "judge") != "chat":
+            raise ValueError(f"judge(model={scorer.model!r}) is not a chat model; a judge answers in words")
+    return plan
+
+
+def _send(client: Any, cell: EvaluationCell, params: dict[str, Any], stream: bool) -> Callable[[], Any]:
+    return functools.partial(send_prompt, client, cell.kind, cell.model, cell.prompt, dict(params), stream)
+
+
+def _judges(plan: EvaluationPlan) -> list[Judge]:
+    return [scorer for _, scorer in plan.scorers if isinstance(scorer, Judge)]
+
+
+def _judge_calls(client: Any, plan: EvaluationPlan, cells: list[EvaluationCell]) -> list[Callable[[], Any]]:
+    """Each judge's request per cell for a quote, the prompt standing in for the output (images: none)."""
+    calls: list[Callable[[], Any]] = []
+    for scorer in _judges(plan):
+        for cell in cells:
+            stand_in: Any = cell.prompt if cell.kind == "chat" else _NoMedia()
+            request = scorer.request(stand_in, cell.case, cell.kind)
+            calls.append(functools.partial(client.chat.completions.create, **request))
+    return calls
+
+
+def _to_judge(plan: EvaluationPlan, store: Optional[EvaluationStore], todo: list[EvaluationCell]) -> list[EvaluationCell]:
+    """The cells a judge will be asked about: those to send, and restored ones missing a verdict."""
+    missing = [c for c in plan.evaluation.cells if c.restored and store is not None
+               and any(store.verdict(c, judge) is None for judge in _judges(plan))]  # fmt: skip
+    return missing + todo
+
+
+class _NoMedia:
+    data: list[Any] = []
+    status = "completed"
+    seconds = None
+
+
+def _finish_request(client: Any, cell: EvaluationCell, timer: Timer) -> None:
+    cell.latency_s = timer.stop()
+    settle(cell, client.ledger.rows)  # type: ignore[arg-type]  # a cell has an entry's fields
+
+
+def _score_sync(client: Any, plan: EvaluationPlan, cell: EvaluationCell, store: Optional[EvaluationStore]) -> None:
+    if not cell.ok:
+        return
+    output = scorer_output(cell)
+    for name, scorer in plan.scorers:
+        try:
+            if isinstance(scorer, Judge):
+                verdict = store.verdict(cell, scorer) if store is not None else None
+                if verdict is None:
+                    with client.ledger.tag(plan.tag, f"{plan.tag}-judge"):
+                        completion = client.chat.completions.create(**scorer.request(output, cell.case, cell.kind))
+                    verdict = scorer.verdict(completion)
+                    if store is not None:
+                        store.keep_verdict(cell, scorer, verdict)
+                verdict_score(cell, scorer, verdict)
+            else:
+                apply_score(cell, name, scorer(output, cell.case))
+        except Exception as exc:  # noqa: BLE001 - a scorer failing is that cell's score, the rest go on
+            cell.score_errors[name] = exc
+
+
+async def _score_async(client: Any, plan: EvaluationPlan, cell: EvaluationCell, store: Optional[EvaluationStore]) -> None:
+    if not cell.ok:
+        return
+    output = scorer_output(cell)
+    for name, scorer in plan.scorers:
+        try:
+            if isinstance(scorer, Judge):
+                verdict = store.verdict(cell, scorer) if store is not None else None
+                if verdict is None:
+                    with client.ledger.tag(plan.tag, f"{plan.tag}-judge"):
+                        completion = await client.chat.completions.create(**scorer.request(output, cell.case, cell.kind))
+                    verdict = scorer.verdict(completion)
+                    if store is not None:
+                        store.keep_verdict(cell, scorer, verdict)
+                verdict_score(cell, scorer, verdict)
+            else:
+                apply_score(cell, name, scorer(output, cell.case))
+        except Exception as exc:  # noqa: BLE001
+            cell.score_errors[name] = exc
+
+
+def _judge_cost(client: Any, plan: EvaluationPlan) -> float:
+    judged = f"{plan.tag}-judge"
+    return sum(row.get("total_cost") or 0.0 for row in client.ledger.rows if judged in (row.get("tags") or ()))
+
+
+def _open(client: Any, plan: EvaluationPlan, checkpoint: Any, params: dict[str, Any]) -> tuple[Optional[EvaluationStore], list[EvaluationCell]]:
+    """The checkpoint (restoring what it holds) and the cells still to send."""
+    cells = plan.evaluation.cells
+    if checkpoint is None:
+        return None, list(cells)
+    store = EvaluationStore(checkpoint, client)
+    try:
+        calls = [_send(client, cell, params, False) for cell in cells]
+        todo = store.restore(cells, calls, [cell_key(c) for c in cells], _judges(plan))
+    except BaseException:
+        store.close()
+        raise
+    return store, todo
+
+
+def _close(client: Any, plan: EvaluationPlan, store: Optional[EvaluationStore], view: GuardedComparisonView) -> Evaluation:
+    evaluation = plan.evaluation
+    try:
+        evaluation.judge_cost = _judge_cost(client, plan)
+    finally:
+        if store is not None:
+            store.close()
+        view.close(evaluation)
+    if store is not None:
+        store.warn()
+    return evaluation
+
+
+def run_evaluation(client: Any, cases: Any, models: Any, scorers: Any, repeats: int, concurrency: int,
+                   checkpoint: Any, dry_run: bool, confirm: bool, params: dict[str, Any]) -> Evaluation:  # fmt: skip
+    """``Client.evaluate``: the cells on a thread pool (see the module docstring)."""
+    import contextvars
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gatewaykit.client.core.confirmation import collect_quote, confirm_quote, confirmed_call
+
+    catalog = client.models.cached or client.models.list()
+    plan = _plan(catalog, cases, models, scorers, repeats, concurrency, params)
+    evaluation = plan.evaluation
+    if dry_run:
+        evaluation.dry_run = True
+        calls = [_send(client, cell, params, False) for cell in evaluation.cells] + _judge_calls(client, plan, evaluation.cells)
+        evaluation.quote = collect_quote(client, calls)
+        return evaluation
+    store, todo = _open(client, plan, checkpoint, params)
+    try:
+        confirming = client._confirm_over is not None
+        if confirming and not confirm:
+            calls = [_send(client, c, params, False) for c in todo] + _judge_calls(client, plan, _to_judge(plan, store, todo))
+            quote = collect_quote(client, calls)
+            confirm_quote(client, quote, how="confirm=True to evaluate")
+    except BaseException:
+        if store is not None:
+            store.close()
+        raise
+    view = evaluation_view_of(client._display, evaluation)
+    streams = evaluation.kind == "chat" and view.streams
+    def restored(cell: EvaluationCell) -> None:  # from the checkpoint: only its scores (a new judge may ask)
+        _score_sync(client, plan, cell, store)
+        view.finished(cell)
+
+    def one(cell: EvaluationCell) -> None:
+        view.started(cell)
+        timer = Timer()
+        try:
+            with client.ledger.tag(plan.tag, cell.tag):
+                result = _send(client, cell, params, streams)()
+                if streams:
+                    for chunk in result:
+                        view.chunk(cell, chunk)
+                    result = result.final()
+                elif cell.kind in ("video", "music"):
+                    result = result.wait(on_update=functools.partial(view.job_update, cell))
+            cell.result = result
+        except Exception as exc:  # noqa: BLE001 - one cell failing is shown in its place
+            cell.error = exc
+        _finish_request(client, cell, timer)
+        if store is not None and cell.ok:
+            store.keep(cell)
+        _score_sync(client, plan, cell, store)
+        view.finished(cell)
+
+    jobs: list[Callable[[], Any]] = [functools.partial(restored, c) for c in evaluation.cells if c.restored]
+    jobs += [functools.partial(one, cell) for cell in todo]
+    if confirming:
+        jobs = [confirmed_call(job) for job in jobs]
+    try:
+        if jobs:
+            with ThreadPoolExecutor(max_workers=min(concurrency, len(jobs)), thread_name_prefix="gatewaykit-evaluate") as pool:
+                futures = [pool.submit(contextvars.copy_context().run, job) for job in jobs]
+                for future in futures:
+                    future.result()
+    finally:
+        _close(client, plan, store, view)
+    return evaluation
+
+
+async def run_evaluation_async(client: Any, cases: Any, models: Any, scorers: Any, repeats: int, concurrency: int,
+                               checkpoint: Any, dry_run: bool, confirm: bool, params: dict[str, Any]) -> Evaluation:  # fmt: skip
+    """``AsyncClient.evaluate``: the cells as tasks, at most ``concurrency`` at once."""
+    import asyncio
+
+    from gatewaykit.client.core.confirmation import collect_async_quote, confirm_quote, confirmed_async_call
+
+    catalog = client.models.cached or await client.models.list()
+    plan = _plan(catalog, cases, models, scorers, repeats, concurrency, params)
+    evaluation = plan.evaluation
+    if dry_run:
+        evaluation.dry_run = True
+        calls = [_send(client, cell, params, False) for cell in evaluation.cells] + _judge_calls(client, plan, evaluation.cells)
+        evaluation.quote = await collect_async_quote(client, calls)
+        return evaluation
+    store, todo = _open(client, plan, checkpoint, params)
+    try:
+        confirming = client._confirm_over is not None
+        if confirming and not confirm:
+            calls = [_send(client, c, params, False) for c in todo] + _judge_calls(client, plan, _to_judge(plan, store, todo))
+            quote = await collect_async_quote(client, calls)
+            confirm_quote(client, quote, how="confirm=True to evaluate")
+    except BaseException:
+        if store is not None:
+            store.close()
+        raise
+    view = evaluation_view_of(client._display, evaluation)
+    streams = evaluation.kind == "chat" and view.streams
+    gate = asyncio.Semaphore(concurrency)
+
+    async def restored(cell: EvaluationCell) -> None:
+        async with gate:
+            await _score_async(client, plan, cell, store)
+            view.finished(cell)
+
+    async def one(cell: EvaluationCell) -> None:
+        async with gate:
+            view.started(cell)
+            timer = Timer()
+            try:
+                with client.ledger.tag(plan.tag, cell.tag):
+                    result = await _send(client, cell, params, streams)()
+                    if streams:
+                        async for chunk in result:
+                            view.chunk(cell, chunk)
+                        result = await result.final()
+                    elif cell.kind in ("video", "music"):
+                        result = await result.wait(on_update=functools.partial(view.job_update, cell))
+                cell.result = result
+            except Exception as exc:  # noqa: BLE001
+                cell.error = exc
+            _finish_request(client, cell, timer)
+            if store is not None and cell.ok:
+                store.keep(cell)
+            await _score_async(client, plan, cell, store)
+            view.finished(cell)
+
+    jobs: list[Callable[[], Any]] = [functools.partial(restored, c) for c in evaluation.cells if c.restored]
+    jobs += [functools.partial(one, cell) for cell in todo]
+    if confirming:
+        jobs = [confirmed_async_call(job) for job in jobs]
+    try:
+        await asyncio.gather(*(job() for job in jobs))
+    finally:
+        _close(client, plan, store, view)
+    return evaluation

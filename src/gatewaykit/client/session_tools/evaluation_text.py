@@ -1,0 +1,96 @@
+"""An :class:`~gatewaykit.client.session_tools.evaluation.Evaluation` as plain text (``print(ev)``, terminals).
+
+Row by row: the case, then one line per model (latency, cost, scores, the
+output's start or the error, and the row's marks), then a summary line per
+model. Model output is untrusted: control characters are removed, so an
+escape sequence in an answer cannot drive the terminal.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gatewaykit.client.session_tools.scoring import mean_score
+from gatewaykit.costs.money import format_usd
+
+__all__ = ["cell_line", "evaluation_text", "score_text"]
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_WIDTH = 70
+
+
+def _line(text: Any, width: int = _WIDTH) -> str:
+    flat = " ".join(_CONTROL.sub("", str(text)).split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def score_text(value: Any) -> str:
+    """A score as shown: ✓/✗ for a bool, two decimals for a number, the value's start otherwise."""
+    if isinstance(value, bool):
+        return "✓" if value else "✗"
+    if isinstance(value, (int, float)):
+        return f"{value:.2f}"
+    return _line(value, 24)
+
+
+def cost_text(cell: Any) -> str:
+    if cell.total_cost is None:
+        return "cost not reported" if cell.ok else ""
+    text = format_usd(cell.total_cost)
+    if cell.cost_source in ("cached", "checkpoint"):
+        return f"{text} ({cell.cost_source})"
+    return f"≈ {text} est." if cell.cost_source == "estimated" else text
+
+
+def cell_line(cell: Any, marks: Any = ()) -> str:
+    """One cell on one line: model, latency, cost, scores, the output's start (or the error), marks."""
+    facts = [cell.model]
+    if cell.latency_s is not None:
+        facts.append(f"{cell.latency_s:.2f} s")
+    cost = cost_text(cell)
+    if cost:
+        facts.append(cost)
+    facts.extend(f"{name} {score_text(value)}" for name, value in cell.scores.items())
+    facts.extend(f"{name} failed" for name in cell.score_errors)
+    if cell.error is not None:
+        body = f"error: {_line(cell.error)}"
+    else:
+        body = _line(cell.output) if cell.ok else "…"
+    return " · ".join(facts) + f" — {body}" + (f"  [{', '.join(marks)}]" if marks else "")
+
+
+def evaluation_text(evaluation: Any) -> str:
+    """The whole evaluation: rows of cells, then one summary line per model (and the quote of a dry run)."""
+    head = f"{evaluation.kind} evaluation: {len(evaluation.cases)} cases × {len(evaluation.models)} models"
+    if evaluation.repeats > 1:
+        head += f" × {evaluation.repeats} repeats"
+    if evaluation.dry_run:
+        quote = evaluation.quote
+        summary = getattr(quote, "summary", None) or "nothing could be priced"
+        return f"{head} (dry run, nothing sent)\n  {len(evaluation.cells)} cells; quote: {summary}"
+    lines = [head]
+    for row in evaluation.rows:
+        first = row[0]
+        repeat = f" (repeat {first.repeat + 1})" if evaluation.repeats > 1 else ""
+        lines.append(f"[{_line(first.case_id, 20)}]{repeat} {_line(first.prompt)}")
+        marks = evaluation.marks(row)
+        for index, cell in enumerate(row):
+            lines.append("  " + cell_line(cell, marks.get(index, ())))
+    lines.append("summary:")
+    for model in evaluation.models:
+        mine = [c for c in evaluation.cells if c.model == model]
+        costs = [c.total_cost for c in mine if c.total_cost is not None]
+        means = []
+        for column in evaluation.score_columns:
+            value = mean_score(c.scores.get(column) for c in mine)
+            if value is not None:
+                means.append(f"{column} {value:.2f}")
+        errors = sum(1 for c in mine if c.error_text is not None)
+        facts = [model, *means, format_usd(sum(costs)) if costs else "cost unknown"]
+        if errors:
+            facts.append(f"{errors} error{'s' if errors != 1 else ''}")
+        lines.append("  " + " · ".join(facts))
+    if evaluation.judge_cost:
+        lines.append(f"  judging: {format_usd(evaluation.judge_cost)}")
+    return "\n".join(lines)

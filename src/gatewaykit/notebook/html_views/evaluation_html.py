@@ -1,0 +1,236 @@
+"""``render_evaluation_html(evaluation)``: the grid, one row per case, one column per model.
+
+Each cell: its output (a chat answer as escaped text in a scrolling box, an
+image as a thumbnail, a video or a song as its player), its scores (✓/✗, a
+number, a judge's reason on hover, a scorer's error in red), latency and cost,
+and the row's marks (best score, cheapest, fastest). Under the rows, a summary
+row per model: mean scores, total cost, median latency, errors. A dry run shows
+the plan (every cell "not sent") and the quote. Pure: strings of HTML built
+from inline styles (GitHub, nbconvert and untrusted notebooks keep them),
+everything from a model or a case escaped.
+
+The live grid (:mod:`gatewaykit.notebook.comparison_views.evaluation_live`) builds
+its cells with :func:`cell_html` and lays them out with :func:`grid_html`.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from typing import Any, Optional, Sequence
+
+from gatewaykit.client.session_tools.scoring import mean_score
+from gatewaykit.notebook.html_views.style import BOX, CODE, FOOTER, MUTED, esc, format_cost, format_seconds
+
+__all__ = ["cell_html", "grid_html", "output_html", "render_evaluation_html", "scores_html", "text_box", "thumbnail_uri"]
+
+_TABLE = "border-collapse:collapse;table-layout:fixed;width:100%;font-size:0.9em"
+_TD = "padding:6px 8px;text-align:left;vertical-align:top;border:1px solid rgba(128,128,128,0.3);overflow:hidden;word-wrap:break-word"
+_TEXT = "max-height:12em;overflow:auto;white-space:pre-wrap;font-size:0.92em;line-height:1.4"
+_MARK = "display:inline-block;margin:0 4px 2px 0;padding:0 6px;border-radius:8px;font-size:0.8em;background:rgba(25,135,84,0.18)"
+_SCORE = "display:inline-block;margin:0 6px 0 0;font-size:0.85em"
+_FAILED = "color:#d9534f"
+_THUMB = "max-width:100%;max-height:180px;height:auto;display:block;border-radius:4px;margin-bottom:4px"
+
+
+def text_box(text: str) -> str:
+    """Model text, escaped, in a box that scrolls past 12 lines."""
+    return f'<div class="gk-eval-text" style="{_TEXT}">{esc(text)}</div>'
+
+
+_THUMB_PX = 240
+_thumbs: dict[str, str] = {}  # b64 payload digest -> JPEG thumbnail URI (a grid repaints its finished cells once)
+
+
+def thumbnail_uri(item: Any) -> Optional[str]:
+    """A small JPEG ``data:`` URI of an image (a grid of a dozen stays light in the saved notebook)."""
+    from gatewaykit.notebook.html_views.media_html import image_data_uri
+
+    try:
+        content = item.content
+    except (AttributeError, ValueError):
+        return image_data_uri(item)
+    import base64
+    import hashlib
+    import io
+
+    key = hashlib.sha256(content).hexdigest()
+    made = _thumbs.get(key)
+    if made is None:
+        try:
+            from PIL import Image
+
+            picture = Image.open(io.BytesIO(content), formats=["PNG", "JPEG", "WEBP", "GIF"]).convert("RGB")
+            picture.thumbnail((_THUMB_PX, _THUMB_PX))
+            out = io.BytesIO()
+            picture.save(out, format="JPEG", quality=82)
+        except Exception:  # noqa: BLE001 - no Pillow, or not a picture it reads: the image as it came
+            return image_data_uri(item)
+        made = _thumbs[key] = "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode("ascii")
+        while len(_thumbs) > 512:
+            _thumbs.pop(next(iter(_thumbs)))
+    return made
+
+
+def _images_html(result: Any) -> str:
+    figures = []
+    for index, item in enumerate(getattr(result, "data", None) or []):
+        src = thumbnail_uri(item)
+        if src is None:
+            figures.append(f'<div style="{MUTED}">image {index + 1}: no displayable image</div>')
+        else:
+            figures.append(f'<img src="{esc(src)}" alt="image {index + 1}" style="{_THUMB}">')
+    return "".join(figures) or f'<div style="{MUTED}">no image</div>'
+
+
+def _error_html(error: BaseException) -> str:
+    message = getattr(error, "message", None) or str(error)
+    return f'<div class="gk-error" style="{_FAILED}"><strong>{esc(type(error).__name__)}</strong>: {esc(message[:300])}</div>'
+
+
+def output_html(cell: Any) -> str:
+    """A finished cell's output (or its error)."""
+    if cell.error is not None:
+        return _error_html(cell.error)
+    if cell.result is None:
+        return f'<div style="{MUTED}">no result</div>'
+    if cell.kind == "chat":
+        return text_box(cell.text)
+    if cell.kind == "image":
+        return _images_html(cell.result)
+    from gatewaykit.notebook.html_views.players import job_player_html
+
+    return job_player_html(cell.result)
+
+
+def _score_value(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "✓" if value else "✗"
+    return f"{value:.2f}" if isinstance(value, float) else esc(value)
+
+
+def scores_html(cell: Any) -> str:
+    """The cell's scores as small labels (a judge's reason and a scorer's error on hover)."""
+    parts = []
+    for name, value in cell.scores.items():
+        reason = cell.reasons.get(name.split(".")[0], "")
+        title = f' title="{esc(reason)}"' if reason else ""
+        parts.append(f'<span class="gk-eval-score" style="{_SCORE}"{title}>{esc(name)} <b>{_score_value(value)}</b></span>')
+    for name, error in cell.score_errors.items():
+        parts.append(
+            f'<span class="gk-eval-score" data-failed="1" style="{_SCORE};{_FAILED}" '
+            f'title="{esc(type(error).__name__)}: {esc(error)}">{esc(name)} error: {esc(str(error)[:80])}</span>'
+        )
+    return f'<div style="margin-top:4px">{"".join(parts)}</div>' if parts else ""
+
+
+def _cost(cell: Any) -> str:
+    if cell.total_cost is None:
+        return "cost not reported" if cell.ok else ""
+    text = format_cost(cell.total_cost)
+    if cell.cost_source in ("cached", "checkpoint"):
+        return f"{text} ({cell.cost_source})"
+    return f"≈ {text} est." if cell.cost_source == "estimated" else text
+
+
+def _footer(cell: Any) -> str:
+    facts = [format_seconds(cell.latency_s) if cell.latency_s is not None else "", _cost(cell)]
+    return f'<div class="gk-footer" style="{FOOTER}">{" · ".join(esc(f) for f in facts if f)}</div>'
+
+
+def cell_html(cell: Any, body: Optional[str] = None, marks: Sequence[str] = (), state: str = "done", clock: str = "") -> str:
+    """One grid cell: marks, the body (a finished cell's output when None), scores, latency and cost.
+
+    ``state`` is "waiting", "running" or "done" (``data-state``; a failed cell says "failed").
+    """
+    if body is None:
+        body = output_html(cell)
+    if state == "done" and cell.error is not None:
+        state = "failed"
+    labels = "".join(f'<span class="gk-mark" style="{_MARK}">{esc(mark)}</span>' for mark in marks)
+    head = f"<div>{labels}</div>" if labels else ""
+    if state in ("done", "failed"):
+        tail = scores_html(cell) + _footer(cell)
+    else:
+        tail = f'<div class="gk-footer" style="{FOOTER}">{esc(state)}{" · " + esc(clock) if clock else ""}</div>'
+    return (
+        f'<td class="gk-eval-cell" data-model="{esc(cell.model)}" data-case="{esc(cell.case_id)}" '
+        f'data-state="{esc(state)}" style="{_TD}">{head}{body}{tail}</td>'
+    )
+
+
+def _case_html(evaluation: Any, cell: Any) -> str:
+    repeat = f' <span style="{MUTED}">repeat {cell.repeat + 1}</span>' if evaluation.repeats > 1 else ""
+    expected = cell.case.get("expected")
+    extra = f'<div style="{MUTED};font-size:0.85em">expected: {esc(str(expected)[:200])}</div>' if expected is not None else ""
+    return (
+        f'<td class="gk-eval-case" style="{_TD}"><code style="{CODE}">{esc(cell.case_id)}</code>{repeat}'
+        f'<div style="font-size:0.92em">{esc(cell.prompt[:300])}</div>{extra}</td>'
+    )
+
+
+def summary_row(evaluation: Any) -> str:
+    """One summary cell per model: mean scores, total cost, median latency, errors."""
+    cells = []
+    for model in evaluation.models:
+        mine = [c for c in evaluation.cells if c.model == model]
+        parts = []
+        for column in evaluation.score_columns:
+            mean = mean_score(c.scores.get(column) for c in mine)
+            if mean is not None:
+                parts.append(f'<span style="{_SCORE}">{esc(column)} <b>{mean:.2f}</b></span>')
+        costs = [c.total_cost for c in mine if c.total_cost is not None]
+        latencies = [c.latency_s for c in mine if c.ok and c.latency_s is not None]
+        errors = sum(1 for c in mine if c.error_text is not None)
+        facts = [format_cost(math.fsum(costs)) if costs else "cost unknown"]
+        if latencies:
+            facts.append(f"median {format_seconds(statistics.median(latencies))}")
+        if errors:
+            facts.append(f"{errors} error{'s' if errors != 1 else ''}")
+        cells.append(f'<td style="{_TD}"><div>{"".join(parts)}</div><div style="{FOOTER}">{esc(" · ".join(facts))}</div></td>')
+    return f'<tr class="gk-eval-summary"><td style="{_TD}"><b>summary</b></td>{"".join(cells)}</tr>'
+
+
+def grid_html(evaluation: Any, rows: Sequence[Sequence[str]], summary: str = "", tail: str = "") -> str:
+    """The table: a header of models, one ``<tr>`` per row (its case, then its cells' ``<td>``), the summary."""
+    head = f"{evaluation.kind} evaluation · {len(evaluation.cases)} cases × {len(evaluation.models)} models"
+    if evaluation.repeats > 1:
+        head += f" × {evaluation.repeats} repeats"
+    if evaluation.scorers:
+        head += " · scored by " + ", ".join(evaluation.scorers)
+    width = f"{max(12, 30 - 4 * len(evaluation.models))}%"
+    header = f'<th style="{_TD};width:{width}">case</th>' + "".join(
+        f'<th style="{_TD}"><code style="{CODE}">{esc(model)}</code></th>' for model in evaluation.models
+    )
+    body = "".join(
+        f"<tr>{_case_html(evaluation, evaluation.rows[index][0])}{''.join(cells)}</tr>" for index, cells in enumerate(rows)
+    )
+    return (
+        f'<div class="gk-evaluation tex2jax_ignore mathjax_ignore" style="{BOX}"><div style="{MUTED};margin-bottom:6px">{esc(head)}</div>'
+        f'<table class="gk-eval-grid" style="{_TABLE}"><thead><tr>{header}</tr></thead><tbody>{body}{summary}</tbody></table>'
+        f"{tail}</div>"
+    )
+
+
+def _tail(evaluation: Any) -> str:
+    total = evaluation.total_cost
+    judging = f" (judging {format_cost(evaluation.judge_cost)})" if evaluation.judge_cost else ""
+    return f'<div class="gk-footer" style="{FOOTER}">in all: {esc(format_cost(total))}{esc(judging)}</div>'
+
+
+def render_evaluation_html(evaluation: Any) -> str:
+    """The whole evaluation as a static grid (a dry run: the plan and its quote)."""
+    if evaluation.dry_run:
+        pending = f'<div style="{MUTED}">not sent (dry run)</div>'
+        rows = [[cell_html(cell, pending, state="planned") for cell in row] for row in evaluation.rows]
+        quote = evaluation.quote
+        summary = esc(quote.summary) if quote is not None else "nothing could be priced"
+        tail = f'<div class="gk-eval-quote" style="margin-top:6px"><b>quote</b>: {summary}</div>'
+        return grid_html(evaluation, rows, tail=tail)
+    rows = []
+    for row in evaluation.rows:
+        marks = evaluation.marks(row)
+        rows.append([cell_html(cell, marks=marks.get(index, ())) for index, cell in enumerate(row)])
+    return grid_html(evaluation, rows, summary_row(evaluation), _tail(evaluation))
