@@ -27,6 +27,7 @@ from gatewaykit.errors import (
     error_from_response,
 )
 from gatewaykit.types import ChatCompletion, ChatCompletionChunk
+from gatewaykit.types.spec_chunks import SpecChunkReader
 
 __all__ = ["AsyncChatStream", "ChatStream"]
 
@@ -56,7 +57,8 @@ def error_in_stream(data: str) -> GatewayError:
 
 
 def _read_chunk(data: str) -> Optional[ChatCompletionChunk]:
-    """The chunk in an event's ``data``; None for an error object (``{"error": ...}`` without ``choices``).
+    """The chunk in an event's ``data``, read with the rules for foreign servers (``types/lenient.py``);
+    None for an error object (``{"error": ...}`` without ``choices``).
 
     Raises ``ValueError`` (a ``ValidationError``) when ``data`` is not JSON or not a chunk.
     """
@@ -72,6 +74,7 @@ class _StreamBase:
     def __init__(self, recording: Any = None) -> None:
         self._assembler = ChatAssembler()
         self._decoder = SSEDecoder()
+        self._spec_chunks = SpecChunkReader()  # the spec's own shape, fast; any other goes to _read_chunk
         self._recording = recording
         self._state = "open"  # open -> done | closed | failed
         self._error: Optional[BaseException] = None
@@ -146,7 +149,7 @@ class _StreamBase:
             if event.event == "error":
                 raise error_in_stream(data)
             try:
-                chunk = _read_chunk(data)
+                chunk = self._spec_chunks.read(data) or _read_chunk(data)
             except ValueError as exc:  # not JSON, or not a chunk (pydantic's ValidationError is a ValueError)
                 if event.event not in (None, "message"):
                     continue  # another kind of event ("ping", ...): not a chunk, not ours to read
