@@ -138,8 +138,15 @@ class _StreamBase:
         (keepalives), events of other names whose data is not a chunk (skipped),
         chunks with no ``choices`` (Azure's first one, a usage-only last one).
         """
+        read_spec_chunk, add = self._spec_chunks.read, self._assembler.add
         for event in self._decoder.feed(raw):
             data = event.data
+            if event.event is None:  # a spec chunk is never [DONE], blank or an error: try the fast path first
+                chunk = read_spec_chunk(data)
+                if chunk is not None:
+                    add(chunk)
+                    yield chunk
+                    continue
             stripped = data.strip()
             if stripped == "[DONE]":
                 yield None
@@ -149,7 +156,7 @@ class _StreamBase:
             if event.event == "error":
                 raise error_in_stream(data)
             try:
-                chunk = self._spec_chunks.read(data) or _read_chunk(data)
+                chunk = _read_chunk(data)
             except ValueError as exc:  # not JSON, or not a chunk (pydantic's ValidationError is a ValueError)
                 if event.event not in (None, "message"):
                     continue  # another kind of event ("ping", ...): not a chunk, not ours to read

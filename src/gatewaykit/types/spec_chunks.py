@@ -144,11 +144,12 @@ class SpecChunkReader:
       template (checked once by decoding it with other text in that place).
     """
 
-    __slots__ = ("_prefix", "_suffix", "_template", "_used", "_unused")
+    __slots__ = ("_prefix", "_suffix", "_start", "_template", "_used", "_unused")
 
     def __init__(self) -> None:
         self._prefix: Optional[str] = None
         self._suffix = ""
+        self._start = 0  # len(prefix) + 1: where the text starts
         self._template: tuple[Any, ...] = ()
         self._used = False
         self._unused = 0  # templates learned in a row that no chunk repeated: past 3, stop learning
@@ -156,29 +157,41 @@ class SpecChunkReader:
     def read(self, data: str) -> Optional[ChatCompletionChunk]:
         prefix = self._prefix
         if prefix is not None and data.startswith(prefix) and data.endswith(self._suffix):
-            literal = data[len(prefix) : len(data) - len(self._suffix)]
-            if len(literal) >= 2 and literal[0] == '"' == literal[-1] and _plain_text(literal[1:-1]):
+            end = len(data) - len(self._suffix) - 1
+            text = data[self._start : end]
+            if end >= self._start and data[self._start - 1] == '"' == data[end] and _plain_text(text):
                 self._used = True
-                return self._repeat(literal[1:-1])
+                # Inlined (this runs for nearly every chunk): what _built does, for the delta, choice and chunk.
+                chunk_fields, chunk_set, extra, choice_fields, choice_set, delta_fields, delta_set = self._template
+                fields = delta_fields.copy()
+                fields["content"] = text
+                delta = _new(Delta)
+                _set_dict(delta, fields)
+                _set_fields_set(delta, delta_set.copy())
+                _set_extra(delta, {})
+                _set_private(delta, None)
+                fields = choice_fields.copy()
+                fields["delta"] = delta
+                choice = _new(ChunkChoice)
+                _set_dict(choice, fields)
+                _set_fields_set(choice, choice_set.copy())
+                _set_extra(choice, {})
+                _set_private(choice, None)
+                fields = chunk_fields.copy()
+                fields["choices"] = [choice]
+                chunk = _new(ChatCompletionChunk)
+                _set_dict(chunk, fields)
+                _set_fields_set(chunk, chunk_set.copy())
+                _set_extra(chunk, extra.copy())
+                _set_private(chunk, None)
+                return chunk
         try:
-            chunk = spec_chunk(from_json(data))
+            built = spec_chunk(from_json(data))
         except ValueError:  # not JSON, or JSON only the standard library reads (a lone surrogate escape)
             return None
-        if chunk is not None and self._unused < 3:
-            self._learn(data, chunk)
-        return chunk
-
-    def _repeat(self, text: str) -> ChatCompletionChunk:
-        chunk_fields, chunk_set, extra, choice_fields, choice_set, delta_fields, delta_set = self._template
-        fields = delta_fields.copy()
-        fields["content"] = text
-        delta = _built(Delta, fields, delta_set.copy(), {})
-        fields = choice_fields.copy()
-        fields["delta"] = delta
-        choice = _built(ChunkChoice, fields, choice_set.copy(), {})
-        fields = chunk_fields.copy()
-        fields["choices"] = [choice]
-        return _built(ChatCompletionChunk, fields, chunk_set.copy(), extra.copy())
+        if built is not None and self._unused < 3:
+            self._learn(data, built)
+        return built
 
     def _learn(self, data: str, chunk: ChatCompletionChunk) -> None:
         if len(chunk.choices) != 1:
@@ -202,7 +215,7 @@ class SpecChunkReader:
             return  # the literal found was not the content's own
         self._unused = 0 if self._used or self._prefix is None else self._unused + 1
         self._used = False
-        self._prefix, self._suffix = prefix, suffix
+        self._prefix, self._suffix, self._start = prefix, suffix, len(prefix) + 1
         delta = choice.delta
         self._template = (  # copies: the caller may change the chunk it was given
             dict(chunk.__dict__), set(chunk.__pydantic_fields_set__), dict(extra),
