@@ -179,6 +179,21 @@ def test_chunks_given_out_do_not_share_their_parts() -> None:
     assert "role" not in third.choices[0].delta.model_fields_set
 
 
+def test_a_foreign_stream_is_left_to_the_tolerant_reader_after_eight_refusals() -> None:
+    """Eight foreign chunks in a row: the fast path stops trying, even for a later chunk of the spec's shape."""
+    reader = SpecChunkReader()
+    foreign = json.dumps(chunk({"reasoning_content": "hmm"}))
+    spec = json.dumps(chunk({"content": "x"}))
+    for _ in range(7):
+        assert reader.read(foreign) is None
+    assert reader.read(spec) is not None  # seven refusals, then a spec chunk: still read fast (the count restarts)
+    for _ in range(8):
+        assert reader.read(foreign) is None
+    other = json.dumps(chunk({"role": "assistant", "content": "y"}))
+    assert reader.read(other) is None  # given up: the tolerant reader reads it
+    assert state(_read_chunk(other)) == state(SpecChunkReader().read(other))
+
+
 def test_every_validator_of_the_chunk_models_was_reviewed_for_the_fast_path() -> None:
     """A new lenient rule on the chunk's models must be checked against spec_chunk before it can ship."""
     found = {}

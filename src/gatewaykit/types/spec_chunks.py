@@ -122,6 +122,7 @@ def spec_chunk(payload: Any) -> Optional[ChatCompletionChunk]:
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_GIVE_UP_AFTER = 8  # refusals in a row after which a stream is read by the tolerant reader alone
 
 
 def _plain_text(text: str) -> bool:
@@ -142,9 +143,14 @@ class SpecChunkReader:
     * any other is decoded and checked field by field (:func:`spec_chunk`); when
       it has one choice with plain text, its prefix and suffix become the
       template (checked once by decoding it with other text in that place).
+
+    After eight events in a row that are not of the spec's shape (a foreign
+    server's stream: ``reasoning_content`` deltas, nulls...), the reader stops
+    decoding events for the rest of the stream (which then costs what it did
+    before the fast path); a chunk repeating the template is still built.
     """
 
-    __slots__ = ("_prefix", "_suffix", "_start", "_template", "_used", "_unused")
+    __slots__ = ("_prefix", "_suffix", "_start", "_template", "_used", "_unused", "_refused")
 
     def __init__(self) -> None:
         self._prefix: Optional[str] = None
@@ -153,6 +159,7 @@ class SpecChunkReader:
         self._template: tuple[Any, ...] = ()
         self._used = False
         self._unused = 0  # templates learned in a row that no chunk repeated: past 3, stop learning
+        self._refused = 0  # events refused in a row: past 8, a foreign server's stream: stop trying
 
     def read(self, data: str) -> Optional[ChatCompletionChunk]:
         prefix = self._prefix
@@ -185,11 +192,17 @@ class SpecChunkReader:
                 _set_extra(chunk, extra.copy())
                 _set_private(chunk, None)
                 return chunk
+        if self._refused >= _GIVE_UP_AFTER:
+            return None
         try:
             built = spec_chunk(from_json(data))
         except ValueError:  # not JSON, or JSON only the standard library reads (a lone surrogate escape)
+            built = None
+        if built is None:
+            self._refused += 1
             return None
-        if built is not None and self._unused < 3:
+        self._refused = 0
+        if self._unused < 3:
             self._learn(data, built)
         return built
 
