@@ -1,6 +1,6 @@
 """Client overhead of a conversation: ``client.chat.session`` vs the same requests sent by hand.
 
-Run: ``.venv/bin/python benchmarks/conversation.py [--turns 10] [--runs 41]``
+Run: ``.venv/bin/python benchmarks/conversation.py [--turns 10] [--runs 41] [--smoke]``
 
 A 10-turn conversation in which every turn calls one tool: the model's first
 answer is a tool call, the tool runs, the second answer is text (canned
@@ -61,8 +61,11 @@ TOOL_SCHEMA = {"type": "function", "function": {
 
 
 def make_client() -> gk.Client:
-    return gk.Client(api_key=KEY, base_url=BASE, http_transport=httpx.MockTransport(answer), ledger=gk.Ledger(),
-                     max_retries=0, validate=False)  # fmt: skip
+    # display=False: no live view, so the session sends buffered requests, as the canned answers are
+    # (with a display, outside a kernel the terminal's, it would stream them). An in-memory ledger: Ledger()
+    # would write into this user's own ledger database and read all of it back on each fresh client.
+    return gk.Client(api_key=KEY, base_url=BASE, http_transport=httpx.MockTransport(answer), ledger=gk.Ledger(path=None),
+                     max_retries=0, validate=False, display=False)  # fmt: skip
 
 
 def with_session(client: gk.Client, turns: int) -> Any:
@@ -109,7 +112,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument("--runs", type=int, default=41)
+    parser.add_argument("--smoke", action="store_true", help="a few seconds with tiny counts: checks the script still runs (tests/test_benchmarks_smoke.py); no figures to keep")
     args = parser.parse_args()
+    if args.smoke:
+        args.turns, args.runs = 2, 3
     client = make_client()
     assert with_session(client, 2).history == by_hand(client, 2)  # the same conversation either way; warm-up
     hand, session = [], []

@@ -1,6 +1,6 @@
 """Hostile answer bodies (issue 28, items 5 and 6): memory for a gzip bomb, seconds for a hostile error page.
 
-Run: ``PYTHONPATH=src .venv/bin/python benchmarks/hostile_bodies.py [--bomb-mb 0.41]``
+Run: ``PYTHONPATH=src .venv/bin/python benchmarks/hostile_bodies.py [--bomb-mb 0.41] [--smoke]``
 (point PYTHONPATH at another checkout's ``src`` to measure that one: the figures are of whatever
 ``gatewaykit`` imports).
 
@@ -87,7 +87,7 @@ def bomb_figures(compressed_mb: float) -> None:
         done = subprocess.run([sys.executable, "-c", CHILD, url], capture_output=True, text=True, timeout=600)
         if done.returncode != 0:
             print(done.stderr[-2000:])
-            return
+            raise SystemExit("the measuring process failed")
         result = json.loads(done.stdout.strip().splitlines()[-1])
     finally:
         server.shutdown()
@@ -97,10 +97,10 @@ def bomb_figures(compressed_mb: float) -> None:
     )
 
 
-def page_figures() -> None:
+def page_figures(sizes_kb: tuple[int, ...] = (60, 200)) -> None:
     from gatewaykit.errors import error_from_response
 
-    for size_kb in (60, 200):
+    for size_kb in sizes_kb:
         head = "<html><head><title>502 Bad Gateway</title></head><body><h1>Bad gateway</h1>"
         filler = "<script <style <a "  # openings never closed: each one made the old patterns scan to the end
         page = head + filler * ((size_kb * 1024 - len(head)) // len(filler))
@@ -113,9 +113,10 @@ def page_figures() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bomb-mb", type=float, default=0.41)
+    parser.add_argument("--smoke", action="store_true", help="a small bomb and small pages: checks the script still runs")
     args = parser.parse_args()
-    page_figures()
-    bomb_figures(args.bomb_mb)
+    page_figures((6,) if args.smoke else (60, 200))
+    bomb_figures(0.01 if args.smoke else args.bomb_mb)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """``import gatewaykit`` against ``import httpx, pydantic`` (its two dependencies), in fresh interpreters.
 
-Run: ``.venv/bin/python benchmarks/import_time.py [--rounds 30]``
+Run: ``.venv/bin/python benchmarks/import_time.py [--rounds 30] [--smoke]``
 
 Each round starts one fresh interpreter per import, alternating which goes
 first, and times the import inside it (``time.perf_counter`` around the
@@ -39,7 +39,9 @@ def time_import(statement: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
-    rounds = parser.parse_args().rounds
+    parser.add_argument("--smoke", action="store_true", help="a few seconds with tiny counts: checks the script still runs (tests/test_benchmarks_smoke.py); no figures to keep")
+    args = parser.parse_args()
+    rounds = 1 if args.smoke else args.rounds
     times: dict[str, list[float]] = {name: [] for name in STATEMENTS}
     names = list(STATEMENTS)
     for number in range(rounds):

@@ -210,7 +210,10 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--client", action="store_true", help="only the persistent ledger on the hot path")
+    parser.add_argument("--smoke", action="store_true", help="a few seconds with tiny counts: checks the script still runs (tests/test_benchmarks_smoke.py); no figures to keep")
     args = parser.parse_args()
+    if args.smoke:
+        args.rows, args.requests = 2_000, 20
     if args.client:
         bench_client(args.requests)
         return
@@ -236,7 +239,7 @@ def main() -> None:
     print(f"memory: {per_row:.0f} bytes per row (tracemalloc, rows held by the ledger)")
 
     for fsync in (False, True):
-        count = 20_000 if not fsync else 2_000
+        count = (20_000 if not fsync else 2_000) // (100 if args.smoke else 1)
         rate = bench_persist(count, fsync)
         print(f"JSONL record() with fsync={fsync}: {rate:,.0f} rows/s ({count:,} rows)")
 

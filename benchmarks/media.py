@@ -1,11 +1,12 @@
 """Timings of the synthetic media library (images, video, songs).
 
-Run: ``PYTHONPATH=src python benchmarks/media.py``. Prints the best of a few runs
+Run: ``PYTHONPATH=src python benchmarks/media.py [--smoke]``. Prints the best of a few runs
 for each case so numbers are comparable between machines and changes.
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections.abc import Callable
 
@@ -27,8 +28,27 @@ def best_of(runs: int, action: Callable[[], object]) -> tuple[float, object]:
     return best, result
 
 
+def smoke_cases() -> list[tuple[str, int, Callable[[], object]]]:
+    """One small case of each kind: the same code paths in a few seconds."""
+    return [
+        ("image 256x256 png", 1, lambda: draw_image("a red sunset", seed=1, width=256, height=256, fmt="png")),
+        ("video 1 s 320x240 + audio", 1,
+         lambda: render_video("a red sunset", seed=1, seconds=1, width=320, height=240, audio=True)),
+        ("song 5 s", 1, lambda: render_song("upbeat dance with drums", LYRICS, seed=1, seconds=5)),
+    ]
+
+
 def main() -> None:
     """Print one line per benchmark case."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="a few seconds with tiny counts: checks the script still runs (tests/test_benchmarks_smoke.py); no figures to keep")
+    if parser.parse_args().smoke:
+        for name, runs, action in smoke_cases():
+            seconds, result = best_of(runs, action)
+            size = len(result[0] if isinstance(result, tuple) else result)  # type: ignore[arg-type]
+            assert size > 0, name
+            print(f"{name:36s} {seconds * 1000:8.0f} ms  {size / 1024:9.0f} KiB")
+        return
     cases: list[tuple[str, int, Callable[[], object]]] = [
         (f"image 1024x1024 {fmt}", 5,
          lambda fmt=fmt: draw_image("a red sunset over the ocean", seed=1, width=1024, height=1024, fmt=fmt))

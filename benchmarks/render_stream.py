@@ -19,7 +19,7 @@ speed or on sleeping. Reports:
   static answer is sent once; ``outputs`` is how many outputs the cell used
   while streaming (all but one are emptied at the end).
 
-Run: ``.venv/bin/python benchmarks/render_stream.py [--tokens 10000] [--rate 200]``
+Run: ``.venv/bin/python benchmarks/render_stream.py [--tokens 10000] [--rate 200] [--smoke]``
 """
 
 from __future__ import annotations
@@ -150,7 +150,10 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=10_000)
     parser.add_argument("--rate", type=float, nargs="*", default=[20.0, 50.0, 200.0, 1000.0],
                         help="simulated tokens per second of stream time")
+    parser.add_argument("--smoke", action="store_true", help="a few seconds with tiny counts: checks the script still runs (tests/test_benchmarks_smoke.py); no figures to keep")
     args = parser.parse_args()
+    if args.smoke:
+        args.tokens, args.rate = 400, [200.0]
     # Load Pygments and its Python lexer first (about 0.1 s, once per process), so that the first
     # rate measured is not charged for it.
     from gatewaykit.notebook.markdown_html.markdown import render_markdown

@@ -1,6 +1,6 @@
 """Session tools: the response cache, compare(), the chat box and the gallery, measured in one process.
 
-Run: ``.venv/bin/python benchmarks/session_tools.py [--runs 200]``
+Run: ``.venv/bin/python benchmarks/session_tools.py [--runs 200] [--smoke]``
 
 Measures
 - a cache hit: a buffered chat answered from ``Client(cache=...)`` (target < 2 ms),
@@ -41,6 +41,7 @@ from gatewaykit.client.core.display import NullDisplay  # noqa: E402
 BASE = "http://gateway.bench"
 KEY = "sk-bf-bench-000000000000"
 DELAYS = {"chat-a": 0.20, "chat-b": 0.25, "chat-c": 0.30, "chat-d": 0.35}
+REPEATS = 5  # runs of each compare() and chat-box figure (1 with --smoke)
 CATALOG = json.dumps({"object": "list", "data": [
     {"id": model, "object": "model", "input_modalities": ["text"], "output_modalities": ["text"]} for model in DELAYS
 ]}).encode()  # fmt: skip
@@ -127,8 +128,8 @@ def bench_compare() -> None:
                        display=False, validate=False)  # fmt: skip
     client.models.list()
     messages = [{"role": "user", "content": "Explain SSE"}]
-    slowest = _median_ms(lambda: client.chat.completions.create(model="chat-d", messages=messages), 5)
-    together = _median_ms(lambda: client.compare("Explain SSE", models=list(DELAYS)), 5)
+    slowest = _median_ms(lambda: client.chat.completions.create(model="chat-d", messages=messages), REPEATS)
+    together = _median_ms(lambda: client.compare("Explain SSE", models=list(DELAYS)), REPEATS)
     print(f"compare, 4 chat models:     {together:7.1f} ms   slowest alone {slowest:.1f} ms: "
           f"{together / slowest:.2f}x (target <= 1.2x)")  # fmt: skip
     bench_compare_live()
@@ -160,9 +161,9 @@ def bench_compare_live() -> None:
     def slowest_stream() -> Any:
         return client.chat.completions.create(model="chat-d", messages=messages, stream=True)
 
-    bare = _median_ms(lambda: slowest_stream().final(), 5)
-    live = _median_ms(lambda: render_stream(slowest_stream(), sink=CapturingSink()), 5)
-    together = _median_ms(lambda: client.compare("Explain SSE", models=list(DELAYS)), 5)
+    bare = _median_ms(lambda: slowest_stream().final(), REPEATS)
+    live = _median_ms(lambda: render_stream(slowest_stream(), sink=CapturingSink()), REPEATS)
+    together = _median_ms(lambda: client.compare("Explain SSE", models=list(DELAYS)), REPEATS)
     print(f"compare, live grid:         {together:7.1f} ms   slowest rendered live alone {live:.1f} ms: "
           f"{together / live:.2f}x (target <= 1.2x); its bare stream {bare:.1f} ms: {together / bare:.2f}x; "
           f"{display.view.paints} grid paints")  # fmt: skip
@@ -192,7 +193,7 @@ def bench_chat_box(tokens: int) -> None:
         live.value = _answer_html(text, streaming=True)
 
     plain_times, box_times = [], []
-    for _ in range(5):
+    for _ in range(REPEATS):
         stream = _Stream.make(tokens)
         started = time.perf_counter()
         stream.final()
@@ -246,7 +247,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--tokens", type=int, default=10_000)
     parser.add_argument("--images", type=int, default=200)
+    parser.add_argument("--smoke", action="store_true", help="a few seconds with tiny counts: checks the script still runs (tests/test_benchmarks_smoke.py); no figures to keep")
     args = parser.parse_args()
+    if args.smoke:
+        global REPEATS
+        REPEATS, args.runs, args.tokens, args.images = 1, 3, 300, 3
     image = _big_image_body()
     bench_cache(args.runs, image)
     bench_compare()

@@ -1,6 +1,6 @@
 """The long soak: mixed requests through the client against a gateway injecting random faults.
 
-    .venv/bin/python benchmarks/soak.py [--requests 10000] [--fault-rate 0.2] [--threads 8]
+    .venv/bin/python benchmarks/soak.py [--requests 10000] [--fault-rate 0.2] [--threads 8] [--smoke]
 
 Prints requests, faults injected (the gateway's count), retries, typed errors,
 losses, jobs (client vs gateway), ledger vs balance change and thread/fd counts.
@@ -25,7 +25,10 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=10_000)
     parser.add_argument("--fault-rate", type=float, default=0.2)
     parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--smoke", action="store_true", help="a few seconds with tiny counts: checks the script still runs (tests/test_benchmarks_smoke.py); no figures to keep")
     args = parser.parse_args()
+    if args.smoke:
+        args.requests, args.threads = 40, 2
     import threading
 
     with start_faulty_gateway(fault_rate=args.fault_rate) as gateway:

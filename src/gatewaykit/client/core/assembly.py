@@ -16,6 +16,8 @@ from gatewaykit.types import ChatCompletion, ChatCompletionChunk
 
 __all__ = ["ChatAssembler"]
 
+_TEXT_ONLY = {"content"}  # the fields a delta of plain text was given
+
 
 class _ChoiceState:
     __slots__ = ("content", "reasoning", "refusal", "role", "finish_reason", "tool_calls", "details", "logprobs")
@@ -71,6 +73,10 @@ class ChatAssembler:
             if state is None:
                 state = self._choices[choice.index] = _ChoiceState()
             delta = choice.delta
+            if delta.__pydantic_fields_set__ == _TEXT_ONLY and choice.finish_reason is None and choice.logprobs is None:
+                if delta.content:  # nearly every chunk: a piece of text, nothing else to look at
+                    state.content.append(delta.content)
+                continue
             if delta.content:
                 state.content.append(delta.content)
             if delta.reasoning:

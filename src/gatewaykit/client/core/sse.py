@@ -56,13 +56,28 @@ class SSEDecoder:
             if buffer.endswith(b"\r"):
                 self._cr_pending = True
             buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        lines = buffer.split(b"\n")
-        self._tail = lines.pop()
+        end = buffer.rfind(b"\n")
+        if end < 0:
+            self._tail = buffer
+            return []
+        self._tail = buffer[end + 1 :]
+        # Whole lines only, decoded at once: a newline is never inside a UTF-8 sequence, so
+        # "replace" gives the text that decoding line by line would.
         events: list[ServerSentEvent] = []
-        for raw in lines:
-            event = self._line(raw)
-            if event is not None:
-                events.append(event)
+        data = self._data
+        for line in buffer[:end].decode("utf-8", "replace").split("\n"):
+            if line[:6] == "data: ":  # the line nearly every event is made of
+                data.append(line[6:])
+                self._has_data = True
+            elif not line and self._has_data and self._event is None:
+                events.append(ServerSentEvent("\n".join(data), None, self._last_id, self._retry))
+                data.clear()
+                self._has_data = False
+            else:
+                event = self._line(line)
+                if event is not None:
+                    events.append(event)
+                data = self._data
         return events
 
     def finish(self) -> list[ServerSentEvent]:
@@ -70,15 +85,15 @@ class SSEDecoder:
         event without the closing empty line is discarded (as browsers do)."""
         events: list[ServerSentEvent] = []
         if self._tail:
-            self._line(self._tail)
+            self._line(self._tail.decode("utf-8", "replace"))
             self._tail = b""
         self._data = []
         self._has_data = False
         self._event = None
         return events
 
-    def _line(self, raw: bytes) -> Optional[ServerSentEvent]:
-        if not raw:
+    def _line(self, line: str) -> Optional[ServerSentEvent]:
+        if not line:
             if not self._has_data:
                 self._event = None
                 return None
@@ -87,18 +102,12 @@ class SSEDecoder:
             self._has_data = False
             self._event = None
             return event
-        if raw[:5] == b"data:":
-            payload = raw[6:] if raw[5:6] == b" " else raw[5:]
-            self._data.append(payload.decode("utf-8", "replace"))
-            self._has_data = True
-            return None
-        if raw[:1] == b":":
+        if line[:1] == ":":
             return None  # a comment: keepalive
-        line = raw.decode("utf-8", "replace")
         name, colon, value = line.partition(":")
         if colon and value[:1] == " ":
             value = value[1:]
-        if name == "data":  # "data" with no colon: an empty data line
+        if name == "data":  # also "data" with no colon: an empty data line
             self._data.append(value)
             self._has_data = True
         elif name == "event":

@@ -17,7 +17,7 @@ import json
 from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
 
 from gatewaykit.client.core.assembly import ChatAssembler
-from gatewaykit.client.core.sse import SSEDecoder
+from gatewaykit.client.core.sse import SSEDecoder, ServerSentEvent
 from gatewaykit.client.transports.response_decoding import unexpected_response, why_unusable
 from gatewaykit.errors import (
     APIConnectionError,
@@ -28,6 +28,7 @@ from gatewaykit.errors import (
     status_named_in,
 )
 from gatewaykit.types import ChatCompletion, ChatCompletionChunk
+from gatewaykit.types.spec_chunks import SpecChunkReader
 
 __all__ = ["AsyncChatStream", "ChatStream"]
 
@@ -36,6 +37,7 @@ _chunk_from_json = ChatCompletionChunk.model_validate_json
 _STREAM_CALL = "client.chat.completions.create(..., stream=True)"
 _BROKE_OFF = "The stream broke off before its end ([DONE] never arrived)"
 _CLOSED = "The stream was closed before its end"
+_SKIP = object()  # an event that is no chunk (a keepalive, a ping)
 
 
 def error_in_stream(data: str) -> GatewayError:
@@ -48,8 +50,9 @@ def error_in_stream(data: str) -> GatewayError:
 
 
 def _read_chunk(data: str) -> tuple[Optional[ChatCompletionChunk], bool]:
-    """The chunk in an event's ``data`` (None for an error object: ``{"error": ...}`` without ``choices``),
-    and whether the event names an error (OpenRouter's last chunk: ``error`` beside ``finish_reason: "error"``).
+    """The chunk in an event's ``data``, read with the rules for foreign servers (``types/lenient.py``)
+    (None for an error object: ``{"error": ...}`` without ``choices``), and whether the event names an
+    error (OpenRouter's last chunk: ``error`` beside ``finish_reason: "error"``).
 
     Raises ``ValueError`` (a ``ValidationError``) when ``data`` is not JSON or not a chunk.
     """
@@ -66,6 +69,7 @@ class _StreamBase:
     def __init__(self, recording: Any = None) -> None:
         self._assembler = ChatAssembler()
         self._decoder = SSEDecoder()
+        self._spec_chunks = SpecChunkReader()  # the spec's own shape, fast; any other goes to _read_chunk
         self._recording = recording
         self._state = "open"  # open -> done | closed | failed
         self._error: Optional[BaseException] = None
@@ -124,35 +128,33 @@ class _StreamBase:
             raise self._error
         raise StreamInterruptedError(_CLOSED, partial=self._assembler.result())
 
-    def _chunks_of(self, raw: bytes) -> Iterator[Optional[ChatCompletionChunk]]:
-        """Chunks completed by ``raw``; None marks ``[DONE]``.
+    def _tolerant_chunk(self, event: ServerSentEvent) -> Any:
+        """The chunk of an event the fast path did not take (assembled); None for ``[DONE]``; ``_SKIP`` for none.
 
         Tolerant of what real servers interleave: comments and blank ``data``
         (keepalives), events of other names whose data is not a chunk (skipped),
         chunks with no ``choices`` (Azure's first one, a usage-only last one).
         """
-        for event in self._decoder.feed(raw):
-            data = event.data
-            stripped = data.strip()
-            if stripped == "[DONE]":
-                yield None
-                return
-            if not stripped:
-                continue  # an empty keepalive event
-            if event.event == "error":
-                raise self._error_event(data)
-            try:
-                chunk, names_error = _read_chunk(data)
-            except ValueError as exc:  # not JSON, or not a chunk (pydantic's ValidationError is a ValueError)
-                if event.event not in (None, "message"):
-                    continue  # another kind of event ("ping", ...): not a chunk, not ours to read
-                raise self._unusable(data, why_unusable(exc)) from None
-            if chunk is None:
-                raise self._error_event(data)
-            self._assembler.add(chunk)
-            if names_error:  # the provider failed mid-answer: its error, not a short answer that reads as complete
-                raise self._error_event(data)
-            yield chunk
+        data, name = event.data, event.event
+        stripped = data.strip()
+        if stripped == "[DONE]":
+            return None
+        if not stripped:
+            return _SKIP  # an empty keepalive event
+        if name == "error":
+            raise self._error_event(data)
+        try:
+            chunk, names_error = _read_chunk(data)
+        except ValueError as exc:  # not JSON, or not a chunk (pydantic's ValidationError is a ValueError)
+            if name not in (None, "message"):
+                return _SKIP  # another kind of event ("ping", ...): not a chunk, not ours to read
+            raise self._unusable(data, why_unusable(exc)) from None
+        if chunk is None:
+            raise self._error_event(data)
+        self._assembler.add(chunk)
+        if names_error:  # the provider failed mid-answer: its error, not a short answer that reads as complete
+            raise self._error_event(data)
+        return chunk
 
     def _error_event(self, data: str) -> GatewayError:
         """The error an event names; after some text, that text is its ``partial`` (and the row is interrupted)."""
@@ -190,11 +192,21 @@ class ChatStream(_StreamBase):
         if self._state != "open":
             return
         try:
+            read_spec_chunk, add, tolerant_chunk = self._spec_chunks.read, self._assembler.add, self._tolerant_chunk
             for raw in self._bytes:
-                for chunk in self._chunks_of(raw):
-                    if chunk is None:
-                        self._done()
-                        return
+                for event in self._decoder.feed(raw):
+                    # A spec chunk is never [DONE], blank or an error: the fast path first (one loop, no call
+                    # per chunk beyond the reader and the assembler: this runs for every chunk).
+                    chunk = read_spec_chunk(event.data) if event.event is None else None
+                    if chunk is not None:
+                        add(chunk)
+                    else:
+                        chunk = tolerant_chunk(event)
+                        if chunk is None:
+                            self._done()
+                            return
+                        if chunk is _SKIP:
+                            continue
                     yield chunk
             if self._assembler.finished():  # no [DONE], but every choice said why it ended
                 self._done()
@@ -264,11 +276,19 @@ class AsyncChatStream(_StreamBase):
         if self._state != "open":
             return
         try:
+            read_spec_chunk, add, tolerant_chunk = self._spec_chunks.read, self._assembler.add, self._tolerant_chunk
             async for raw in self._bytes:
-                for chunk in self._chunks_of(raw):
-                    if chunk is None:
-                        self._done()
-                        return
+                for event in self._decoder.feed(raw):
+                    chunk = read_spec_chunk(event.data) if event.event is None else None  # as ChatStream
+                    if chunk is not None:
+                        add(chunk)
+                    else:
+                        chunk = tolerant_chunk(event)
+                        if chunk is None:
+                            self._done()
+                            return
+                        if chunk is _SKIP:
+                            continue
                     yield chunk
             if self._assembler.finished():  # no [DONE], but every choice said why it ended
                 self._done()
