@@ -63,6 +63,11 @@ CREATE TABLE IF NOT EXISTS job_updates (
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT);
 """
 
+_ROWS_PER_STATEMENT = 200
+"""Rows per INSERT: one statement step for many rows (SQLite releases the GIL around every step, and the
+writer thread must win it back from a computing caller each time); 200 x 38 values stays under SQLite's
+32,766 variables."""
+
 StoredRow = tuple  # (uid, LedgerRow, base_url, key_id): see gatewaykit.costs.book.StoredRow
 StoredUpdate = dict  # {"id", "status", "seconds", "error_message", "time"}
 
@@ -104,10 +109,8 @@ class LedgerDatabase:
                 f"{self.path} is not a usable gatewaykit ledger database ({exc}); "
                 "move it aside or pass another Ledger(path=...)"
             ) from exc
-        self._insert_row = (
-            f"INSERT OR IGNORE INTO rows (uid, base_url, key_id, {', '.join(self._columns)}) "
-            f"VALUES ({', '.join('?' * (len(self._columns) + 3))})"
-        )
+        self._insert_rows = f"INSERT OR IGNORE INTO rows (uid, base_url, key_id, {', '.join(self._columns)}) VALUES "
+        self._row_marks = f"({', '.join('?' * (len(self._columns) + 3))})"
 
     # ------------------------------------------------------------------ schema
 
@@ -215,11 +218,17 @@ class LedgerDatabase:
                 last_row, last_update = conn.execute(
                     "SELECT (SELECT ifnull(max(seq), 0) FROM rows), (SELECT ifnull(max(seq), 0) FROM job_updates)"
                 ).fetchone()
-                conn.executemany(self._insert_row, map(self._values, rows))
-                conn.executemany(
-                    "INSERT INTO job_updates (job_id, status, seconds, error_message, time) VALUES (?, ?, ?, ?, ?)",
-                    [(u["id"], u["status"], u.get("seconds"), u.get("error_message"), u.get("time")) for u in updates],
-                )
+                for start in range(0, len(rows), _ROWS_PER_STATEMENT):
+                    chunk = rows[start : start + _ROWS_PER_STATEMENT]
+                    conn.execute(
+                        self._insert_rows + ", ".join([self._row_marks] * len(chunk)),
+                        [value for stored in chunk for value in self._values(stored)],
+                    )
+                if updates:
+                    conn.executemany(
+                        "INSERT INTO job_updates (job_id, status, seconds, error_message, time) VALUES (?, ?, ?, ?, ?)",
+                        [(u["id"], u["status"], u.get("seconds"), u.get("error_message"), u.get("time")) for u in updates],
+                    )
                 caught_up = last_row == self._row_seq and last_update == self._update_seq
                 if caught_up:  # nobody else wrote since our last read: skip reading our own rows back
                     self._row_seq, self._update_seq = conn.execute(

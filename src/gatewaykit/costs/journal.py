@@ -187,7 +187,7 @@ class JournalStore:
     def keeps(self, row: LedgerRow) -> bool:
         return True
 
-    def write(self, changes: Sequence[tuple[str, Any]]) -> None:
+    def write(self, changes: Sequence[tuple[str, Any]], *, durable: bool = False) -> None:
         try:
             self._journal.append([journal_event(what, item) for what, item in changes])
         except OSError as exc:  # never lose the user's result over the ledger file

@@ -172,6 +172,11 @@ class Ledger:
         else:
             self._store.write([change])
 
+    def _write_now(self, change: Change) -> None:
+        """Commit ``change`` (and anything batched before it) before returning: a job's creation."""
+        changes, self._batched = self._batched + [change], []
+        self._store.write(changes, durable=True)
+
     def _take(self, item: StoredRow, *, store: bool) -> bool:
         """Add a row from elsewhere (a merge, a file, a pickle) unless known; write it when ``store``."""
         uid, row, base_url, key_id = item
@@ -283,7 +288,11 @@ class Ledger:
             self._book.add(uid, row, record.base_url, record.key_id, in_memory=not stored and self._store.persistent)
             self._budget.saw(row.kind, row.model, row.total_cost if row.charged else None)
             if stored:
-                self._write(("row", (uid, row, record.base_url, record.key_id)))
+                change = ("row", (uid, row, record.base_url, record.key_id))
+                if row.kind in JOB_KINDS and row.id is not None and row.status not in TERMINAL_STATES:
+                    self._write_now(change)  # a paid job the next process must be able to resume
+                else:
+                    self._write(change)
         self._warn_if_due()
 
     def update_job(
