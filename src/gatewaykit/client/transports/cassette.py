@@ -80,8 +80,8 @@ class _Shared:
             # A redirect on the gateway's own origin is kept relative, so it replays on any base URL.
             headers = [(k, location[len(self.base_url):] if k.lower() == "location" else v) for k, v in headers]
 
-        def done(chunks: list[bytes], broken: bool) -> None:
-            self.cassette.write(normalised, response.status_code, headers, chunks, secrets, broken)
+        def done(chunks: list[bytes], broken: bool, complete: bool) -> None:
+            self.cassette.write(normalised, response.status_code, headers, chunks, secrets, broken, complete=complete)
 
         return done
 
@@ -108,16 +108,17 @@ class _ReplayStream(httpx.SyncByteStream, httpx.AsyncByteStream):
 class _RecordingStream:
     """Passes the network's chunks through and writes the exchange once the body is done."""
 
-    def __init__(self, inner: Any, done: Callable[[list[bytes], bool], None]) -> None:
+    def __init__(self, inner: Any, done: Callable[[list[bytes], bool, bool], None]) -> None:
         self._inner = inner
-        self._done: Optional[Callable[[list[bytes], bool], None]] = done
+        self._done: Optional[Callable[[list[bytes], bool, bool], None]] = done
         self._chunks: list[bytes] = []
         self._broken = False
+        self._ended = False  # the body was read to its end (not closed early: a stream's Stop)
 
     def _finish(self) -> None:
         done, self._done = self._done, None
         if done is not None:
-            done(self._chunks, self._broken)
+            done(self._chunks, self._broken, self._ended)
 
 
 class _SyncRecordingStream(_RecordingStream, httpx.SyncByteStream):
@@ -126,6 +127,7 @@ class _SyncRecordingStream(_RecordingStream, httpx.SyncByteStream):
             for chunk in self._inner:
                 self._chunks.append(chunk)
                 yield chunk
+            self._ended = True
         except httpx.TransportError:
             self._broken = True
             raise
@@ -143,6 +145,7 @@ class _AsyncRecordingStream(_RecordingStream, httpx.AsyncByteStream):
             async for chunk in self._inner:
                 self._chunks.append(chunk)
                 yield chunk
+            self._ended = True
         except httpx.TransportError:
             self._broken = True
             raise

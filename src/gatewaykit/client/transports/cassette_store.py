@@ -227,9 +227,13 @@ class Cassette:
     # -- record -------------------------------------------------------------------------
     def write(
         self, request: dict[str, Any], status: int, headers: Iterable[tuple[str, str]], chunks: list[bytes],
-        secrets: Iterable[str] = (), broken: bool = False,
+        secrets: Iterable[str] = (), broken: bool = False, complete: bool = True,
     ) -> None:  # fmt: skip
-        """Append one exchange (the secrets' text replaced wherever it would be written)."""
+        """Append one exchange (the secrets' text replaced wherever it would be written).
+
+        ``complete``: False when the caller closed the body before its end (a stream's
+        Stop); a cassette keeps what was read, as it happened.
+        """
         secrets = [s for s in secrets if s]
         response: dict[str, Any] = {"status": status, "headers": [], "stream": False}
         content_type = ""
