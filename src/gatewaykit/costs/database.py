@@ -31,6 +31,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from gatewaykit.costs.private_files import create_private_file, make_private_folder
 from gatewaykit.costs.rows import LedgerRow
 
 __all__ = ["BUSY_TIMEOUT", "LedgerDatabase", "LedgerDatabaseError", "StoredRow", "StoredUpdate"]
@@ -89,7 +90,8 @@ class LedgerDatabase:
         self._version: Optional[int] = None
         self.budget: Optional[float] = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_folder(self.path.parent)
+            create_private_file(self.path)  # 0600 (its -wal and -shm files follow): it holds prompts' costs
             self._conn = sqlite3.connect(
                 self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
             )

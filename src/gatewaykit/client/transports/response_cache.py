@@ -50,6 +50,7 @@ from gatewaykit.client.transports.cassette_store import (
     _sha256,
     is_text,
 )
+from gatewaykit.costs.private_files import create_private_file, make_private_folder, write_private_file
 from gatewaykit.errors import ConfigurationError
 
 __all__ = ["CACHE_MARKER", "CacheWarning", "ResponseCache", "cache_directory"]
@@ -255,8 +256,9 @@ class ResponseCache:
         with self._lock:
             if not self._loaded:
                 self._load()
-            self.directory.mkdir(parents=True, exist_ok=True)
-            new = not self.path.exists() or self.path.stat().st_size == 0
+            make_private_folder(self.directory)  # 0700 / 0600: the cache holds prompts and answers
+            create_private_file(self.path)
+            new = self.path.stat().st_size == 0
             with self.path.open("a", encoding="utf-8") as out:
                 if new:
                     out.write(json.dumps({CACHE_MARKER: FORMAT_VERSION}) + "\n")
@@ -267,9 +269,9 @@ class ResponseCache:
         digest = _sha256(data)
         target = self.media_dir / digest
         if not target.exists():
-            self.media_dir.mkdir(parents=True, exist_ok=True)
+            make_private_folder(self.media_dir)
             partial = target.with_name(f"{digest}.{os.getpid()}.{threading.get_ident()}.part")
-            partial.write_bytes(data)
+            write_private_file(partial, data)
             partial.replace(target)
         return digest
 
