@@ -18,7 +18,7 @@ from typing import Any, Optional
 
 __all__ = ["flush_all", "schedule"]
 
-_COALESCE = 0.002
+_COALESCE = 0.001
 """Seconds the thread waits after waking, so a burst of rows shares one transaction."""
 
 _SWITCH_INTERVAL = 0.001
