@@ -87,7 +87,9 @@ class Recording:
         self.attempts = attempts
         if response.headers.get("x-gateway-offline") == "1":
             self.offline = True
-        answered_by = response.headers.get("x-gatewaykit-cassette")
+        # Only the client's own cassette or cache says so, in the response's extensions (never a header:
+        # a gateway answering "x-gatewaykit-cassette: cached" is still charging for it).
+        answered_by = (getattr(response, "extensions", None) or {}).get("gatewaykit_answered_by")  # ANSWERED_BY
         if answered_by == "replayed":
             self.replayed = True  # from a cassette: nothing was sent, nothing charged
         elif answered_by == "cached":

@@ -44,10 +44,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from gatewaykit.errors import CassetteMissError, ConfigurationError
 
-__all__ = ["MODES", "REPLAYED_HEADER", "REPLAY_BASE_URL", "Cassette", "normalise_request"]
+__all__ = ["ANSWERED_BY", "MODES", "REPLAYED_HEADER", "REPLAY_BASE_URL", "Cassette", "normalise_request"]
 
 MODES = ("auto", "record", "replay")
 REPLAYED_HEADER = "x-gatewaykit-cassette"
+# The httpx response extension the client's own cassette or cache sets on what it answers ("replayed",
+# "cached"). The ledger trusts only this: a header can come from the network, an extension cannot.
+ANSWERED_BY = "gatewaykit_answered_by"
 # The base URL of a replay-only client: nothing is ever sent to it.
 REPLAY_BASE_URL = "http://replay.cassette.invalid"
 # JSON body fields left out of the match key.
