@@ -77,7 +77,7 @@ def _reduced(data: bytes) -> Any:
             opened.load()
         except Exception:  # noqa: BLE001 - corrupt or truncated
             return "no preview: damaged image"
-    picture = opened
+    picture: Any = opened
     if picture.mode == "1":
         picture = picture.convert("L")  # resizing needs grey levels (same size in memory)
     elif picture.mode not in ("L", "LA", "RGB", "RGBA"):
