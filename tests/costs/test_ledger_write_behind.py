@@ -109,3 +109,15 @@ def test_record_does_not_wait_for_a_commit_in_progress(tmp_path):
     assert returned, "record() waited for the database lock (a commit) instead of queueing the row"
     ledger.flush()
     assert [row["id"] for row in ledger.rows] == ["during"]
+
+
+@pytest.mark.parametrize("count", [1, 37, 300, 513])
+def test_rows_are_inserted_in_groups_of_any_size(tmp_path, count):
+    """A transaction of any number of rows (inserted in power-of-two groups, 256 at most) keeps every row once."""
+    path = tmp_path / "ledger.sqlite"
+    ledger = Ledger(path=path)
+    with ledger.batch():
+        for i in range(count):
+            ledger.record(CostRecord("chat", "chat-mini", "ok", id=f"c{i}", usage={"cost": {"total_cost": 0.001}}))
+    ledger.close()
+    assert sorted(row["id"] for row in Ledger(path=path).rows) == sorted(f"c{i}" for i in range(count))

@@ -227,9 +227,8 @@ class Client(_Surface):
         self, calls: list[Callable[[], Any]], concurrency: int, checkpoint: Any, keys: list[str], confirm: bool = False
     ) -> BatchResult:
         if self._confirm_over is not None:
-            if not confirm:
-                quote_batch(self, calls)  # one question for the whole batch; raises when not confirmed
-            calls = [confirmed_call(call) for call in calls]
+            approved = None if confirm else quote_batch(self, calls)  # one question; raises when not confirmed
+            calls = [confirmed_call(call, approved) for call in calls]
         progress = self._display.batch_progress(len(calls))
         try:
             if checkpoint is None:
@@ -340,9 +339,8 @@ class AsyncClient(_Surface):
         self, calls: list[Any], concurrency: int, checkpoint: Any, keys: list[str], confirm: bool = False
     ) -> BatchResult:
         if self._confirm_over is not None:
-            if not confirm:
-                await quote_async_batch(self, calls)
-            calls = [confirmed_async_call(call) for call in calls]
+            approved = None if confirm else await quote_async_batch(self, calls)
+            calls = [confirmed_async_call(call, approved) for call in calls]
         progress = self._display.batch_progress(len(calls))
         try:
             if checkpoint is None:

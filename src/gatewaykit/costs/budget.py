@@ -7,8 +7,12 @@ requests in flight (checked, not yet recorded: ``client.map`` sends many at
 once) stays below the limit, and when the price source's estimate of the
 request fits in what is left. Each request sent reserves its estimate: the
 price source's, else the most this ledger saw that model and kind cost (else
-nothing). A reservation ends when its request is recorded, or when the token
-the check returned is dropped (the request failed before an answer).
+nothing). A chat's length is not known before it is answered, so a chat
+reserves its worst case: the most of the price source's estimate, the
+client's quote of its prompt plus ``max_tokens`` (from the catalog), and the
+most a chat to that model cost so far. A reservation ends when its request is
+recorded, or when the token the check returned is dropped (the request failed
+before an answer).
 """
 
 from __future__ import annotations
@@ -67,11 +71,20 @@ class Budget:
         if cost is not None and cost > self._largest.get((kind, model), 0.0):
             self._largest[(kind, model)] = cost
 
-    def expected(self, kind: str, model: Optional[str], estimate: Optional[float]) -> float:
-        """What to reserve for a request: the price source's estimate, else the most seen, else 0."""
+    def expected(
+        self, kind: str, model: Optional[str], estimate: Optional[float], worst_case: Optional[float] = None
+    ) -> float:
+        """What to reserve for a request: the price source's estimate, else the most seen, else 0.
+
+        A chat reserves the most of its estimate, its ``worst_case`` (prompt plus ``max_tokens``)
+        and the most seen: its answer's length is unknown until it arrives.
+        """
+        largest = self._largest.get((kind, model), 0.0)
+        if kind.startswith("chat"):
+            return max(amount for amount in (estimate, worst_case, largest) if amount is not None)
         if estimate is not None:
             return estimate
-        return self._largest.get((kind, model), 0.0)
+        return largest
 
     def refusal(
         self, kind: str, model: Optional[str], spent: float, estimate: Optional[float], counted: str

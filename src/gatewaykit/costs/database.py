@@ -31,6 +31,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from gatewaykit.costs.private_files import create_private_file, make_private_folder
 from gatewaykit.costs.rows import LedgerRow
 
 __all__ = ["BUSY_TIMEOUT", "LedgerDatabase", "LedgerDatabaseError", "StoredRow", "StoredUpdate"]
@@ -63,6 +64,12 @@ CREATE TABLE IF NOT EXISTS job_updates (
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT);
 """
 
+_ROWS_PER_STATEMENT = 256
+"""Most rows per INSERT. Rows are inserted in power-of-two groups (37 rows: 32 + 4 + 1), one statement
+step each instead of one per row (SQLite releases the GIL around every step, and the writer thread must
+win it back from a computing caller each time), with few distinct statements for SQLite's statement
+cache; 256 x 38 values stays under SQLite's 32,766 variables."""
+
 StoredRow = tuple  # (uid, LedgerRow, base_url, key_id): see gatewaykit.costs.book.StoredRow
 StoredUpdate = dict  # {"id", "status", "seconds", "error_message", "time"}
 
@@ -84,7 +91,8 @@ class LedgerDatabase:
         self._version: Optional[int] = None
         self.budget: Optional[float] = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_folder(self.path.parent)
+            create_private_file(self.path)  # 0600 (its -wal and -shm files follow): it holds prompts' costs
             self._conn = sqlite3.connect(
                 self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
             )
@@ -104,10 +112,9 @@ class LedgerDatabase:
                 f"{self.path} is not a usable gatewaykit ledger database ({exc}); "
                 "move it aside or pass another Ledger(path=...)"
             ) from exc
-        self._insert_row = (
-            f"INSERT OR IGNORE INTO rows (uid, base_url, key_id, {', '.join(self._columns)}) "
-            f"VALUES ({', '.join('?' * (len(self._columns) + 3))})"
-        )
+        self._insert_rows = f"INSERT OR IGNORE INTO rows (uid, base_url, key_id, {', '.join(self._columns)}) VALUES "
+        self._row_marks = f"({', '.join('?' * (len(self._columns) + 3))})"
+        self._inserts: dict[int, str] = {}
 
     # ------------------------------------------------------------------ schema
 
@@ -189,6 +196,13 @@ class LedgerDatabase:
 
     # ------------------------------------------------------------------ writes
 
+    def _insert_statement(self, size: int) -> str:
+        """The INSERT of ``size`` rows (sizes are powers of two: SQLite's statement cache keeps each prepared)."""
+        statement = self._inserts.get(size)
+        if statement is None:
+            statement = self._inserts[size] = self._insert_rows + ", ".join([self._row_marks] * size)
+        return statement
+
     @staticmethod
     def _values(stored: StoredRow) -> tuple:
         uid, row, base_url, key_id = stored
@@ -215,11 +229,17 @@ class LedgerDatabase:
                 last_row, last_update = conn.execute(
                     "SELECT (SELECT ifnull(max(seq), 0) FROM rows), (SELECT ifnull(max(seq), 0) FROM job_updates)"
                 ).fetchone()
-                conn.executemany(self._insert_row, map(self._values, rows))
-                conn.executemany(
-                    "INSERT INTO job_updates (job_id, status, seconds, error_message, time) VALUES (?, ?, ?, ?, ?)",
-                    [(u["id"], u["status"], u.get("seconds"), u.get("error_message"), u.get("time")) for u in updates],
-                )
+                start = 0
+                while start < len(rows):
+                    size = min(_ROWS_PER_STATEMENT, 1 << ((len(rows) - start).bit_length() - 1))
+                    chunk = rows[start : start + size]
+                    conn.execute(self._insert_statement(size), [value for item in chunk for value in self._values(item)])
+                    start += size
+                if updates:
+                    conn.executemany(
+                        "INSERT INTO job_updates (job_id, status, seconds, error_message, time) VALUES (?, ?, ?, ?, ?)",
+                        [(u["id"], u["status"], u.get("seconds"), u.get("error_message"), u.get("time")) for u in updates],
+                    )
                 caught_up = last_row == self._row_seq and last_update == self._update_seq
                 if caught_up:  # nobody else wrote since our last read: skip reading our own rows back
                     self._row_seq, self._update_seq = conn.execute(

@@ -11,13 +11,22 @@ also written, in the caller's thread:
   (``flush()``: what this process recorded is on disk when it reads);
 - at interpreter exit (``atexit``), also after an uncaught exception.
 
+A job's creation (a ``video``/``music`` row, still running) is committed
+before ``record()`` returns, so a process killed right after ``create()``
+returned leaves the paid job for the next one (``client.jobs.pending()``).
+
 Only a process killed outright (SIGKILL, a segfault, ``os._exit``) can lose
-rows: those recorded in the last moments before the kill that the thread had
-not committed yet (at most :data:`QUEUE_LIMIT`: past it the caller writes the
-queue itself; with requests that take milliseconds, usually none). A write that fails (a lock held past the busy timeout) is
-kept and retried; the warning is issued in the caller's thread by the next
-``flush()``. The budget check reads without waiting for the queue (this
-process's rows are already in the ledger's book).
+other rows: those recorded less than :data:`DURABLE_WITHIN` (50 ms) before the
+kill that the thread had not committed yet (at most :data:`QUEUE_LIMIT`: past
+it the caller writes the queue itself). The thread usually commits within a
+few milliseconds; while it commits, the interpreter's switch interval is
+shortened so a computing caller thread hands it the GIL quickly
+(:mod:`gatewaykit.costs.write_behind`). On a machine so loaded that the thread
+is not scheduled for 50 ms, the bound stretches with it. A write that fails
+(a lock held past the busy timeout) is kept and retried; the warning is issued
+in the caller's thread by the next ``flush()``. The budget check reads without
+waiting for the queue (this process's rows are already in the ledger's book)
+nor for a commit in progress.
 
 A connection is never used across ``fork()``: a forked child opens its own and
 leaves the parent's queue to the parent.
@@ -41,6 +50,9 @@ from gatewaykit.costs.rows import LedgerRow
 from gatewaykit.costs.stores import NOT_STORED, Change, Changes
 
 __all__ = ["DatabaseStore"]
+
+DURABLE_WITHIN = 0.05
+"""Seconds after record() returns by which its row is committed (what a SIGKILL can lose is younger)."""
 
 QUEUE_LIMIT = 128
 """Changes queued at most: past it, the caller writes them itself (a crash loses at most these)."""
@@ -89,14 +101,14 @@ class DatabaseStore:
 
     # ------------------------------------------------------------------ writes
 
-    def write(self, changes: Sequence[Change]) -> None:
+    def write(self, changes: Sequence[Change], *, durable: bool = False) -> None:
         if self._pid != os.getpid():
             with self._lock:
                 self._connection()
         with self._queue_lock:
             self._queue.extend(changes)
             backlog = len(self._queue)
-        if backlog > QUEUE_LIMIT:  # the thread is not keeping up (a tight loop): write in this one
+        if durable or backlog > QUEUE_LIMIT:  # a job's creation, or the thread is not keeping up: commit here
             self.flush()
         else:
             write_behind.schedule(self)
@@ -141,6 +153,11 @@ class DatabaseStore:
         now = time.monotonic()
         if recent and now - self._polled < recent and not rewind and not self._first_read:
             return None  # read less than ``recent`` seconds ago (the budget check on the hot path)
+        if recent and not rewind and not self._first_read:
+            # The hot path never waits for the writer thread's commit: read with the next request.
+            if not self._lock.acquire(blocking=False):
+                return None
+            self._lock.release()  # (taken again below: a commit may slip in between, then we wait once)
         with self._lock:
             db = self._connection()
             if rewind:

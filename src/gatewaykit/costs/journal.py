@@ -30,6 +30,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterator, Optional, Sequence, Union
 
+from gatewaykit.costs.private_files import PRIVATE_FILE, make_private_folder
 from gatewaykit.costs.rows import LedgerRow
 from gatewaykit.costs.stores import Changes
 
@@ -58,13 +59,13 @@ class Journal:
     def __init__(self, path: Union[str, os.PathLike], *, fsync: bool = True) -> None:
         self.path = Path(path)
         self.fsync = fsync
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_folder(self.path.parent)
 
     def append(self, events: list[dict[str, Any]]) -> None:
         """Write events as whole lines, atomically with respect to other writers."""
         data = "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in events)
         payload = data.encode("utf-8")
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE_FILE)
         try:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
@@ -187,7 +188,7 @@ class JournalStore:
     def keeps(self, row: LedgerRow) -> bool:
         return True
 
-    def write(self, changes: Sequence[tuple[str, Any]]) -> None:
+    def write(self, changes: Sequence[tuple[str, Any]], *, durable: bool = False) -> None:
         try:
             self._journal.append([journal_event(what, item) for what, item in changes])
         except OSError as exc:  # never lose the user's result over the ledger file

@@ -45,7 +45,7 @@ import time
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from typing_extensions import Self
 
@@ -172,6 +172,11 @@ class Ledger:
         else:
             self._store.write([change])
 
+    def _write_now(self, change: Change) -> None:
+        """Commit ``change`` (and anything batched before it) before returning: a job's creation."""
+        changes, self._batched = self._batched + [change], []
+        self._store.write(changes, durable=True)
+
     def _take(self, item: StoredRow, *, store: bool) -> bool:
         """Add a row from elsewhere (a merge, a file, a pickle) unless known; write it when ``store``."""
         uid, row, base_url, key_id = item
@@ -231,6 +236,11 @@ class Ledger:
             self._budget.limit, self._budget.warned = value, False
 
     @property
+    def has_budget(self) -> bool:
+        """True when a budget applies, as last read (no I/O: for the client's hot path)."""
+        return self._budget.limit is not None
+
+    @property
     def prices(self) -> PriceSource:
         return self._prices
 
@@ -241,11 +251,20 @@ class Ledger:
 
     # ---------------------------------------------------------- sink protocol
 
+    reserves_worst_case = True  # check_budget takes worst_case= (the client's quote of a chat)
+
     def check_budget(
-        self, kind: str, model: Optional[str], request: Optional[Mapping[str, Any]] = None
+        self,
+        kind: str,
+        model: Optional[str],
+        request: Optional[Mapping[str, Any]] = None,
+        *,
+        worst_case: Optional[Callable[[], Optional[float]]] = None,
     ) -> Optional[Reservation]:
         """Raise :class:`BudgetExceededError` if this request may not be sent; else reserve its estimate.
 
+        ``worst_case``: called (only when there is a budget) for the most the request may cost
+        (a chat's prompt plus ``max_tokens``, priced by the client from the catalog).
         Returns the reservation (None without a budget): the client keeps it until the
         request is recorded; dropping it releases the reserved amount.
         """
@@ -259,6 +278,12 @@ class Ledger:
                 estimate = self._prices.estimate_request(kind, model, request or {})
             except (TypeError, ValueError, ArithmeticError):
                 estimate = None
+        most = None
+        if worst_case is not None:
+            try:
+                most = valid_amount(worst_case())
+            except (TypeError, ValueError, ArithmeticError):
+                most = None
         with self._lock:
             budget = self._budget
             spent = self._book.spent + self._book.pending_total
@@ -266,7 +291,7 @@ class Ledger:
             refusal = budget.refusal(kind, model, spent, estimate, self._counted())
             if refusal:
                 raise budget.error(refusal, spent)
-            token = budget.reserve(kind, model, budget.expected(kind, model, estimate))
+            token = budget.reserve(kind, model, budget.expected(kind, model, estimate, most))
         self._warn_if_due()
         return token
 
@@ -283,7 +308,11 @@ class Ledger:
             self._book.add(uid, row, record.base_url, record.key_id, in_memory=not stored and self._store.persistent)
             self._budget.saw(row.kind, row.model, row.total_cost if row.charged else None)
             if stored:
-                self._write(("row", (uid, row, record.base_url, record.key_id)))
+                change = ("row", (uid, row, record.base_url, record.key_id))
+                if row.kind in JOB_KINDS and row.id is not None and row.status not in TERMINAL_STATES:
+                    self._write_now(change)  # a paid job the next process must be able to resume
+                else:
+                    self._write(change)
         self._warn_if_due()
 
     def update_job(

@@ -76,8 +76,12 @@ class LedgerStore(Protocol):
     def keeps(self, row: LedgerRow) -> bool:
         """Whether ``row`` is written here (may open the file, on first use)."""
 
-    def write(self, changes: Sequence[Change]) -> None:
-        """Store rows and updates (possibly behind the caller: see ``flush``)."""
+    def write(self, changes: Sequence[Change], *, durable: bool = False) -> None:
+        """Store rows and updates (possibly behind the caller: see ``flush``).
+
+        ``durable``: on disk when this returns (a job's creation: a process killed right
+        after ``create()`` returned still leaves the job for the next one to resume).
+        """
 
     def flush(self) -> None:
         """Make every change written so far durable (and report a failure as a warning, here)."""
@@ -111,7 +115,7 @@ class MemoryStore:
     def keeps(self, row: LedgerRow) -> bool:
         return False
 
-    def write(self, changes: Sequence[Change]) -> None:
+    def write(self, changes: Sequence[Change], *, durable: bool = False) -> None:
         pass
 
     def flush(self) -> None:

@@ -88,9 +88,9 @@ class UserStore:
             return False
         return self._attach(create=True) is not None
 
-    def write(self, changes: Sequence[Change]) -> None:
+    def write(self, changes: Sequence[Change], *, durable: bool = False) -> None:
         if self._inner is not None:
-            self._inner.write(changes)
+            self._inner.write(changes, durable=durable)
 
     def flush(self) -> None:
         if self._inner is not None:

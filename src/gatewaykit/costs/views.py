@@ -100,10 +100,13 @@ class LedgerView:
         return plot_cumulative(self._columns(), ax=ax)
 
     def to_csv(self, path: Any, **kwargs: Any) -> None:
-        """Write ``to_pandas()`` as CSV (tags joined with ``;``)."""
+        """Write ``to_pandas()`` as CSV (tags joined with ``;``; text a spreadsheet would run as a
+        formula gets a leading ``'``, see :mod:`gatewaykit.costs.csv_cells`)."""
+        from gatewaykit.costs.csv_cells import safe_frame
+
         frame = self.to_pandas()
         frame["tags"] = frame["tags"].map(lambda tags: ";".join(tags))
-        frame.to_csv(path, index=False, **kwargs)
+        safe_frame(frame).to_csv(path, index=False, **kwargs)
 
     def to_parquet(self, path: Any, **kwargs: Any) -> None:
         """Write ``to_pandas()`` as Parquet (tags as a list column)."""

@@ -18,13 +18,18 @@ from typing import Any, Optional
 
 __all__ = ["flush_all", "schedule"]
 
-_COALESCE = 0.005
+_COALESCE = 0.001
 """Seconds the thread waits after waking, so a burst of rows shares one transaction."""
+
+_SWITCH_INTERVAL = 0.001
+"""The interpreter's switch interval from a wake-up until the queues are committed (see :func:`_prompt_gil`)."""
 
 _condition = threading.Condition()
 _scheduled: dict[int, Any] = {}  # id(store) -> store (a strong reference until written)
 _in_hand: list[Any] = []  # the stores the thread is writing now
 _thread: Optional[threading.Thread] = None
+_idle = False  # the thread waits for work (a schedule() wakes it)
+_normal_interval: Optional[float] = None  # the switch interval to restore (None: not shortened)
 
 
 def schedule(store: Any) -> None:
@@ -38,14 +43,21 @@ def schedule(store: Any) -> None:
             _thread = threading.Thread(target=_run, name="gatewaykit-ledger-writer", daemon=True)
             _thread.start()
             _flush_at_multiprocessing_exit()
-        _condition.notify()
+        if _idle:
+            _prompt_gil()
+            _condition.notify()
 
 
 def _run() -> None:
+    global _idle
     while True:
         with _condition:
             while not _scheduled:
+                _restore_gil()
+                _idle = True
                 _condition.wait()
+            _idle = False
+        _prompt_gil()  # (already, when schedule() woke us)
         time.sleep(_COALESCE)
         with _condition:
             stores = list(_scheduled.values())
@@ -58,6 +70,33 @@ def _run() -> None:
                 pass
         with _condition:
             _in_hand.clear()
+
+
+def _prompt_gil() -> None:
+    """Shorten the interpreter's switch interval until the thread has committed what is queued.
+
+    SQLite releases the GIL around every statement step, and the thread waits for
+    it when it wakes and after its short sleep; each time it must get the GIL back
+    from a caller's thread that may be computing (the next cell), which takes up
+    to the switch interval (5 ms by default): a commit of a few rows could take
+    50 ms or more, and a SIGKILL in that time loses them (against the bound
+    ``database_store.DURABLE_WITHIN`` promises). :func:`_restore_gil` puts the
+    interval back when the queues are empty, unless someone else changed it.
+    """
+    global _normal_interval
+    if _normal_interval is None:
+        current = sys.getswitchinterval()
+        if current > _SWITCH_INTERVAL:
+            _normal_interval = current
+            sys.setswitchinterval(_SWITCH_INTERVAL)
+
+
+def _restore_gil() -> None:
+    global _normal_interval
+    if _normal_interval is not None:
+        if sys.getswitchinterval() == _SWITCH_INTERVAL:  # nobody changed it meanwhile
+            sys.setswitchinterval(_normal_interval)
+        _normal_interval = None
 
 
 def flush_all() -> None:
@@ -77,7 +116,9 @@ def _flush_at_multiprocessing_exit() -> None:
 
 
 def _after_fork_in_child() -> None:
-    global _condition, _thread
+    global _condition, _thread, _idle
+    _restore_gil()
+    _idle = False
     _condition = threading.Condition()  # the parent's thread is gone, and its lock with it
     _scheduled.clear()  # the parent commits its own queues
     _in_hand.clear()

@@ -17,7 +17,9 @@ from gatewaykit.types.text_views import image_result_repr, image_result_text
 #: Any other format Pillow knows is refused before it is parsed; EPS, for one, would run Ghostscript.
 API_IMAGE_FORMATS = ("PNG", "JPEG", "WEBP", "GIF")
 
-#: The most pixels an untrusted image is decoded with (the offline gateway's limit for input images).
+#: The most pixels (width x height, read from the header) an untrusted image may declare before it is
+#: decoded: the offline gateway's input limit (``emulator/media/decoding.py``'s ``MAX_INPUT_PIXELS``).
+#: A few KB of PNG can declare 13000 x 13000 pixels and decode to hundreds of MB.
 MAX_IMAGE_PIXELS = 40_000_000
 
 _MAGIC = ((b"\x89PNG\r\n\x1a\n", "png"), (b"\xff\xd8\xff", "jpg"), (b"GIF87a", "gif"), (b"GIF89a", "gif"))

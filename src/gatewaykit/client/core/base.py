@@ -282,4 +282,6 @@ class BaseClient:
         recording.confirmed = bool(confirm)  # confirm=True: sent whatever its quote
         if self._confirm_over is not None:
             recording.body = body  # a chat's quote counts its messages
+        if kind.startswith("chat"):  # the budget reserves a chat's worst case while it is in flight
+            recording.worst_case = lambda: self._quote(kind, model, body).total_cost
         return recording

@@ -15,15 +15,20 @@ an unpriced chat or image is sent.
 run up to its first paid request, which is quoted instead of sent
 (:func:`collect_quote` raises :class:`QuotedInstead` there, a
 ``BaseException`` so a user's ``except Exception`` does not swallow it), the
-quotes are added up, and once confirmed every item runs with its requests
-already confirmed (:func:`confirmed_call`).
+quotes are added up, and once confirmed every item runs under a
+:class:`BatchApproval` (:func:`confirmed_call`): its first paid request was in
+the quote and goes; every later one is quoted when it is about to be sent and
+added to the batch's total, and when that total passes the threshold it is
+asked about too (two $0.40 videos in one item are $0.80, not the $0.40 the
+batch quote saw). ``confirm=True`` to ``map``/``batch`` sends everything.
 """
 
 from __future__ import annotations
 
 import contextvars
 import math
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional
+import threading
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional, Union
 
 from gatewaykit.costs.quotes import Quote
 from gatewaykit.errors import ConfirmationRequiredError
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
 BaseClient = Any
 
 __all__ = [
+    "BatchApproval",
     "QuotedInstead",
     "collect_async_quote",
     "collect_quote",
@@ -50,12 +56,48 @@ __all__ = [
 ]
 
 _JOB_KINDS = frozenset({"video", "music"})
-_CONFIRMED: contextvars.ContextVar[bool] = contextvars.ContextVar("gatewaykit_confirmed", default=False)
+_CONFIRMED: contextvars.ContextVar[Union[bool, "_ItemApproval"]] = contextvars.ContextVar(
+    "gatewaykit_confirmed", default=False
+)  # True: everything confirmed; an _ItemApproval: a confirmed batch's item
 _COLLECTING: contextvars.ContextVar[Optional[list]] = contextvars.ContextVar("gatewaykit_quotes", default=None)
 
 
 class QuotedInstead(BaseException):
     """A batch is being quoted: this call's first paid request was quoted, not sent."""
+
+
+class BatchApproval:
+    """What a batch's confirmation covered (the first paid request of each item), and what came after.
+
+    Thread-safe: the items of a ``map`` run on several threads.
+    """
+
+    def __init__(self, quotes: list[Quote]) -> None:
+        self._lock = threading.Lock()
+        self._quotes = list(quotes)
+
+    def add(self, quote: Quote) -> Quote:
+        """Count one more request of the batch; the batch's quote with it."""
+        with self._lock:
+            self._quotes.append(quote)
+            return _combine(self._quotes)
+
+
+class _ItemApproval:
+    """One item of a confirmed batch: its first paid request is the one the batch quoted."""
+
+    __slots__ = ("batch", "quoted_used")
+
+    def __init__(self, batch: BatchApproval) -> None:
+        self.batch = batch
+        self.quoted_used = False
+
+    def take_quoted(self) -> bool:
+        """True once: the item's first paid request (already in the batch's quote)."""
+        if self.quoted_used:
+            return False
+        self.quoted_used = True
+        return True
 
 
 def confirm_threshold(value: Any) -> Optional[float]:
@@ -98,8 +140,12 @@ def confirm_flow(client: BaseClient, recording: "Recording") -> "Flow[None]":
     """Quote the request about to be sent; ask when it passes ``confirm_over`` (see the module docstring)."""
     threshold = client._confirm_over
     collecting = _COLLECTING.get()
-    if collecting is None and (threshold is None or recording.confirmed or recording.replayed or _CONFIRMED.get()):
-        return
+    approval = _CONFIRMED.get()
+    if collecting is None:
+        if isinstance(approval, _ItemApproval) and approval.take_quoted():
+            return  # the request the batch's quote stopped at (replayed or not, as when it was quoted)
+        if threshold is None or recording.confirmed or recording.replayed or approval is True:
+            return
     if client._catalog is None:
         yield from client._catalog_entry(recording.model)  # read once: the catalog's prices
     quote = client._quote(recording.kind, recording.model, recording.body or recording.request)
@@ -107,7 +153,11 @@ def confirm_flow(client: BaseClient, recording: "Recording") -> "Flow[None]":
         collecting.append(quote)
         raise QuotedInstead
     assert threshold is not None
-    if needs_confirmation(quote, threshold):
+    if isinstance(approval, _ItemApproval):  # a later request of a confirmed batch's item: it adds up
+        batch = approval.batch.add(quote)
+        if needs_confirmation(quote, threshold) or needs_confirmation(batch, threshold):
+            ask(client, batch, threshold, how="confirm=True to map/batch")
+    elif needs_confirmation(quote, threshold):
         ask(client, quote, threshold)
 
 
@@ -122,11 +172,15 @@ def _combine(quotes: list[Quote]) -> Quote:
     return combined
 
 
-def quote_batch(client: BaseClient, calls: list[Callable[[], Any]]) -> None:
-    """Ask once for a whole batch (nothing when ``confirm_over`` is unset); raises when not confirmed."""
+def quote_batch(client: BaseClient, calls: list[Callable[[], Any]]) -> Optional[BatchApproval]:
+    """Ask once for a whole batch; raises when not confirmed.
+
+    Returns what was approved (for :func:`confirmed_call`), or None when nothing is
+    asked (``confirm_over`` unset, or inside a call confirmed as a whole).
+    """
     threshold = client._confirm_over
-    if threshold is None or _CONFIRMED.get():
-        return
+    if threshold is None or _CONFIRMED.get() is True:
+        return None
     quotes: list[Quote] = []
     token = _COLLECTING.set(quotes)
     try:
@@ -140,13 +194,16 @@ def quote_batch(client: BaseClient, calls: list[Callable[[], Any]]) -> None:
     finally:
         _COLLECTING.reset(token)
     _ask_for_batch(client, quotes, threshold)
+    return BatchApproval(quotes)
 
 
-async def quote_async_batch(client: BaseClient, calls: list[Callable[[], Awaitable[Any]]]) -> None:
+async def quote_async_batch(
+    client: BaseClient, calls: list[Callable[[], Awaitable[Any]]]
+) -> Optional[BatchApproval]:
     """:func:`quote_batch` for coroutine functions."""
     threshold = client._confirm_over
-    if threshold is None or _CONFIRMED.get():
-        return
+    if threshold is None or _CONFIRMED.get() is True:
+        return None
     quotes: list[Quote] = []
     token = _COLLECTING.set(quotes)
     try:
@@ -160,6 +217,7 @@ async def quote_async_batch(client: BaseClient, calls: list[Callable[[], Awaitab
     finally:
         _COLLECTING.reset(token)
     _ask_for_batch(client, quotes, threshold)
+    return BatchApproval(quotes)
 
 
 def collect_quote(client: BaseClient, calls: list[Callable[[], Any]]) -> Optional[Quote]:
@@ -216,11 +274,19 @@ def _ask_for_batch(client: BaseClient, quotes: list[Quote], threshold: float) ->
         ask(client, combined, threshold, how="confirm=True to map/batch")
 
 
-def confirmed_call(call: Callable[[], Any]) -> Callable[[], Any]:
-    """``call`` with its requests already confirmed (on whatever thread runs it)."""
+def _approval(batch: Optional[BatchApproval]) -> Union[bool, _ItemApproval]:
+    return True if batch is None else _ItemApproval(batch)
+
+
+def confirmed_call(call: Callable[[], Any], batch: Optional[BatchApproval] = None) -> Callable[[], Any]:
+    """``call`` run as a confirmed batch's item (on whatever thread runs it).
+
+    ``batch``: what :func:`quote_batch` approved (the item's later requests still count);
+    None: every request of ``call`` is confirmed (``confirm=True``).
+    """
 
     def run() -> Any:
-        token = _CONFIRMED.set(True)
+        token = _CONFIRMED.set(_approval(batch))
         try:
             return call()
         finally:
@@ -229,11 +295,13 @@ def confirmed_call(call: Callable[[], Any]) -> Callable[[], Any]:
     return run
 
 
-def confirmed_async_call(call: Callable[[], Awaitable[Any]]) -> Callable[[], Awaitable[Any]]:
+def confirmed_async_call(
+    call: Callable[[], Awaitable[Any]], batch: Optional[BatchApproval] = None
+) -> Callable[[], Awaitable[Any]]:
     """:func:`confirmed_call` for a coroutine function."""
 
     async def run() -> Any:
-        token = _CONFIRMED.set(True)
+        token = _CONFIRMED.set(_approval(batch))
         try:
             return await call()
         finally:

@@ -43,7 +43,7 @@ class Recording:
 
     __slots__ = (
         "ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "cached", "done", "base_url",
-        "key_id", "confirmed", "body", "reservation",
+        "key_id", "confirmed", "body", "reservation", "worst_case",
     )
 
     def __init__(
@@ -71,19 +71,25 @@ class Recording:
         self.attempts = 1
         self.done = False
         self.reservation: Any = None  # what the budget check set aside; dropped once recorded
+        self.worst_case: Any = None  # () -> the most this request may cost (a chat: prompt + max_tokens)
 
     def check_budget(self) -> None:
         """Ask the ledger before sending; its BudgetExceededError stops the request."""
         check = getattr(self.ledger, "check_budget", None)
         if check is not None and not self.replayed:  # a replay-only client spends nothing
-            self.reservation = check(self.kind, self.model, self.request)  # released when dropped
+            if self.worst_case is not None and getattr(self.ledger, "reserves_worst_case", False):
+                self.reservation = check(self.kind, self.model, self.request, worst_case=self.worst_case)
+            else:
+                self.reservation = check(self.kind, self.model, self.request)  # released when dropped
         self.started = time.perf_counter()
 
     def sent(self, response: Any, attempts: int) -> None:
         self.attempts = attempts
         if response.headers.get("x-gateway-offline") == "1":
             self.offline = True
-        answered_by = response.headers.get("x-gatewaykit-cassette")
+        # Only the client's own cassette or cache says so, in the response's extensions (never a header:
+        # a gateway answering "x-gatewaykit-cassette: cached" is still charging for it).
+        answered_by = (getattr(response, "extensions", None) or {}).get("gatewaykit_answered_by")  # ANSWERED_BY
         if answered_by == "replayed":
             self.replayed = True  # from a cassette: nothing was sent, nothing charged
         elif answered_by == "cached":

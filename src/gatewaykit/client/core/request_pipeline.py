@@ -126,9 +126,21 @@ def encode(client: BaseClient, call: Call) -> None:
     call.request = ApiRequest("POST", call.endpoint.path, data=form, files=files, **common)
 
 
-def price(client: BaseClient, call: Call) -> None:
-    """The ledger's row of this call, and its budget check (a ``BudgetExceededError`` stops it here)."""
+def price(client: BaseClient, call: Call) -> Optional[Flow[None]]:
+    """The ledger's row of this call, and its budget check (a ``BudgetExceededError`` stops it here).
+
+    Under a budget, a chat reserves its worst case priced by the catalog: read first (once per client).
+    """
     call.recording = client._recording(call.kind, call.body.get("model"), call.body, call.options.confirm)
+    if call.recording.worst_case is not None and client._catalog is None and getattr(client.ledger, "has_budget", False):
+        return _price_with_catalog(client, call)
+    call.recording.check_budget()
+    return None
+
+
+def _price_with_catalog(client: BaseClient, call: Call) -> Flow[None]:
+    assert call.recording is not None
+    yield from client._catalog_entry(call.recording.model)  # never fails the call (no prices: largest seen)
     call.recording.check_budget()
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from gatewaykit.client.resources.session_media import MadeItem, session_media
+from gatewaykit.costs.csv_cells import safe_cell
 from gatewaykit.presentation import rich_bundle
 
 __all__ = ["Gallery", "gallery"]
@@ -91,7 +92,10 @@ class Gallery:
         return pd.DataFrame(self.rows(), columns=columns)
 
     def save(self, folder: Union[str, Path]) -> Path:
-        """Write every finished item's media into ``folder`` and ``gallery.csv`` (with a ``file`` column)."""
+        """Write every finished item's media into ``folder`` and ``gallery.csv`` (with a ``file`` column).
+
+        Text a spreadsheet would run as a formula (a prompt starting with ``=``...) gets a leading ``'``.
+        """
         target = Path(folder)
         target.mkdir(parents=True, exist_ok=True)
         self._refresh_pending()
@@ -107,7 +111,7 @@ class Gallery:
             columns = [name for name in (rows[0] if rows else {"kind": None}) if name != "file"]
             writer = csv.DictWriter(handle, fieldnames=["file", *columns])
             writer.writeheader()
-            writer.writerows({key: row.get(key) for key in writer.fieldnames} for row in rows)
+            writer.writerows({key: safe_cell(row.get(key)) for key in writer.fieldnames} for row in rows)
         return target
 
     def __repr__(self) -> str:

@@ -10,8 +10,10 @@ job polls, content redirects — goes through one place:
 
 A response is recorded as its body arrives (a stream chunk by chunk, so a replay
 has the same chunking); a stream that broke off on the network breaks off at the
-same point on replay. Replayed responses carry ``x-gatewaykit-cassette: replayed``,
-which the ledger hand-over turns into rows labelled ``cost_source="replayed"``.
+same point on replay. Replayed responses carry ``x-gatewaykit-cassette: replayed``
+and the response extension ``ANSWERED_BY``; the ledger hand-over trusts only the
+extension (a header can come from the network) and labels the row
+``cost_source="replayed"``.
 The file format and matching live in :mod:`gatewaykit.client.transports.cassette_store`.
 """
 
@@ -22,7 +24,7 @@ from typing import Any, AsyncIterator, Callable, Iterator, Optional
 
 import httpx
 
-from gatewaykit.client.transports.cassette_store import REPLAYED_HEADER, Cassette, normalise_request
+from gatewaykit.client.transports.cassette_store import ANSWERED_BY, REPLAYED_HEADER, Cassette, normalise_request
 
 __all__ = ["AsyncCassetteTransport", "CassetteTransport", "cassette_transport"]
 
@@ -55,8 +57,9 @@ class _Shared:
         return normalised, answer
 
     def _replayed(self, answer: dict[str, Any]) -> httpx.Response:
-        headers = [(name, value) for name, value in answer.get("headers", [])]
-        headers.append((REPLAYED_HEADER, getattr(self.cassette, "replay_label", "replayed")))
+        label = getattr(self.cassette, "replay_label", "replayed")
+        headers = [(name, value) for name, value in answer.get("headers", []) if name.lower() != REPLAYED_HEADER]
+        headers.append((REPLAYED_HEADER, label))
         if "chunks" in answer:
             chunks = [chunk.encode("utf-8") for chunk in answer["chunks"]]
         elif "chunks_b64" in answer:
@@ -69,7 +72,8 @@ class _Shared:
         if on_replay is not None:
             chunks = on_replay(answer, chunks)
         return httpx.Response(
-            answer["status"], headers=headers, stream=_ReplayStream(chunks, bool(answer.get("broken")))
+            answer["status"], headers=headers, stream=_ReplayStream(chunks, bool(answer.get("broken"))),
+            extensions={ANSWERED_BY: label},
         )
 
     def _recorder(self, request: httpx.Request, normalised: dict[str, Any], response: httpx.Response) -> Callable:
@@ -80,8 +84,8 @@ class _Shared:
             # A redirect on the gateway's own origin is kept relative, so it replays on any base URL.
             headers = [(k, location[len(self.base_url):] if k.lower() == "location" else v) for k, v in headers]
 
-        def done(chunks: list[bytes], broken: bool) -> None:
-            self.cassette.write(normalised, response.status_code, headers, chunks, secrets, broken)
+        def done(chunks: list[bytes], broken: bool, complete: bool) -> None:
+            self.cassette.write(normalised, response.status_code, headers, chunks, secrets, broken, complete=complete)
 
         return done
 
@@ -108,16 +112,17 @@ class _ReplayStream(httpx.SyncByteStream, httpx.AsyncByteStream):
 class _RecordingStream:
     """Passes the network's chunks through and writes the exchange once the body is done."""
 
-    def __init__(self, inner: Any, done: Callable[[list[bytes], bool], None]) -> None:
+    def __init__(self, inner: Any, done: Callable[[list[bytes], bool, bool], None]) -> None:
         self._inner = inner
-        self._done: Optional[Callable[[list[bytes], bool], None]] = done
+        self._done: Optional[Callable[[list[bytes], bool, bool], None]] = done
         self._chunks: list[bytes] = []
         self._broken = False
+        self._ended = False  # the body was read to its end (not closed early: a stream's Stop)
 
     def _finish(self) -> None:
         done, self._done = self._done, None
         if done is not None:
-            done(self._chunks, self._broken)
+            done(self._chunks, self._broken, self._ended)
 
 
 class _SyncRecordingStream(_RecordingStream, httpx.SyncByteStream):
@@ -126,6 +131,7 @@ class _SyncRecordingStream(_RecordingStream, httpx.SyncByteStream):
             for chunk in self._inner:
                 self._chunks.append(chunk)
                 yield chunk
+            self._ended = True
         except httpx.TransportError:
             self._broken = True
             raise
@@ -143,6 +149,7 @@ class _AsyncRecordingStream(_RecordingStream, httpx.AsyncByteStream):
             async for chunk in self._inner:
                 self._chunks.append(chunk)
                 yield chunk
+            self._ended = True
         except httpx.TransportError:
             self._broken = True
             raise

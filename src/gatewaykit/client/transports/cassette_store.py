@@ -44,10 +44,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from gatewaykit.errors import CassetteMissError, ConfigurationError
 
-__all__ = ["MODES", "REPLAYED_HEADER", "REPLAY_BASE_URL", "Cassette", "normalise_request"]
+__all__ = ["ANSWERED_BY", "MODES", "REPLAYED_HEADER", "REPLAY_BASE_URL", "Cassette", "normalise_request"]
 
 MODES = ("auto", "record", "replay")
 REPLAYED_HEADER = "x-gatewaykit-cassette"
+# The httpx response extension the client's own cassette or cache sets on what it answers ("replayed",
+# "cached"). The ledger trusts only this: a header can come from the network, an extension cannot.
+ANSWERED_BY = "gatewaykit_answered_by"
 # The base URL of a replay-only client: nothing is ever sent to it.
 REPLAY_BASE_URL = "http://replay.cassette.invalid"
 # JSON body fields left out of the match key.
@@ -229,9 +232,13 @@ class Cassette:
     # -- record -------------------------------------------------------------------------
     def write(
         self, request: dict[str, Any], status: int, headers: Iterable[tuple[str, str]], chunks: list[bytes],
-        secrets: Iterable[str] = (), broken: bool = False,
+        secrets: Iterable[str] = (), broken: bool = False, complete: bool = True,
     ) -> None:  # fmt: skip
-        """Append one exchange (the secrets' text replaced wherever it would be written)."""
+        """Append one exchange (the secrets' text replaced wherever it would be written).
+
+        ``complete``: False when the caller closed the body before its end (a stream's
+        Stop); a cassette keeps what was read, as it happened.
+        """
         secrets = [s for s in secrets if s]
         response: dict[str, Any] = {"status": status, "headers": [], "stream": False}
         content_type = ""

@@ -7,12 +7,16 @@ request normalisation and the exchange format); only the policy differs:
 - **What is kept**: answers to the paid calls (chat, image generation and
   edits, video and music job creation) with status 200, the polls of their
   jobs, content redirects and the media they lead to. Errors, broken streams
-  and ``GET /v1/models`` are never kept.
+  and ``GET /v1/models`` are never kept, nor a body the caller closed before
+  its end (a stream stopped early: only complete answers are kept).
 - **What answers**: the latest kept answer to the same normalised request
   (body as canonical JSON, media inputs by SHA-256), whenever it was kept,
   this session included. A job poll answers from the cache only once the kept
   poll is finished (completed or failed), so a re-run job comes back completed
-  at once; an unfinished one is asked of the gateway (polls are free).
+  at once; an unfinished one is asked of the gateway (polls are free). A job
+  that failed (or was cancelled) never answers: its creation and polls stay in
+  the file as the record of it, and a re-run sends the request again (a new
+  job), whose answer is kept if it completes.
 - **Where**: ``<dir>/<partition>.jsonl``, one file per gateway and key (the
   key's one-way fingerprint, never the key; the offline gateway is one
   partition whatever its port), large bodies and media in ``<dir>/media/``
@@ -46,6 +50,7 @@ from gatewaykit.client.transports.cassette_store import (
     _sha256,
     is_text,
 )
+from gatewaykit.costs.private_files import create_private_file, make_private_folder, write_private_file
 from gatewaykit.errors import ConfigurationError
 
 __all__ = ["CACHE_MARKER", "CacheWarning", "ResponseCache", "cache_directory"]
@@ -55,7 +60,9 @@ CACHE_MARKER = "gatewaykit_cache"
 _INLINE_LIMIT = 32 * 1024  # text bodies larger than this live in media/, so the index file stays small to load
 _PAID = re.compile(r"^/v1/(chat/completions|images/(generations|edits)|videos|audio/generations)$")
 _JOB_POLL = re.compile(r"^/v1/(videos|audio/generations)/[^/?]+$")
-_FINISHED = {"completed", "failed", "cancelled", "deleted"}
+_JOB_CREATION = re.compile(r"^/v1/(videos|audio/generations)$")
+_FINISHED = {"completed", "deleted"}  # a poll that answers from the cache
+_UNSUCCESSFUL = {"failed", "cancelled"}  # a job whose creation never answers from the cache
 
 
 class CacheWarning(UserWarning):
@@ -79,12 +86,16 @@ def cache_directory(cache: Any) -> Path:
     )
 
 
-def _is_finished_poll(answer: dict[str, Any], body: Optional[bytes]) -> bool:
+def _field(answer: dict[str, Any], body: Optional[bytes], name: str) -> Any:
+    """A top-level field of a kept JSON answer (None when it is not JSON or has none)."""
     try:
-        status = json.loads(body if body is not None else answer.get("text") or "{}").get("status")
+        return json.loads(body if body is not None else answer.get("text") or "{}").get(name)
     except (ValueError, AttributeError):
-        return False
-    return status in _FINISHED
+        return None
+
+
+def _is_finished_poll(answer: dict[str, Any], body: Optional[bytes]) -> bool:
+    return _field(answer, body, "status") in _FINISHED
 
 
 class ResponseCache:
@@ -159,7 +170,21 @@ class ResponseCache:
         if request["method"] == "GET" and _JOB_POLL.match(request["url"]):
             finished = [a for a in answers if _is_finished_poll(a, self._text_of(a))]
             return finished[-1] if finished else None
+        if request["method"] == "POST" and _JOB_CREATION.match(request["url"]):
+            for answer in reversed(answers):  # the latest job this request made that did not fail
+                if not self._job_failed(request["url"], answer):
+                    return answer
+            return None
         return answers[-1]
+
+    def _job_failed(self, url: str, creation: dict[str, Any]) -> bool:
+        """True when a kept poll of the job ``creation`` started says it failed or was cancelled."""
+        job_id = _field(creation, self._text_of(creation), "id")
+        if not isinstance(job_id, str):
+            return False
+        with self._lock:
+            polls = list(self._index.get(_key({"method": "GET", "url": f"{url}/{job_id}", "body": None}), ()))
+        return any(_field(poll, self._text_of(poll), "status") in _UNSUCCESSFUL for poll in polls)
 
     def miss(self, request: dict[str, Any]) -> Exception:  # pragma: no cover - a cache never runs in replay mode
         raise AssertionError("a response cache sends what it does not hold")
@@ -189,14 +214,18 @@ class ResponseCache:
 
     def write(
         self, request: dict[str, Any], status: int, headers: Iterable[tuple[str, str]], chunks: list[bytes],
-        secrets: Iterable[str] = (), broken: bool = False,
+        secrets: Iterable[str] = (), broken: bool = False, complete: bool = True,
     ) -> None:  # fmt: skip
-        """Keep one exchange when the policy says so (a 200 or a redirect, whole, of a paid call or its job)."""
+        """Keep one exchange when the policy says so (a 200 or a redirect, whole, of a paid call or its job).
+
+        ``complete``: False when the caller closed the body before its end: not kept (a stream's Stop),
+        unless it is an event stream whose ``data: [DONE]`` arrived (the client closes after it).
+        """
         url = request["url"]
         kept = (request["method"] == "POST" and _PAID.match(url) and status == 200) or (
             request["method"] == "GET" and not url.startswith("/v1/models") and status in (200, 302)
         )
-        if not kept or broken:
+        if not kept or broken or not (complete or _stream_done(chunks)):
             return
         secrets = [s for s in secrets if s]
         response: dict[str, Any] = {"status": status, "headers": [], "stream": False}
@@ -227,8 +256,9 @@ class ResponseCache:
         with self._lock:
             if not self._loaded:
                 self._load()
-            self.directory.mkdir(parents=True, exist_ok=True)
-            new = not self.path.exists() or self.path.stat().st_size == 0
+            make_private_folder(self.directory)  # 0700 / 0600: the cache holds prompts and answers
+            create_private_file(self.path)
+            new = self.path.stat().st_size == 0
             with self.path.open("a", encoding="utf-8") as out:
                 if new:
                     out.write(json.dumps({CACHE_MARKER: FORMAT_VERSION}) + "\n")
@@ -239,11 +269,16 @@ class ResponseCache:
         digest = _sha256(data)
         target = self.media_dir / digest
         if not target.exists():
-            self.media_dir.mkdir(parents=True, exist_ok=True)
+            make_private_folder(self.media_dir)
             partial = target.with_name(f"{digest}.{os.getpid()}.{threading.get_ident()}.part")
-            partial.write_bytes(data)
+            write_private_file(partial, data)
             partial.replace(target)
         return digest
+
+
+def _stream_done(chunks: list[bytes]) -> bool:
+    """True when an event stream's terminator, ``data: [DONE]``, is among its last chunks."""
+    return b"data: [DONE]" in b"".join(chunks[-3:])
 
 
 def _saved(payload: dict[str, Any]) -> Optional[float]:
