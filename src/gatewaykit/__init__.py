@@ -69,6 +69,7 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from gatewaykit.costs import CostRecord, Ledger, ledger
     from gatewaykit.costs.quotes import Quote
+    from gatewaykit.telemetry import instrument, uninstrument
     from gatewaykit.types import (
         ChatCompletion,
         ChatCompletionChunk,
@@ -103,6 +104,7 @@ _LAZY = {
     ),
     **dict.fromkeys(("CostRecord", "Ledger", "ledger"), "gatewaykit.costs"),
     "Quote": "gatewaykit.costs.quotes",
+    **dict.fromkeys(("instrument", "uninstrument"), "gatewaykit.telemetry"),  # OpenTelemetry, gatewaykit[otel]
     "ChatUI": "gatewaykit.notebook.widgets.chat_box",  # the chat box lives in the notebook layer (ipywidgets)
 }  # fmt: skip
 
@@ -174,9 +176,11 @@ __all__ = [
     "emulator",
     "gallery",
     "image_part",
+    "instrument",
     "ledger",
     "load_ipython_extension",
     "playground",
+    "uninstrument",
 ]
 
 

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, Iterable, Optional, Union
 
+from gatewaykit.client.core import observation
 from gatewaykit.client.resources import job_flows
 from gatewaykit.client.core.base import BaseClient
 from gatewaykit.client.session_tools.batch import BatchResult, run_async_batch, run_thread_batch
@@ -155,7 +156,8 @@ class Client(_Surface):
         items = list(items)
         calls = [_bind(function, item) for item in items]
         keys = _checkpoint().item_keys(items) if checkpoint is not None else []
-        return self._batch(calls, concurrency, checkpoint, keys, confirm)
+        with observation.operation("map", items=len(calls)):
+            return self._batch(calls, concurrency, checkpoint, keys, confirm)
 
     def compare(
         self, prompt: str, *, models: Iterable[str], concurrency: int = 8, confirm: bool = False, **params: Any
@@ -170,7 +172,9 @@ class Client(_Surface):
         """
         from gatewaykit.client.session_tools.comparison_runs import run_comparison  # loaded with the first comparison
 
-        return run_comparison(self, prompt, models, params, concurrency, confirm)
+        models = list(models)
+        with observation.operation("compare", models=models):
+            return run_comparison(self, prompt, models, params, concurrency, confirm)
 
     def batch(
         self,
@@ -185,7 +189,8 @@ class Client(_Surface):
         ``checkpoint=``, ``confirm=``: as for ``map``, each call keyed by its position.
         """
         calls = list(calls)
-        return self._batch(calls, concurrency, checkpoint, _checkpoint().batch_keys(len(calls)), confirm)
+        with observation.operation("batch", items=len(calls)):
+            return self._batch(calls, concurrency, checkpoint, _checkpoint().batch_keys(len(calls)), confirm)
 
     def _batch(
         self, calls: list[Callable[[], Any]], concurrency: int, checkpoint: Any, keys: list[str], confirm: bool = False
@@ -261,7 +266,8 @@ class AsyncClient(_Surface):
         items = list(items)
         calls = [_bind(function, item) for item in items]
         keys = _checkpoint().item_keys(items) if checkpoint is not None else []
-        return await self._batch(calls, concurrency, checkpoint, keys, confirm)
+        with observation.operation("map", items=len(calls)):
+            return await self._batch(calls, concurrency, checkpoint, keys, confirm)
 
     async def compare(
         self, prompt: str, *, models: Iterable[str], concurrency: int = 8, confirm: bool = False, **params: Any
@@ -269,7 +275,9 @@ class AsyncClient(_Surface):
         """``await aclient.compare(...)``: as :meth:`Client.compare`, the models as concurrent tasks."""
         from gatewaykit.client.session_tools.comparison_runs import run_comparison_async
 
-        return await run_comparison_async(self, prompt, models, params, concurrency, confirm)
+        models = list(models)
+        with observation.operation("compare", models=models):
+            return await run_comparison_async(self, prompt, models, params, concurrency, confirm)
 
     async def batch(
         self,
@@ -280,7 +288,8 @@ class AsyncClient(_Surface):
         confirm: bool = False,
     ) -> BatchResult:
         calls = list(calls)
-        return await self._batch(calls, concurrency, checkpoint, _checkpoint().batch_keys(len(calls)), confirm)
+        with observation.operation("batch", items=len(calls)):
+            return await self._batch(calls, concurrency, checkpoint, _checkpoint().batch_keys(len(calls)), confirm)
 
     async def _batch(
         self, calls: list[Any], concurrency: int, checkpoint: Any, keys: list[str], confirm: bool = False
