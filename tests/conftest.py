@@ -9,6 +9,13 @@ Accounts:
 
 from __future__ import annotations
 
+import os
+
+# Logfire (in the [test] extra for tests/telemetry) registers a pydantic plugin that imports Logfire and
+# OpenTelemetry into every process that builds a pydantic validator: kernels, subprocesses and this one.
+# Off for the suite (the variable reaches every child process); the Logfire test turns it back on.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "logfire-plugin")
+
 from typing import Any, Iterator
 
 import httpx

@@ -74,6 +74,7 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from gatewaykit.costs import CostRecord, Ledger, ledger
     from gatewaykit.costs.quotes import Quote
+    from gatewaykit.telemetry import instrument, uninstrument
     from gatewaykit.types import (
         ChatCompletion,
         ChatCompletionChunk,
@@ -108,6 +109,7 @@ _LAZY = {
     ),
     **dict.fromkeys(("CostRecord", "Ledger", "ledger"), "gatewaykit.costs"),
     "Quote": "gatewaykit.costs.quotes",
+    **dict.fromkeys(("instrument", "uninstrument"), "gatewaykit.telemetry"),  # OpenTelemetry, gatewaykit[otel]
     "ChatUI": "gatewaykit.notebook.widgets.chat_box",  # the chat box lives in the notebook layer (ipywidgets)
     "Classroom": "gatewaykit.classroom",  # a class on one paid key: the classroom server
 }  # fmt: skip
@@ -184,10 +186,12 @@ __all__ = [
     "emulator",
     "gallery",
     "image_part",
+    "instrument",
     "judge",
     "ledger",
     "load_ipython_extension",
     "playground",
+    "uninstrument",
 ]
 
 

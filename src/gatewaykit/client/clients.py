@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, Iterable, Optional, Union
 
+from gatewaykit.client.core import observation
 from gatewaykit.client.resources import job_flows
 from gatewaykit.client.core.base import BaseClient
 from gatewaykit.client.session_tools.batch import BatchResult, run_async_batch, run_thread_batch
@@ -161,7 +162,8 @@ class Client(_Surface):
         items = list(items)
         calls = [_bind(function, item) for item in items]
         keys = _checkpoint().item_keys(items) if checkpoint is not None else []
-        return self._batch(calls, concurrency, checkpoint, keys, confirm)
+        with observation.operation("map", items=len(calls)):
+            return self._batch(calls, concurrency, checkpoint, keys, confirm)
 
     def compare(
         self, prompt: str, *, models: Iterable[str], concurrency: int = 8, confirm: bool = False, **params: Any
@@ -176,7 +178,9 @@ class Client(_Surface):
         """
         from gatewaykit.client.session_tools.comparison_runs import run_comparison  # loaded with the first comparison
 
-        return run_comparison(self, prompt, models, params, concurrency, confirm)
+        models = list(models)
+        with observation.operation("compare", models=models):
+            return run_comparison(self, prompt, models, params, concurrency, confirm)
 
     def evaluate(
         self,
@@ -221,7 +225,8 @@ class Client(_Surface):
         ``checkpoint=``, ``confirm=``: as for ``map``, each call keyed by its position.
         """
         calls = list(calls)
-        return self._batch(calls, concurrency, checkpoint, _checkpoint().batch_keys(len(calls)), confirm)
+        with observation.operation("batch", items=len(calls)):
+            return self._batch(calls, concurrency, checkpoint, _checkpoint().batch_keys(len(calls)), confirm)
 
     def _batch(
         self, calls: list[Callable[[], Any]], concurrency: int, checkpoint: Any, keys: list[str], confirm: bool = False
@@ -296,7 +301,8 @@ class AsyncClient(_Surface):
         items = list(items)
         calls = [_bind(function, item) for item in items]
         keys = _checkpoint().item_keys(items) if checkpoint is not None else []
-        return await self._batch(calls, concurrency, checkpoint, keys, confirm)
+        with observation.operation("map", items=len(calls)):
+            return await self._batch(calls, concurrency, checkpoint, keys, confirm)
 
     async def compare(
         self, prompt: str, *, models: Iterable[str], concurrency: int = 8, confirm: bool = False, **params: Any
@@ -304,7 +310,9 @@ class AsyncClient(_Surface):
         """``await aclient.compare(...)``: as :meth:`Client.compare`, the models as concurrent tasks."""
         from gatewaykit.client.session_tools.comparison_runs import run_comparison_async
 
-        return await run_comparison_async(self, prompt, models, params, concurrency, confirm)
+        models = list(models)
+        with observation.operation("compare", models=models):
+            return await run_comparison_async(self, prompt, models, params, concurrency, confirm)
 
     async def evaluate(
         self,
@@ -333,7 +341,8 @@ class AsyncClient(_Surface):
         confirm: bool = False,
     ) -> BatchResult:
         calls = list(calls)
-        return await self._batch(calls, concurrency, checkpoint, _checkpoint().batch_keys(len(calls)), confirm)
+        with observation.operation("batch", items=len(calls)):
+            return await self._batch(calls, concurrency, checkpoint, _checkpoint().batch_keys(len(calls)), confirm)
 
     async def _batch(
         self, calls: list[Any], concurrency: int, checkpoint: Any, keys: list[str], confirm: bool = False

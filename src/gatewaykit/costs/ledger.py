@@ -295,15 +295,15 @@ class Ledger:
         self._warn_if_due()
         return token
 
-    def record(self, record: CostRecord) -> None:
-        """Add one request's or job's outcome (called once per request by the client)."""
+    def record(self, record: CostRecord) -> Optional[LedgerRow]:
+        """Add one request's or job's outcome (called once per request by the client); its row."""
         row = row_from_record(record, self._tags.get(), SESSION_ID)
         if self._uid_pid != os.getpid():
             self._uid_prefix, self._uid_pid = os.urandom(12).hex(), os.getpid()
         uid = f"{self._uid_prefix}-{next(self._uid_numbers)}"
         with self._lock:
             if self._book.has_job(row) and row.cost_source not in NOT_SENT_SOURCES:
-                return  # the same job recorded twice: keep the first (a cached answer is a row of its own)
+                return None  # the same job recorded twice: keep the first (a cached answer is a row of its own)
             stored = self._store.keeps(row)
             self._book.add(uid, row, record.base_url, record.key_id, in_memory=not stored and self._store.persistent)
             self._budget.saw(row.kind, row.model, row.total_cost if row.charged else None)
@@ -314,6 +314,7 @@ class Ledger:
                 else:
                     self._write(change)
         self._warn_if_due()
+        return row
 
     def update_job(
         self,
@@ -322,15 +323,17 @@ class Ledger:
         status: str,
         seconds: Optional[float] = None,
         error_message: Optional[str] = None,
-    ) -> None:
-        """A job reached ``status``. Idempotent; the first terminal state wins."""
+    ) -> Optional[LedgerRow]:
+        """A job reached ``status``. Idempotent; the first terminal state wins. The job's row, if known."""
         now = time.time()
         status = STATUS_ALIASES.get(status, status)
         with self._lock:
             self._sync(flush=False, recent=HOT_PATH_READ)
             if self._book.update(job_id, status, seconds, error_message, now) and job_id not in self._book.memory_jobs:
                 self._write(("update", update_event(job_id, status, seconds, error_message, now)))
+            row = self._book.jobs.get(job_id)
         self._warn_if_due()
+        return row
 
     # ------------------------------------------------------------------- tags
 

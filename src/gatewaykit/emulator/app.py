@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from typing import Any, AsyncIterator
 
 import orjson
@@ -51,6 +52,7 @@ class OfflineHeaderAndDrops:
             await self.app(scope, receive, send)
             return
         scope = without_trailing_slash(scope)
+        log_trace_context(scope)
         started = False
 
         async def send_marked(message: Message) -> None:
@@ -73,6 +75,30 @@ class OfflineHeaderAndDrops:
             if started or not isinstance(exc, Exception):  # cancellation, or an answer already under way
                 raise
             await _answer_bug(scope, exc, send_marked)
+
+
+_TRACEPARENT = re.compile(rb"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")
+trace_log = logging.getLogger("gatewaykit.emulator.trace")
+
+
+def log_trace_context(scope: Scope) -> None:
+    """Log a request's W3C ``traceparent`` (a well-formed one only), so one trace spans client and gateway.
+
+    ``gk.instrument()`` sends it on every request; the line names the method, the path and the trace
+    (``trace_id`` and the client span's ``span_id``), on the ``gatewaykit.emulator.trace`` logger at INFO.
+    """
+    if not trace_log.isEnabledFor(logging.INFO):
+        return
+    for name, value in scope.get("headers") or ():
+        if name == b"traceparent":
+            value = value.strip().lower()
+            if _TRACEPARENT.match(value):
+                _, trace_id, span_id, _ = value.decode("ascii").split("-")
+                trace_log.info(
+                    "%s %s trace_id=%s span_id=%s", scope.get("method"), scope.get("path"), trace_id, span_id,
+                    extra={"trace_id": trace_id, "span_id": span_id},
+                )
+            return
 
 
 def without_trailing_slash(scope: Scope) -> Scope:

@@ -25,6 +25,7 @@ import json
 from typing import Any, Optional, cast
 
 from gatewaykit.client.conversation.state import SessionState
+from gatewaykit.client.core import observation
 from gatewaykit.client.core.display import NullDisplay, TurnView, turn_view_of
 from gatewaykit.client.conversation.tool_loop import RunTools, Turn, TurnEvent, turn_flow
 from gatewaykit.client.resources.structured import Ask
@@ -116,7 +117,7 @@ class ChatSession(SessionState):
 
     # -- the driver -------------------------------------------------------------------
     def _drive(self, flow: Any, turn: Optional[Turn] = None, view: Optional[TurnView] = None) -> Any:
-        with self._tagged():
+        with self._tagged(), observation.operation("chat_session", model=self.model):
             try:
                 command = next(flow)
                 while True:
@@ -164,9 +165,10 @@ class ChatSession(SessionState):
             if not allowed:
                 return Toolbox.refused(call)
         try:
-            value = tool.function(**prepared)
-            if inspect.isawaitable(value):
-                value = _run_coroutine(value)
+            with observation.tool_call(tool.name, _call_id(call)):
+                value = tool.function(**prepared)
+                if inspect.isawaitable(value):
+                    value = _run_coroutine(value)
         except Exception as exc:  # noqa: BLE001 - the model reads the error as the tool message
             return _failed(call, exc)
         return _ok(call, value)
@@ -204,7 +206,7 @@ class AsyncChatSession(SessionState):
     async def _drive(self, flow: Any, turn: Optional[Turn] = None, view: Optional[TurnView] = None) -> Any:
         import asyncio  # loaded with the first async turn, not with gatewaykit
 
-        with self._tagged():
+        with self._tagged(), observation.operation("chat_session", model=self.model):
             try:
                 command = next(flow)
                 while True:
@@ -260,10 +262,16 @@ class AsyncChatSession(SessionState):
             if not allowed:
                 return Toolbox.refused(call)
         try:
-            if tool.is_async:
-                value = await tool.function(**prepared)
-            else:
-                value = await asyncio.to_thread(tool.function, **prepared)
+            with observation.tool_call(tool.name, _call_id(call)):
+                if tool.is_async:
+                    value = await tool.function(**prepared)
+                else:
+                    value = await asyncio.to_thread(tool.function, **prepared)
         except Exception as exc:  # noqa: BLE001
             return _failed(call, exc)
         return _ok(call, value)
+
+
+def _call_id(call: Any) -> Any:
+    """A tool call's id, whether the call is a dict (from the history) or a typed tool call."""
+    return call.get("id") if isinstance(call, dict) else getattr(call, "id", None)

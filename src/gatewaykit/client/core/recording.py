@@ -13,6 +13,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Optional
 
+from gatewaykit.client.core import observation
 from gatewaykit.errors import APIStatusError, CassetteMissError, GatewayError
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ class Recording:
 
     __slots__ = (
         "ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "cached", "done", "base_url",
-        "key_id", "confirmed", "body", "reservation", "worst_case",
+        "key_id", "confirmed", "body", "reservation", "worst_case", "observed", "result",
     )
 
     def __init__(
@@ -72,6 +73,8 @@ class Recording:
         self.done = False
         self.reservation: Any = None  # what the budget check set aside; dropped once recorded
         self.worst_case: Any = None  # () -> the most this request may cost (a chat: prompt + max_tokens)
+        self.observed: Any = None  # the telemetry observer's handle (its span) while the request runs
+        self.result: Any = None  # the parsed answer (ChatCompletion, ImageResult), for the observer
 
     def check_budget(self) -> None:
         """Ask the ledger before sending; its BudgetExceededError stops the request."""
@@ -103,13 +106,16 @@ class Recording:
         images: Optional[int] = None,
         status: str = "ok",
         seconds: Optional[float] = None,
+        result: Any = None,
     ) -> None:
+        self.result = result
         usage_dict = usage.model_dump(exclude_none=True) if usage is not None else None
         self._write(status, id=id, usage=usage_dict, images=images, seconds=seconds)
 
     def error(self, exc: GatewayError) -> None:
         if isinstance(exc, CassetteMissError):  # nothing was sent or answered: no row
             self.reservation = None
+            self._observe("error", {"error_type": type(exc).__name__}, None)
             return
         self.attempts = getattr(exc, "attempts", self.attempts)
         self._write(
@@ -130,6 +136,7 @@ class Recording:
         self.done = True
         record_method = getattr(self.ledger, "record", None)
         if record_method is None:
+            self._observe(status, fields, None)
             return
         from gatewaykit.costs.records import CostRecord  # the costs package loads with the first row, not on import
 
@@ -147,11 +154,25 @@ class Recording:
             key_id=self.key_id,
             **fields,
         )
+        row = None
         try:
-            record_method(record)
+            row = record_method(record)
         except Exception:  # noqa: BLE001 - the answer was paid for; never lose it to a ledger bug
             logger.exception("gatewaykit: the ledger failed to record a %s request", self.kind)
         self.reservation = None  # the row counts now: release what the budget check set aside
+        self._observe(status, fields, row)
+
+    def _observe(self, status: str, fields: dict[str, Any], row: Any) -> None:
+        """Tell the telemetry observer that saw this request start how it ended (its ledger row, if any)."""
+        handle, self.observed = self.observed, None
+        if handle is None:
+            return
+        observer = observation.current
+        if observer is not None:
+            try:
+                observer.request_finished(self, handle, status, fields, row)
+            except Exception:  # noqa: BLE001 - telemetry never breaks a call
+                logger.exception("gatewaykit: telemetry failed on a %s request", self.kind)
 
 
 def report_job(ledger: Any, job: Any, *, status: Optional[str] = None) -> None:
@@ -160,15 +181,21 @@ def report_job(ledger: Any, job: Any, *, status: Optional[str] = None) -> None:
     ``status`` overrides ``job.status`` (a DELETE's ``deleted`` of a completed job reports ``completed``).
     """
     update = getattr(ledger, "update_job", None)
-    if update is None:
-        return
     error = getattr(job, "error", None)
-    try:
-        update(
-            job.id,
-            status=status or job.status,
-            seconds=job_seconds(getattr(job, "seconds", None)),
-            error_message=getattr(error, "message", None),
-        )
-    except Exception:  # noqa: BLE001
-        logger.exception("gatewaykit: the ledger failed to update job %s", job.id)
+    row = None
+    if update is not None:
+        try:
+            row = update(
+                job.id,
+                status=status or job.status,
+                seconds=job_seconds(getattr(job, "seconds", None)),
+                error_message=getattr(error, "message", None),
+            )
+        except Exception:  # noqa: BLE001
+            logger.exception("gatewaykit: the ledger failed to update job %s", job.id)
+    observer = observation.current
+    if observer is not None:
+        try:
+            observer.job_finished(job, status or job.status, row)
+        except Exception:  # noqa: BLE001 - telemetry never breaks a call
+            logger.exception("gatewaykit: telemetry failed on job %s", job.id)

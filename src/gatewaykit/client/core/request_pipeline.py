@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional
 
 from gatewaykit.client.api_request import ApiRequest, CallOptions, call_options, encode_json, merge_body
+from gatewaykit.client.core import observation
 from gatewaykit.client.core.base import raise_for_status
 from gatewaykit.client.core.confirmation import confirm_flow
 from gatewaykit.client.core.flows import Flow, send_with_retries
@@ -153,6 +154,8 @@ def confirm(client: BaseClient, call: Call) -> Flow[None]:
 def send(client: BaseClient, call: Call) -> Flow[None]:
     """Send with retries; an error answer is recorded, then raised as its typed exception."""
     assert call.request is not None and call.recording is not None  # encode and price ran
+    if observation.current is not None:  # telemetry: a span from here to the recorded outcome
+        call.request = observation.request_started(call.recording, call.request, call.body)
     try:
         response, attempts = yield from send_with_retries(call.request, client._policy)
         call.recording.sent(response, attempts)

@@ -93,7 +93,7 @@ class _StreamBase:
         self._state = "done"
         self._final = self._assembler.result()
         if self._recording is not None:
-            self._recording.ok(id=self._assembler.id, usage=self._assembler.usage)
+            self._recording.ok(id=self._assembler.id, usage=self._assembler.usage, result=self._final)
 
     def _failed(self, exc: BaseException) -> BaseException:
         """Record the failure; return the exception to raise (connection drops become interruptions)."""

@@ -33,7 +33,7 @@ __all__ = ["AsyncChat", "AsyncCompletions", "Chat", "ChatParams", "Completions"]
 
 def _parse(response: Any, recording: Recording) -> ChatCompletion:
     completion = read_model(ChatCompletion, response, recording=recording)
-    recording.ok(id=completion.id, usage=completion.usage)
+    recording.ok(id=completion.id, usage=completion.usage, result=completion)
     return completion
 
 

@@ -156,7 +156,7 @@ class Images:
             result = yield from _read_stream(response, recording)
         else:
             result = read_model(ImageResult, response, recording=recording)
-        recording.ok(usage=result.usage, images=len(result.data))
+        recording.ok(usage=result.usage, images=len(result.data), result=result)
         yield from fetch_hosted_images(self._client, result)  # links expire: fetched now, checked as untrusted
         session_media.remember("image", call.body, result, self._client.ledger)
         return result

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, TypeVar, Union
 from urllib.parse import quote, urljoin, urlsplit
 
+from gatewaykit.client.core import observation
 from gatewaykit.client.core.base import BaseClient, raise_for_status
 from gatewaykit.client.core.flows import Download, Flow, Sleep, send_with_retries
 from gatewaykit.client.core.recording import report_job
@@ -93,6 +94,8 @@ def absorb(job: J, fresh: J) -> J:
 def seen(client: BaseClient, job: J) -> J:
     """Bind a job received from the gateway to the client and report a finished state."""
     job._client = client
+    if observation.current is not None:  # telemetry: a poll is an event of the job's span
+        observation.current.job_seen(job)
     if is_finished(job.status):
         report_job(client.ledger, job)
     return job
@@ -231,6 +234,8 @@ def cancel_flow(client: BaseClient, job: VideoJob, *, timeout: Any = NOT_GIVEN) 
     else:
         job.status = JobStatus.CANCELLED.value
     job._client = client
+    if observation.current is not None:
+        observation.current.job_event(job, "gatewaykit.job.cancel")
     report_job(client.ledger, job, status=billing_outcome(job.status, job, known_before))
     return job
 

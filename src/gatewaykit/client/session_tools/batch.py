@@ -8,6 +8,7 @@ that failed holds its exception instead of a value, so one failure loses nothing
 
 from __future__ import annotations
 
+import contextvars
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Optional
 
@@ -73,7 +74,8 @@ def run_thread_batch(calls: Iterable[Callable[[], Any]], concurrency: int = 8, o
     if not calls:
         return BatchResult()
     with ThreadPoolExecutor(max_workers=min(concurrency, len(calls)), thread_name_prefix="gatewaykit") as pool:
-        futures = [pool.submit(_capture, call, on_done) for call in calls]
+        # Each call in a copy of the caller's context: ledger tags and the telemetry parent span reach the thread.
+        futures = [pool.submit(contextvars.copy_context().run, _capture, call, on_done) for call in calls]
         try:
             return BatchResult(future.result() for future in futures)
         except BaseException:

@@ -1,0 +1,322 @@
+"""The request observer that turns gatewaykit's requests into OpenTelemetry spans and metrics.
+
+One span per request (``chat gpt-x``, ``generate_content video-model``), a
+child of whatever span is current (``map``, ``compare``, a session's turn);
+a video or music job's span runs from its create to its terminal state, with
+every poll and a cancel as events. The cost on a span is the ledger row's
+amount (so the spans of a run add up to ``ledger.total_cost``), labelled
+``provider`` when the gateway reported it and ``local`` when estimated.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Optional
+from urllib.parse import urlsplit
+
+from opentelemetry import propagate, trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
+
+from gatewaykit.telemetry import names as n
+from gatewaykit.types import is_finished
+
+__all__ = ["GatewayTelemetry"]
+
+# The ledger's kind of request -> (gen_ai.operation.name, gen_ai.output.type)
+_OPERATIONS = {
+    "chat": ("chat", "text"),
+    "image": ("generate_content", "image"),
+    "video": ("generate_content", "video"),
+    "music": ("generate_content", "audio"),
+}
+_JOB_KINDS = frozenset({"video", "music"})
+_COST_SOURCES = {"reported": "provider", "estimated": "local"}  # the ledger's source -> the proposal's
+_NOT_CHARGED = frozenset({"cached", "replayed"})
+_CONTENT_LIMIT = 16_384  # characters of captured content per attribute
+_SPAN_AS_OPERATION = {
+    "chat_session": "invoke_agent",
+}  # every other operation (map, batch, compare, evaluate) is an invoke_workflow
+
+
+@dataclass
+class _Running:
+    """What the observer keeps of one request while it runs."""
+
+    span: Any
+    started: float
+    metric_attributes: dict[str, Any]
+    polls: int = 0
+
+
+class GatewayTelemetry:
+    """A :class:`gatewaykit.client.core.observation.RequestObserver` over a tracer and a meter."""
+
+    def __init__(self, tracer: Any, meter: Any, *, capture_content: bool = False, propagate_context: bool = True):
+        self._tracer = tracer
+        self._capture = capture_content
+        self._propagate = propagate_context
+        self._jobs: dict[str, _Running] = {}
+        self._lock = threading.Lock()
+        self._tokens = meter.create_histogram(
+            n.TOKEN_USAGE_METRIC, unit="{token}", description="Input and output tokens of each request"
+        )
+        self._duration = meter.create_histogram(
+            n.DURATION_METRIC, unit="s", description="Each request's duration (a job's: create to its end)"
+        )
+        self._cost = meter.create_counter(
+            n.COST_METRIC, unit="USD", description="What the gateway charged (or the ledger estimated), in USD"
+        )
+
+    # -- a request ---------------------------------------------------------------------------------
+    def request_started(self, recording: Any, request: Any, body: dict[str, Any]) -> Any:
+        family = recording.kind.split(".", 1)[0]
+        operation, output = _OPERATIONS.get(family, ("generate_content", None))
+        model = body.get("model") or recording.model
+        common: dict[str, Any] = {n.OPERATION_NAME: operation, n.PROVIDER_NAME: n.PROVIDER}
+        if model:
+            common[n.REQUEST_MODEL] = str(model)
+        address, port = _server(recording.base_url)
+        if address:
+            common[n.SERVER_ADDRESS] = address
+            if port:
+                common[n.SERVER_PORT] = port
+        attributes = dict(common)
+        attributes[n.CALL] = recording.kind
+        if output is not None:
+            attributes[n.OUTPUT_TYPE] = _output_type(output, body)
+        attributes.update(_request_attributes(body))
+        if self._capture:
+            attributes.update(_captured_input(body))
+        span = self._tracer.start_span(
+            f"{operation} {model}" if model else operation, kind=SpanKind.CLIENT, attributes=attributes
+        )
+        recording.observed = _Running(span, time.perf_counter(), common)
+        if self._propagate:
+            carrier: dict[str, str] = {}
+            propagate.inject(carrier, context=trace.set_span_in_context(span))
+            if carrier:
+                request = replace(request, headers={**(request.headers or {}), **carrier})
+        return request
+
+    def request_finished(
+        self, recording: Any, handle: _Running, status: str, fields: dict[str, Any], row: Any
+    ) -> None:
+        span = handle.span
+        span.set_attribute(n.STATUS, status)
+        span.set_attribute(n.ATTEMPTS, recording.attempts)
+        usage = fields.get("usage") or {}
+        tokens = _tokens(usage)
+        for name, value in tokens.items():
+            span.set_attribute(name, value)
+        result = recording.result
+        if result is not None:
+            _response_attributes(span, result, self._capture)
+        if fields.get("images") is not None:
+            span.set_attribute(n.IMAGE_COUNT, fields["images"])
+        if status == "error":
+            _error(span, fields.get("error_code") or fields.get("error_type") or "error", fields)
+        elif status == "interrupted":
+            _error(span, "interrupted", fields)
+        job_id = fields.get("id")
+        if recording.kind in _JOB_KINDS and job_id and status not in ("error", "interrupted"):
+            span.set_attribute(n.JOB_ID, str(job_id))
+            span.add_event(n.JOB_CREATED, {n.JOB_STATUS: status})
+            if not is_finished(status):
+                with self._lock:
+                    self._jobs[str(job_id)] = handle
+                return  # the span ends with the job (job_finished)
+        self._end(handle, status, row, usage, tokens)
+
+    # -- a job ---------------------------------------------------------------------------------
+    def job_seen(self, job: Any) -> None:
+        with self._lock:
+            handle = self._jobs.get(str(job.id))
+        if handle is None:
+            return
+        handle.polls += 1
+        if handle.polls > 1:  # the first view is the create's answer, already an event
+            handle.span.add_event(n.JOB_POLL, {n.JOB_STATUS: str(job.status)})
+
+    def job_event(self, job: Any, name: str) -> None:
+        with self._lock:
+            handle = self._jobs.get(str(job.id))
+        if handle is not None:
+            handle.span.add_event(name, {n.JOB_STATUS: str(job.status)})
+
+    def job_finished(self, job: Any, status: str, row: Any) -> None:
+        with self._lock:
+            handle = self._jobs.pop(str(job.id), None)
+        if handle is None:
+            return
+        span = handle.span
+        span.set_attribute(n.JOB_STATUS, str(status))
+        span.set_attribute(n.STATUS, str(status))
+        seconds = getattr(job, "seconds", None)
+        try:
+            if seconds is not None:
+                span.set_attribute(n.JOB_SECONDS, float(seconds))
+        except (TypeError, ValueError):
+            pass
+        if str(status) == "failed":
+            error = getattr(job, "error", None)
+            _error(span, "job_failed", {"error_message": getattr(error, "message", None)})
+        self._end(handle, str(status), row, {}, {})
+
+    # -- parent spans ----------------------------------------------------------------------------
+    def operation(self, name: str, attributes: dict[str, Any]) -> Any:
+        operation = _SPAN_AS_OPERATION.get(name, "invoke_workflow")
+        values: dict[str, Any] = {n.OPERATION_NAME: operation, n.PROVIDER_NAME: n.PROVIDER, n.OPERATION: name}
+        if name == "chat_session":
+            values[n.AGENT_NAME] = "ChatSession"
+            if attributes.get("model"):
+                values[n.REQUEST_MODEL] = str(attributes["model"])
+        if "items" in attributes:
+            values[n.ITEMS] = int(attributes["items"])
+        if attributes.get("models"):
+            values[n.MODELS] = [str(model) for model in attributes["models"]]
+        if attributes.get("cases") is not None:
+            values[n.ITEMS] = int(attributes["cases"])
+        return self._tracer.start_as_current_span(f"{operation} {name}", kind=SpanKind.INTERNAL, attributes=values)
+
+    def tool_call(self, name: str, call_id: Optional[str]) -> Any:
+        values: dict[str, Any] = {n.OPERATION_NAME: "execute_tool", n.TOOL_NAME: name, n.TOOL_TYPE: "function"}
+        if call_id:
+            values[n.TOOL_CALL_ID] = str(call_id)
+        return self._tracer.start_as_current_span(f"execute_tool {name}", kind=SpanKind.INTERNAL, attributes=values)
+
+    def end_open_jobs(self) -> None:
+        """End the spans of jobs still running (``uninstrument()``): marked as not seen to the end."""
+        with self._lock:
+            handles, self._jobs = list(self._jobs.values()), {}
+        for handle in handles:
+            handle.span.set_attribute(n.STATUS, "not followed to the end")
+            handle.span.end()
+
+    # -- the end of a span -------------------------------------------------------------------------
+    def _end(self, handle: _Running, status: str, row: Any, usage: dict[str, Any], tokens: dict[str, int]) -> None:
+        span = handle.span
+        amount, source, ledger_source = _cost(row, usage)
+        if ledger_source is not None:
+            span.set_attribute(n.LEDGER_COST_SOURCE, ledger_source)
+        if amount is not None:
+            span.set_attribute(n.COST_AMOUNT, amount)
+            span.set_attribute(n.COST_CURRENCY, n.CURRENCY)
+            if source is not None:
+                span.set_attribute(n.COST_SOURCE, source)
+        metric_attributes = dict(handle.metric_attributes)
+        if row is not None and getattr(row, "model", None):
+            metric_attributes.setdefault(n.REQUEST_MODEL, row.model)
+        if status in ("error", "interrupted", "failed"):
+            metric_attributes[n.ERROR_TYPE] = _error_type_of(span) or status
+        self._duration.record(time.perf_counter() - handle.started, metric_attributes)
+        for name, value in tokens.items():
+            token_type = "input" if name == n.USAGE_INPUT_TOKENS else "output"
+            self._tokens.record(value, {**metric_attributes, n.TOKEN_TYPE: token_type})
+        if amount:
+            self._cost.add(amount, {**metric_attributes, n.COST_SOURCE: source or "none"})
+        span.end()
+
+
+def _server(base_url: Optional[str]) -> tuple[Optional[str], Optional[int]]:
+    if not base_url:
+        return None, None
+    try:
+        parts = urlsplit(base_url)
+        return parts.hostname, parts.port  # never the user:password part
+    except ValueError:
+        return None, None
+
+
+def _output_type(output: str, body: dict[str, Any]) -> str:
+    response_format = body.get("response_format")
+    if output == "text" and isinstance(response_format, dict) and response_format.get("type") in ("json_object", "json_schema"):
+        return "json"
+    return output
+
+
+def _request_attributes(body: dict[str, Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for field, name in (
+        ("max_tokens", n.REQUEST_MAX_TOKENS), ("max_completion_tokens", n.REQUEST_MAX_TOKENS),
+        ("temperature", n.REQUEST_TEMPERATURE), ("top_p", n.REQUEST_TOP_P), ("seed", n.REQUEST_SEED),
+        ("n", n.REQUEST_CHOICE_COUNT), ("resolution", n.RESOLUTION), ("duration", n.DURATION),
+    ):  # fmt: skip
+        value = body.get(field)
+        if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+            values[name] = value
+    return values
+
+
+def _tokens(usage: dict[str, Any]) -> dict[str, int]:
+    values = {}
+    for field, name in (("prompt_tokens", n.USAGE_INPUT_TOKENS), ("completion_tokens", n.USAGE_OUTPUT_TOKENS)):
+        value = usage.get(field)
+        if isinstance(value, int) and not isinstance(value, bool):
+            values[name] = value
+    return values
+
+
+def _response_attributes(span: Any, result: Any, capture: bool) -> None:
+    model = getattr(result, "model", None)
+    if model:
+        span.set_attribute(n.RESPONSE_MODEL, str(model))
+    response_id = getattr(result, "id", None)
+    if response_id:
+        span.set_attribute(n.RESPONSE_ID, str(response_id))
+    choices = getattr(result, "choices", None) or []
+    reasons = [str(choice.finish_reason) for choice in choices if getattr(choice, "finish_reason", None)]
+    if reasons:
+        span.set_attribute(n.RESPONSE_FINISH_REASONS, reasons)
+    if capture and choices:
+        messages = [
+            {"role": "assistant", "content": getattr(choice.message, "content", None),
+             "finish_reason": getattr(choice, "finish_reason", None)}
+            for choice in choices
+        ]  # fmt: skip
+        span.set_attribute(n.OUTPUT_MESSAGES, _json(messages))
+
+
+def _captured_input(body: dict[str, Any]) -> dict[str, Any]:
+    if "messages" in body:
+        return {n.INPUT_MESSAGES: _json(body["messages"])}
+    prompt = {key: body[key] for key in ("prompt", "lyrics_prompt") if isinstance(body.get(key), str)}
+    return {n.INPUT_MESSAGES: _json([{"role": "user", "content": prompt}])} if prompt else {}
+
+
+def _json(value: Any) -> str:
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= _CONTENT_LIMIT else text[: _CONTENT_LIMIT - 1] + "…"
+
+
+def _cost(row: Any, usage: dict[str, Any]) -> tuple[Optional[float], Optional[str], Optional[str]]:
+    """(amount, the proposal's source, the ledger's source): the row's amount as the ledger counts it."""
+    if row is None:  # no ledger (Client(ledger=...) without rows): the reported amount, as reported
+        cost = usage.get("cost") if isinstance(usage, dict) else None
+        total = cost.get("total_cost") if isinstance(cost, dict) else None
+        if isinstance(total, (int, float)) and not isinstance(total, bool):
+            return float(total), "provider", "reported"
+        return None, None, None
+    source = getattr(row, "cost_source", None)
+    if source in _NOT_CHARGED:
+        return 0.0, None, source
+    if getattr(row, "charged", None) and row.total_cost is not None:
+        return float(row.total_cost), _COST_SOURCES.get(str(source)), source
+    return None, None, source
+
+
+def _error(span: Any, error_type: str, fields: dict[str, Any]) -> None:
+    span.set_attribute(n.ERROR_TYPE, str(error_type))
+    http_status = fields.get("http_status")
+    if http_status is not None:
+        span.set_attribute("http.response.status_code", int(http_status))
+    span.set_status(Status(StatusCode.ERROR, str(error_type)))
+
+
+def _error_type_of(span: Any) -> Optional[str]:
+    attributes = getattr(span, "attributes", None) or {}
+    value = attributes.get(n.ERROR_TYPE)
+    return str(value) if value is not None else None
+
