@@ -296,3 +296,12 @@ def test_uninstrument_stops_the_spans(traces: Any, client: gk.Client) -> None:
 
 def _has(client: gk.Client, model: str) -> bool:
     return any(entry.id == model for entry in client.models.list())
+
+
+def test_an_evaluation_is_a_parent_span_of_its_cells(traces: Any, client: gk.Client) -> None:
+    """client.evaluate: one invoke_workflow span over every case x model request."""
+    client.evaluate(["one", "two"], models=["chat-mini"], scorers=(lambda output, case: bool(output),))
+    parent = traces.one("invoke_workflow evaluate")
+    assert list(parent.attributes["gatewaykit.models"]) == ["chat-mini"]
+    kids = [span for span in traces.spans("chat") if span.parent and span.parent.span_id == parent.context.span_id]
+    assert len(kids) == 2

@@ -210,7 +210,9 @@ class Client(_Surface):
         """
         from gatewaykit.client.session_tools.evaluation_runs import run_evaluation  # loaded with the first evaluation
 
-        return run_evaluation(self, cases, models, scorers, repeats, concurrency, checkpoint, dry_run, confirm, params)
+        models = list(models)
+        with observation.operation("evaluate", models=models):
+            return run_evaluation(self, cases, models, scorers, repeats, concurrency, checkpoint, dry_run, confirm, params)
 
     def batch(
         self,
@@ -330,7 +332,11 @@ class AsyncClient(_Surface):
         """``await aclient.evaluate(...)``: as :meth:`Client.evaluate`, the cells as concurrent tasks."""
         from gatewaykit.client.session_tools.evaluation_runs import run_evaluation_async
 
-        return await run_evaluation_async(self, cases, models, scorers, repeats, concurrency, checkpoint, dry_run, confirm, params)
+        models = list(models)
+        with observation.operation("evaluate", models=models):
+            return await run_evaluation_async(
+                self, cases, models, scorers, repeats, concurrency, checkpoint, dry_run, confirm, params
+            )
 
     async def batch(
         self,
