@@ -105,30 +105,29 @@ class GatewayTelemetry:
         self, recording: Any, handle: _Running, status: str, fields: dict[str, Any], row: Any
     ) -> None:
         span = handle.span
-        span.set_attribute(n.STATUS, status)
-        span.set_attribute(n.ATTEMPTS, recording.attempts)
+        values: dict[str, Any] = {n.STATUS: status, n.ATTEMPTS: recording.attempts}  # set at once: one lock
         usage = fields.get("usage") or {}
         tokens = _tokens(usage)
-        for name, value in tokens.items():
-            span.set_attribute(name, value)
+        values.update(tokens)
         result = recording.result
         if result is not None:
-            _response_attributes(span, result, self._capture)
+            _response_attributes(values, result, self._capture)
         if fields.get("images") is not None:
-            span.set_attribute(n.IMAGE_COUNT, fields["images"])
+            values[n.IMAGE_COUNT] = fields["images"]
         if status == "error":
             _error(span, fields.get("error_code") or fields.get("error_type") or "error", fields)
         elif status == "interrupted":
             _error(span, "interrupted", fields)
         job_id = fields.get("id")
         if recording.kind in _JOB_KINDS and job_id and status not in ("error", "interrupted"):
-            span.set_attribute(n.JOB_ID, str(job_id))
+            values[n.JOB_ID] = str(job_id)
             span.add_event(n.JOB_CREATED, {n.JOB_STATUS: status})
             if not is_finished(status):
+                span.set_attributes(values)
                 with self._lock:
                     self._jobs[str(job_id)] = handle
                 return  # the span ends with the job (job_finished)
-        self._end(handle, status, row, usage, tokens)
+        self._end(handle, status, row, usage, tokens, values)
 
     # -- a job ---------------------------------------------------------------------------------
     def job_seen(self, job: Any) -> None:
@@ -152,18 +151,17 @@ class GatewayTelemetry:
         if handle is None:
             return
         span = handle.span
-        span.set_attribute(n.JOB_STATUS, str(status))
-        span.set_attribute(n.STATUS, str(status))
+        values: dict[str, Any] = {n.JOB_STATUS: str(status), n.STATUS: str(status)}
         seconds = getattr(job, "seconds", None)
         try:
             if seconds is not None:
-                span.set_attribute(n.JOB_SECONDS, float(seconds))
+                values[n.JOB_SECONDS] = float(seconds)
         except (TypeError, ValueError):
             pass
         if str(status) == "failed":
             error = getattr(job, "error", None)
             _error(span, "job_failed", {"error_message": getattr(error, "message", None)})
-        self._end(handle, str(status), row, {}, {})
+        self._end(handle, str(status), row, {}, {}, values)
 
     # -- parent spans ----------------------------------------------------------------------------
     def operation(self, name: str, attributes: dict[str, Any]) -> Any:
@@ -196,16 +194,20 @@ class GatewayTelemetry:
             handle.span.end()
 
     # -- the end of a span -------------------------------------------------------------------------
-    def _end(self, handle: _Running, status: str, row: Any, usage: dict[str, Any], tokens: dict[str, int]) -> None:
+    def _end(
+        self, handle: _Running, status: str, row: Any, usage: dict[str, Any], tokens: dict[str, int],
+        values: dict[str, Any],
+    ) -> None:
         span = handle.span
         amount, source, ledger_source = _cost(row, usage)
         if ledger_source is not None:
-            span.set_attribute(n.LEDGER_COST_SOURCE, ledger_source)
+            values[n.LEDGER_COST_SOURCE] = ledger_source
         if amount is not None:
-            span.set_attribute(n.COST_AMOUNT, amount)
-            span.set_attribute(n.COST_CURRENCY, n.CURRENCY)
+            values[n.COST_AMOUNT] = amount
+            values[n.COST_CURRENCY] = n.CURRENCY
             if source is not None:
-                span.set_attribute(n.COST_SOURCE, source)
+                values[n.COST_SOURCE] = source
+        span.set_attributes(values)
         metric_attributes = dict(handle.metric_attributes)
         if row is not None and getattr(row, "model", None):
             metric_attributes.setdefault(n.REQUEST_MODEL, row.model)
@@ -259,24 +261,24 @@ def _tokens(usage: dict[str, Any]) -> dict[str, int]:
     return values
 
 
-def _response_attributes(span: Any, result: Any, capture: bool) -> None:
+def _response_attributes(values: dict[str, Any], result: Any, capture: bool) -> None:
     model = getattr(result, "model", None)
     if model:
-        span.set_attribute(n.RESPONSE_MODEL, str(model))
+        values[n.RESPONSE_MODEL] = str(model)
     response_id = getattr(result, "id", None)
     if response_id:
-        span.set_attribute(n.RESPONSE_ID, str(response_id))
+        values[n.RESPONSE_ID] = str(response_id)
     choices = getattr(result, "choices", None) or []
     reasons = [str(choice.finish_reason) for choice in choices if getattr(choice, "finish_reason", None)]
     if reasons:
-        span.set_attribute(n.RESPONSE_FINISH_REASONS, reasons)
+        values[n.RESPONSE_FINISH_REASONS] = reasons
     if capture and choices:
         messages = [
             {"role": "assistant", "content": getattr(choice.message, "content", None),
              "finish_reason": getattr(choice, "finish_reason", None)}
             for choice in choices
         ]  # fmt: skip
-        span.set_attribute(n.OUTPUT_MESSAGES, _json(messages))
+        values[n.OUTPUT_MESSAGES] = _json(messages)
 
 
 def _captured_input(body: dict[str, Any]) -> dict[str, Any]:
