@@ -8,15 +8,19 @@
 #     jupyterhub -f jupyterhub_config.py
 #
 # What it does:
-# - The hub starts the classroom (`python -m gatewaykit.classroom`) as a managed service, with the
-#   teacher's key, and restarts nothing else: the classroom keeps its database in GATEWAYKIT_CLASSROOM_DIR.
+# - The hub starts the classroom (`python -m gatewaykit.classroom`) as a managed service with the
+#   teacher's key, and stops it with the hub; its database is in GATEWAYKIT_CLASSROOM_DIR, so
+#   keys, spend and jobs outlive a restart of the hub.
 # - Each time a user's server starts, a spawner hook asks the classroom for that user's own key
 #   (`POST /_classroom/students/{user}/key`: a user not in the roster is added with the class cap; a
 #   known one gets a new key, the old one stops working) and starts the server with
-#   SVC_BASE_URL = the classroom and SVC_API_KEY = that key. gatewaykit and openai-python in the
-#   user's notebooks then go through the classroom, under the user's name, within their cap.
-# - The teacher's key reaches only the classroom's process. The admin token (for
-#   `python -m gatewaykit.classroom pause|resume|report`) is in GATEWAYKIT_CLASSROOM_DIR/admin_token.
+#   SVC_BASE_URL = the classroom and SVC_API_KEY = that key. gatewaykit in the user's notebooks
+#   (and any client given those two values) then goes through the classroom, under the user's
+#   name, within their cap.
+# - The teacher's key reaches only the classroom's process. The admin token is in
+#   GATEWAYKIT_CLASSROOM_DIR/admin_token; the teacher's commands read it from the environment:
+#     GATEWAYKIT_CLASSROOM_ADMIN_TOKEN="$(cat classroom/admin_token)" \
+#         python -m gatewaykit.classroom report --url http://127.0.0.1:8100      # or pause / resume
 #
 # Isolation comes from the spawner: use one that runs each user as their own Unix user or in
 # their own container (LocalProcessSpawner with system users, DockerSpawner, KubeSpawner, ...).

@@ -241,3 +241,5 @@ async def _execute(url: str, headers: dict[str, str], user: str, code: str) -> s
                 return "".join(out)
     finally:
         connection.close()
+        while await connection.read_message() is not None:  # until the server's close frame closes the socket
+            pass
