@@ -120,14 +120,34 @@ def start_hub(folder: Path, upstream_url: str, teacher_key: str, proxy: str) -> 
     with open(log, "wb") as out:
         process = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)], cwd=folder, env=env,
                                    stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True)
+                                   start_new_session=True, preexec_fn=_stop_with_parent)
     hub = RunningHub(process, f"http://127.0.0.1:{public_port}", folder, f"http://127.0.0.1:{classroom_port}", log)
     try:
-        wait_for(lambda: _answers(f"{hub.url}/hub/api/"), 180, "the hub's REST API", also=hub.check_alive)
+        wait_for(lambda: _answers(f"{hub.url}/hub/api/"), 120, "the hub's REST API", also=hub.check_alive)
     except BaseException:
         stop_hub(hub)
         raise
     return hub
+
+
+def _stop_with_parent() -> None:
+    """In the hub's process before it runs: SIGTERM it (it then stops what it started) if pytest dies."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def listening_addresses(hub: RunningHub) -> set[str]:
+    """The addresses the hub and everything it started listen on."""
+    import psutil
+
+    found = set()
+    for process in hub_processes(hub):
+        try:
+            found |= {c.laddr.ip for c in process.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN}
+        except psutil.NoSuchProcess:
+            continue
+    return found
 
 
 def _answers(url: str) -> bool:

@@ -15,7 +15,7 @@ from typing import Any, Iterator
 import pytest
 from classroom_fixtures import TEACHER_KEY, start_upstream, upstream_spent
 from jupyterhub_runner import (
-    RunningHub, hub_processes, log_in, proxy_command, run_in_kernel, server_ready, start_hub, start_server, stop_hub,
+    RunningHub, hub_processes, listening_addresses, log_in, proxy_command, run_in_kernel, server_ready, start_hub, start_server, stop_hub,
     wait_for,
 )
 
@@ -48,7 +48,7 @@ def hub(tmp_path_factory: Any) -> Iterator[tuple[RunningHub, Any, dict[str, str]
             for user in USERS:
                 start_server(running, user, tokens[user])
             for user in USERS:
-                wait_for(lambda: server_ready(running, user, tokens[user]), 180, f"{user}'s server",
+                wait_for(lambda: server_ready(running, user, tokens[user]), 150, f"{user}'s server",
                          also=running.check_alive)
             yield running, upstream, tokens
         except BaseException:
@@ -104,3 +104,8 @@ def test_each_users_server_has_the_classroom_and_their_own_key_never_the_teacher
         except Exception:  # a process that ended meanwhile
             continue
     assert len(holders) == 1 and "gatewaykit.classroom" in holders[0], holders
+
+
+def test_the_hub_and_all_it_started_listen_on_loopback_only(hub: Any) -> None:
+    running, _, _ = hub
+    assert listening_addresses(running) == {"127.0.0.1"}
