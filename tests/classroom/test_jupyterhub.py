@@ -12,6 +12,7 @@ import importlib.util
 import json
 from typing import Any, Iterator
 
+import httpx
 import pytest
 from classroom_fixtures import TEACHER_KEY, start_upstream, upstream_spent
 from jupyterhub_runner import (
@@ -106,6 +107,12 @@ def test_each_users_server_has_the_classroom_and_their_own_key_never_the_teacher
     assert len(holders) == 1 and "gatewaykit.classroom" in holders[0], holders
 
 
-def test_the_hub_and_all_it_started_listen_on_loopback_only(hub: Any) -> None:
+def test_the_hub_and_all_it_started_listen_on_loopback_only_and_its_proxy_does_not_expose_the_classroom(
+        hub: Any) -> None:
     running, _, _ = hub
     assert listening_addresses(running) == {"127.0.0.1"}
+    # The hub routes /services/classroom/ to the service's url, but the classroom answers at its root, so its
+    # teacher endpoints are not reachable on the hub's public address (as docs/jupyterhub_config.py says).
+    answer = httpx.get(f"{running.url}/services/classroom/_classroom/report", trust_env=False, timeout=30,
+                       headers={"Authorization": f"Bearer {running.admin_token}"})
+    assert answer.status_code == 404 and "rows" not in answer.text
