@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from functools import partial
 from typing import Any, Iterator
 
 import httpx
 import pytest
 from classroom_fixtures import TEACHER_KEY, start_upstream, upstream_spent
 from jupyterhub_runner import (
-    RunningHub, hub_processes, listening_addresses, log_in, proxy_command, run_in_kernel, server_ready, start_hub, start_server, stop_hub,
-    wait_for,
+    RunningHub, hub_processes, listening_addresses, log_in, proxy_command, run_in_kernel, server_ready, start_hub,
+    start_server, stop_hub, wait_for,
 )
 
 pytestmark = pytest.mark.slow
@@ -27,9 +28,10 @@ USERS = ("ana", "bo")
 KERNEL_CHATS = """
 import json, os
 import gatewaykit as gk
+messages = [{{"role": "user", "content": "Hi from {user}"}}]
 with gk.Client(max_retries=0, ledger=gk.Ledger(path=None)) as client:
-    costs = [client.chat.completions.create(model="chat-mini", messages=[{{"role": "user", "content": "Hi from {user}"}}]
-                                            ).usage.cost.total_cost for _ in range({count})]
+    costs = [client.chat.completions.create(model="chat-mini", messages=messages).usage.cost.total_cost
+             for _ in range({count})]
 print(json.dumps({{"costs": costs, "environ": dict(os.environ)}}))
 """
 
@@ -49,7 +51,7 @@ def hub(tmp_path_factory: Any) -> Iterator[tuple[RunningHub, Any, dict[str, str]
             for user in USERS:
                 start_server(running, user, tokens[user])
             for user in USERS:
-                wait_for(lambda: server_ready(running, user, tokens[user]), 150, f"{user}'s server",
+                wait_for(partial(server_ready, running, user, tokens[user]), 150, f"{user}'s server",
                          also=running.check_alive)
             yield running, upstream, tokens
         except BaseException:
@@ -61,7 +63,7 @@ def hub(tmp_path_factory: Any) -> Iterator[tuple[RunningHub, Any, dict[str, str]
 
 
 def _chats_in_kernel(hub: RunningHub, token: str, user: str, count: int) -> dict[str, Any]:
-    return json.loads(run_in_kernel(hub, user, token, KERNEL_CHATS.format(user=user, count=count)))  # type: ignore
+    return json.loads(run_in_kernel(hub, user, token, KERNEL_CHATS.format(user=user, count=count)))
 
 
 def test_a_chat_from_a_users_kernel_is_in_the_report_under_that_users_name(hub: Any) -> None:
