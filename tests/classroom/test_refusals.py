@@ -89,6 +89,11 @@ def test_unknown_and_revoked_keys_get_401_and_a_reissued_key_works(rooms: Any) -
     assert again["new"] is False and again["key"] != hook["key"]
     assert httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(hook["key"])).status_code == 401
     assert httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(again["key"])).status_code == 200
+    # a revoked student gets no key back from the hook (only the teacher's reissue brings them back)
+    room.revoke("dee")
+    refused = httpx.post(f"{room.base_url}/_classroom/students/dee/key", headers=auth(room.admin_token))
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "student_revoked"
+    assert httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(again["key"])).status_code == 401
 
 
 def test_admin_endpoints_answer_only_with_the_admin_token(rooms: Any) -> None:

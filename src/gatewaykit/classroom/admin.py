@@ -9,7 +9,8 @@
 ``POST /_classroom/students/{student}/revoke``
 ``POST /_classroom/students/{student}/reissue``  a new key (the old one stops working)
 ``POST /_classroom/students/{student}/key``      a key for this student: added if new (with the class cap),
-                                                 else reissued (for a hub's spawner hook, at each start)
+                                                 else reissued (for a hub's spawner hook, at each start);
+                                                 403 for a student the teacher revoked
 """
 
 from __future__ import annotations
@@ -158,6 +159,9 @@ async def reissue(request: Request) -> Response:
 async def key_for(request: Request) -> Response:
     state = _state(request)
     student = request.path_params["student"]
+    if state.known.get(student):  # revoked by the teacher: a server start must not hand a key back
+        raise ApiError(403, f"The teacher has revoked {student[:100]!r}; only the teacher can reissue a key "
+                       "(room.reissue or POST /_classroom/students/{student}/reissue).", code="student_revoked")
     if student in state.known:
         return JSONResponse({"student": student, "key": state.reissue(student), "new": False})
     try:
