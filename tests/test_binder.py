@@ -33,7 +33,9 @@ def build_binder_venv_and_run_the_quickstart(tmp_path: Path) -> None:
     python = str(home / "bin" / "python")
     env = {key: value for key, value in os.environ.items() if key not in ("SVC_API_KEY", "SVC_BASE_URL", "PYTHONPATH")}
     env.update(PATH=f"{home / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(home),
-               GATEWAYKIT_OFFLINE_TIME_SCALE="0.05", PIP_DISABLE_PIP_VERSION_CHECK="1")
+               GATEWAYKIT_OFFLINE_TIME_SCALE="0.05", PIP_DISABLE_PIP_VERSION_CHECK="1",
+               # Started before any fixture sets them (tests/early_start.py): never the user's ledger or cache.
+               GATEWAYKIT_LEDGER_PATH=str(tmp_path / "ledger.sqlite"), GATEWAYKIT_CACHE_PATH=str(tmp_path / "cache"))
 
     steps = [
         [python, "-m", "pip", "install", "-q", "-r", "binder/requirements.txt"],

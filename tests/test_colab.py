@@ -64,7 +64,9 @@ def install_colab_stack_and_gatewaykit_then_run_notebooks(tmp_path: Path) -> Non
     python = str(home / "bin" / "python")
     env = {key: value for key, value in os.environ.items() if key not in ("SVC_API_KEY", "SVC_BASE_URL", "PYTHONPATH")}
     env.update(PATH=f"{home / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(home),
-               GATEWAYKIT_OFFLINE_TIME_SCALE="0.05", PIP_DISABLE_PIP_VERSION_CHECK="1")
+               GATEWAYKIT_OFFLINE_TIME_SCALE="0.05", PIP_DISABLE_PIP_VERSION_CHECK="1",
+               # Started before any fixture sets them (tests/early_start.py): never the user's ledger or cache.
+               GATEWAYKIT_LEDGER_PATH=str(tmp_path / "ledger.sqlite"), GATEWAYKIT_CACHE_PATH=str(tmp_path / "cache"))
     pinned = [f"{name}=={version}" for name, version in COLAB_PINS.items()]
     loose = [pin for pin in pinned if pin.split("==")[0] in WITHOUT_DEPENDENCIES]
     rest = [pin for pin in pinned if pin not in loose]
