@@ -221,7 +221,8 @@ def _chromium(shared: Any) -> Iterator[Any]:
             browser.close()
 
 
-_DIALOGS = ".jp-Dialog"
+_DIALOGS = ".jp-Dialog:visible"
+_FEWER_DIALOGS = """n => [...document.querySelectorAll('.jp-Dialog')].filter(d => d.getClientRects().length).length < n"""
 # In the page: pick the option of a kernel dialog's <select> whose kernel is `name` (its values are JSON).
 _CHOOSE_KERNEL = """([select, name]) => {
     for (const option of select.options) {
@@ -308,8 +309,7 @@ class NotebookPage:
             print(f"answered a JupyterLab dialog: {title!r} ({self.path or 'page'})")
             answered.append(title)
             try:
-                self.page.wait_for_function("n => document.querySelectorAll('.jp-Dialog').length < n", arg=count,
-                                            timeout=30_000)
+                self.page.wait_for_function(_FEWER_DIALOGS, arg=count, timeout=30_000)
             except PlaywrightError:
                 self.screenshot("dialog")
                 raise AssertionError(f"a JupyterLab dialog stayed after it was answered: {title!r} "

@@ -10,7 +10,8 @@ What each file still gets of its own, so files stay independent:
 
 - a folder on the server (:meth:`JupyterTestbed.folder`) with a kernelspec of
   its own, whose environment gives the folder's kernels their own ledger
-  database (``GATEWAYKIT_LEDGER_PATH``) and whatever ``env`` the file asks for
+  database and response cache (``GATEWAYKIT_LEDGER_PATH``,
+  ``GATEWAYKIT_CACHE_PATH``: never the user's) and whatever ``env`` the file asks for
   (the playground's ``SVC_*`` variables, say);
 - a fresh browser context (cookies, storage) and, in JupyterLab, a reset
   layout (no notebook restored from another file's page);
@@ -92,8 +93,9 @@ class JupyterTestbed:
         if app not in self._servers:
             root = self.home / app / "work"
             root.mkdir(parents=True, exist_ok=True)
-            # The kernels' ledger comes from their folder's kernelspec; the server's own is a file of its own.
-            env = {"GATEWAYKIT_LEDGER_PATH": str(self.home / app / "server-ledger.sqlite")}
+            # The kernels' ledger and cache come from their folder's kernelspec; the server's own are its own.
+            env = {"GATEWAYKIT_LEDGER_PATH": str(self.home / app / "server-ledger.sqlite"),
+                   "GATEWAYKIT_CACHE_PATH": str(self.home / app / "server-response-cache")}
             self._servers[app] = JupyterServer(root, app=app, env=env)
         return self._servers[app]
 
@@ -124,7 +126,11 @@ class JupyterTestbed:
         path.mkdir()
         ledgers = self.home / "ledgers"
         ledgers.mkdir(exist_ok=True)
-        kernel_env = {"GATEWAYKIT_LEDGER_PATH": str(ledgers / f"{app}-{unique}.sqlite"), **(env or {})}
+        kernel_env = {
+            "GATEWAYKIT_LEDGER_PATH": str(ledgers / f"{app}-{unique}.sqlite"),
+            "GATEWAYKIT_CACHE_PATH": str(self.home / "response-caches" / f"{app}-{unique}"),
+            **(env or {}),
+        }
         kernel = server.add_kernel(f"gk-{app}-{unique}".lower(), kernel_env)
         return NotebookFolder(server=server, path=path, name=unique, kernel=kernel)
 
