@@ -18,6 +18,7 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "logfire-plugin")
 
 from typing import Any, Iterator
 
+import early_start
 import httpx
 import pytest
 
@@ -32,6 +33,18 @@ from gateway_accounts import (  # noqa: F401 - re-exported for fixtures below
     TIGHT_KEY,
     auth,
 )
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the selected tests' ``start_early`` work (slow subprocesses) now, beside the rest of the run."""
+    if session.config.option.collectonly:
+        return
+    markers = (item.get_closest_marker("start_early") for item in session.items)
+    early_start.start([marker.args[0] for marker in markers if marker is not None])
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    early_start.stop()
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import early_start
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,9 +42,9 @@ def mypy(*targets: Path) -> subprocess.CompletedProcess[str]:
     # One cache per checkout: two checkouts sharing one cache made mypy crash on the other's stale entries.
     checkout = hashlib.sha256(str(ROOT).encode()).hexdigest()[:10]
     cache = Path(tempfile.gettempdir()) / f"gatewaykit-mypy-cache-{checkout}"
-    return subprocess.run(
+    return early_start.run(
         [tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache), *map(str, targets)],
-        capture_output=True, text=True, timeout=600, cwd=ROOT, env={**os.environ, "MYPYPATH": str(SOURCE)},
+        timeout=600, cwd=ROOT, env={**os.environ, "MYPYPATH": str(SOURCE)},
     )  # fmt: skip
 
 
@@ -75,10 +76,16 @@ def test_the_core_names_no_upper_layer_even_in_strings() -> None:
     assert offenders == []
 
 
-def test_src_and_the_public_api_type_check() -> None:
-    """mypy finds no error in src/ nor in tests/typing/ (the public calls' declared types, every async keyword)."""
+def type_check_src_and_the_public_api(_folder: Path) -> subprocess.CompletedProcess[str]:
+    """mypy on src/ and tests/typing/: minutes on a fresh clone, so started early (``tests/early_start.py``)."""
     typing_checks = ROOT / "tests" / "typing"
-    done = mypy(SOURCE / "gatewaykit", typing_checks / "public_api.py", typing_checks / "async_surface.py")
+    return mypy(SOURCE / "gatewaykit", typing_checks / "public_api.py", typing_checks / "async_surface.py")
+
+
+@pytest.mark.start_early.with_args(type_check_src_and_the_public_api)  # (with_args: a lone function argument would be decorated)
+def test_src_and_the_public_api_type_check(tmp_path: Path) -> None:
+    """mypy finds no error in src/ nor in tests/typing/ (the public calls' declared types, every async keyword)."""
+    done = early_start.result(type_check_src_and_the_public_api, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

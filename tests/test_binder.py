@@ -5,36 +5,37 @@ from the repository root. This test does the same in a new venv (with pip's
 network access and cache, so it takes a minute or two), adds only the test
 harness (pytest and nbval), and runs ``notebooks/00-quickstart.ipynb`` with that
 venv's own kernel. The repository's pytest settings are left out (``-c /dev/null``):
-the Binder environment has none of the test suite's plugins.
+the Binder environment has none of the test suite's plugins. The build starts
+when the session starts and runs beside the other tests (``tests/early_start.py``).
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
+import early_start
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _run(command: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
-    return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
+    return early_start.run(command, cwd=REPO, env=env, timeout=timeout)
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(900)
-def test_quickstart_runs_in_an_environment_built_from_binder_files(tmp_path: Path) -> None:
-    """A venv made from binder/requirements.txt + binder/postBuild runs the quickstart under nbval."""
+def build_binder_venv_and_run_the_quickstart(tmp_path: Path) -> None:
+    """The test's work (asserts included), started early: see ``tests/early_start.py``."""
     home = tmp_path / "binder-venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(home)
     python = str(home / "bin" / "python")
     env = {key: value for key, value in os.environ.items() if key not in ("SVC_API_KEY", "SVC_BASE_URL", "PYTHONPATH")}
     env.update(PATH=f"{home / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(home),
-               GATEWAYKIT_OFFLINE_TIME_SCALE="0.05", PIP_DISABLE_PIP_VERSION_CHECK="1")
+               GATEWAYKIT_OFFLINE_TIME_SCALE="0.05", PIP_DISABLE_PIP_VERSION_CHECK="1",
+               # Started before any fixture sets them (tests/early_start.py): never the user's ledger or cache.
+               GATEWAYKIT_LEDGER_PATH=str(tmp_path / "ledger.sqlite"), GATEWAYKIT_CACHE_PATH=str(tmp_path / "cache"))
 
     steps = [
         [python, "-m", "pip", "install", "-q", "-r", "binder/requirements.txt"],
@@ -59,3 +60,11 @@ def test_quickstart_runs_in_an_environment_built_from_binder_files(tmp_path: Pat
     )
     assert result.returncode == 0, f"{result.stdout[-5000:]}\n{result.stderr[-3000:]}"
     assert " passed" in result.stdout and "failed" not in result.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+@pytest.mark.start_early.with_args(build_binder_venv_and_run_the_quickstart)
+def test_quickstart_runs_in_an_environment_built_from_binder_files(tmp_path: Path) -> None:
+    """A venv made from binder/requirements.txt + binder/postBuild runs the quickstart under nbval."""
+    early_start.result(build_binder_venv_and_run_the_quickstart, tmp_path)

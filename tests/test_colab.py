@@ -13,6 +13,8 @@ To stay lean, ipywidgets and widgetsnbextension go in without their
 dependencies: widgetsnbextension 3 would pull in the classic ``notebook``
 server, which the kernel never imports. So the check is stronger than "not
 upgraded": the report must install none of the protected packages at all.
+The work starts when the session starts and runs beside the other tests
+(``tests/early_start.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import subprocess
 import venv
 from pathlib import Path
 
+import early_start
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,21 +52,21 @@ def _canonical(name: str) -> str:
 
 
 def _run(command: list[str], env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
-    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
+    done = early_start.run(command, cwd=REPO, env=env, timeout=timeout)
     assert done.returncode == 0, f"{' '.join(command)} failed:\n{done.stdout[-4000:]}\n{done.stderr[-3000:]}"
     return done
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(900)
-def test_colab_extra_keeps_colabs_jupyter_and_runs_the_quickstart(tmp_path: Path) -> None:
-    """Installing .[colab] over Colab's pinned kernel stack changes none of it; quickstart and video pass nbval."""
+def install_colab_stack_and_gatewaykit_then_run_notebooks(tmp_path: Path) -> None:
+    """The test's work (asserts included), started early: see ``tests/early_start.py``."""
     home = tmp_path / "colab-venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(home)
     python = str(home / "bin" / "python")
     env = {key: value for key, value in os.environ.items() if key not in ("SVC_API_KEY", "SVC_BASE_URL", "PYTHONPATH")}
     env.update(PATH=f"{home / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(home),
-               GATEWAYKIT_OFFLINE_TIME_SCALE="0.05", PIP_DISABLE_PIP_VERSION_CHECK="1")
+               GATEWAYKIT_OFFLINE_TIME_SCALE="0.05", PIP_DISABLE_PIP_VERSION_CHECK="1",
+               # Started before any fixture sets them (tests/early_start.py): never the user's ledger or cache.
+               GATEWAYKIT_LEDGER_PATH=str(tmp_path / "ledger.sqlite"), GATEWAYKIT_CACHE_PATH=str(tmp_path / "cache"))
     pinned = [f"{name}=={version}" for name, version in COLAB_PINS.items()]
     loose = [pin for pin in pinned if pin.split("==")[0] in WITHOUT_DEPENDENCIES]
     rest = [pin for pin in pinned if pin not in loose]
@@ -92,3 +95,11 @@ def test_colab_extra_keeps_colabs_jupyter_and_runs_the_quickstart(tmp_path: Path
     # The chat box on ipywidgets 7.7 without anywidget: the Textarea fallback, Send, the picker, Stop.
     done = _run([python, "tests/colab_chat_box_check.py"], env, timeout=300)
     assert "chat box ok under ipywidgets 7.7.1" in done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+@pytest.mark.start_early.with_args(install_colab_stack_and_gatewaykit_then_run_notebooks)
+def test_colab_extra_keeps_colabs_jupyter_and_runs_the_quickstart(tmp_path: Path) -> None:
+    """Installing .[colab] over Colab's pinned kernel stack changes none of it; quickstart and video pass nbval."""
+    early_start.result(install_colab_stack_and_gatewaykit_then_run_notebooks, tmp_path)

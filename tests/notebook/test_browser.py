@@ -13,7 +13,8 @@ from typing import Any, Iterator
 
 import httpx
 import pytest
-from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_notebook
+from jupyter_browser import NotebookPage
+from jupyter_testbed import JupyterTestbed, NotebookFolder
 
 pytestmark = [
     pytest.mark.browser,
@@ -70,29 +71,24 @@ def index(name: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[JupyterServer, Any]]:
+def lab(jupyter_testbed: JupyterTestbed) -> Iterator[tuple[NotebookFolder, Any]]:
     from gatewaykit import emulator as gateway
 
-    root = tmp_path_factory.mktemp("lab") / "work"
-    root.mkdir()
+    folder = jupyter_testbed.folder("lab", "demo")
     with gateway.start(time_scale=0.6) as running, gateway.start(time_scale=4) as slow:
         cells = [
             template.format(base_url=running.base_url, api_key=running.api_key, hostile=HOSTILE_TOOL_RESULT,
                             slow_url=slow.base_url, slow_key=slow.api_key)
             for template in CELLS.values()
         ]
-        write_notebook(root / "demo.ipynb", cells)
-        server = JupyterServer(root, app="lab")
-        try:
-            yield server, slow
-        finally:
-            server.stop()
+        folder.write_notebook("demo.ipynb", cells)
+        yield folder, slow
 
 
 @pytest.fixture(scope="module")
-def page(lab: tuple[JupyterServer, Any]) -> Iterator[NotebookPage]:
-    server, _ = lab
-    with open_notebook(server, "demo.ipynb", ARTIFACTS) as notebook:
+def page(lab: tuple[NotebookFolder, Any], jupyter_testbed: JupyterTestbed) -> Iterator[NotebookPage]:
+    folder, _ = lab
+    with jupyter_testbed.open_notebook(folder, "demo.ipynb", ARTIFACTS) as notebook:
         notebook.run_and_wait(index("setup"))
         yield notebook
 
@@ -201,7 +197,7 @@ def test_job_as_last_line_becomes_a_playable_player(page: NotebookPage) -> None:
     shot(page, "12-last-line-player", "lastline")
 
 
-def test_cancel_during_a_blocking_wait_cancels_the_job(page: NotebookPage, lab: tuple[JupyterServer, Any]) -> None:
+def test_cancel_during_a_blocking_wait_cancels_the_job(page: NotebookPage, lab: tuple[NotebookFolder, Any]) -> None:
     """Cancel clicked while job.wait() blocks the kernel ends the wait and cancels the job while it runs."""
     _, slow = lab
     page.run(index("blocking"))
@@ -220,15 +216,14 @@ def test_cancel_during_a_blocking_wait_cancels_the_job(page: NotebookPage, lab: 
     assert cell.locator("button.gk-cancel").count() == 0
 
 
-def test_interrupting_a_wait_leaves_a_short_note(page: NotebookPage, lab: tuple[JupyterServer, Any]) -> None:
+def test_interrupting_a_wait_leaves_a_short_note(page: NotebookPage, lab: tuple[NotebookFolder, Any]) -> None:
     """The stop button during job.wait(): the card says the job goes on and how to resume; one error line."""
-    server, _ = lab
+    server = lab[0].server
     page.run(index("interrupt"))
     cell = page.cell(index("interrupt"))
     cell.locator("button.gk-cancel").wait_for(timeout=180_000)
     time.sleep(1.0)
-    sessions = httpx.get(server.url("api/sessions")).json()
-    kernel_id = sessions[0]["kernel"]["id"]
+    kernel_id = page.kernel_id()  # this notebook's (the server is shared with other test files)
     httpx.post(server.url(f"api/kernels/{kernel_id}/interrupt"))  # what the stop button sends
     page.wait_done(index("interrupt"))
     cell.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").wait_for(timeout=180_000)

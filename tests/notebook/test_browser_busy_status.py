@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Iterator, Literal
 
 import pytest
-from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_notebook
+from jupyter_browser import NotebookPage
+from jupyter_testbed import JupyterTestbed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -68,21 +69,16 @@ def status_during_wait(page: NotebookPage, name: str) -> list[str]:
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_the_status_stays_busy_while_a_first_widget_wait_runs(
-    app: Literal["lab", "notebook"], slow_gateway: Any, tmp_path: Path
+    app: Literal["lab", "notebook"], slow_gateway: Any, jupyter_testbed: JupyterTestbed
 ) -> None:
     """Through a job.wait() whose Cancel button is the kernel's first widget, the status never reads idle."""
-    root = tmp_path / "work"
-    root.mkdir()
+    folder = jupyter_testbed.folder(app, "busy-status")
     setup = SETUP.format(base_url=slow_gateway.base_url, api_key=slow_gateway.api_key)
-    write_notebook(root / "busy.ipynb", [setup, WAIT])
-    server = JupyterServer(root, app=app)
-    try:
-        with open_notebook(server, "busy.ipynb", ARTIFACTS) as page:
-            page.run_and_wait(0, timeout=60)
-            page.wait_kernel_idle()
-            samples = status_during_wait(page, app)
-            page.wait_done(1, timeout=120)
-    finally:
-        server.stop()
+    folder.write_notebook("busy.ipynb", [setup, WAIT])
+    with jupyter_testbed.open_notebook(folder, "busy.ipynb", ARTIFACTS) as page:  # a fresh kernel: no widget yet
+        page.run_and_wait(0, timeout=60)
+        page.wait_kernel_idle()
+        samples = status_during_wait(page, app)
+        page.wait_done(1, timeout=120)
     assert len(samples) > 30, samples
     assert set(samples) == {"busy"}, f"{samples.count('idle')} of {len(samples)} samples read idle during the wait"

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_notebook
+from jupyter_browser import NotebookPage
+from jupyter_testbed import JupyterTestbed, NotebookFolder
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -50,26 +51,20 @@ CELLS = [
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[JupyterServer, Path]]:
+def lab(jupyter_testbed: JupyterTestbed) -> Iterator[NotebookFolder]:
     from gatewaykit import emulator as gateway
 
-    root = tmp_path_factory.mktemp("lab-chat") / "work"
-    root.mkdir()
+    folder = jupyter_testbed.folder("lab", "chat")
     script = {"answers": [{"match": "queue", "content": ANSWER}, {"match": "long answer", "content": LONG}]}
     with gateway.start(time_scale=0.5, script=script) as running:
         cells = [source.format(base_url=running.base_url, api_key=running.api_key) for source in CELLS]
-        write_notebook(root / "chat.ipynb", cells)
-        server = JupyterServer(root, app="lab")
-        try:
-            yield server, root
-        finally:
-            server.stop()
+        folder.write_notebook("chat.ipynb", cells)
+        yield folder
 
 
 @pytest.fixture(scope="module")
-def page(lab: tuple[JupyterServer, Path]) -> Iterator[NotebookPage]:
-    server, _ = lab
-    with open_notebook(server, "chat.ipynb", ARTIFACTS) as notebook:
+def page(lab: NotebookFolder, jupyter_testbed: JupyterTestbed) -> Iterator[NotebookPage]:
+    with jupyter_testbed.open_notebook(lab, "chat.ipynb", ARTIFACTS) as notebook:
         notebook.run_and_wait(0)
         notebook.run_and_wait(1)
         notebook.run(2)
@@ -156,32 +151,34 @@ def save_with_outputs(page: NotebookPage, path: Path, timeout: float = 180) -> N
     raise AssertionError(f"JupyterLab did not save {path.name} with its outputs within {timeout:.0f} s")
 
 
-def test_dark_theme_screenshot(page: NotebookPage, lab: tuple[JupyterServer, Path]) -> None:
+def test_dark_theme_screenshot(page: NotebookPage, lab: NotebookFolder) -> None:
     """In JupyterLab Dark the panel and the code stay readable (screenshot to look at)."""
     page.page.evaluate("() => document.body.dataset.jpThemeLight = 'false'")
-    save_with_outputs(page, lab[1] / "chat.ipynb")
-    settings = lab[0].root.parent / "jupyter-settings" / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings"
+    save_with_outputs(page, lab.path / "chat.ipynb")
+    settings = lab.server.settings_dir / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({"theme": "JupyterLab Dark"}))
-    page.page.reload()
-    page.page.wait_for_selector(".jp-Notebook .gk-chat", timeout=180_000)
-    page.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=180_000)
-    page.screenshot("chat-answer-dark", 1)
-    settings.write_text(json.dumps({"theme": "JupyterLab Light"}))
+    try:  # the server is shared: the next test file opens its pages in the light theme again
+        page.page.reload()
+        page.page.wait_for_selector(".jp-Notebook .gk-chat", timeout=180_000)
+        page.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=180_000)
+        page.screenshot("chat-answer-dark", 1)
+    finally:
+        settings.write_text(json.dumps({"theme": "JupyterLab Light"}))
     assert page.cell(1).locator(".gk-chat pre span").count() > 0
 
 
-def test_reopened_untrusted_keeps_the_look(page: NotebookPage, lab: tuple[JupyterServer, Path]) -> None:
+def test_reopened_untrusted_keeps_the_look(page: NotebookPage, lab: NotebookFolder) -> None:
     """An unsigned copy (as nbclient or a download saves it) opens untrusted and still shows panel and colours."""
     import nbformat
 
-    server, root = lab
+    root = lab.path
     save_with_outputs(page, root / "chat.ipynb")
     nb = nbformat.read(str(root / "chat.ipynb"), as_version=4)
     nb.metadata["copied_by"] = "test"  # different content: JupyterLab's trust database has no signature for it
     untrusted = root / "chat-untrusted.ipynb"
     nbformat.write(nb, str(untrusted))  # nbformat.write does not sign
-    page.page.goto(server.notebook_url(untrusted.name))
+    page.page.goto(lab.server.notebook_url(lab.notebook_path(untrusted.name)))
     page.page.wait_for_selector(".jp-Notebook .gk-chat", timeout=180_000)
     page.screenshot("chat-answer-untrusted", 1)
     colours = page.cell(1).locator(".gk-chat pre span").evaluate_all("spans => spans.map(s => getComputedStyle(s).color)")

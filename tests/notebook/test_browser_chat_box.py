@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
-from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_notebook
+from jupyter_browser import NotebookPage
+from jupyter_testbed import JupyterTestbed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -38,27 +39,23 @@ def _wait_for(condition: Callable[[], Any], what: str, timeout: float = 90.0) ->
 
 
 @pytest.fixture(scope="module", params=["lab", "notebook"])
-def page(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
+def page(request: pytest.FixtureRequest, jupyter_testbed: JupyterTestbed) -> Iterator[NotebookPage]:
     from gatewaykit import emulator as gateway
 
     app = request.param
-    root = tmp_path_factory.mktemp(f"{app}-chat-box") / "work"
-    root.mkdir()
+    folder = jupyter_testbed.folder(app, "chat-box")
     script = {"answers": [{"match": "queue", "content": ANSWER}, {"match": "long answer", "content": LONG}]}
     with gateway.start(time_scale=0.5, script=script) as running:
         cells = [source.format(base_url=running.base_url, api_key=running.api_key) for source in CELLS]
-        write_notebook(root / "box.ipynb", cells)
-        server = JupyterServer(root, app=app)
-        try:
-            with open_notebook(server, "box.ipynb", ARTIFACTS / app) as notebook:
-                if app == "notebook":  # Notebook 7's own page, not JupyterLab's shell
-                    assert "/notebooks/box.ipynb" in notebook.page.url and notebook.page.locator(".jp-LabShell").count() == 0
-                notebook.run_and_wait(0, timeout=90)
-                notebook.run_and_wait(1, timeout=90)
-                notebook.page.wait_for_selector("textarea.gk-chat-input", timeout=90_000)
-                yield notebook
-        finally:
-            server.stop()
+        folder.write_notebook("box.ipynb", cells)
+        with jupyter_testbed.open_notebook(folder, "box.ipynb", ARTIFACTS / app) as notebook:
+            if app == "notebook":  # Notebook 7's own page, not JupyterLab's shell
+                assert f"/notebooks/{folder.notebook_path('box.ipynb')}" in notebook.page.url
+                assert notebook.page.locator(".jp-LabShell").count() == 0
+            notebook.run_and_wait(0, timeout=90)
+            notebook.run_and_wait(1, timeout=90)
+            notebook.page.wait_for_selector("textarea.gk-chat-input", timeout=90_000)
+            yield notebook
 
 
 def _box(page: NotebookPage) -> Any:

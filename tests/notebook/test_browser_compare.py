@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_notebook
+from jupyter_browser import NotebookPage
+from jupyter_testbed import JupyterTestbed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -20,20 +21,15 @@ COMPARE = "client.compare('Explain server-sent events', models=['chat-vision', '
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
+def page(jupyter_testbed: JupyterTestbed) -> Iterator[NotebookPage]:
     from gatewaykit import emulator as gateway
 
-    root = tmp_path_factory.mktemp("lab-compare") / "work"
-    root.mkdir()
+    folder = jupyter_testbed.folder("lab", "compare")
     with gateway.start(time_scale=1) as running:
-        write_notebook(root / "compare.ipynb", [SETUP.format(base_url=running.base_url, api_key=running.api_key), COMPARE])
-        server = JupyterServer(root, app="lab")
-        try:
-            with open_notebook(server, "compare.ipynb", ARTIFACTS) as notebook:
-                notebook.run_and_wait(0)
-                yield notebook
-        finally:
-            server.stop()
+        folder.write_notebook("compare.ipynb", [SETUP.format(base_url=running.base_url, api_key=running.api_key), COMPARE])
+        with jupyter_testbed.open_notebook(folder, "compare.ipynb", ARTIFACTS) as notebook:
+            notebook.run_and_wait(0)
+            yield notebook
 
 
 def test_a_finished_column_shows_while_another_still_streams(page: NotebookPage) -> None:

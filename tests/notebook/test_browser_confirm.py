@@ -13,7 +13,8 @@ from typing import Any, Iterator
 
 import httpx
 import pytest
-from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_notebook
+from jupyter_browser import NotebookPage
+from jupyter_testbed import JupyterTestbed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -39,22 +40,17 @@ CANCEL, CONFIRM, ASYNC = 1, 2, 3
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[NotebookPage, Any]]:
+def lab(jupyter_testbed: JupyterTestbed) -> Iterator[tuple[NotebookPage, Any]]:
     from gatewaykit import emulator as gateway
 
-    root = tmp_path_factory.mktemp("confirm") / "work"
-    root.mkdir()
+    folder = jupyter_testbed.folder("lab", "confirm")
     with gateway.start(time_scale=0, admin_token=ADMIN) as running:
         cells = [cell.replace("{base_url!r}", repr(running.base_url)).replace("{api_key!r}", repr(running.api_key))
                  for cell in CELLS]  # fmt: skip
-        write_notebook(root / "confirm.ipynb", cells)
-        server = JupyterServer(root, app="lab")
-        try:
-            with open_notebook(server, "confirm.ipynb", ARTIFACTS) as page:
-                page.run_and_wait(0, timeout=60)
-                yield page, running
-        finally:
-            server.stop()
+        folder.write_notebook("confirm.ipynb", cells)
+        with jupyter_testbed.open_notebook(folder, "confirm.ipynb", ARTIFACTS) as page:
+            page.run_and_wait(0, timeout=60)
+            yield page, running
 
 
 def _jobs_started(gateway: Any) -> float:

@@ -2,17 +2,17 @@
 
 One notebook is built in-process (no kernel) from the bundles our displays send, exported once with
 nbconvert's ``HTMLExporter`` and opened once from a file; the page's own CDN scripts are blocked (no network).
-Kept apart from the modules whose module-scoped page holds a Playwright session open.
+Opened in a context of the browser tests' shared Chromium (``chromium``).
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from factories import chat, model_list, video_job
-from jupyter_browser import CHROMIUM_ARGS, chromium_path
 
 from gatewaykit.errors import RateLimitError
 from gatewaykit.notebook.html_views.html import render_offline_banner_html
@@ -57,23 +57,20 @@ def _exported_notebook(path: Path) -> None:
     path.write_text(body, encoding="utf-8")
 
 
-def test_our_outputs_line_up_with_the_code_in_nbconvert_html(tmp_path: Path) -> None:
+def test_our_outputs_line_up_with_the_code_in_nbconvert_html(tmp_path: Path, chromium: Any) -> None:
     """In nbconvert's lab-template HTML every output of ours starts at the code box's left edge (within 1 px)."""
-    from playwright.sync_api import sync_playwright
-
     page_file = tmp_path / "exported.html"
     _exported_notebook(page_file)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1600})
-            page.route(re.compile(r"^https?://"), lambda route: route.abort())  # the template's CDN scripts
-            page.goto(page_file.as_uri())
-            page.wait_for_selector(".jp-CodeCell .gk-job", timeout=60_000)
-            assert "jp-Notebook" in page.evaluate("document.body.className")  # what the style's selector keys on
-            cells = page.evaluate(MEASURE)
-        finally:
-            browser.close()
+    context = chromium.new_context(viewport={"width": 1280, "height": 1600})
+    try:
+        page = context.new_page()
+        page.route(re.compile(r"^https?://"), lambda route: route.abort())  # the template's CDN scripts
+        page.goto(page_file.as_uri())
+        page.wait_for_selector(".jp-CodeCell .gk-job", timeout=60_000)
+        assert "jp-Notebook" in page.evaluate("document.body.className")  # what the style's selector keys on
+        cells = page.evaluate(MEASURE)
+    finally:
+        context.close()
     assert len(cells) == 6 and all(len(cell["ours"]) == 1 for cell in cells), cells
     off = [(name, left - cell["code"]) for cell in cells for name, left in cell["ours"] if abs(left - cell["code"]) > 1]
     assert not off, f"outputs not lined up with the code box (class, px off): {off}"

@@ -13,7 +13,8 @@ from typing import Any, Iterator
 
 import httpx
 import pytest
-from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_notebook
+from jupyter_browser import NotebookPage
+from jupyter_testbed import JupyterTestbed
 
 pytestmark = [
     pytest.mark.browser,
@@ -52,23 +53,18 @@ def index(name: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory, slow: Any) -> Iterator[NotebookPage]:
+def page(jupyter_testbed: JupyterTestbed, slow: Any) -> Iterator[NotebookPage]:
     from gatewaykit import emulator as gateway
 
-    root = tmp_path_factory.mktemp("notebook7") / "work"
-    root.mkdir()
+    folder = jupyter_testbed.folder("notebook", "notebook7")
     with gateway.start(time_scale=0.3) as running:
         cells = [cell.format(base_url=running.base_url, api_key=running.api_key, slow_url=slow.base_url,
                              slow_key=slow.api_key) for cell in CELLS.values()]
-        write_notebook(root / "demo.ipynb", cells)
-        server = JupyterServer(root, app="notebook")
-        try:
-            with open_notebook(server, "demo.ipynb", ARTIFACTS) as notebook:
-                assert notebook.page.locator("#jp-top-panel, .jp-NotebookPanel").count() >= 1
-                notebook.run_and_wait(index("setup"))
-                yield notebook
-        finally:
-            server.stop()
+        folder.write_notebook("demo.ipynb", cells)
+        with jupyter_testbed.open_notebook(folder, "demo.ipynb", ARTIFACTS) as notebook:
+            assert notebook.page.locator("#jp-top-panel, .jp-NotebookPanel").count() >= 1
+            notebook.run_and_wait(index("setup"))
+            yield notebook
 
 
 def answer_text(page: NotebookPage) -> str:
@@ -78,7 +74,7 @@ def answer_text(page: NotebookPage) -> str:
 
 def test_is_notebook_7(page: NotebookPage) -> None:
     """The page is Notebook 7's single-document notebook view, not JupyterLab."""
-    assert "/notebooks/demo.ipynb" in page.page.url
+    assert f"/notebooks/{page.path}" in page.page.url and page.path.endswith("/demo.ipynb")
     assert page.page.locator(".jp-LabShell").count() == 0
 
 

@@ -1,7 +1,7 @@
 """notebooks/09-playground.ipynb in JupyterLab 4 + headless Chromium: the form is used as a person would.
 
 The notebook is opened with its stored outputs cleared; its ``gk.Client()`` finds ``SVC_API_KEY`` and
-``SVC_BASE_URL`` pointing at an offline gateway started here (time scale 0.6,
+``SVC_BASE_URL`` (in its kernel's environment, from its folder's kernelspec) pointing at an offline gateway started here (time scale 0.6,
 so the video job shows progress for a few seconds). Tests run in order on one
 page; screenshots go to ``test-artifacts/browser/playground-*.png``.
 """
@@ -14,7 +14,8 @@ from typing import Any, Iterator
 
 import nbformat
 import pytest
-from jupyter_browser import JupyterServer, NotebookPage, open_notebook
+from jupyter_browser import NotebookPage
+from jupyter_testbed import JupyterTestbed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -24,44 +25,23 @@ SETUP, PLAYGROUND = 1, 3  # code cells of 09-playground.ipynb (0, 2 and 4 are Ma
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
+def page(jupyter_testbed: JupyterTestbed) -> Iterator[NotebookPage]:
     from gatewaykit import emulator as gateway
 
-    root = tmp_path_factory.mktemp("playground") / "work"
-    root.mkdir()
     notebook = nbformat.read(str(REPO / "notebooks" / "09-playground.ipynb"), as_version=4)
     for cell in notebook.cells:  # as a fresh notebook: the sources as stored, no outputs yet
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
-    nbformat.write(notebook, str(root / "09-playground.ipynb"))
-    with pytest.MonkeyPatch.context() as env, gateway.start(time_scale=0.6) as running:
-        env.setenv("SVC_BASE_URL", running.base_url)  # the Jupyter server, and so the kernel, inherit these
-        env.setenv("SVC_API_KEY", running.api_key)
-        server = JupyterServer(root, app="lab")
-        try:
-            with open_notebook(server, "09-playground.ipynb", ARTIFACTS, height=1800) as notebook:
-                run_first_cell(notebook)
-                notebook.run_and_wait(PLAYGROUND)
-                notebook.page.wait_for_selector(".gk-playground .gk-playground-run", timeout=180_000)
-                yield notebook
-        finally:
-            server.stop()
-
-
-def run_first_cell(notebook: NotebookPage) -> None:
-    """Run the setup cell; if JupyterLab asks which kernel to use (a race on a busy machine), accept its choice."""
-    dialog = notebook.page.locator(".jp-Dialog .jp-mod-accept")
-    for _ in range(3):
-        if dialog.count():
-            dialog.first.click()
-        try:
-            notebook.run_and_wait(SETUP)
-            return
-        except Exception:  # noqa: BLE001 - retried after accepting the dialog
-            notebook.screenshot("playground-setup-retry")
-            if not dialog.count():
-                raise
-    notebook.run_and_wait(SETUP)
+    with gateway.start(time_scale=0.6) as running:
+        # The kernel's environment has these (its folder's kernelspec), as a reader's shell would.
+        folder = jupyter_testbed.folder("lab", "playground", env={"SVC_BASE_URL": running.base_url,
+                                                                  "SVC_API_KEY": running.api_key})
+        folder.adopt("09-playground.ipynb", notebook)
+        with jupyter_testbed.open_notebook(folder, "09-playground.ipynb", ARTIFACTS, height=1800) as page:
+            page.run_and_wait(SETUP)  # (a "Select Kernel" dialog on a busy machine is answered by the page)
+            page.run_and_wait(PLAYGROUND)
+            page.page.wait_for_selector(".gk-playground .gk-playground-run", timeout=180_000)
+            yield page
 
 
 def expect(locator: Any) -> Any:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_notebook
+from jupyter_browser import NotebookPage
+from jupyter_testbed import JupyterTestbed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -45,21 +46,16 @@ SYNC, ASYNC = 1, 2
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
+def page(jupyter_testbed: JupyterTestbed) -> Iterator[NotebookPage]:
     from gatewaykit import emulator as gateway
 
-    root = tmp_path_factory.mktemp("lab-turns") / "work"
-    root.mkdir()
+    folder = jupyter_testbed.folder("lab", "turns")
     with gateway.start(time_scale=0.6) as running:
-        write_notebook(root / "turns.ipynb", [cell.format(base_url=running.base_url, api_key=running.api_key)
+        folder.write_notebook("turns.ipynb", [cell.format(base_url=running.base_url, api_key=running.api_key)
                                               if "{base_url" in cell else cell for cell in CELLS])  # fmt: skip
-        server = JupyterServer(root, app="lab")
-        try:
-            with open_notebook(server, "turns.ipynb", ARTIFACTS) as notebook:
-                notebook.run_and_wait(0)
-                yield notebook
-        finally:
-            server.stop()
+        with jupyter_testbed.open_notebook(folder, "turns.ipynb", ARTIFACTS) as notebook:
+            notebook.run_and_wait(0)
+            yield notebook
 
 
 def watch_running_step(page: NotebookPage, cell: int, name: str) -> bool:

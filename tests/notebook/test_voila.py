@@ -56,23 +56,30 @@ def voila(tmp_path: Path, time_scale: str = "0", notebook: str = "notebooks/09-p
                 server.wait(60)
 
 
-def test_voila_serves_the_playground(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def playground_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One ``voila notebooks/09-playground.ipynb`` for the tests that load it (each load runs a fresh kernel)."""
+    with voila(tmp_path_factory.mktemp("voila-playground")) as url:
+        yield url
+
+
+def test_voila_serves_the_playground(playground_app: str) -> None:
     """`voila notebooks/09-playground.ipynb` answers 200 with the playground's widget in the page."""
-    with voila(tmp_path) as url:
-        page = httpx.get(url, timeout=90)
+    page = httpx.get(playground_app, timeout=90)
     assert page.status_code == 200
     assert "application/vnd.jupyter.widget-view+json" in page.text  # the kernel ran gk.playground(client)
     assert "Traceback" not in page.text
 
 
 @pytest.mark.browser
-def test_the_voila_app_runs_an_image(tmp_path: Path) -> None:
+def test_the_voila_app_runs_an_image(playground_app: str) -> None:
     """In the Voilà app, picking image, typing a prompt and pressing Run shows the decoded image and its cost."""
     from playwright.sync_api import expect, sync_playwright
 
     artifacts = REPO / "test-artifacts" / "browser"
     artifacts.mkdir(parents=True, exist_ok=True)
-    with voila(tmp_path) as url, sync_playwright() as playwright:
+    url = playground_app
+    with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1100, "height": 1400})
