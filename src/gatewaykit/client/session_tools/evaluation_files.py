@@ -14,17 +14,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["formula_safe", "media_names", "save_evaluation"]
+from gatewaykit.costs.csv_cells import safe_cell
+
+__all__ = ["media_names", "save_evaluation"]
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def formula_safe(value: Any) -> Any:
-    """``value`` with a leading ``'`` when it is a string a spreadsheet would run as a formula."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
 
 
 def _stem(cell: Any) -> str:
@@ -70,7 +64,7 @@ def save_evaluation(evaluation: Any, folder: Path) -> Path:
     frame = evaluation.to_pandas()
     for column in frame.columns:
         if not (frame[column].dtype.kind in "biufc"):  # text columns (object or pandas' string dtype)
-            frame[column] = frame[column].map(formula_safe).astype(object)
+            frame[column] = frame[column].map(safe_cell).astype(object)  # the ledger's and the gallery's rule
     for cell in evaluation.cells:
         if cell.ok and cell.kind != "chat":
             _write_media(cell, folder)
