@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_notebook
+from jupyter_browser import NotebookPage
+from jupyter_testbed import JupyterTestbed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -25,20 +26,15 @@ client.evaluate(cases, models=['image-pixels', 'image-tiers', 'image-aspect'],
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookPage]:
+def page(jupyter_testbed: JupyterTestbed) -> Iterator[NotebookPage]:
     from gatewaykit import emulator as gateway
 
-    root = tmp_path_factory.mktemp("lab-evaluate") / "work"
-    root.mkdir()
+    folder = jupyter_testbed.folder("lab", "evaluate")
     with gateway.start(time_scale=1) as running:
-        write_notebook(root / "evaluate.ipynb", [SETUP.format(base_url=running.base_url, api_key=running.api_key), EVALUATE])
-        server = JupyterServer(root, app="lab")
-        try:
-            with open_notebook(server, "evaluate.ipynb", ARTIFACTS, height=2200) as notebook:
-                notebook.run_and_wait(0)
-                yield notebook
-        finally:
-            server.stop()
+        folder.write_notebook("evaluate.ipynb", [SETUP.format(base_url=running.base_url, api_key=running.api_key), EVALUATE])
+        with jupyter_testbed.open_notebook(folder, "evaluate.ipynb", ARTIFACTS, height=2200) as notebook:
+            notebook.run_and_wait(0)
+            yield notebook
 
 
 def test_finished_cells_show_while_others_still_run_then_the_grid_is_final(page: NotebookPage) -> None:
