@@ -213,8 +213,14 @@ class ChatUI:
         spent = float(getattr(ledger, "total_cost", 0.0) or 0.0)
         w["budget"].max = float(budget)
         w["budget"].value = min(spent, float(budget))
-        w["budget"].description = f"{style.format_cost(spent)} of {style.format_cost(budget)}"
         w["budget"].layout.display = None
+        # Not the bar's description: JupyterLab typesets "$0.00 of $0.05" in a widget label as LaTeX
+        # (the amounts vanish into italic maths). An HTML widget's value is not typeset.
+        label = w.get("budget_label")
+        if label is not None:
+            money = f"budget: {style.format_cost(spent)} of {style.format_cost(budget)}"
+            label.value = f'<span class="{style.NO_MATH}" style="{style.MUTED}">{style.esc(money)}</span>'
+            label.layout.display = None
 
     def _chat_models(self) -> list[str]:
         try:
@@ -249,9 +255,11 @@ class ChatUI:
         reset = widgets.Button(description="Reset", icon="refresh")
         attach = widgets.FileUpload(accept="image/*", multiple=True, description="Image")
         budget = widgets.FloatProgress(value=0.0, min=0.0, max=1.0, layout=widgets.Layout(display="none"))
+        budget_label = widgets.HTML(layout=widgets.Layout(display="none"))
         self._widgets = w = {
             "transcript": widgets.HTML(), "live": widgets.HTML(), "status": widgets.HTML(), "totals": widgets.HTML(),
-            "input": entry, "send": send, "stop": stop, "budget": budget, "picker": picker, "attach": attach,
+            "input": entry, "send": send, "stop": stop, "budget": budget,
+            "budget_label": budget_label, "picker": picker, "attach": attach,
             "pending": "", "steps": "",
         }  # fmt: skip
         if not enter_sends:
@@ -269,7 +277,7 @@ class ChatUI:
         attach.layout.display = None if self._is_vision(self.session.model) else "none"
         attach.observe(self._attached, names="value")
         controls = widgets.HBox([send, stop, undo, reset, attach])
-        box = widgets.VBox([widgets.HBox([picker, w["totals"]]), budget, w["transcript"], w["live"], entry, controls,
+        box = widgets.VBox([widgets.HBox([picker, w["totals"]]), widgets.HBox([budget, budget_label]), w["transcript"], w["live"], entry, controls,
                             w["status"]], layout=widgets.Layout(width="100%"))  # fmt: skip
         box.add_class("gk-chat-box")
         self._refresh()
