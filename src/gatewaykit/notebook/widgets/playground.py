@@ -29,7 +29,14 @@ from gatewaykit.errors import GatewayError, JobFailedError, JobTimeoutError
 from gatewaykit.notebook.html_views import html as views
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.cell_output.kernel import CellThread, sleep_until, start_thread
-from gatewaykit.notebook.widgets.playground_fields import build_request, check_request, fields_for, models_by_kind, skipped_parameters
+from gatewaykit.notebook.widgets.playground_fields import (
+    build_request,
+    check_request,
+    fields_for,
+    models_by_kind,
+    prompt_is_blank,
+    skipped_parameters,
+)
 from gatewaykit.notebook.widgets.playground_widgets import (
     LABEL_STYLE,
     HTMLWidgetSink,
@@ -40,6 +47,7 @@ from gatewaykit.notebook.widgets.playground_widgets import (
 
 __all__ = ["Playground", "playground"]
 
+PROMPT_HINT = "Write a prompt, then press Run."
 WIDGET_FALLBACK = "(The playground is an ipywidgets form: run this cell in Jupyter, with its kernel, to show it.)"
 _counter = itertools.count(1)
 
@@ -132,12 +140,19 @@ class Playground:
         return build_request(self.model, {name: widget.value for name, widget in self.values.items()})
 
     def check(self) -> Optional[GatewayError]:
-        """Run the client's pre-send checks on the form; show and return the error (None when valid)."""
+        """Run the client's pre-send checks on the form; show and return the error (None when valid).
+
+        An empty prompt (a fresh form, a switch of kind) is not a mistake: nothing was sent, so it shows a
+        quiet hint, never an error card, though Run still sends nothing.
+        """
+        request = self.request()
         try:
-            request = self.request()
             check_request(self.model, request)
         except GatewayError as error:
-            self.message.value = views.render_error_html(error)
+            if prompt_is_blank(self.model, request):
+                self.message.value = f'<span class="gk-playground-hint" style="{style.MUTED}">{style.esc(PROMPT_HINT)}</span>'
+            else:
+                self.message.value = views.render_error_html(error)
             self.quote.value = ""
             return error
         self.message.value = ""

@@ -1,0 +1,90 @@
+"""What the chat box and the playground say in their labels, without a browser (issue 31: items 7, 8).
+
+JupyterLab typesets ``$...$`` in a widget's ``description`` as LaTeX, so money
+never goes into one; the browser check (test_browser_notices.py) looks at the
+drawn page. A fresh playground has nothing to send: it hints, it does not
+show an error card.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import pytest
+
+import gatewaykit as gk
+from gateway_accounts import ACME_KEY
+
+
+@pytest.fixture
+def client(emulator: Any) -> Iterator[gk.Client]:
+    ledger = gk.Ledger(path=None, budget=0.05)
+    with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, ledger=ledger, display=False) as made:
+        yield made
+
+
+def _all_widgets(widget: Any) -> Iterator[Any]:
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _all_widgets(child)
+
+
+def _descriptions(root: Any) -> list[str]:
+    return [str(getattr(w, "description", "") or "") for w in _all_widgets(root)]
+
+
+def test_the_chat_box_budget_shows_money_outside_any_widget_description(client: gk.Client) -> None:
+    """After a priced turn the budget reads '$… of $0.05' in an HTML widget; no description holds a '$'."""
+    ui = gk.chat_ui(client, model="chat-mini")
+    box = ui._build()
+    ui._widgets["box"] = box  # type: ignore[index]
+    ui.send("Name three rivers")
+    assert [text for text in _descriptions(box) if "$" in text] == []
+    label = ui._widgets["budget_label"]  # type: ignore[index]
+    assert "of $0.05" in label.value and "tex2jax_ignore" in label.value
+    assert label.layout.display is None and ui._widgets["budget"].layout.display is None  # type: ignore[index]
+
+
+def _playground(client: gk.Client) -> Any:
+    import ipywidgets
+
+    from gatewaykit.notebook.widgets.playground import Playground
+
+    return Playground(client, ipywidgets)
+
+
+def test_no_playground_description_holds_a_dollar(client: gk.Client) -> None:
+    """Every kind's form: labels are words, never amounts (the quote and the cost are HTML widgets)."""
+    pg = _playground(client)
+    for kind in pg.kinds:
+        pg.kind_picker.value = kind
+        assert [text for text in _descriptions(pg.widget) if "$" in text] == [], kind
+
+
+def test_a_fresh_playground_hints_instead_of_showing_an_error(client: gk.Client) -> None:
+    """Opened, and on every switch of kind, the empty prompt gives a quiet hint, never a 400 card."""
+    pg = _playground(client)
+    for kind in [*pg.kinds, next(iter(pg.kinds))]:
+        pg.kind_picker.value = kind
+        message = pg.message.value
+        assert "Write a prompt" in message and "gk-playground-hint" in message, kind
+        assert "400" not in message and "Error" not in message, kind
+    pg.values["prompt"].value = "a red fox"
+    assert "Write a prompt" not in pg.message.value
+
+
+def test_run_with_an_empty_prompt_sends_nothing_and_stays_a_hint(client: gk.Client) -> None:
+    """Run on a fresh form: no request, no ledger row, the hint and no error card."""
+    pg = _playground(client)
+    pg.run_button.click()
+    assert pg.wait(5)
+    assert len(client.ledger.rows) == 0
+    assert "Write a prompt" in pg.message.value and "Error" not in pg.message.value
+
+
+def test_a_real_mistake_still_shows_the_error_card(client: gk.Client) -> None:
+    """A song without lyrics is a mistake in the form: the client's message shows as before."""
+    pg = _playground(client)
+    pg.kind_picker.value = "music"
+    pg.values["prompt"].value = "folk, guitar"
+    assert "lyrics" in pg.message.value and "gk-playground-hint" not in pg.message.value
