@@ -420,6 +420,10 @@ class Ledger:
     def __repr__(self) -> str:
         return repr(self._view())
 
+    def __str__(self) -> str:
+        """``print(ledger)``: the last rows as a plain-text table, then the totals."""
+        return str(self._view())
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return self._view()._repr_mimebundle_(include, exclude)
 
