@@ -56,3 +56,12 @@ def test_model_text_in_a_repr_loses_control_characters() -> None:
     """An escape sequence in an answer never reaches the terminal through repr() or str()."""
     answer = gk.ChatCompletion(model="m", choices=[{"message": {"role": "assistant", "content": "hi\x1b[2J there"}}])
     assert "\x1b" not in repr(answer) and "\x1b" not in str(answer)
+
+
+def test_a_job_prints_the_clip_length_labelled_apart_from_the_time_it_took() -> None:
+    """A 4 s clip made in 2 s reads 'length 4 s' and 'took 2 s', never a bare '2 s' where the length goes."""
+    job = gk.VideoJob(id="video_1", status="completed", model="video-tiers", seconds="4", size="1280x720",
+                      created_at=1_700_000_000, completed_at=1_700_000_002)  # fmt: skip
+    assert str(job) == "video_1 completed · video-tiers · length 4 s · 1280×720 · took 2 s · not saved (job.save(path))"
+    song = gk.MusicJob(id="audio_1", status="in_progress", model="music-lyrics", seconds="30.5")
+    assert str(song) == "audio_1 in_progress · music-lyrics · length 30.5 s"

@@ -110,23 +110,29 @@ def model_list_repr(models: Any) -> str:
     return short_repr(f"ModelList({_plural(len(ids), 'model')}: {shown})")
 
 
-def _job_seconds(job: Any) -> Optional[str]:
-    if job.created_at and job.completed_at:
-        return f"{job.completed_at - job.created_at} s"
-    return f"{job.seconds} s long" if job.seconds else None
+def _seconds(value: Any) -> str:
+    number = float(value)
+    return f"{number:g} s"
 
 
 def job_text(job: Any) -> str:
-    """``video_… completed · 4 s · 1280×720 · saved to waves.mp4`` (or ``not saved``)."""
+    """``video_… completed · video-tiers · length 4 s · 1280×720 · took 2 s · saved to waves.mp4``.
+
+    ``length`` is the clip's (or song's) own duration, ``took`` how long the gateway took to make it.
+    """
     parts = [f"{_clean(job.id)} {_clean(job.status)}"]
     if job.model:
         parts.append(_clean(job.model))
-    took = _job_seconds(job)
-    if took:
-        parts.append(took)
+    try:
+        if job.seconds:
+            parts.append(f"length {_seconds(job.seconds)}")
+    except (TypeError, ValueError):  # not a number: shown as the gateway sent it
+        parts.append(f"length {_clean(job.seconds)}")
     size = getattr(job, "size", None)
     if size:
         parts.append(_clean(size).replace("x", "×"))
+    if job.created_at and job.completed_at:
+        parts.append(f"took {_seconds(job.completed_at - job.created_at)}")
     if job.error is not None:
         parts.append(f"error: {_snippet(job.error.message, 120)}")
     elif job.status == "completed":
