@@ -10,13 +10,13 @@ gateway's, never model output; control characters are dropped all the same.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from typing import Any, Optional
 
 from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.costs.rows import ESTIMATED, NOT_REPORTED
-from gatewaykit.costs.views import DisplayState, charged_total
 
 __all__ = ["SHOWN_ROWS", "ledger_text"]
 
@@ -25,6 +25,15 @@ _PENDING = frozenset({"queued", "in_progress", "pending"})
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _HEADER = ("time (UTC)", "kind", "model", "status", "tokens", "cost")
 _RIGHT = frozenset({4, 5})  # numbers line up on the right
+
+
+def charged_total(columns: dict[str, list], source: Optional[str] = None) -> float:
+    """As :func:`gatewaykit.costs.views.charged_total` (not imported: views imports this module)."""
+    return math.fsum(
+        cost
+        for cost, charged, origin in zip(columns["total_cost"], columns["charged"], columns["cost_source"])
+        if charged and cost is not None and (source is None or origin == source)
+    )
 
 
 def _cost(status: Any, source: Any, cost: Optional[float]) -> str:
@@ -42,7 +51,7 @@ def _cell(value: Any) -> str:
 
 
 def _rows(columns: dict[str, list], start: int) -> list[tuple[str, ...]]:
-    out = []
+    out: list[tuple[str, ...]] = []
     for i in range(start, len(columns["time"])):
         tokens = columns["total_tokens"][i]
         out.append((
@@ -54,7 +63,7 @@ def _rows(columns: dict[str, list], start: int) -> list[tuple[str, ...]]:
     return out
 
 
-def _totals(state: DisplayState) -> str:
+def _totals(state: Any) -> str:
     columns = state.columns
     statuses = columns["status"]
     line = f"total {format_usd(charged_total(columns))}"
@@ -77,8 +86,11 @@ def _totals(state: DisplayState) -> str:
     return line
 
 
-def ledger_text(state: DisplayState, shown: int = SHOWN_ROWS) -> str:
-    """The ledger (or a view of it) as a plain-text table: last ``shown`` rows, then the totals."""
+def ledger_text(state: Any, shown: int = SHOWN_ROWS) -> str:
+    """The ledger (or a view of it) as a plain-text table: last ``shown`` rows, then the totals.
+
+    ``state`` is a :class:`gatewaykit.costs.views.DisplayState` (not imported: views imports this module).
+    """
     columns = state.columns
     count = len(columns["time"])
     lines = [f"{state.title}: {plural(count, 'row')}"]
