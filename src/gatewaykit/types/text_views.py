@@ -94,14 +94,15 @@ def completion_repr(completion: Any) -> str:
 
 
 def model_list_text(models: Iterable[Any]) -> str:
-    """A table: one line per model, its id and its kind."""
-    rows = [(_clean(model.id), model.kind) for model in models]
+    """A table: one line per model, its id, its kind and (when the catalog states one) its price."""
+    rows = [(_clean(model.id), model.kind, _clean(getattr(model, "price", ""))) for model in models]
     if not rows:
         return "(no models)"
-    width = max(len("id"), *(len(model_id) for model_id, _ in rows))
-    lines = [f"{'id':<{width}}  kind", f"{'-' * width}  -----"]
-    lines += [f"{model_id:<{width}}  {kind}" for model_id, kind in rows]
-    return "\n".join(lines)
+    width = max(len("id"), *(len(model_id) for model_id, _, _ in rows))
+    priced = any(price for _, _, price in rows)
+    lines = [f"{'id':<{width}}  kind " + ("  price" if priced else ""), f"{'-' * width}  -----" + ("  -----" if priced else "")]
+    lines += [f"{model_id:<{width}}  {kind:<5}" + (f"  {price}" if priced else "") for model_id, kind, price in rows]
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def model_list_repr(models: Any) -> str:

@@ -235,7 +235,7 @@ def _parameter_summary(model: Any) -> str:
 
 
 def render_models_table_html(models: Iterable[Any]) -> str:
-    """The catalog as a table: id, kind, modalities, parameters, edit support, prompt limit."""
+    """The catalog as a table: id, kind, price, modalities, parameters, edit support, prompt limit."""
     rows = []
     for model in models:
         edit = model.edit
@@ -243,6 +243,7 @@ def render_models_table_html(models: Iterable[Any]) -> str:
         cells = [
             f'<code style="{style.CODE};white-space:nowrap">{esc(model.id)}</code>',  # the page's code CSS may wrap
             esc(model.kind),
+            esc(model.price),
             esc(", ".join(model.input_modalities)) + " → " + esc(", ".join(model.output_modalities)),
             esc(_parameter_summary(model)),
             esc(edit_text),
@@ -255,10 +256,10 @@ def render_models_table_html(models: Iterable[Any]) -> str:
         )
     header = "".join(
         f'<th style="{style.CELL}">{name}</th>'
-        for name in ("model", "kind", "modalities", "parameters", "edit", "prompt max")
+        for name in ("model", "kind", "price", "modalities", "parameters", "edit", "prompt max")
     )
     return (
-        f'<table class="gk-models" style="{style.TABLE}"><thead><tr>{header}</tr></thead>'
+        f'<table class="gk-models {style.NO_MATH}" style="{style.TABLE}"><thead><tr>{header}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
 
