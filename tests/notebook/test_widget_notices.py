@@ -1,4 +1,4 @@
-"""What the chat box and the playground say in their labels, without a browser (issue 31: items 7, 8).
+"""What the chat box and the playground say, without a browser (issue 31: items 7, 8, 10).
 
 JupyterLab typesets ``$...$`` in a widget's ``description`` as LaTeX, so money
 never goes into one; the browser check (test_browser_notices.py) looks at the
@@ -8,6 +8,7 @@ show an error card.
 
 from __future__ import annotations
 
+import datetime
 from typing import Any, Iterator
 
 import pytest
@@ -88,3 +89,56 @@ def test_a_real_mistake_still_shows_the_error_card(client: gk.Client) -> None:
     pg.kind_picker.value = "music"
     pg.values["prompt"].value = "folk, guitar"
     assert "lyrics" in pg.message.value and "gk-playground-hint" not in pg.message.value
+
+
+def _png() -> bytes:
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (32, 32), "red").save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def _upload(name: str, data: bytes) -> dict[str, Any]:
+    return {"name": name, "type": "", "size": len(data), "content": memoryview(data),
+            "last_modified": datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)}
+
+
+def test_the_upload_count_goes_back_to_zero_once_the_image_is_sent(client: gk.Client) -> None:
+    """'Image (1)' is the upload's value: sending the message that took the image empties it (item 10)."""
+    ui = gk.chat_ui(client, model="chat-vision")
+    box = ui._build()
+    ui._widgets["box"] = box  # type: ignore[index]
+    attach = ui._widgets["attach"]  # type: ignore[index]
+    attach.value = (_upload("red.png", _png()),)
+    assert "1 image attached" in ui._widgets["status"].value  # type: ignore[index]
+    ui.send("What colour is this?")
+    assert len(attach.value) == 0 and ui._attachments == []
+
+
+def test_a_text_file_beside_an_image_is_named_not_dropped(client: gk.Client) -> None:
+    """A .txt picked with a PNG: the PNG is attached, the .txt named as not attached, the count reset (item 10)."""
+    ui = gk.chat_ui(client, model="chat-vision")
+    box = ui._build()
+    ui._widgets["box"] = box  # type: ignore[index]
+    attach = ui._widgets["attach"]  # type: ignore[index]
+    attach.value = (_upload("red.png", _png()), _upload("notes.txt", b"plain words"))
+    status = ui._widgets["status"].value  # type: ignore[index]
+    assert "1 image attached" in status and "Not attached: &#x27;notes.txt&#x27; is not an image" in status
+    assert len(ui._attachments) == 1 and len(attach.value) == 0
+
+
+def test_undo_of_the_only_priced_turn_says_where_its_cost_went(client: gk.Client) -> None:
+    """After Undo the conversation is $0.00 and the undone turn's cost is named as still in the ledger (item 10)."""
+    ui = gk.chat_ui(client, model="chat-mini")
+    box = ui._build()
+    ui._widgets["box"] = box  # type: ignore[index]
+    ui.send("Name three rivers")
+    spent = client.ledger.total_cost
+    ui.undo()
+    totals = ui._widgets["totals"].value  # type: ignore[index]
+    assert "not reported" not in totals and "conversation $0.00" in totals
+    assert f"undone turns {gk.costs.money.format_usd(spent)} (still in the ledger)" in totals
+    assert client.ledger.total_cost == spent

@@ -65,6 +65,7 @@ class ChatUI:
         self._busy = threading.Lock()
         self._worker: Optional[threading.Thread] = None
         self._attachments: list[bytes] = []
+        self._undone_cost = 0.0  # USD of turns taken back (Undo, Reset): still in the ledger
         self.error: Optional[BaseException] = None
         self._widgets: Optional[dict[str, Any]] = None
         self._display_id: Optional[str] = None
@@ -84,6 +85,7 @@ class ChatUI:
             return None
         pictures = list(images or []) + self._attachments
         self._attachments = []
+        self._clear_upload()  # the button's "Image (1)" goes back to 0 with the message that took it
         self._stop.clear()
         self.error = None
         outcome: dict[str, Any] = {}
@@ -117,6 +119,8 @@ class ChatUI:
         if self._busy.locked():
             return self._status("Wait for the answer (or Stop it) before Undo.")
         last = len(self.session.turns) - 1
+        if last >= 0:
+            self._undone_cost += turn_cost(self.session.turns[last]) or 0.0
         self.session.undo()
         self._stopped_turns.discard(last)
         self._refresh()
@@ -125,6 +129,7 @@ class ChatUI:
         """Start the conversation over (the ledger keeps every cost)."""
         if self._busy.locked():
             return self._status("Wait for the answer (or Stop it) before Reset.")
+        self._undone_cost += math.fsum(turn_cost(turn) or 0.0 for turn in self.session.turns)
         self.session.reset()
         self._stopped_turns.clear()
         self._refresh()
@@ -190,6 +195,8 @@ class ChatUI:
         if turns:
             parts.append(f"this turn {style.format_cost(last) if last is not None else 'not reported'}")
         parts.append(f"conversation {conversation_cost_text(self.session.cost, [turn_cost(turn) for turn in turns])}")
+        if self._undone_cost:
+            parts.append(f"undone turns {style.format_cost(self._undone_cost)} (still in the ledger)")
         return f'<span style="{style.esc(style.MUTED)}">{style.esc(" · ".join(parts))}</span>'
 
     def _refresh(self, keep_live: bool = False) -> None:
@@ -286,16 +293,26 @@ class ChatUI:
     def _attached(self, change: Any) -> None:
         files = change["new"]
         items = list(files.values()) if isinstance(files, dict) else list(files or ())  # ipywidgets 7: dict, 8: tuple
-        accepted = []
-        try:
-            for item in items:
-                name = item.get("name") or item.get("metadata", {}).get("name", "file")
-                accepted.append(_check_image(bytes(item["content"]), name))
-        except ValueError as exc:
-            self._status(f"{exc}; nothing attached.")
+        if not items:  # the value cleared (after a send, or after a refusal)
             return
-        self._attachments.extend(accepted)
-        self._status(f"{len(self._attachments)} image{'s' if len(self._attachments) != 1 else ''} attached to the next message.")
+        refused = []
+        for item in items:
+            name = item.get("name") or item.get("metadata", {}).get("name", "file")
+            try:
+                self._attachments.append(_check_image(bytes(item["content"]), name))
+            except Exception as exc:  # noqa: BLE001 - every file gets a word, never a silent drop
+                refused.append(str(exc) if isinstance(exc, ValueError) else f"{name!r} could not be read ({exc})")
+        count = len(self._attachments)
+        text = f"{count} image{'s' if count != 1 else ''} attached to the next message." if count else "No image attached."
+        if refused:
+            self._clear_upload()  # the button counts only what is attached
+            text += " Not attached: " + "; ".join(refused) + "."
+        self._status(text)
+
+    def _clear_upload(self) -> None:
+        attach = (self._widgets or {}).get("attach")
+        if attach is not None and attach.value:
+            attach.value = {} if isinstance(attach.value, dict) else ()  # ipywidgets 7: dict, 8: tuple
 
     # -- display ------------------------------------------------------------------------------
     def static_html(self) -> str:
@@ -349,6 +366,8 @@ def conversation_cost_text(total: Optional[float], turn_costs: list[Optional[flo
     """The conversation's cost as read: what is known, plus how many turns (a stopped one) reported none."""
     if total is not None:
         return style.format_cost(total)
+    if not turn_costs:  # no turns (yet, or all taken back): nothing in this conversation
+        return style.format_cost(0.0)
     unknown = sum(1 for cost in turn_costs if cost is None)
     known = [cost for cost in turn_costs if cost is not None]
     if not known:
