@@ -83,6 +83,7 @@ def test_cancel_on_the_card_is_one_quiet_line(lab: NotebookPage) -> None:
     lab.run(CONFIRM)
     cancel = lab.cell(CONFIRM).locator("button.gk-confirm-no")
     cancel.wait_for(timeout=30_000)
+    lab.screenshot("confirm-card", CONFIRM)  # notebooks/media/confirm-card.png (notebook 05) is this picture
     cancel.click()
     lab.wait_done(CONFIRM, timeout=30)
     output = lab.output_text(CONFIRM)
