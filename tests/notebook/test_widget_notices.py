@@ -142,3 +142,22 @@ def test_undo_of_the_only_priced_turn_says_where_its_cost_went(client: gk.Client
     assert "not reported" not in totals and "conversation $0.00" in totals
     assert f"undone turns {gk.costs.money.format_usd(spent)} (still in the ledger)" in totals
     assert client.ledger.total_cost == spent
+
+
+def test_after_an_image_the_picker_offers_only_models_that_read_images(client: gk.Client) -> None:
+    """An image in the conversation: non-vision models leave the picker (and come back after Undo) (item 9)."""
+    ui = gk.chat_ui(client, model="chat-vision")
+    box = ui._build()
+    ui._widgets["box"] = box  # type: ignore[index]
+    picker = ui._widgets["picker"]  # type: ignore[index]
+    everyone = list(picker.options)
+    assert "chat-mini" in everyone and "chat-vision" in everyone
+    ui._attachments.append(_png())
+    ui.send("What colour is this?")
+    assert list(picker.options) == ["chat-vision"] and picker.value == "chat-vision"
+    assert "read images" in ui._widgets["status"].value and "read images" in picker.tooltip  # type: ignore[index]
+    ui.send("And now in one word?")  # the next message still goes to a model that can see the image
+    assert len(ui.session.turns) == 2 and ui.error is None
+    ui.undo()
+    ui.undo()
+    assert list(picker.options) == everyone

@@ -209,6 +209,7 @@ class ChatUI:
         w["totals"].value = self._totals_html()
         w["send"].disabled, w["stop"].disabled = False, True
         self._show_budget()
+        self._fit_picker()
         self._update_static()
 
     def _show_budget(self) -> None:
@@ -228,6 +229,33 @@ class ChatUI:
             money = f"budget: {style.format_cost(spent)} of {style.format_cost(budget)}"
             label.value = f'<span class="{style.NO_MATH}" style="{style.MUTED}">{style.esc(money)}</span>'
             label.layout.display = None
+
+    def _has_images(self) -> bool:
+        """True when a message of the conversation carries an image (only vision models can read it)."""
+        for message in self.session.history:
+            content = message.get("content") if isinstance(message, dict) else None
+            if isinstance(content, list) and any(isinstance(part, dict) and part.get("type") == "image_url" for part in content):
+                return True
+        return False
+
+    def _fit_picker(self) -> None:
+        """Offer only the models that accept the conversation's inputs (an image: vision models), and say so."""
+        picker = (self._widgets or {}).get("picker")
+        if picker is None:
+            return
+        models = self._chat_models()
+        images = self._has_images()
+        if images:
+            models = [model for model in models if self._is_vision(model)] or models
+        if not models or list(picker.options) == models:
+            return
+        current = picker.value
+        picker.options = models
+        if current in models:
+            picker.value = current
+        picker.tooltip = "Only models that read images: this conversation has one (Undo or Reset it to choose others)" if images else ""
+        if images:
+            self._status("The picker offers only models that read images: this conversation has one.")
 
     def _chat_models(self) -> list[str]:
         try:
