@@ -161,3 +161,60 @@ def test_after_an_image_the_picker_offers_only_models_that_read_images(client: g
     ui.undo()
     ui.undo()
     assert list(picker.options) == everyone
+
+
+@pytest.fixture(scope="module")
+def paced() -> Iterator[Any]:
+    """A gateway that streams at a realistic pace, so Stop lands mid-answer."""
+    from gateway_accounts import TEST_ACCOUNTS
+
+    with gk.emulator.start(accounts=TEST_ACCOUNTS, time_scale=1.0, seed=0) as running:
+        yield running
+
+
+def _wait_for(condition: Any, what: str, timeout: float = 60.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.01)
+
+
+def test_the_playground_chat_has_a_stop_that_keeps_the_partial_answer(paced: Any) -> None:
+    """While a chat answer streams, Stop shows beside Run; pressing it ends the run with what arrived (item 12)."""
+    with gk.Client(api_key=ACME_KEY, base_url=paced.base_url, ledger=gk.Ledger(path=None), display=False) as client:
+        pg = _playground(client)
+        pg.values["prompt"].value = ("Write a long explanation of server-sent events with ten bullet points "
+                                     "and a code example in Python")  # fmt: skip
+        pg.run_button.click()
+        _wait_for(lambda: pg.cancel_button.layout.display is None and pg.cancel_button.description == "Stop", "Stop")
+        _wait_for(lambda: "gk-chat" in pg.result.value and len(pg.result.value) > 400, "the answer streaming")
+        pg.cancel_button.click()
+        assert pg.wait(60)
+        assert "interrupted" in pg.result.value and pg.cancel_button.layout.display == "none"
+        assert pg.stopping is None and not pg.run_button.disabled
+
+
+def test_an_app_banner_says_what_the_results_are_not_how_to_set_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Served by Voilà (VOILA_REQUEST_URL set), the offline banner has no developer instructions (item 12)."""
+    from gatewaykit.notebook.displays.banner import served_as_app
+    from gatewaykit.notebook.html_views.html import render_offline_banner_html
+
+    monkeypatch.delenv("VOILA_REQUEST_URL", raising=False)
+    assert not served_as_app() and "SVC_API_KEY" in render_offline_banner_html("http://127.0.0.1:1", implicit=True)
+    monkeypatch.setenv("VOILA_REQUEST_URL", "http://127.0.0.1:8866/")
+    assert served_as_app()
+    app = render_offline_banner_html("http://127.0.0.1:1", implicit=True, app=True)
+    assert "synthetic" in app and "SVC_API_KEY" not in app and "127.0.0.1" not in app
+
+
+def test_the_playground_app_shows_no_developer_text() -> None:
+    """Voilà shows Markdown cells: notebook 09's notes on voila and keys live in code comments (item 12)."""
+    import json
+    from pathlib import Path
+
+    notebook = json.loads((Path(__file__).resolve().parents[2] / "notebooks" / "09-playground.ipynb").read_text())
+    shown = "".join("".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "markdown")
+    assert "voila" not in shown.lower() and "SVC_API_KEY" not in shown

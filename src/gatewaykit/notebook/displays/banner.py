@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import os
+
 from gatewaykit.notebook.html_views.html import render_offline_banner_html
 from gatewaykit.notebook.html_views.style import aligned_in_exports
 
 __all__ = ["show_offline_banner"]
 
 _shown = False  # the banner has been shown in this process
+
+
+def served_as_app() -> bool:
+    """True in a kernel Voilà started for a page (it sets ``VOILA_REQUEST_URL``): users there see no code."""
+    return bool(os.environ.get("VOILA_REQUEST_URL"))
 
 
 def show_offline_banner(base_url: str, *, implicit: bool = True, once: bool = True) -> None:
@@ -28,5 +35,8 @@ def show_offline_banner(base_url: str, *, implicit: bool = True, once: bool = Tr
         f"{reason}gatewaykit uses the OFFLINE gateway at {base_url}: synthetic results from the "
         "offline gateway, not real model output; costs are not real."
     )
-    html = render_offline_banner_html(base_url, implicit=implicit)
+    app = served_as_app()
+    if app:
+        plain = "Offline gateway: synthetic results, not real model output; costs are not real."
+    html = render_offline_banner_html(base_url, implicit=implicit, app=app)
     display(aligned_in_exports({"text/plain": plain, "text/html": html}), raw=True)

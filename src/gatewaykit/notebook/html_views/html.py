@@ -270,8 +270,18 @@ def render_model_html(model: Any) -> str:
     return f'<div class="gk-model" style="{style.BOX}">{render_models_table_html([model])}{table}</div>'
 
 
-def render_offline_banner_html(base_url: str, *, implicit: bool = False) -> str:
-    """The banner shown when the client uses the offline gateway (``implicit``: no key was found)."""
+def render_offline_banner_html(base_url: str, *, implicit: bool = False, app: bool = False) -> str:
+    """The banner shown when the client uses the offline gateway (``implicit``: no key was found).
+
+    ``app``: the notebook is served as an app (Voilà), whose users see no code and set no
+    environment: the banner says what the results are, not how a developer would change that.
+    """
+    if app:
+        return (
+            f'<div class="gk-offline-banner" style="{style.BOX};{style.BANNER_BOX}">'
+            "<strong>Offline gateway</strong>: answers, images, media and costs here are synthetic, "
+            "generated locally; they are not real model output.</div>"
+        )
     reason = "No API key was found, so these are " if implicit else ""
     return (
         f'<div class="gk-offline-banner" style="{style.BOX};{style.BANNER_BOX}">'

@@ -77,6 +77,7 @@ class Playground:
                                             layout=widgets.Layout(display="none"))  # fmt: skip
         self.cancel_button.add_class("gk-playground-cancel")
         self.job: Any = None  # the job of the run in flight, if any
+        self.stopping: Optional[threading.Event] = None  # set by Stop while a chat answer streams
         self.result = widgets.HTML()
         self.result.add_class("gk-playground-result")
         self.result.add_class("jp-RenderedHTMLCommon")  # JupyterLab's (and Voilà's) styles for tables and code
@@ -184,9 +185,7 @@ class Playground:
             with self.client.ledger.tag(self.tag):
                 sink.show({"text/html": f'<div style="{style.MUTED}">Sending to {style.esc(entry.id)}…</div>'})
                 if entry.kind == "chat":
-                    from gatewaykit.notebook.chat_views.live import render_stream
-
-                    render_stream(self.client.chat.completions.create(stream=True, **request), sink=sink, model=entry.id)
+                    self._chat(entry, request, sink)
                 elif entry.kind == "image":
                     from gatewaykit.notebook.html_views.rendering import mimebundle
 
@@ -205,6 +204,22 @@ class Playground:
             self.runs += 1
             self.job = None
             self._finish()
+
+    def _chat(self, entry: Any, request: dict[str, Any], sink: HTMLWidgetSink) -> None:
+        """Stream the answer live; the Stop button (the Cancel button, relabelled) keeps what arrived."""
+        from gatewaykit.notebook.chat_views.live import render_stream
+
+        stream = self.client.chat.completions.create(stream=True, **request)
+        self.stopping = threading.Event()
+        self.cancel_button.disabled, self.cancel_button.description = False, "Stop"
+        self.cancel_button.layout.display = None
+        try:
+            render_stream(_until(stream, self.stopping), sink=sink, model=entry.id)
+        except StoppedByUser:  # the answer so far stays, marked "interrupted: partial answer"
+            stream.close()
+        finally:
+            self.stopping = None
+            self.cancel_button.layout.display = "none"
 
     def _follow(self, job: Any, sink: HTMLWidgetSink) -> None:
         """``wait_with_progress`` with the playground's own Cancel button instead of the card's hint."""
@@ -231,6 +246,10 @@ class Playground:
             progress.observe(job)
 
     def _cancel(self, _button: Any = None) -> None:
+        if self.stopping is not None:  # a chat answer streaming: Stop
+            self.cancel_button.disabled, self.cancel_button.description = True, "Stopping…"
+            self.stopping.set()
+            return
         job, self.cancel_button.disabled = self.job, True
         if job is None:
             return
@@ -280,6 +299,18 @@ class Playground:
         # Built by hand (not widget._repr_mimebundle_, which ipywidgets 7 lacks); both versions render view 2.0.
         view = {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}
         return {"text/plain": WIDGET_FALLBACK, "application/vnd.jupyter.widget-view+json": view}
+
+
+class StoppedByUser(KeyboardInterrupt):
+    """Stop pressed while a chat answer streamed (render_stream keeps the partial answer for an interrupt)."""
+
+
+def _until(stream: Any, stopping: threading.Event) -> Any:
+    """The stream's chunks until Stop is pressed (checked as each chunk arrives)."""
+    for chunk in stream:
+        if stopping.is_set():
+            raise StoppedByUser()
+        yield chunk
 
 
 def _close(widget: Any) -> None:
