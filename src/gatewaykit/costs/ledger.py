@@ -162,7 +162,8 @@ class Ledger:
             self._book.add(uid, row, base_url, key_id)
         for event in changes.updates:
             status = STATUS_ALIASES.get(event["status"], event["status"])
-            self._book.update(event["id"], status, event.get("seconds"), event.get("error_message"), event.get("time"))
+            self._book.update(event["id"], status, event.get("seconds"), event.get("error_message"), event.get("time"),
+                              event.get("estimate"))  # fmt: skip
         if changes.budget is not NOT_STORED:
             self._budget.limit = changes.budget
 
@@ -300,8 +301,13 @@ class Ledger:
         with self._lock:
             self._sync(flush=False, recent=HOT_PATH_READ)
             if self._book.update(job_id, status, seconds, error_message, now) and job_id not in self._book.memory_jobs:
-                self._write(("update", update_event(job_id, status, seconds, error_message, now)))
+                self._write(("update", update_event(job_id, status, seconds, error_message, now, self._estimate_of(job_id))))
         self._warn_if_due()
+
+    def _estimate_of(self, job_id: str) -> Optional[float]:
+        """The finished job's estimate, stored with its update so other processes count it too."""
+        row = self._book.jobs.get(job_id)
+        return row.total_cost if row is not None and row.cost_source == ESTIMATED else None
 
     # ------------------------------------------------------------------- tags
 
