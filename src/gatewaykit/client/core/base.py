@@ -257,6 +257,6 @@ class BaseClient:
         )
         recording.replayed = self._cassette is not None and self._cassette.mode == "replay"
         recording.confirmed = bool(confirm)  # confirm=True: sent whatever its quote
-        if self._confirm_over is not None:
-            recording.body = body  # a chat's quote counts its messages
+        if self._confirm_over is not None or kind == "chat.stream":
+            recording.body = body  # a chat's quote counts its messages; so does a stopped stream's estimate
         return recording
