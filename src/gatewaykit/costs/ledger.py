@@ -52,6 +52,7 @@ from typing_extensions import Self
 from gatewaykit.costs import sharing
 from gatewaykit.costs.book import RowBook, StoredRow
 from gatewaykit.costs.budget import Budget, Reservation, valid_budget
+from gatewaykit.costs.job_refresh import PendingRefresh
 from gatewaykit.costs.location import USER_LEDGER
 from gatewaykit.costs.pricing import PriceTable
 from gatewaykit.costs.records import CostRecord
@@ -400,7 +401,42 @@ class Ledger:
 
     def to_pandas(self):
         """One row per request or job; ``time`` and ``finished_time`` as UTC datetimes."""
+        self._refresh_pending()
         return self._view().to_pandas()
+
+    def note_job_status(self, job_id: str, status: str) -> None:
+        """A running job's state as last seen (``queued`` -> ``in_progress``): kept in memory for this
+        process's views and ``pending_jobs()``; only a job's end is stored (:meth:`update_job`)."""
+        if status in TERMINAL_STATES:
+            return self.update_job(job_id, status=status)
+        with self._lock:
+            self._book.update(job_id, STATUS_ALIASES.get(status, status), None, None, None)
+
+    def refresh_jobs_with(self, refresher: Any) -> None:
+        """Register ``refresher()`` (a client's): it polls this ledger's unfinished jobs once each and reports
+        their state. Run before the ledger is shown, printed or read as a DataFrame, at most every
+        ``refresh_every`` seconds (see :mod:`gatewaykit.costs.job_refresh`)."""
+        self._pending_refresh().add(refresher)
+
+    @property
+    def refresh_every(self) -> float:
+        """Seconds between two refreshes of the pending jobs (default 10)."""
+        return self._pending_refresh().every
+
+    @refresh_every.setter
+    def refresh_every(self, seconds: float) -> None:
+        self._pending_refresh().every = float(seconds)
+
+    def _pending_refresh(self) -> PendingRefresh:
+        refresh = self.__dict__.get("_refresh")
+        if refresh is None:
+            refresh = self.__dict__.setdefault("_refresh", PendingRefresh())
+        return refresh
+
+    def _refresh_pending(self) -> None:
+        refresh = self.__dict__.get("_refresh")
+        if refresh is not None and refresh.due() and self._book.unfinished_jobs():
+            refresh.run()
 
     def summary(self, by: Union[str, tuple, list] = ("model", "kind")):
         """Per model and kind (or ``by=``, which may include ``"tag"`` and ``"day"``): counts, tokens, cost."""
@@ -428,9 +464,11 @@ class Ledger:
 
     def __str__(self) -> str:
         """``print(ledger)``: the last rows as a plain-text table, then the totals."""
+        self._refresh_pending()
         return str(self._view())
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        self._refresh_pending()
         return self._view()._repr_mimebundle_(include, exclude)
 
     def _repr_html_(self) -> str:
