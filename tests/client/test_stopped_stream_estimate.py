@@ -42,3 +42,19 @@ def test_without_prices_a_stopped_stream_stays_unknown(emulator: Any, keys: Any)
         stream.close()
     (row,) = ledger.rows
     assert (row["charged"], row["cost_source"]) == (None, "unknown")
+
+
+def test_a_stream_the_network_broke_off_stays_unknown(emulator: Any, keys: Any) -> None:
+    """A disconnect is not a Stop: the gateway may not have charged it, so nothing is estimated or counted."""
+    ledger = gk.Ledger(path=None)
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, ledger=ledger, display=False, max_retries=0) as client:
+        client.models.list()
+        stream = client.chat.completions.create(
+            model="chat-mini", messages=[{"role": "user", "content": "tell me a long story"}], stream=True,
+            extra_headers={"X-Emulator-Fault": "disconnect"},
+        )
+        with pytest.raises(gk.GatewayError):
+            for _chunk in stream:
+                pass
+    (row,) = ledger.rows
+    assert (row["status"], row["charged"], row["cost_source"]) == ("interrupted", None, "unknown")

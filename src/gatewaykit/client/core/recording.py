@@ -114,11 +114,14 @@ class Recording:
             error_message=exc.message,
         )
 
-    def interrupted(self, message: str, *, id: Optional[str] = None, usage: Any = None, received: str = "") -> None:
-        """A stream that ended early. Without the gateway's usage, the tokens are estimated (the prompt's
-        and ``received``'s length / 4, as a quote counts them) so the ledger can estimate the cost."""
+    def interrupted(
+        self, message: str, *, id: Optional[str] = None, usage: Any = None, received: Optional[str] = None
+    ) -> None:
+        """A stream that ended early. Closed by the caller (a Stop: ``received`` is what arrived) without the
+        gateway's usage, the tokens are estimated (the prompt's and ``received``'s length / 4, as a quote
+        counts them) so the ledger can estimate the cost. A stream the network broke off stays unknown."""
         usage_dict = usage.model_dump(exclude_none=True) if usage is not None else None
-        if usage_dict is None:
+        if usage_dict is None and received is not None:
             usage_dict = self._estimated_tokens(received)
             if usage_dict is not None:
                 message += "; tokens estimated from the prompt and the text received"

@@ -106,13 +106,11 @@ class _StreamBase:
         if self._recording is not None:
             if isinstance(exc, (StreamInterruptedError, UnexpectedResponseError)):
                 # An unusable chunk after a 200: the answer may have been charged; what arrived is kept.
-                self._recording.interrupted(exc.message, id=self._assembler.id, usage=self._assembler.usage,
-                                            received=self._received_text())  # fmt: skip
+                self._recording.interrupted(exc.message, id=self._assembler.id, usage=self._assembler.usage)
             elif isinstance(exc, GatewayError):
                 self._recording.error(exc)
             else:
-                self._recording.interrupted(f"{type(exc).__name__}: {exc}", id=self._assembler.id,
-                                            received=self._received_text())  # fmt: skip
+                self._recording.interrupted(f"{type(exc).__name__}: {exc}", id=self._assembler.id)
         return exc
 
     def _abandoned(self) -> None:
@@ -121,7 +119,7 @@ class _StreamBase:
             if self._recording is not None:
                 self._recording.interrupted(
                     _CLOSED + " (closed by the caller)", id=self._assembler.id, usage=self._assembler.usage,
-                    received=self._received_text(),
+                    received=self._received_text(),  # a Stop: the gateway charged the answer, so it is estimated
                 )
 
     def _received_text(self) -> str:
