@@ -83,3 +83,28 @@ def test_readme_says_what_a_newcomer_trips_on() -> None:
     commands = _section("Two commands")
     assert commands.index("installs a system package") < commands.index("bash .ci/run")
     assert "--allow-root" in commands
+
+
+def test_a_teacher_finds_the_course_section_near_the_top_and_the_budget_said_plainly() -> None:
+    """'Using it in a course' comes right after 'Two commands': one key for a class, caps, grading, replay."""
+    assert README.index("## Two commands") < README.index("## Using it in a course") < README.index("## The notebooks")
+    course = " ".join(_section("Using it in a course").split())
+    for needed in ("docs/classroom.md", "docs/grading.md", "GATEWAYKIT_OFFLINE=1", "cassette_mode=\"record\""):
+        assert needed in course, needed
+    assert "self-limit" in course and "can lift it" in course and "classroom server's per-student cap" in course
+
+
+def test_the_readme_is_for_users_and_the_internals_live_in_docs() -> None:
+    """No 'How it is built' or regex rules in the README (docs/architecture.md, docs/offline-gateway.md has them)."""
+    assert "## How it is built" not in README and "re:` pattern that can take for ever" not in README
+    assert len(README.splitlines()) < 400
+    assert "## How it is built" not in (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert "lint-imports" in (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert "take for ever" in (REPO / "docs" / "offline-gateway.md").read_text(encoding="utf-8")
+
+
+def test_links_in_docs_point_at_files() -> None:
+    """Relative links in docs/*.md resolve from docs/ (the moved sections had README-relative paths)."""
+    for page in (REPO / "docs").glob("*.md"):
+        for target in re.findall(r"\]\(((?!https?://|#)[^)\s]+)\)", page.read_text(encoding="utf-8")):
+            assert (page.parent / target.split("#")[0]).exists(), f"{page.name}: {target}"

@@ -114,13 +114,15 @@ print(song.model, song.seconds, "seconds")
 # ## What it cost
 #
 # Every request is recorded in the cost ledger, `gk.ledger`: one row per request
-# or job, as a pandas DataFrame.
+# or job, as a pandas DataFrame. The `cost` column (USD) adds up to the total below.
 
 # %%
-gk.ledger.to_pandas()[["kind", "model", "status", "cost_source"]]
+costs = gk.ledger.to_pandas()[["kind", "model", "status", "cost_source", "total_cost"]]
+costs["cost"] = costs.pop("total_cost").map("${:.6f}".format, na_action="ignore")
+costs
 
-# %% tags=["nbval-ignore-output"]
-print(f"spent so far: ${gk.ledger.total_cost:.4f}")
+# %%
+print(f"spent so far: ${gk.ledger.total_cost:.6f}")
 
 # %% [markdown]
 # ## Next

@@ -138,6 +138,15 @@ quote.total_cost, quote.source
 # **Cancel** (Cancel sends nothing); in a script `gk.ConfirmationRequiredError`.
 # `confirm=True` on the call sends it without asking (here, so the notebook runs
 # unattended); `client.map`/`client.batch` ask once for the whole batch.
+#
+# Without `confirm=True`, the call stops at this card until you press a button
+# (a picture here, as this notebook runs unattended; run
+# `guarded.videos.create(model=VIDEO, prompt="an expensive epic", duration=8, resolution="1080p")`
+# to see the real one):
+#
+# ![The confirmation card: the quote, over confirm_over, with Confirm and Cancel](media/confirm-card.png)
+#
+# Cancel sends nothing and ends the cell with one quiet line (so Run All stops there).
 
 # %% tags=["nbval-ignore-output"]
 guarded = gk.Client(confirm_over=0.10)

@@ -10,26 +10,21 @@
 # the result adds up what this playground has cost. A value the client would
 # refuse (a prompt over the model's limit, lyrics that are too short) is shown
 # next to the form, and nothing is sent.
-#
-# To use it as an app, without the code cells: `voila notebooks/09-playground.ipynb`.
 
 # %%
+# As an app, without the code cells: `voila notebooks/09-playground.ipynb` (an app shows the
+# Markdown and the outputs only, so the notes for whoever runs it are these comments).
+#
+# Which gateway? With SVC_API_KEY and SVC_BASE_URL set (in Colab the key may be a secret named
+# SVC_API_KEY) this talks to the real gateway and you pay for what you run; a re-run of the same
+# request is answered from a local cache (cache=True). Without a key it starts the built-in
+# offline gateway: synthetic models, free, fast, and labelled as synthetic.
 import sys
 if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
     # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
 import os
 import gatewaykit as gk
 client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway (re-runs cached); none: offline
-
-# %% [markdown]
-# ### Which gateway?
-#
-# The first cell picks the gateway. With `SVC_API_KEY` and `SVC_BASE_URL` set
-# (in Colab the key may be a secret named `SVC_API_KEY`) it talks to the real
-# gateway and you pay for what you run; a re-run of the same request is answered
-# from a local cache (`cache=True`), sends nothing and costs nothing. Without a key it starts the built-in
-# **offline gateway**, a local server with synthetic models: free, fast, and
-# clearly labelled as synthetic.
 
 # %% tags=["nbval-ignore-output"]
 gk.playground(client)

@@ -14,24 +14,34 @@
   gives IPython (``_render_traceback_``): the error and its message, the
   parameter, the line of the user's code that made the call, and how to see
   the full traceback (``%tb``), instead of 7-10 frames of library internals.
+* :func:`public_call` marks a public method (``client.chat.completions.create``,
+  ``job.wait``, ...): a gateway error leaving it is re-raised there with the
+  library's inner frames left out, so a script's traceback holds the user's
+  frames and one of ours, then the message. ``GATEWAYKIT_FULL_TRACEBACK=1``
+  keeps every frame (for debugging gatewaykit itself).
 
 Standard library only: imported with :mod:`gatewaykit.errors`.
 """
 
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import re
 import sys
 import threading
 import traceback
-from typing import Any, Optional
+import weakref
+from typing import Any, Callable, Optional, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 __all__ = [
-    "mask_url", "python_call", "redact", "remember_secret", "remember_url_secret", "short_traceback", "speak_python",
+    "full_traceback", "mask_url", "public_call", "python_call", "redact", "remember_secret", "remember_url_secret",
+    "short_traceback", "speak_python",
 ]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 _KEY_PATTERN = re.compile(r"sk-[A-Za-z0-9_\-]{4,}")
 _URL_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/@:]*:)[^\s/@]+@")  # scheme://user:PASSWORD@
@@ -177,7 +187,7 @@ def short_traceback(error: Any) -> list[str]:
     is left out of headless runs, whose outputs are read as static pages (nbconvert HTML).
     """
     if getattr(error, "_short_traceback_shown", False):
-        return "".join(traceback.format_exception(type(error), error, error.__traceback__)).rstrip("\n").split("\n")
+        return full_traceback(error).rstrip("\n").split("\n")
     error._short_traceback_shown = True
     head = " ".join(str(part) for part in (getattr(error, "status", None), getattr(error, "code", None)) if part)
     lines = [f"{_RED}{_BOLD}{type(error).__name__}{_RESET}" + (f" {_DIM}({head}){_RESET}" if head else "")]
@@ -191,3 +201,44 @@ def short_traceback(error: Any) -> list[str]:
     if _live_frontend():
         lines.append(f"{_DIM}Full traceback: run %tb{_RESET}")
     return lines
+
+
+# The frames public_call left out, per error: weakly held, and kept off the error (a traceback does not pickle).
+_LIBRARY_TRACEBACKS: "weakref.WeakKeyDictionary[BaseException, Any]" = weakref.WeakKeyDictionary()
+
+
+def full_traceback(error: BaseException) -> str:
+    """The whole traceback, with the library frames :func:`public_call` left out put back (for ``%tb``)."""
+    inner = _LIBRARY_TRACEBACKS.get(error)
+    if inner is None:
+        return "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    outer = traceback.extract_tb(error.__traceback__)[:-1]  # the user's frames, without the re-raise
+    frames = traceback.format_list(outer) + traceback.format_list(traceback.extract_tb(inner))
+    tail = traceback.format_exception_only(type(error), error)
+    return "Traceback (most recent call last):\n" + "".join(frames) + "".join(tail)
+
+
+def _full_traceback() -> bool:
+    return os.environ.get("GATEWAYKIT_FULL_TRACEBACK", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def public_call(method: F) -> F:
+    """``method`` re-raising a gateway error from its own line, without the library's frames below it."""
+
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except Exception as error:
+            # Looked up, not imported: errors imports this module, and the types layer may not import errors.
+            gateway_error = getattr(sys.modules.get("gatewaykit.errors"), "GatewayError", None)
+            if gateway_error is None or not isinstance(error, gateway_error) or _full_traceback():
+                raise
+            _LIBRARY_TRACEBACKS[error] = error.__traceback__  # %tb in a notebook still shows every frame
+            raise error.with_traceback(None)  # gatewaykit's inner frames left out: GATEWAYKIT_FULL_TRACEBACK=1 shows them
+
+    # The traceback names the frame after the call the user made ("in create"), not "in call".
+    call.__code__ = call.__code__.replace(  # type: ignore[attr-defined]
+        co_name=method.__name__, co_qualname=method.__qualname__
+    )
+    return call  # type: ignore[return-value]

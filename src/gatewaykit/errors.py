@@ -303,10 +303,19 @@ class ConfirmationRequiredError(GatewayError):
     pass ``confirm=True`` to the call to send it anyway.
     """
 
+    cancelled = False  # True when someone pressed Cancel on the confirmation card
+
     def __init__(self, message: str, *, quote: Any = None, threshold: float | None = None, **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
         self.quote = quote
         self.threshold = threshold
+
+    def _render_traceback_(self) -> list[str]:
+        """A deliberate Cancel is not a failure: one quiet line (the card above says what was not sent)."""
+        if not self.cancelled or getattr(self, "_short_traceback_shown", False):
+            return super()._render_traceback_()
+        self._short_traceback_shown = True  # %tb in a later cell gives the full traceback
+        return ["\x1b[2mCancelled: nothing was sent (so Run All stops here).\x1b[0m"]
 
 
 class CassetteMissError(GatewayError):

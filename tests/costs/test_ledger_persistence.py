@@ -48,13 +48,15 @@ def test_duplicate_updates_are_not_written(tmp_path, records):
 
 
 def test_estimates_are_recomputed_from_the_current_price_table(tmp_path, records):
-    """Reloaded job rows are priced with the price table of the new ledger."""
+    """Reloaded job rows are priced with the price table of the new ledger; without one, the stored estimate
+    of the ledger that saw the job finish is used (issue 31: a third process must not read $0)."""
     path = tmp_path / "costs.jsonl"
     first = Ledger(path=path, prices={"video-tiers": {"per_second": 0.1}})
     first.record(records.video_created())
     first.update_job("video_1", status="completed", seconds=4)
     assert Ledger(path=path, prices={"video-tiers": {"per_second": 0.2}}).total_cost == pytest.approx(0.8)
-    assert Ledger(path=path).rows[0]["cost_source"] == "not reported"
+    stored = Ledger(path=path).rows[0]
+    assert stored["cost_source"] == "estimated" and stored["total_cost"] == pytest.approx(0.4)
 
 
 def test_torn_last_line_is_skipped_with_a_warning(tmp_path, records):

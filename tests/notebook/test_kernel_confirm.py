@@ -61,3 +61,17 @@ def test_confirm_click_sends(kernel: LiveKernel) -> None:
     kernel.click(confirm)
     kernel.pump(15, until=lambda: kernel.idle(msg_id))
     assert "sent queued 1" in kernel.text(msg_id)
+
+
+def test_an_uncaught_cancel_ends_the_cell_with_one_quiet_line(kernel: LiveKernel) -> None:
+    """Cancel is a choice, not a failure: the cell still stops (Run All too), with one dim line, no red error."""
+    known = set(kernel.button_ids())
+    msg_id = kernel.execute(f"client.videos.create({BIG_VIDEO})")
+    _, cancel = _card_buttons(kernel, known)
+    kernel.click(cancel)
+    kernel.pump(15, until=lambda: kernel.idle(msg_id))
+    (error,) = [m["content"] for m in kernel.of(msg_id, "error")]
+    assert error["ename"] == "ConfirmationRequiredError"  # Run All stops here
+    shown = "\n".join(error["traceback"])
+    assert "nothing was sent" in shown and len(error["traceback"]) == 1
+    assert "ConfirmationRequiredError" not in shown and "\x1b[31m" not in shown  # no red error name

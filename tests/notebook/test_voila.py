@@ -69,6 +69,8 @@ def test_voila_serves_the_playground(playground_app: str) -> None:
     assert page.status_code == 200
     assert "application/vnd.jupyter.widget-view+json" in page.text  # the kernel ran gk.playground(client)
     assert "Traceback" not in page.text
+    # Students of the app see no developer text: no env variables to set, no "voila ..." command.
+    assert "gk-offline-banner" in page.text and "SVC_API_KEY" not in page.text and "voila notebooks" not in page.text
 
 
 @pytest.mark.browser

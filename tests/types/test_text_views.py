@@ -29,10 +29,10 @@ def test_every_repr_is_one_short_line(results: dict[str, Any], name: str) -> Non
 
 
 def test_a_model_list_prints_as_a_table_of_ids_and_kinds(results: dict[str, Any]) -> None:
-    """print(models): a header, then one 'id  kind' row per model."""
+    """print(models): a header, then one 'id  kind  price' row per model."""
     lines = str(results["models"]).splitlines()
-    assert lines[0].split() == ["id", "kind"] and len(lines) == len(results["models"]) + 2
-    assert lines[2].split() == [results["models"][0].id, results["models"][0].kind]
+    assert lines[0].split() == ["id", "kind", "price"] and len(lines) == len(results["models"]) + 2
+    assert lines[2].split()[:2] == [results["models"][0].id, results["models"][0].kind]
 
 
 def test_an_answer_prints_as_its_text_and_one_line_of_figures(results: dict[str, Any]) -> None:
@@ -56,3 +56,39 @@ def test_model_text_in_a_repr_loses_control_characters() -> None:
     """An escape sequence in an answer never reaches the terminal through repr() or str()."""
     answer = gk.ChatCompletion(model="m", choices=[{"message": {"role": "assistant", "content": "hi\x1b[2J there"}}])
     assert "\x1b" not in repr(answer) and "\x1b" not in str(answer)
+
+
+def test_a_job_prints_the_clip_length_labelled_apart_from_the_time_it_took() -> None:
+    """A 4 s clip made in 2 s reads 'length 4 s' and 'took 2 s', never a bare '2 s' where the length goes."""
+    job = gk.VideoJob(id="video_1", status="completed", model="video-tiers", seconds="4", size="1280x720",
+                      created_at=1_700_000_000, completed_at=1_700_000_002)  # fmt: skip
+    assert str(job) == "video_1 completed · video-tiers · length 4 s · 1280×720 · took 2 s · not saved (job.save(path))"
+    song = gk.MusicJob(id="audio_1", status="in_progress", model="music-lyrics", seconds="30.5")
+    assert str(song) == "audio_1 in_progress · music-lyrics · length 30.5 s"
+
+
+def test_the_catalog_shows_each_models_price_as_read(results: dict[str, Any]) -> None:
+    """Prices from the catalog's pricing: per 1M tokens (input / output), per second (a range), per image, per song."""
+    models = results["models"]
+    assert models["chat-mini"].price == "$0.15 / $0.60 per 1M tokens"
+    assert models["video-tiers"].price == "$0.05–0.25 per second, with audio $0.08–0.40"
+    assert models["image-aspect"].price == "$0.03 per image" and models["music-song"].price == "$0.06 per song"
+    assert "chat-mini      chat   $0.15 / $0.60 per 1M tokens" in str(models).splitlines()
+    frame = models.to_pandas()
+    assert frame.columns[:3].tolist() == ["id", "kind", "price"]
+    assert frame.set_index("id").loc["image-tiers", "price"] == "$0.04–0.15 per image"
+
+
+def test_a_catalog_without_prices_shows_no_price_column() -> None:
+    """The spec's catalog has no pricing: no empty column, no guessed price."""
+    models = gk.ModelList(data=[{"id": "m", "output_modalities": ["text"]}, {"id": "v", "output_modalities": ["video"],
+                                "pricing": {"usd_per_second": "cheap"}}])  # fmt: skip
+    assert [model.price for model in models] == ["", ""]
+    assert str(models).splitlines()[0].split() == ["id", "kind"]
+
+
+def test_the_notebook_model_table_has_the_price_column_out_of_mathjax_reach(results: dict[str, Any]) -> None:
+    """The HTML table: a price column after kind; amounts kept from MathJax ('$0.15 / $0.60' is not maths)."""
+    html = results["models"]._repr_mimebundle_()["text/html"]
+    assert "<th" in html and ">price</th>" in html and "tex2jax_ignore" in html
+    assert "$0.15 / $0.60 per 1M tokens" in html

@@ -134,6 +134,17 @@ class Client(_Surface):
     def _run(self, flow: Flow[Any]) -> Any:
         return run_sync(flow, self._transport, _sleep)
 
+    def _refresh_pending_jobs(self) -> None:
+        """One status request per unfinished job of this client's in its ledger (the ledger calls this
+        before it is shown: a wait stopped half-way leaves the row pending otherwise)."""
+        from gatewaykit.errors import GatewayError
+
+        for job in self.jobs.pending():
+            try:
+                job.refresh()  # reports its state to the ledger
+            except GatewayError:  # gone, or the gateway is down: the row stays as it was
+                continue
+
     def _open_chat_stream(self, response: Any, recording: Recording) -> ChatStream:
         transport = self._transport
         return ChatStream(transport.iter_bytes(response), response.close, recording)

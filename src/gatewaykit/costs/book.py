@@ -21,7 +21,17 @@ from __future__ import annotations
 import math
 from typing import Any, Iterator, Optional
 
-from gatewaykit.costs.rows import CACHED, JOB_KINDS, NOT_SENT_SOURCES, TERMINAL_STATES, LedgerRow, job_transition
+from gatewaykit.costs.rows import (
+    CACHED,
+    ESTIMATED,
+    JOB_KINDS,
+    NOT_REPORTED,
+    NOT_SENT_SOURCES,
+    TERMINAL_STATES,
+    LedgerRow,
+    job_transition,
+    valid_amount,
+)
 from gatewaykit.costs.settlement import PriceSource, contribution, finish, pending_estimate, settle
 
 __all__ = ["RowBook", "StoredRow"]
@@ -106,9 +116,19 @@ class RowBook:
         return True
 
     def update(
-        self, job_id: str, status: str, seconds: Any, error_message: Optional[str], when: Optional[float]
+        self,
+        job_id: str,
+        status: str,
+        seconds: Any,
+        error_message: Optional[str],
+        when: Optional[float],
+        estimate: Optional[float] = None,
     ) -> bool:
-        """Apply a job's reported status; True when something worth storing changed."""
+        """Apply a job's reported status; True when something worth storing changed.
+
+        ``estimate``: what the process that saw the job finish estimated it cost (stored with the update),
+        used when this book's own prices cannot price it.
+        """
         row = self.jobs.get(job_id)
         if row is None:
             if status in TERMINAL_STATES and job_id not in self._early_updates:
@@ -129,6 +149,9 @@ class RowBook:
             self.spent -= contribution(row)
             self._pending.pop(job_id, None)
             finish(row, status, seconds, error_message, when, self.prices)
+            stored = valid_amount(estimate)
+            if row.charged and row.cost_source == NOT_REPORTED and stored is not None:
+                row.cost_source, row.total_cost = ESTIMATED, stored
             self.spent += contribution(row)
             return True
         return False

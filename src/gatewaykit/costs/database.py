@@ -59,7 +59,8 @@ CREATE TABLE IF NOT EXISTS job_updates (
     status TEXT NOT NULL,
     seconds REAL,
     error_message TEXT,
-    time REAL
+    time REAL,
+    estimate REAL
 );
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT);
 """
@@ -122,6 +123,9 @@ class LedgerDatabase:
         present = {row[1] for row in self._conn.execute("PRAGMA table_info(rows)")}
         if "key_id" not in present:  # a database made before rows kept key ids
             self._conn.execute("ALTER TABLE rows ADD COLUMN key_id TEXT")
+        updates = {row[1] for row in self._conn.execute("PRAGMA table_info(job_updates)")}
+        if "estimate" not in updates:  # a database made before job updates kept the finished job's estimate
+            self._conn.execute("ALTER TABLE job_updates ADD COLUMN estimate REAL")
         for name in _FIELDS:
             if name not in present:
                 self._conn.execute(f'ALTER TABLE rows ADD COLUMN "{name}"')
@@ -156,7 +160,7 @@ class LedgerDatabase:
                 f"SELECT seq, uid, base_url, key_id, {columns} FROM rows WHERE seq > ? ORDER BY seq", (self._row_seq,)
             ).fetchall()
             raw_updates = conn.execute(
-                "SELECT seq, job_id, status, seconds, error_message, time FROM job_updates "
+                "SELECT seq, job_id, status, seconds, error_message, time, estimate FROM job_updates "
                 "WHERE seq > ? ORDER BY seq",
                 (self._update_seq,),
             ).fetchall()
@@ -168,8 +172,9 @@ class LedgerDatabase:
         if raw_rows:
             self._row_seq = raw_rows[-1][0]
         updates = [
-            {"id": job_id, "status": status, "seconds": seconds, "error_message": message, "time": when}
-            for _, job_id, status, seconds, message, when in raw_updates
+            {"id": job_id, "status": status, "seconds": seconds, "error_message": message, "time": when,
+             "estimate": estimate}
+            for _, job_id, status, seconds, message, when, estimate in raw_updates
         ]
         if raw_updates:
             self._update_seq = raw_updates[-1][0]
@@ -237,8 +242,10 @@ class LedgerDatabase:
                     start += size
                 if updates:
                     conn.executemany(
-                        "INSERT INTO job_updates (job_id, status, seconds, error_message, time) VALUES (?, ?, ?, ?, ?)",
-                        [(u["id"], u["status"], u.get("seconds"), u.get("error_message"), u.get("time")) for u in updates],
+                        "INSERT INTO job_updates (job_id, status, seconds, error_message, time, estimate)"
+                        " VALUES (?, ?, ?, ?, ?, ?)",
+                        [(u["id"], u["status"], u.get("seconds"), u.get("error_message"), u.get("time"),
+                          u.get("estimate")) for u in updates],
                     )
                 caught_up = last_row == self._row_seq and last_update == self._update_seq
                 if caught_up:  # nobody else wrote since our last read: skip reading our own rows back

@@ -166,6 +166,7 @@ def read_changes(journal: Journal) -> tuple[list, list]:
                     "seconds": event.get("seconds"),
                     "error_message": event.get("error_message"),
                     "time": float(event.get("time") or 0.0) or None,
+                    "estimate": event.get("estimate"),
                 }
             )
     return rows, updates

@@ -52,6 +52,7 @@ from typing_extensions import Self
 from gatewaykit.costs import sharing
 from gatewaykit.costs.book import RowBook, StoredRow
 from gatewaykit.costs.budget import Budget, Reservation, valid_budget
+from gatewaykit.costs.job_refresh import PendingRefresh
 from gatewaykit.costs.location import USER_LEDGER
 from gatewaykit.costs.pricing import PriceTable
 from gatewaykit.costs.records import CostRecord
@@ -162,7 +163,8 @@ class Ledger:
             self._book.add(uid, row, base_url, key_id)
         for event in changes.updates:
             status = STATUS_ALIASES.get(event["status"], event["status"])
-            self._book.update(event["id"], status, event.get("seconds"), event.get("error_message"), event.get("time"))
+            self._book.update(event["id"], status, event.get("seconds"), event.get("error_message"), event.get("time"),
+                              event.get("estimate"))  # fmt: skip
         if changes.budget is not NOT_STORED:
             self._budget.limit = changes.budget
 
@@ -330,10 +332,15 @@ class Ledger:
         with self._lock:
             self._sync(flush=False, recent=HOT_PATH_READ)
             if self._book.update(job_id, status, seconds, error_message, now) and job_id not in self._book.memory_jobs:
-                self._write(("update", update_event(job_id, status, seconds, error_message, now)))
+                self._write(("update", update_event(job_id, status, seconds, error_message, now, self._estimate_of(job_id))))
             row = self._book.jobs.get(job_id)
         self._warn_if_due()
         return row
+
+    def _estimate_of(self, job_id: str) -> Optional[float]:
+        """The finished job's estimate, stored with its update so other processes count it too."""
+        row = self._book.jobs.get(job_id)
+        return row.total_cost if row is not None and row.cost_source == ESTIMATED else None
 
     # ------------------------------------------------------------------- tags
 
@@ -426,7 +433,43 @@ class Ledger:
 
     def to_pandas(self):
         """One row per request or job; ``time`` and ``finished_time`` as UTC datetimes."""
+        self._refresh_pending()
         return self._view().to_pandas()
+
+    def note_job_status(self, job_id: str, status: str) -> None:
+        """A running job's state as last seen (``queued`` -> ``in_progress``): kept in memory for this
+        process's views and ``pending_jobs()``; only a job's end is stored (:meth:`update_job`)."""
+        if status in TERMINAL_STATES:
+            self.update_job(job_id, status=status)
+            return
+        with self._lock:
+            self._book.update(job_id, STATUS_ALIASES.get(status, status), None, None, None)
+
+    def refresh_jobs_with(self, refresher: Any) -> None:
+        """Register ``refresher()`` (a client's): it polls this ledger's unfinished jobs once each and reports
+        their state. Run before the ledger is shown, printed or read as a DataFrame, at most every
+        ``refresh_every`` seconds (see :mod:`gatewaykit.costs.job_refresh`)."""
+        self._pending_refresh().add(refresher)
+
+    @property
+    def refresh_every(self) -> float:
+        """Seconds between two refreshes of the pending jobs (default 10)."""
+        return self._pending_refresh().every
+
+    @refresh_every.setter
+    def refresh_every(self, seconds: float) -> None:
+        self._pending_refresh().every = float(seconds)
+
+    def _pending_refresh(self) -> PendingRefresh:
+        refresh = self.__dict__.get("_refresh")
+        if refresh is None:
+            refresh = self.__dict__.setdefault("_refresh", PendingRefresh())
+        return refresh
+
+    def _refresh_pending(self) -> None:
+        refresh = self.__dict__.get("_refresh")
+        if refresh is not None and refresh.due() and self._book.unfinished_jobs():
+            refresh.run()
 
     def summary(self, by: Union[str, tuple, list] = ("model", "kind")):
         """Per model and kind (or ``by=``, which may include ``"tag"`` and ``"day"``): counts, tokens, cost."""
@@ -452,7 +495,13 @@ class Ledger:
     def __repr__(self) -> str:
         return repr(self._view())
 
+    def __str__(self) -> str:
+        """``print(ledger)``: the last rows as a plain-text table, then the totals."""
+        self._refresh_pending()
+        return str(self._view())
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        self._refresh_pending()
         return self._view()._repr_mimebundle_(include, exclude)
 
     def _repr_html_(self) -> str:

@@ -98,10 +98,17 @@ def settle(row: LedgerRow, prices: Optional[PriceSource]) -> None:
         return
     if status == "interrupted":
         reported = row.total_cost if row.cost_source == _rows.REPORTED else None
+        if reported is not None:  # the usage arrived before the end: what the gateway said it charged
+            row.charged = True
+            row.note = "stream ended early; the gateway had reported its cost"
+            return
+        estimate = _estimate(prices, row) if row.prompt_tokens is not None or row.completion_tokens is not None else None
+        if estimate is not None:  # counted: forty stopped answers are real spending
+            row.charged, row.cost_source, row.total_cost = True, _rows.ESTIMATED, estimate
+            row.note = "stream ended early: ≈ estimated from its tokens (the gateway reported no cost)"
+            return
         row.charged, row.cost_source, row.total_cost = None, _rows.UNKNOWN, None
-        row.note = "stream ended early: whether the gateway charged it is unknown (not counted)" + (
-            f"; it had reported {format_usd(reported)}" if reported is not None else ""
-        )
+        row.note = "stream ended early: whether the gateway charged it is unknown (not counted)"
         return
     row.charged = False
     row.cost_source = _rows.NONE

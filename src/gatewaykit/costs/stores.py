@@ -139,9 +139,14 @@ class MemoryStore:
         return None
 
 
-def update_event(job_id: str, status: str, seconds: Any, error_message: Optional[str], when: Any) -> dict:
-    """A job update as stores keep it."""
+def update_event(
+    job_id: str, status: str, seconds: Any, error_message: Optional[str], when: Any, estimate: Optional[float] = None
+) -> dict:
+    """A job update as stores keep it; ``estimate``: the finished job's estimated USD (no amount was reported),
+    so every process reading the store counts it, not only the one whose price source made it."""
     event = {"id": job_id, "status": status, "time": when}
+    if estimate is not None:
+        event["estimate"] = estimate
     if seconds is not None:
         event["seconds"] = seconds
     if error_message is not None:

@@ -120,6 +120,12 @@ class LedgerView:
         budget = "" if state.budget is None else f", budget {format_usd(state.budget)}"
         return f"<{state.title} {plural(count, 'row')}, {format_usd(total)}{budget}>"
 
+    def __str__(self) -> str:
+        """``print(ledger)``: the last rows as a plain-text table, then the totals."""
+        from gatewaykit.costs.ledger_text import ledger_text
+
+        return ledger_text(self._state())
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         # The table and chart come from the registered presentation layer (the notebook package).
         return rich_bundle(self)

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Iterator, List, Optional
 from pydantic import AfterValidator, Field, model_validator
 
 from gatewaykit.presentation import rich_bundle
+from gatewaykit.types.catalog_price_text import price_text
 from gatewaykit.types.common import GatewayModel
 from gatewaykit.types.lenient import drop_nulls
 from gatewaykit.types.text_views import model_list_repr, model_list_text, short_repr
@@ -65,6 +66,11 @@ class Model(GatewayModel):
         if "image" in outputs:
             return "image"
         return "chat"
+
+    @property
+    def price(self) -> str:
+        """The catalog's price as read ("$0.15 / $0.60 per 1M tokens", "$0.03 per image"); "" when it states none."""
+        return price_text((self.__pydantic_extra__ or {}).get("pricing"))
 
     def __repr__(self) -> str:
         return short_repr(f"Model(id={self.id!r}, kind={self.kind!r})")
@@ -130,6 +136,7 @@ class ModelList(GatewayModel):
                 {
                     "id": model.id,
                     "kind": model.kind,
+                    "price": model.price,
                     "owned_by": model.owned_by,
                     "input_modalities": ", ".join(model.input_modalities),
                     "output_modalities": ", ".join(model.output_modalities),

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Literal, Optional, TypeVa
 
 from pydantic import PrivateAttr, model_validator
 
-from gatewaykit.error_text import redact
+from gatewaykit.error_text import public_call, redact
 from gatewaykit.types.common import GatewayModel
 from gatewaykit.types.text_views import job_repr, job_text
 
@@ -128,10 +128,12 @@ class Job(GatewayModel):
         """True in a finished state (completed, failed, cancelled)."""
         return is_finished(self.status)
 
+    @public_call
     def refresh(self: J) -> J:
         """Poll once; the job updates in place (and is returned)."""
         return self._bound()._job_refresh(self)  # type: ignore[no-any-return]
 
+    @public_call
     def wait(
         self: J,
         timeout: Optional[float] = None,
@@ -146,10 +148,12 @@ class Job(GatewayModel):
         """
         return self._bound()._job_wait(self, timeout, on_update, poll_interval)  # type: ignore[no-any-return]
 
+    @public_call
     def content(self) -> bytes:
         """The finished media as bytes (follows the gateway's redirect)."""
         return self._bound()._job_content(self)  # type: ignore[no-any-return]
 
+    @public_call
     def save(self, path: Union[str, "os.PathLike[str]", None] = None) -> Path:
         """Stream the finished media to ``path`` (a file, or a directory for ``<id>.mp4/.mp3``); the Path."""
         saved = self._bound()._job_save(self, path)
@@ -188,6 +192,7 @@ class VideoJob(Job):
     videos: Optional[List[MediaLink]] = None
     error: Optional[JobError] = None
 
+    @public_call
     def cancel(self) -> "VideoJob":
         """Cancel the job (``DELETE /v1/videos/{id}``); a cancelled job is never charged.
 

@@ -92,14 +92,15 @@ def completion_repr(completion: Any) -> str:
 
 
 def model_list_text(models: Iterable[Any]) -> str:
-    """A table: one line per model, its id and its kind."""
-    rows = [(_clean(model.id), model.kind) for model in models]
+    """A table: one line per model, its id, its kind and (when the catalog states one) its price."""
+    rows = [(_clean(model.id), model.kind, _clean(getattr(model, "price", ""))) for model in models]
     if not rows:
         return "(no models)"
-    width = max(len("id"), *(len(model_id) for model_id, _ in rows))
-    lines = [f"{'id':<{width}}  kind", f"{'-' * width}  -----"]
-    lines += [f"{model_id:<{width}}  {kind}" for model_id, kind in rows]
-    return "\n".join(lines)
+    width = max(len("id"), *(len(model_id) for model_id, _, _ in rows))
+    priced = any(price for _, _, price in rows)
+    lines = [f"{'id':<{width}}  kind " + ("  price" if priced else ""), f"{'-' * width}  -----" + ("  -----" if priced else "")]
+    lines += [f"{model_id:<{width}}  {kind:<5}" + (f"  {price}" if priced else "") for model_id, kind, price in rows]
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def model_list_repr(models: Any) -> str:
@@ -108,23 +109,29 @@ def model_list_repr(models: Any) -> str:
     return short_repr(f"ModelList({_plural(len(ids), 'model')}: {shown})")
 
 
-def _job_seconds(job: Any) -> Optional[str]:
-    if job.created_at and job.completed_at:
-        return f"{job.completed_at - job.created_at} s"
-    return f"{job.seconds} s long" if job.seconds else None
+def _seconds(value: Any) -> str:
+    number = float(value)
+    return f"{number:g} s"
 
 
 def job_text(job: Any) -> str:
-    """``video_… completed · 4 s · 1280×720 · saved to waves.mp4`` (or ``not saved``)."""
+    """``video_… completed · video-tiers · length 4 s · 1280×720 · took 2 s · saved to waves.mp4``.
+
+    ``length`` is the clip's (or song's) own duration, ``took`` how long the gateway took to make it.
+    """
     parts = [f"{_clean(job.id)} {_clean(job.status)}"]
     if job.model:
         parts.append(_clean(job.model))
-    took = _job_seconds(job)
-    if took:
-        parts.append(took)
+    try:
+        if job.seconds:
+            parts.append(f"length {_seconds(job.seconds)}")
+    except (TypeError, ValueError):  # not a number: shown as the gateway sent it
+        parts.append(f"length {_clean(job.seconds)}")
     size = getattr(job, "size", None)
     if size:
         parts.append(_clean(size).replace("x", "×"))
+    if job.created_at and job.completed_at:
+        parts.append(f"took {_seconds(job.completed_at - job.created_at)}")
     if job.error is not None:
         parts.append(f"error: {_snippet(job.error.message, 120)}")
     elif job.status == "completed":

@@ -280,8 +280,8 @@ class BaseClient:
         )
         recording.replayed = self._cassette is not None and self._cassette.mode == "replay"
         recording.confirmed = bool(confirm)  # confirm=True: sent whatever its quote
-        if self._confirm_over is not None:
-            recording.body = body  # a chat's quote counts its messages
+        if self._confirm_over is not None or kind == "chat.stream":
+            recording.body = body  # a chat's quote counts its messages; so does a stopped stream's estimate
         if kind.startswith("chat"):  # the budget reserves a chat's worst case while it is in flight
             recording.worst_case = lambda: self._quote(kind, model, body).total_cost
         return recording

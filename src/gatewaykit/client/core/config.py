@@ -191,7 +191,9 @@ def _offline_settings(*, implicit: bool) -> ConnectionSettings:
     return ConnectionSettings(url, server.api_key, True, "offline gateway", offline_implicit=implicit)
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# gatewaykit/ itself (this file is gatewaykit/client/core/config.py): every frame of the package is skipped,
+# the public-call wrapper in gatewaykit/error_text.py and the job methods in gatewaykit/types/ included.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 
 
 def callers_level() -> int:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from gatewaykit.client.core.flows import Flow
     from gatewaykit.types import Model
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # src/gatewaykit/
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep  # src/gatewaykit/
 
 __all__ = ["KeywordCheck", "UnknownParameterWarning", "check_keywords", "keyword_check", "unknown_keyword_message"]
 

@@ -126,9 +126,30 @@ class Recording:
             error_message=exc.message,
         )
 
-    def interrupted(self, message: str, *, id: Optional[str] = None, usage: Any = None) -> None:
+    def interrupted(
+        self, message: str, *, id: Optional[str] = None, usage: Any = None, received: Optional[str] = None
+    ) -> None:
+        """A stream that ended early. Closed by the caller (a Stop: ``received`` is what arrived) without the
+        gateway's usage, the tokens are estimated (the prompt's and ``received``'s length / 4, as a quote
+        counts them) so the ledger can estimate the cost. A stream the network broke off stays unknown."""
         usage_dict = usage.model_dump(exclude_none=True) if usage is not None else None
+        if usage_dict is None and received is not None:
+            usage_dict = self._estimated_tokens(received)
+            if usage_dict is not None:
+                message += "; tokens estimated from the prompt and the text received"
         self._write("interrupted", id=id, usage=usage_dict, error_message=message)
+
+    def _estimated_tokens(self, received: str) -> Optional[dict[str, int]]:
+        import json
+
+        if self.body is None:
+            return None
+        try:
+            prompt = len(json.dumps(self.body.get("messages") or [], default=str)) // 4
+        except (TypeError, ValueError):
+            return None
+        completion = -(-len(received) // 4)  # rounded up: a few characters are a token
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
     def _write(self, status: str, **fields: Any) -> None:
         if self.done:

@@ -118,8 +118,19 @@ class _StreamBase:
             self._state = "closed"
             if self._recording is not None:
                 self._recording.interrupted(
-                    _CLOSED + " (closed by the caller)", id=self._assembler.id, usage=self._assembler.usage
+                    _CLOSED + " (closed by the caller)", id=self._assembler.id, usage=self._assembler.usage,
+                    received=self._received_text(),  # a Stop: the gateway charged the answer, so it is estimated
                 )
+
+    def _received_text(self) -> str:
+        """What arrived before the stream ended (answer, reasoning, tool arguments): its cost is estimated from it."""
+        try:
+            message = self._assembler.result().choices[0].message
+        except (IndexError, AttributeError, ValueError):
+            return ""
+        parts = [message.content or "", getattr(message, "reasoning_content", None) or ""]
+        parts += [call.function.arguments or "" for call in (message.tool_calls or [])]
+        return "".join(str(part) for part in parts)
 
     def _result_or_raise(self) -> ChatCompletion:
         if self._state == "done" and self._final is not None:

@@ -22,6 +22,7 @@ from gatewaykit.client.resources.session_seam import session_factory
 from gatewaykit.client.core.validation import check_chat
 from gatewaykit.types import ChatCompletion, Model
 from gatewaykit.client.transports.response_decoding import read_model
+from gatewaykit.error_text import public_call
 
 if TYPE_CHECKING:
     from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
@@ -66,6 +67,7 @@ class Completions:
         self, *, model: str, messages: Iterable[Any], stream: bool, **params: Unpack[ChatParams]
     ) -> Union[ChatCompletion, ChatStream]: ...
 
+    @public_call
     @with_chat_fields
     def create(self, *, model: str, messages: Iterable[Any], stream: bool = False, **params: Any) -> Any:
         """A chat completion (``stream=True``: a ``ChatStream`` of chunks, asking for ``include_usage``).

@@ -30,6 +30,7 @@ from gatewaykit.costs.quotes import Quote
 from gatewaykit.errors import APIConnectionError, GatewayError, StreamInterruptedError
 from gatewaykit.types import ImageResult, Model
 from gatewaykit.client.transports.response_decoding import read_model, unexpected_response, why_unusable
+from gatewaykit.error_text import public_call
 
 __all__ = ["AsyncImages", "Images"]
 
@@ -75,6 +76,7 @@ class Images:
     def __init__(self, client: BaseClient) -> None:
         self._client = client
 
+    @public_call
     def generate(
         self,
         *,
@@ -117,6 +119,7 @@ class Images:
         flow = quote_flow(self._client, kind, body, check_image, reference_images=references)
         return cast(Quote, self._client._run(flow))
 
+    @public_call
     def edit(
         self,
         *,

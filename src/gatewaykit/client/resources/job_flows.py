@@ -98,6 +98,14 @@ def seen(client: BaseClient, job: J) -> J:
         observation.current.job_seen(job)
     if is_finished(job.status):
         report_job(client.ledger, job)
+    else:  # in_progress: the row (and client.jobs.pending()) says what the job object says
+        note = getattr(client.ledger, "note_job_status", None)
+        if note is not None:
+            note(job.id, job.status)
+    refresh = getattr(client, "_refresh_pending_jobs", None)  # the sync client's (see clients.py)
+    register = getattr(client.ledger, "refresh_jobs_with", None)
+    if refresh is not None and register is not None:
+        register(refresh)  # a wait stopped half-way: the ledger brings the row up to date when shown
     return job
 
 

@@ -12,6 +12,7 @@ from gatewaykit.client.resources.model_choice import choose_model
 from gatewaykit.client.core.model_names import closest_model
 from gatewaykit.errors import ModelNotFoundError
 from gatewaykit.types import Model, ModelList
+from gatewaykit.error_text import public_call
 
 __all__ = ["AsyncModels", "Models"]
 
@@ -22,10 +23,12 @@ class Models:
     def __init__(self, client: BaseClient) -> None:
         self._client = client
 
+    @public_call
     def list(self, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN) -> ModelList:
         """Fetch the catalog (always fresh); it also replaces the cache the pre-send checks use."""
         return cast(ModelList, self._client._run(self._client._fetch_models(extra_headers=extra_headers, timeout=timeout)))
 
+    @public_call
     def get(self, model_id: str, *, timeout: Any = NOT_GIVEN) -> Model:
         """One catalog entry. Uses the cached catalog; refetches once before raising ModelNotFoundError."""
         return cast(Model, self._client._run(self._get(model_id, timeout)))

@@ -17,6 +17,7 @@ from gatewaykit.client.core.validation import check_music
 from gatewaykit.costs.quotes import Quote
 from gatewaykit.types import MusicJob
 from gatewaykit.client.transports.response_decoding import read_model
+from gatewaykit.error_text import public_call
 
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ class Music:
     def __init__(self, client: BaseClient) -> None:
         self._client = client
 
+    @public_call
     def create(
         self,
         *,
@@ -63,6 +65,7 @@ class Music:
         call = build_call(self._client, MUSIC, typed, create_args)
         return cast(Quote, self._client._run(quote_flow(self._client, "music", call.body, check_music)))
 
+    @public_call
     def retrieve(
         self, audio_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
     ) -> MusicJob:

@@ -18,6 +18,7 @@ from gatewaykit.client.core.validation import check_video
 from gatewaykit.costs.quotes import Quote
 from gatewaykit.types import VideoJob
 from gatewaykit.client.transports.response_decoding import read_model
+from gatewaykit.error_text import public_call
 
 if TYPE_CHECKING:
     from gatewaykit.types import AsyncVideoJob
@@ -33,6 +34,7 @@ class Videos:
     def __init__(self, client: BaseClient) -> None:
         self._client = client
 
+    @public_call
     def create(
         self,
         *,
@@ -67,6 +69,7 @@ class Videos:
         call = build_call(self._client, VIDEO, _fields(**typed), create_args)
         return cast(Quote, self._client._run(quote_flow(self._client, "video", call.body, check_video)))
 
+    @public_call
     def retrieve(
         self, video_id: str, *, extra_headers: Optional[Mapping[str, str]] = None, timeout: Any = NOT_GIVEN
     ) -> VideoJob:
@@ -78,6 +81,7 @@ class Videos:
         response = yield from self._client._get(f"/v1/videos/{segment}", extra_headers=extra_headers, timeout=timeout)
         return seen(self._client, read_model(VideoJob, response))
 
+    @public_call
     def delete(self, video_id: str, *, timeout: Any = NOT_GIVEN) -> VideoJob:
         """Cancel (or delete) the job; a cancelled job is never charged."""
         job_id_segment(video_id, "video_id")  # refused here, before anything is sent

@@ -113,6 +113,21 @@ class Comparison:
             return None
         return math.fsum(c for c in costs if c is not None)
 
+    @property
+    def total_text(self) -> str:
+        """``in all: $0.00242``, saying so when the rounded figures shown per model do not add up to it ("" unknown)."""
+        from gatewaykit.costs.money import format_usd
+
+        total = self.total_cost
+        if total is None:
+            return ""
+        shown = [format_usd(e.total_cost) for e in self.entries if e.total_cost is not None]
+        added = math.fsum(float(text.lstrip("$").replace(",", "")) for text in shown)
+        line = f"in all: {format_usd(total)}"
+        if len(shown) > 1 and format_usd(added) != format_usd(total):
+            line += f" (exact; the rounded figures above add up to {format_usd(added)})"
+        return line
+
     def to_pandas(self) -> Any:
         """One row per model: model, preview, latency_s, total_cost, cost_source, tokens, error (imports pandas)."""
         import pandas as pd
@@ -152,6 +167,8 @@ class Comparison:
             lines.append(
                 f"  {e.model:<{width}}  {latency:>7}  {cost:<14} {e.preview}" + (f"  [{', '.join(marks)}]" if marks else "")
             )
+        if self.total_text and len(self.entries) > 1:
+            lines.append(f"  {self.total_text}")
         return plain_text("\n".join(lines))
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:

@@ -91,12 +91,13 @@ def grid_html(prompt: str, kind: str, columns: list[str], tail: str = "") -> str
     per_row = min(count, 4)
     head = f'<div style="{MUTED};margin-bottom:6px">{esc(kind)} · {count} model{"s" if count != 1 else ""} · {esc(prompt[:200])}</div>'
     grid = f'<div class="gk-compare" style="{_GRID};grid-template-columns:repeat({per_row},minmax(0,1fr))">{"".join(columns)}</div>'
-    return f'<div class="gk-comparison" style="{BOX}">{head}{grid}{tail}</div>'
+    # Amounts carry "$" (several in one footer): keep MathJax from reading "$0.01 ... $0.02" as maths.
+    return f'<div class="gk-comparison tex2jax_ignore mathjax_ignore" style="{BOX}">{head}{grid}{tail}</div>'
 
 
 def render_comparison_html(comparison: Any) -> str:
     """The comparison as a grid: one column per model, in the order asked."""
     columns = [_column_html(comparison, entry) for entry in comparison.entries]
-    total = comparison.total_cost
-    tail = f'<div class="gk-footer" style="{FOOTER}">in all: {esc(format_cost(total))}</div>' if total is not None else ""
+    total = comparison.total_text
+    tail = f'<div class="gk-footer" style="{FOOTER}">{esc(total)}</div>' if total else ""
     return grid_html(comparison.prompt, comparison.kind, columns, tail)

@@ -235,7 +235,7 @@ def _parameter_summary(model: Any) -> str:
 
 
 def render_models_table_html(models: Iterable[Any]) -> str:
-    """The catalog as a table: id, kind, modalities, parameters, edit support, prompt limit."""
+    """The catalog as a table: id, kind, price, modalities, parameters, edit support, prompt limit."""
     rows = []
     for model in models:
         edit = model.edit
@@ -243,6 +243,7 @@ def render_models_table_html(models: Iterable[Any]) -> str:
         cells = [
             f'<code style="{style.CODE};white-space:nowrap">{esc(model.id)}</code>',  # the page's code CSS may wrap
             esc(model.kind),
+            esc(model.price),
             esc(", ".join(model.input_modalities)) + " → " + esc(", ".join(model.output_modalities)),
             esc(_parameter_summary(model)),
             esc(edit_text),
@@ -255,10 +256,10 @@ def render_models_table_html(models: Iterable[Any]) -> str:
         )
     header = "".join(
         f'<th style="{style.CELL}">{name}</th>'
-        for name in ("model", "kind", "modalities", "parameters", "edit", "prompt max")
+        for name in ("model", "kind", "price", "modalities", "parameters", "edit", "prompt max")
     )
     return (
-        f'<table class="gk-models" style="{style.TABLE}"><thead><tr>{header}</tr></thead>'
+        f'<table class="gk-models {style.NO_MATH}" style="{style.TABLE}"><thead><tr>{header}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
 
@@ -269,15 +270,25 @@ def render_model_html(model: Any) -> str:
     return f'<div class="gk-model" style="{style.BOX}">{render_models_table_html([model])}{table}</div>'
 
 
-def render_offline_banner_html(base_url: str, *, implicit: bool = False, switches: str = "") -> str:
+def render_offline_banner_html(base_url: str, *, implicit: bool = False, switches: str = "", app: bool = False) -> str:
     """The banner shown when the client uses the offline gateway (``implicit``: no key was found;
-    ``switches``: the grading switches that impose it, e.g. ``GATEWAYKIT_OFFLINE=1``)."""
+    ``switches``: the grading switches that impose it, e.g. ``GATEWAYKIT_OFFLINE=1``).
+
+    ``app``: the notebook is served as an app (Voilà), whose users see no code and set no
+    environment: the banner says what the results are, not how a developer would change that.
+    """
     if switches:  # no URL: its port changes from run to run, and graded outputs must not
         return (
             f'<div class="gk-offline-banner" style="{style.BOX};{style.BANNER_BOX}">'
             f'<strong>Offline gateway</strong>: <code style="{style.CODE}">{esc(switches)}</code> is set, so '
             "every client uses the offline gateway on this machine, whatever key or URL the code gives. "
             "Answers, images, media and costs are generated locally and are not real model output.</div>"
+        )
+    if app:
+        return (
+            f'<div class="gk-offline-banner" style="{style.BOX};{style.BANNER_BOX}">'
+            "<strong>Offline gateway</strong>: answers, images, media and costs here are synthetic, "
+            "generated locally; they are not real model output.</div>"
         )
     reason = "No API key was found, so these are " if implicit else ""
     return (

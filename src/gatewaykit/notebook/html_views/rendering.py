@@ -159,7 +159,7 @@ def _(obj: Model) -> dict[str, Any]:
 @_bundle.register
 def _(obj: ModelList) -> dict[str, Any]:
     lines = [f"ModelList ({len(obj)} models)"]
-    lines += [f"  {model.id:<24} {model.kind}" for model in obj]
+    lines += [f"  {model.id:<24} {model.kind:<5}  {model.price}".rstrip() for model in obj]
     return {"text/plain": "\n".join(lines), "text/html": views.render_models_table_html(obj)}
 
 

@@ -25,6 +25,8 @@ TABLE = "border-collapse:collapse;font-size:0.9em"
 CELL = "padding:2px 10px;text-align:left;vertical-align:top;border-bottom:1px solid rgba(128,128,128,0.3)"
 CODE = "font-family:var(--jp-code-font-family,monospace);font-size:0.9em"
 ERROR_BOX = "border-left:4px solid #d9534f;padding:6px 10px;background:rgba(217,83,79,0.08)"
+# Amounts carry "$": this class keeps MathJax (JupyterLab typesets $...$) away from an element holding them.
+NO_MATH = "tex2jax_ignore mathjax_ignore"
 BANNER_BOX = "border:1px solid #e0a800;border-left-width:6px;padding:6px 10px;background:rgba(224,168,0,0.12)"
 
 # nbconvert's lab template (``jupyter nbconvert --to html``, JupyterLab's "Export as HTML", Voila) lays an output

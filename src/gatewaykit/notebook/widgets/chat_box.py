@@ -65,6 +65,7 @@ class ChatUI:
         self._busy = threading.Lock()
         self._worker: Optional[threading.Thread] = None
         self._attachments: list[bytes] = []
+        self._undone_cost = 0.0  # USD of turns taken back (Undo, Reset): still in the ledger
         self.error: Optional[BaseException] = None
         self._widgets: Optional[dict[str, Any]] = None
         self._display_id: Optional[str] = None
@@ -84,6 +85,7 @@ class ChatUI:
             return None
         pictures = list(images or []) + self._attachments
         self._attachments = []
+        self._clear_upload()  # the button's "Image (1)" goes back to 0 with the message that took it
         self._stop.clear()
         self.error = None
         outcome: dict[str, Any] = {}
@@ -117,6 +119,8 @@ class ChatUI:
         if self._busy.locked():
             return self._status("Wait for the answer (or Stop it) before Undo.")
         last = len(self.session.turns) - 1
+        if last >= 0:
+            self._undone_cost += turn_cost(self.session.turns[last]) or 0.0
         self.session.undo()
         self._stopped_turns.discard(last)
         self._refresh()
@@ -125,6 +129,7 @@ class ChatUI:
         """Start the conversation over (the ledger keeps every cost)."""
         if self._busy.locked():
             return self._status("Wait for the answer (or Stop it) before Reset.")
+        self._undone_cost += math.fsum(turn_cost(turn) or 0.0 for turn in self.session.turns)
         self.session.reset()
         self._stopped_turns.clear()
         self._refresh()
@@ -190,6 +195,8 @@ class ChatUI:
         if turns:
             parts.append(f"this turn {style.format_cost(last) if last is not None else 'not reported'}")
         parts.append(f"conversation {conversation_cost_text(self.session.cost, [turn_cost(turn) for turn in turns])}")
+        if self._undone_cost:
+            parts.append(f"undone turns {style.format_cost(self._undone_cost)} (still in the ledger)")
         return f'<span style="{style.esc(style.MUTED)}">{style.esc(" · ".join(parts))}</span>'
 
     def _refresh(self, keep_live: bool = False) -> None:
@@ -202,6 +209,7 @@ class ChatUI:
         w["totals"].value = self._totals_html()
         w["send"].disabled, w["stop"].disabled = False, True
         self._show_budget()
+        self._fit_picker()
         self._update_static()
 
     def _show_budget(self) -> None:
@@ -213,8 +221,41 @@ class ChatUI:
         spent = float(getattr(ledger, "total_cost", 0.0) or 0.0)
         w["budget"].max = float(budget)
         w["budget"].value = min(spent, float(budget))
-        w["budget"].description = f"{style.format_cost(spent)} of {style.format_cost(budget)}"
         w["budget"].layout.display = None
+        # Not the bar's description: JupyterLab typesets "$0.00 of $0.05" in a widget label as LaTeX
+        # (the amounts vanish into italic maths). An HTML widget's value is not typeset.
+        label = w.get("budget_label")
+        if label is not None:
+            money = f"budget: {style.format_cost(spent)} of {style.format_cost(budget)}"
+            label.value = f'<span class="{style.NO_MATH}" style="{style.MUTED}">{style.esc(money)}</span>'
+            label.layout.display = None
+
+    def _has_images(self) -> bool:
+        """True when a message of the conversation carries an image (only vision models can read it)."""
+        for message in self.session.history:
+            content = message.get("content") if isinstance(message, dict) else None
+            if isinstance(content, list) and any(isinstance(part, dict) and part.get("type") == "image_url" for part in content):
+                return True
+        return False
+
+    def _fit_picker(self) -> None:
+        """Offer only the models that accept the conversation's inputs (an image: vision models), and say so."""
+        picker = (self._widgets or {}).get("picker")
+        if picker is None:
+            return
+        models = self._chat_models()
+        images = self._has_images()
+        if images:
+            models = [model for model in models if self._is_vision(model)] or models
+        if not models or list(picker.options) == models:
+            return
+        current = picker.value
+        picker.options = models
+        if current in models:
+            picker.value = current
+        picker.tooltip = "Only models that read images: this conversation has one (Undo or Reset it to choose others)" if images else ""
+        if images:
+            self._status("The picker offers only models that read images: this conversation has one.")
 
     def _chat_models(self) -> list[str]:
         try:
@@ -249,9 +290,11 @@ class ChatUI:
         reset = widgets.Button(description="Reset", icon="refresh")
         attach = widgets.FileUpload(accept="image/*", multiple=True, description="Image")
         budget = widgets.FloatProgress(value=0.0, min=0.0, max=1.0, layout=widgets.Layout(display="none"))
+        budget_label = widgets.HTML(layout=widgets.Layout(display="none"))
         self._widgets = w = {
             "transcript": widgets.HTML(), "live": widgets.HTML(), "status": widgets.HTML(), "totals": widgets.HTML(),
-            "input": entry, "send": send, "stop": stop, "budget": budget, "picker": picker, "attach": attach,
+            "input": entry, "send": send, "stop": stop, "budget": budget,
+            "budget_label": budget_label, "picker": picker, "attach": attach,
             "pending": "", "steps": "",
         }  # fmt: skip
         if not enter_sends:
@@ -269,7 +312,7 @@ class ChatUI:
         attach.layout.display = None if self._is_vision(self.session.model) else "none"
         attach.observe(self._attached, names="value")
         controls = widgets.HBox([send, stop, undo, reset, attach])
-        box = widgets.VBox([widgets.HBox([picker, w["totals"]]), budget, w["transcript"], w["live"], entry, controls,
+        box = widgets.VBox([widgets.HBox([picker, w["totals"]]), widgets.HBox([budget, budget_label]), w["transcript"], w["live"], entry, controls,
                             w["status"]], layout=widgets.Layout(width="100%"))  # fmt: skip
         box.add_class("gk-chat-box")
         self._refresh()
@@ -278,16 +321,26 @@ class ChatUI:
     def _attached(self, change: Any) -> None:
         files = change["new"]
         items = list(files.values()) if isinstance(files, dict) else list(files or ())  # ipywidgets 7: dict, 8: tuple
-        accepted = []
-        try:
-            for item in items:
-                name = item.get("name") or item.get("metadata", {}).get("name", "file")
-                accepted.append(_check_image(bytes(item["content"]), name))
-        except ValueError as exc:
-            self._status(f"{exc}; nothing attached.")
+        if not items:  # the value cleared (after a send, or after a refusal)
             return
-        self._attachments.extend(accepted)
-        self._status(f"{len(self._attachments)} image{'s' if len(self._attachments) != 1 else ''} attached to the next message.")
+        refused = []
+        for item in items:
+            name = item.get("name") or item.get("metadata", {}).get("name", "file")
+            try:
+                self._attachments.append(_check_image(bytes(item["content"]), name))
+            except Exception as exc:  # noqa: BLE001 - every file gets a word, never a silent drop
+                refused.append(str(exc) if isinstance(exc, ValueError) else f"{name!r} could not be read ({exc})")
+        count = len(self._attachments)
+        text = f"{count} image{'s' if count != 1 else ''} attached to the next message." if count else "No image attached."
+        if refused:
+            self._clear_upload()  # the button counts only what is attached
+            text += " Not attached: " + "; ".join(refused) + "."
+        self._status(text)
+
+    def _clear_upload(self) -> None:
+        attach = (self._widgets or {}).get("attach")
+        if attach is not None and attach.value:
+            attach.value = {} if isinstance(attach.value, dict) else ()  # ipywidgets 7: dict, 8: tuple
 
     # -- display ------------------------------------------------------------------------------
     def static_html(self) -> str:
@@ -341,6 +394,8 @@ def conversation_cost_text(total: Optional[float], turn_costs: list[Optional[flo
     """The conversation's cost as read: what is known, plus how many turns (a stopped one) reported none."""
     if total is not None:
         return style.format_cost(total)
+    if not turn_costs:  # no turns (yet, or all taken back): nothing in this conversation
+        return style.format_cost(0.0)
     unknown = sum(1 for cost in turn_costs if cost is None)
     known = [cost for cost in turn_costs if cost is not None]
     if not known:

@@ -29,7 +29,14 @@ from gatewaykit.errors import GatewayError, JobFailedError, JobTimeoutError
 from gatewaykit.notebook.html_views import html as views
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.cell_output.kernel import CellThread, sleep_until, start_thread
-from gatewaykit.notebook.widgets.playground_fields import build_request, check_request, fields_for, models_by_kind, skipped_parameters
+from gatewaykit.notebook.widgets.playground_fields import (
+    build_request,
+    check_request,
+    fields_for,
+    models_by_kind,
+    prompt_is_blank,
+    skipped_parameters,
+)
 from gatewaykit.notebook.widgets.playground_widgets import (
     LABEL_STYLE,
     HTMLWidgetSink,
@@ -40,6 +47,7 @@ from gatewaykit.notebook.widgets.playground_widgets import (
 
 __all__ = ["Playground", "playground"]
 
+PROMPT_HINT = "Write a prompt, then press Run."
 WIDGET_FALLBACK = "(The playground is an ipywidgets form: run this cell in Jupyter, with its kernel, to show it.)"
 _counter = itertools.count(1)
 
@@ -69,6 +77,7 @@ class Playground:
                                             layout=widgets.Layout(display="none"))  # fmt: skip
         self.cancel_button.add_class("gk-playground-cancel")
         self.job: Any = None  # the job of the run in flight, if any
+        self.stopping: Optional[threading.Event] = None  # set by Stop while a chat answer streams
         self.result = widgets.HTML()
         self.result.add_class("gk-playground-result")
         self.result.add_class("jp-RenderedHTMLCommon")  # JupyterLab's (and Voilà's) styles for tables and code
@@ -132,12 +141,19 @@ class Playground:
         return build_request(self.model, {name: widget.value for name, widget in self.values.items()})
 
     def check(self) -> Optional[GatewayError]:
-        """Run the client's pre-send checks on the form; show and return the error (None when valid)."""
+        """Run the client's pre-send checks on the form; show and return the error (None when valid).
+
+        An empty prompt (a fresh form, a switch of kind) is not a mistake: nothing was sent, so it shows a
+        quiet hint, never an error card, though Run still sends nothing.
+        """
+        request = self.request()
         try:
-            request = self.request()
             check_request(self.model, request)
         except GatewayError as error:
-            self.message.value = views.render_error_html(error)
+            if prompt_is_blank(self.model, request):
+                self.message.value = f'<span class="gk-playground-hint" style="{style.MUTED}">{style.esc(PROMPT_HINT)}</span>'
+            else:
+                self.message.value = views.render_error_html(error)
             self.quote.value = ""
             return error
         self.message.value = ""
@@ -169,9 +185,7 @@ class Playground:
             with self.client.ledger.tag(self.tag):
                 sink.show({"text/html": f'<div style="{style.MUTED}">Sending to {style.esc(entry.id)}…</div>'})
                 if entry.kind == "chat":
-                    from gatewaykit.notebook.chat_views.live import render_stream
-
-                    render_stream(self.client.chat.completions.create(stream=True, **request), sink=sink, model=entry.id)
+                    self._chat(entry, request, sink)
                 elif entry.kind == "image":
                     from gatewaykit.notebook.html_views.rendering import mimebundle
 
@@ -190,6 +204,22 @@ class Playground:
             self.runs += 1
             self.job = None
             self._finish()
+
+    def _chat(self, entry: Any, request: dict[str, Any], sink: HTMLWidgetSink) -> None:
+        """Stream the answer live; the Stop button (the Cancel button, relabelled) keeps what arrived."""
+        from gatewaykit.notebook.chat_views.live import render_stream
+
+        stream = self.client.chat.completions.create(stream=True, **request)
+        self.stopping = threading.Event()
+        self.cancel_button.disabled, self.cancel_button.description = False, "Stop"
+        self.cancel_button.layout.display = None
+        try:
+            render_stream(_until(stream, self.stopping), sink=sink, model=entry.id)
+        except StoppedByUser:  # the answer so far stays, marked "interrupted: partial answer"
+            stream.close()
+        finally:
+            self.stopping = None
+            self.cancel_button.layout.display = "none"
 
     def _follow(self, job: Any, sink: HTMLWidgetSink) -> None:
         """``wait_with_progress`` with the playground's own Cancel button instead of the card's hint."""
@@ -216,6 +246,10 @@ class Playground:
             progress.observe(job)
 
     def _cancel(self, _button: Any = None) -> None:
+        if self.stopping is not None:  # a chat answer streaming: Stop
+            self.cancel_button.disabled, self.cancel_button.description = True, "Stopping…"
+            self.stopping.set()
+            return
         job, self.cancel_button.disabled = self.job, True
         if job is None:
             return
@@ -265,6 +299,18 @@ class Playground:
         # Built by hand (not widget._repr_mimebundle_, which ipywidgets 7 lacks); both versions render view 2.0.
         view = {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}
         return {"text/plain": WIDGET_FALLBACK, "application/vnd.jupyter.widget-view+json": view}
+
+
+class StoppedByUser(KeyboardInterrupt):
+    """Stop pressed while a chat answer streamed (render_stream keeps the partial answer for an interrupt)."""
+
+
+def _until(stream: Any, stopping: threading.Event) -> Any:
+    """The stream's chunks until Stop is pressed (checked as each chunk arrives)."""
+    for chunk in stream:
+        if stopping.is_set():
+            raise StoppedByUser()
+        yield chunk
 
 
 def _close(widget: Any) -> None:

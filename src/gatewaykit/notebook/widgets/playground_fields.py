@@ -30,6 +30,7 @@ __all__ = [
     "fields_for",
     "length_text",
     "models_by_kind",
+    "prompt_is_blank",
     "skipped_parameters",
 ]
 
@@ -140,13 +141,18 @@ def build_request(model: Model, values: Mapping[str, Any]) -> dict[str, Any]:
     return {"model": model.id, "messages": messages, **fields}
 
 
+def prompt_is_blank(model: Model, request: Mapping[str, Any]) -> bool:
+    """True while the form's prompt is empty (a fresh form: nothing typed yet, nothing to send)."""
+    prompt = request["messages"][-1]["content"] if model.kind == "chat" else request.get("prompt")
+    return isinstance(prompt, str) and not prompt.strip()
+
+
 def check_request(model: Model, request: Mapping[str, Any]) -> None:
     """The client's pre-send checks for this request; raises what the client would (BadRequestError, ...).
 
     A blank prompt is refused here too (BadRequestError, ``param="prompt"``): nothing to generate from.
     """
-    prompt = request["messages"][-1]["content"] if model.kind == "chat" else request.get("prompt")
-    if isinstance(prompt, str) and not prompt.strip():
+    if prompt_is_blank(model, request):
         raise BadRequestError("Write a prompt first: it is empty", status=400, code="invalid_value", param="prompt")
     if model.kind == "chat":
         check_chat(request)
