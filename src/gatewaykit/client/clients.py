@@ -189,7 +189,7 @@ class Client(_Surface):
         """
         from gatewaykit.client.session_tools.comparison_runs import run_comparison  # loaded with the first comparison
 
-        models = list(models)
+        models = models if isinstance(models, str) else list(models)  # a string is refused by name below
         with observation.operation("compare", models=models):
             return run_comparison(self, prompt, models, params, concurrency, confirm)
 
@@ -221,7 +221,7 @@ class Client(_Surface):
         """
         from gatewaykit.client.session_tools.evaluation_runs import run_evaluation  # loaded with the first evaluation
 
-        models = list(models)
+        models = models if isinstance(models, str) else list(models)  # a string is refused by name below
         with observation.operation("evaluate", models=models):
             return run_evaluation(self, cases, models, scorers, repeats, concurrency, checkpoint, dry_run, confirm, params)
 
@@ -323,7 +323,7 @@ class AsyncClient(_Surface):
         """``await aclient.compare(...)``: as :meth:`Client.compare`, the models as concurrent tasks."""
         from gatewaykit.client.session_tools.comparison_runs import run_comparison_async
 
-        models = list(models)
+        models = models if isinstance(models, str) else list(models)  # a string is refused by name below
         with observation.operation("compare", models=models):
             return await run_comparison_async(self, prompt, models, params, concurrency, confirm)
 
@@ -343,7 +343,7 @@ class AsyncClient(_Surface):
         """``await aclient.evaluate(...)``: as :meth:`Client.evaluate`, the cells as concurrent tasks."""
         from gatewaykit.client.session_tools.evaluation_runs import run_evaluation_async
 
-        models = list(models)
+        models = models if isinstance(models, str) else list(models)  # a string is refused by name below
         with observation.operation("evaluate", models=models):
             return await run_evaluation_async(
                 self, cases, models, scorers, repeats, concurrency, checkpoint, dry_run, confirm, params

@@ -173,8 +173,9 @@ class GatewayTelemetry:
                 values[n.REQUEST_MODEL] = str(attributes["model"])
         if "items" in attributes:
             values[n.ITEMS] = int(attributes["items"])
-        if attributes.get("models"):
-            values[n.MODELS] = [str(model) for model in attributes["models"]]
+        models = attributes.get("models")
+        if models and not isinstance(models, str):  # a string is refused by compare/evaluate themselves
+            values[n.MODELS] = [str(model) for model in models]
         if attributes.get("cases") is not None:
             values[n.ITEMS] = int(attributes["cases"])
         return self._tracer.start_as_current_span(f"{operation} {name}", kind=SpanKind.INTERNAL, attributes=values)
