@@ -42,7 +42,9 @@ def test_client_errors_are_gateway_errors_not_httpx() -> None:
 
 
 def test_only_the_transports_package_imports_httpx() -> None:
-    """No module of gatewaykit outside client/transports/ imports httpx (the emulator serves, it never sends)."""
+    """No module of gatewaykit outside client/transports/ imports httpx (the emulator serves, it never sends),
+    but the classroom's own network modules: it is a proxy whose job is to send (its upstream, its
+    pass-through, and the teacher's admin calls from the CLI and from ``gk.Classroom``)."""
     import re
     from pathlib import Path
 
@@ -55,5 +57,6 @@ def test_only_the_transports_package_imports_httpx() -> None:
         for path in root.rglob("*.py")
         if "transports" not in path.parts and importing.search(path.read_text())
     ]
-    assert offenders == []
+    classroom_network = {"classroom/upstream.py", "classroom/passthrough.py", "classroom/cli.py", "classroom/server.py"}
+    assert sorted(set(offenders) - classroom_network) == []
     assert importing.search((root / "client" / "transports" / "http.py").read_text())
