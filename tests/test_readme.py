@@ -78,10 +78,10 @@ def test_python_version_is_said_once_and_matches_pyproject() -> None:
 
 
 def test_readme_says_what_a_newcomer_trips_on() -> None:
-    """SVC_ is explained, the test command's system package is said up front, and root needs --allow-root."""
+    """SVC_ is explained, the test command's system packages are said up front, and root needs --allow-root."""
     assert "`SVC_` is the service's prefix" in README
     commands = _section("Two commands")
-    assert commands.index("installs a system package") < commands.index("bash .ci/run")
+    assert commands.index("installs system packages") < commands.index("bash .ci/run")
     assert "--allow-root" in commands
 
 
