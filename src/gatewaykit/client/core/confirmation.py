@@ -181,18 +181,7 @@ def quote_batch(client: BaseClient, calls: list[Callable[[], Any]]) -> Optional[
     threshold = client._confirm_over
     if threshold is None or _CONFIRMED.get() is True:
         return None
-    quotes: list[Quote] = []
-    token = _COLLECTING.set(quotes)
-    try:
-        for call in calls:
-            try:
-                call()
-            except QuotedInstead:
-                pass
-            except Exception:  # noqa: BLE001 - the real run reports it, in its place
-                pass
-    finally:
-        _COLLECTING.reset(token)
+    quotes = _quotes_of(calls)
     _ask_for_batch(client, quotes, threshold)
     return BatchApproval(quotes)
 
@@ -204,18 +193,7 @@ async def quote_async_batch(
     threshold = client._confirm_over
     if threshold is None or _CONFIRMED.get() is True:
         return None
-    quotes: list[Quote] = []
-    token = _COLLECTING.set(quotes)
-    try:
-        for call in calls:
-            try:
-                await call()
-            except QuotedInstead:
-                pass
-            except Exception:  # noqa: BLE001
-                pass
-    finally:
-        _COLLECTING.reset(token)
+    quotes = await _quotes_of_async(calls)
     _ask_for_batch(client, quotes, threshold)
     return BatchApproval(quotes)
 
@@ -225,6 +203,27 @@ def collect_quote(client: BaseClient, calls: list[Callable[[], Any]]) -> Optiona
 
     Works with or without ``confirm_over`` (``client.evaluate(dry_run=True)`` shows it).
     """
+    quotes = _quotes_of(calls)
+    return _combine(quotes) if quotes else None
+
+
+async def collect_async_quote(client: BaseClient, calls: list[Callable[[], Awaitable[Any]]]) -> Optional[Quote]:
+    """:func:`collect_quote` for coroutine functions."""
+    quotes = await _quotes_of_async(calls)
+    return _combine(quotes) if quotes else None
+
+
+def confirm_quote(client: BaseClient, quote: Optional[Quote], how: str = "confirm=True") -> None:
+    """Ask once about a whole run's quote when it passes ``confirm_over``; raises when not confirmed."""
+    threshold = client._confirm_over
+    if threshold is None or quote is None or _CONFIRMED.get():
+        return
+    if needs_confirmation(quote, threshold):
+        ask(client, quote, threshold, how=how)
+
+
+def _quotes_of(calls: list[Callable[[], Any]]) -> list[Quote]:
+    """Run each call up to its first paid request, which is quoted instead of sent; the quotes."""
     quotes: list[Quote] = []
     token = _COLLECTING.set(quotes)
     try:
@@ -237,11 +236,11 @@ def collect_quote(client: BaseClient, calls: list[Callable[[], Any]]) -> Optiona
                 pass
     finally:
         _COLLECTING.reset(token)
-    return _combine(quotes) if quotes else None
+    return quotes
 
 
-async def collect_async_quote(client: BaseClient, calls: list[Callable[[], Awaitable[Any]]]) -> Optional[Quote]:
-    """:func:`collect_quote` for coroutine functions."""
+async def _quotes_of_async(calls: list[Callable[[], Awaitable[Any]]]) -> list[Quote]:
+    """:func:`_quotes_of` for coroutine functions."""
     quotes: list[Quote] = []
     token = _COLLECTING.set(quotes)
     try:
@@ -250,20 +249,11 @@ async def collect_async_quote(client: BaseClient, calls: list[Callable[[], Await
                 await call()
             except QuotedInstead:
                 pass
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001 - the real run reports it, in its place
                 pass
     finally:
         _COLLECTING.reset(token)
-    return _combine(quotes) if quotes else None
-
-
-def confirm_quote(client: BaseClient, quote: Optional[Quote], how: str = "confirm=True") -> None:
-    """Ask once about a whole run's quote when it passes ``confirm_over``; raises when not confirmed."""
-    threshold = client._confirm_over
-    if threshold is None or quote is None or _CONFIRMED.get():
-        return
-    if needs_confirmation(quote, threshold):
-        ask(client, quote, threshold, how=how)
+    return quotes
 
 
 def _ask_for_batch(client: BaseClient, quotes: list[Quote], threshold: float) -> None:
