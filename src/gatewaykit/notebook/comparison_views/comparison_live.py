@@ -33,10 +33,25 @@ from gatewaykit.notebook.html_views.comparison_html import column_footer, column
 from gatewaykit.notebook.cell_output.kernel import start_thread
 from gatewaykit.notebook.cell_output.sinks import DisplaySink, default_sink
 
-__all__ = ["LiveComparisonView", "UPDATES_PER_SECOND"]
+__all__ = ["LiveComparisonView", "UPDATES_PER_SECOND", "repaint_until_closed"]
 
 UPDATES_PER_SECOND = 15
 _CLOCK_EVERY = 1.0  # seconds between repaints that only move the running columns' clocks
+
+
+def repaint_until_closed(
+    closed: threading.Event, changed: threading.Event, clock: Callable[[], float], paint: Callable[[], None],
+    per_second: float,
+) -> None:
+    """A live grid's painter thread: ``paint()`` at most ``per_second`` times a second when ``changed`` is set,
+    and every :data:`_CLOCK_EVERY` seconds anyway (the running cells' clocks move), until ``closed`` is set."""
+    last = clock()
+    while not closed.wait(1 / per_second):
+        now = clock()
+        if changed.is_set() or now - last >= _CLOCK_EVERY:
+            changed.clear()
+            last = now
+            paint()
 
 
 class _ColumnSink:
@@ -161,13 +176,7 @@ class LiveComparisonView:
         self.paints += 1
 
     def _run(self) -> None:
-        last = self._clock()
-        while not self._closed.wait(1 / UPDATES_PER_SECOND):
-            now = self._clock()
-            if self._changed.is_set() or now - last >= _CLOCK_EVERY:
-                self._changed.clear()
-                last = now
-                self.paint()
+        repaint_until_closed(self._closed, self._changed, self._clock, self.paint, UPDATES_PER_SECOND)
 
     def close(self, comparison: Any) -> None:
         """Every column ended: the grid becomes the static comparison (marks included), shown once."""

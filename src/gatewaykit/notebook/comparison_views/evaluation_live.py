@@ -26,13 +26,13 @@ from typing import Any, Callable, Optional
 
 from gatewaykit.notebook.cell_output.kernel import start_thread
 from gatewaykit.notebook.cell_output.sinks import DisplaySink, default_sink
+from gatewaykit.notebook.comparison_views.comparison_live import repaint_until_closed
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.html_views.evaluation_html import cell_html, grid_html, text_box
 
 __all__ = ["LiveEvaluationView", "UPDATES_PER_SECOND"]
 
 UPDATES_PER_SECOND = 8
-_CLOCK_EVERY = 1.0
 
 
 class _LiveCell:
@@ -144,13 +144,7 @@ class LiveEvaluationView:
         self.paints += 1
 
     def _run(self) -> None:
-        last = self._clock()
-        while not self._closed.wait(1 / UPDATES_PER_SECOND):
-            now = self._clock()
-            if self._changed.is_set() or now - last >= _CLOCK_EVERY:
-                self._changed.clear()
-                last = now
-                self.paint()
+        repaint_until_closed(self._closed, self._changed, self._clock, self.paint, UPDATES_PER_SECOND)
 
     def close(self, evaluation: Any) -> None:
         """Every cell ended: the grid becomes the static evaluation (marks, summary), shown once."""
