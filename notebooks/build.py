@@ -35,6 +35,11 @@ HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "src"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# What a Python kernel reports, minus its version (stored notebooks stay the same from machine to
+# machine); nbconvert needs file_extension and nbconvert_exporter for "Save as script" to give a .py.
+LANGUAGE_INFO = {"name": "python", "file_extension": ".py", "mimetype": "text/x-python",
+                 "codemirror_mode": {"name": "ipython", "version": 3}, "pygments_lexer": "ipython3",
+                 "nbconvert_exporter": "python"}
 STAMP = "gatewaykit"  # notebook metadata key: {"source_sha256": ...}
 
 
@@ -54,7 +59,7 @@ def source_digest(source: Path) -> str:
 def cells_from(source: Path) -> nbformat.NotebookNode:
     """The notebook a text source describes (no outputs), with stable cell ids for small diffs."""
     notebook = jupytext.read(source, fmt="py:percent")
-    notebook.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"},
+    notebook.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": dict(LANGUAGE_INFO),
                          STAMP: {"source": f"src/{source.name}", "source_sha256": source_digest(source)}}
     for index, cell in enumerate(notebook.cells):
         cell["id"] = f"{source.stem[:2]}-{index:02d}"
@@ -68,7 +73,7 @@ def execute(notebook: nbformat.NotebookNode) -> None:
     NotebookClient(notebook, timeout=300, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(HERE)}}).execute()
     notebook.metadata.pop("widgets", None)
-    notebook.metadata["language_info"] = {"name": "python"}
+    notebook.metadata["language_info"] = dict(LANGUAGE_INFO)
     drop_widget_views(notebook)
 
 

@@ -8,6 +8,7 @@ hand, and test markers left in teaching code instead of cell tags.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 from pathlib import Path
 
@@ -60,3 +61,16 @@ def test_every_code_cell_was_executed(source: Path) -> None:
 def test_test_markers_are_cell_tags_not_comments(source: Path) -> None:
     """No ``# NBVAL_...`` comment in teaching code: nbval's markers live in cell tags."""
     assert "NBVAL_" not in source.read_text()
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda source: source.stem)
+def test_stored_notebook_exports_as_a_python_script(source: Path) -> None:
+    """File > Save and Export As > Executable Script (nbconvert --to script) gives a .py file of
+    Python, not a .txt: the stored language_info names the extension and the exporter."""
+    from nbconvert import ScriptExporter
+
+    stored = nbformat.read(build.notebook_path(source), as_version=4)
+    script, resources = ScriptExporter().from_notebook_node(stored)
+    assert resources["output_extension"] == ".py", REBUILD.format(source.stem)
+    # Python once magics become calls (top-level await is the notebooks' own idiom)
+    compile(script, f"{source.stem}.py", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
