@@ -39,5 +39,8 @@ def test_the_live_widget_pauses_and_resumes_the_class(rooms: Any, monkeypatch: A
         room.stop()
         live.refresh()
         assert "stopped" in live.message.value
+        # a stopped class no longer reads "Open", keeps its last figures, and its buttons are greyed
+        assert "Stopped" in live.view.value and "Open" not in live.view.value and "ana" in live.view.value
+        assert live.pause_button.disabled and live.resume_button.disabled and live.reason.disabled
     finally:
         live.close()

@@ -36,8 +36,10 @@ def _bar(spent: float, held: float, cap: float) -> str:
 
 
 def dashboard_html(rows: list[dict[str, Any]], status: dict[str, Any]) -> str:
-    """The dashboard's HTML: a line on the class (paused or open, window), then a row per student."""
-    if status.get("paused"):
+    """The dashboard's HTML: a line on the class (stopped, paused or open, window), then a row per student."""
+    if status.get("stopped"):
+        head = '<b style="opacity:.7">Stopped</b>'
+    elif status.get("paused"):
         reason = f": {esc(status['reason'])}" if status.get("reason") else ""
         head = f'<b style="color:#d9534f">Paused{reason}</b>'
     else:
@@ -92,6 +94,7 @@ class ClassroomDashboard:
         controls = widgets.HBox([self.pause_button, self.reason, self.resume_button])
         self.widget = widgets.VBox([self.view, controls, self.message])
         self._stop = threading.Event()
+        self._last: tuple[list[dict[str, Any]], dict[str, Any]] = ([], {})
         self.refresh()
         self._thread = threading.Thread(target=self._loop, args=(refresh_seconds,), name="classroom-dashboard",
                                         daemon=True)
@@ -107,13 +110,22 @@ class ClassroomDashboard:
 
     def refresh(self) -> None:
         if not self.room.running:
-            self.message.value = f'<div style="{style.FOOTER}">The classroom has stopped.</div>'
-            self._stop.set()
+            self._show_stopped()
             return
         try:
-            self.view.value = dashboard_html(self.room.report_rows(), self.room.status())
+            self._last = (self.room.report_rows(), self.room.status())
+            self.view.value = dashboard_html(*self._last)
         except Exception as exc:  # noqa: BLE001 - a refresh that fails says so and tries again later
             self.message.value = f'<div style="{style.ERROR_BOX}">Could not refresh: {esc(type(exc).__name__)}</div>'
+
+    def _show_stopped(self) -> None:
+        """The last figures stay, headed "Stopped"; the buttons can do nothing more, so they are greyed."""
+        rows, status = self._last
+        self.view.value = dashboard_html(rows, {**status, "stopped": True})
+        self.message.value = f'<div style="{style.FOOTER}">The classroom has stopped; these are its last figures.</div>'
+        for control in (self.pause_button, self.resume_button, self.reason):
+            control.disabled = True
+        self._stop.set()
 
     def _loop(self, seconds: float) -> None:
         while not self._stop.wait(seconds):
