@@ -341,9 +341,12 @@ class NotebookPage:
         (Right after the page loads, a click can land before the editor takes key presses.) Each press
         gets 15 s to show: a press taken but shown late and then pressed again would run the cell twice.
         """
-        before = self.prompt(index)
+        # A stored notebook's prompt may already read "[3]:" and a fast run may end on "[3]:" again, so the
+        # prompt is first overwritten with a mark of our own: any run re-renders it ("[*]:", then "[n]:").
+        before = "[?]:"
         for _ in range(attempts):
             self.answer_dialogs()
+            self.cell(index).locator(".jp-InputPrompt").evaluate("(node, mark) => { node.textContent = mark; }", before)
             self.cell(index).locator(".jp-InputArea-editor").click()
             self.page.keyboard.press("Shift+Enter")
             deadline = time.monotonic() + 15
