@@ -22,6 +22,7 @@ from gatewaykit.client.resources.images import AsyncImages, Images
 from gatewaykit.client.resources.models import AsyncModels, Models
 from gatewaykit.client.resources.music import AsyncMusic, Music
 from gatewaykit.client.resources.pending_jobs import AsyncJobs, Jobs
+from gatewaykit.client.resources.pending_refresh import refresh_pending_rows
 from gatewaykit.client.core.options import ClientOptions, takes_options
 from gatewaykit.client.core.recording import Recording
 from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
@@ -82,6 +83,11 @@ class _Surface(BaseClient):
     def _job_cancel(self, job: Any) -> Any:
         return self._run(job_flows.cancel_flow(self, job))
 
+    def _refresh_pending_jobs(self, polled: Optional[set[str]] = None) -> None:
+        """One status request per unfinished job of this client's in its ledger (the ledger calls this before
+        it is shown or read: a wait stopped half-way leaves the row pending otherwise)."""
+        refresh_pending_rows(self, set() if polled is None else polled)
+
 
 class Client(_Surface):
     """The gateway, with blocking calls.
@@ -133,17 +139,6 @@ class Client(_Surface):
 
     def _run(self, flow: Flow[Any]) -> Any:
         return run_sync(flow, self._transport, _sleep)
-
-    def _refresh_pending_jobs(self) -> None:
-        """One status request per unfinished job of this client's in its ledger (the ledger calls this
-        before it is shown: a wait stopped half-way leaves the row pending otherwise)."""
-        from gatewaykit.errors import GatewayError
-
-        for job in self.jobs.pending():
-            try:
-                job.refresh()  # reports its state to the ledger
-            except GatewayError:  # gone, or the gateway is down: the row stays as it was
-                continue
 
     def _open_chat_stream(self, response: Any, recording: Recording) -> ChatStream:
         transport = self._transport
@@ -380,6 +375,9 @@ class AsyncClient(_Surface):
             progress.close()
 
     async def close(self) -> None:
+        blocking = self.__dict__.pop("_blocking_transport", None)  # the pending rows' refresh (pending_refresh.py)
+        if blocking is not None:
+            blocking.close()
         await self._transport.close()
 
     aclose = close
