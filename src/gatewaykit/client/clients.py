@@ -6,6 +6,7 @@ adds only its transport, its flow driver, its stream class and closing.
 
 from __future__ import annotations
 
+import functools
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, Iterable, Optional, Union
@@ -22,7 +23,9 @@ from gatewaykit.client.resources.images import AsyncImages, Images
 from gatewaykit.client.resources.models import AsyncModels, Models
 from gatewaykit.client.resources.music import AsyncMusic, Music
 from gatewaykit.client.resources.pending_jobs import AsyncJobs, Jobs
+from gatewaykit.client.resources.blocking_sends import close_blocking_transport
 from gatewaykit.client.resources.pending_refresh import refresh_pending_rows
+from gatewaykit.client.resources.stop_pricing import fetch_price_for
 from gatewaykit.client.core.options import ClientOptions, takes_options
 from gatewaykit.client.core.recording import Recording
 from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
@@ -141,6 +144,7 @@ class Client(_Surface):
         return run_sync(flow, self._transport, _sleep)
 
     def _open_chat_stream(self, response: Any, recording: Recording) -> ChatStream:
+        recording.prices_wanted = functools.partial(fetch_price_for, self)  # a Stop is priced (stop_pricing.py)
         transport = self._transport
         return ChatStream(transport.iter_bytes(response), response.close, recording)
 
@@ -291,6 +295,7 @@ class AsyncClient(_Surface):
         return run_async(flow, self._transport)
 
     def _open_chat_stream(self, response: Any, recording: Recording) -> AsyncChatStream:
+        recording.prices_wanted = functools.partial(fetch_price_for, self)
         return AsyncChatStream(self._transport.iter_bytes(response), response.aclose, recording)
 
     async def map(
@@ -375,9 +380,7 @@ class AsyncClient(_Surface):
             progress.close()
 
     async def close(self) -> None:
-        blocking = self.__dict__.pop("_blocking_transport", None)  # the pending rows' refresh (pending_refresh.py)
-        if blocking is not None:
-            blocking.close()
+        close_blocking_transport(self)  # made if a ledger read or a Stop sent from synchronous code
         await self._transport.close()
 
     aclose = close

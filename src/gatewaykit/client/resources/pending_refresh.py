@@ -16,31 +16,25 @@ is gone, the gateway is down) leaves the row as it was, silently: a display
 never fails because a job could not be asked about.
 
 An ``AsyncClient`` is asked from a synchronous property, perhaps inside a
-running event loop, so its refresh sends with a blocking transport of its own
-(same gateway, headers, cassette or cache); with a custom ``http_transport=``
-(an async one, which cannot send blockingly) its rows are left as they are.
+running event loop: its refresh sends with a blocking transport of its own
+(:mod:`~gatewaykit.client.resources.blocking_sends`).
 """
 
 from __future__ import annotations
 
 import logging
-import time
-from typing import Any, Callable, Optional
 
-from gatewaykit.client.api_request import ApiRequest
-from gatewaykit.client.core.base import BaseClient, raise_for_status
-from gatewaykit.client.core.flows import Flow, RetryPolicy, run_sync, send_with_retries
+from gatewaykit.client.core.base import BaseClient
+from gatewaykit.client.core.flows import Flow
 from gatewaykit.client.resources import job_flows
+from gatewaykit.client.resources.blocking_sends import blocking_runner, send_once
 from gatewaykit.client.resources.pending_jobs import Jobs
 from gatewaykit.client.transports.response_decoding import read_model
 from gatewaykit.errors import APIConnectionError, GatewayError
 from gatewaykit.types import Job
 
-__all__ = ["REFRESH_TIMEOUT", "refresh_pending_rows"]
+__all__ = ["refresh_pending_rows"]
 
-REFRESH_TIMEOUT = 5.0
-"""Seconds one status request may take before a display gives up on it (the row stays as it was)."""
-_ONCE = RetryPolicy(max_retries=0)  # a display does not wait out retries or a Retry-After
 logger = logging.getLogger("gatewaykit")
 
 
@@ -53,7 +47,7 @@ def refresh_pending_rows(client: BaseClient, polled: set[str]) -> None:
     jobs = [job for job in Jobs(client).pending() if job.id not in polled]
     if not jobs:
         return
-    run = _blocking_runner(client)
+    run = blocking_runner(client)
     if run is None:
         return
     for job in jobs:
@@ -68,35 +62,6 @@ def refresh_pending_rows(client: BaseClient, polled: set[str]) -> None:
 
 
 def _status_flow(client: BaseClient, job: Job) -> Flow[Job]:
-    """``job.refresh()`` sent once, with :data:`REFRESH_TIMEOUT`."""
-    request = ApiRequest("GET", job_flows.job_path(job), timeout=REFRESH_TIMEOUT, replay_safe=True)
-    response, _ = yield from send_with_retries(request, _ONCE)
-    raise_for_status(response)
+    """``job.refresh()`` sent once, quickly."""
+    response = yield from send_once(job_flows.job_path(job))
     return job_flows.seen(client, job_flows.absorb(job, read_model(type(job), response)))
-
-
-def _blocking_runner(client: BaseClient) -> Optional[Callable[[Flow[Any]], Any]]:
-    """Runs a flow with blocking I/O: the sync client's own driver, an async client's blocking transport."""
-    if not getattr(client, "_is_async", False):
-        return client._run
-    transport = client.__dict__.get("_blocking_transport")
-    if transport is None:
-        if client.options.http_transport is not None:
-            return None  # an async transport of the user's: it cannot send blockingly
-        transport = client.__dict__["_blocking_transport"] = _blocking_transport(client)
-    return lambda flow: run_sync(flow, transport, time.sleep)
-
-
-def _blocking_transport(client: BaseClient) -> Any:
-    from gatewaykit.client.transports.http import SyncTransport  # as the sync client loads it
-
-    asynchronous = client._transport
-    store = client.cassette or client.cache
-    network = None
-    if store is not None:
-        from gatewaykit.client.transports.cassette import cassette_transport
-
-        network = cassette_transport(store, client.base_url, None, is_async=False)
-    transport = SyncTransport(asynchronous.base_url, asynchronous._headers, REFRESH_TIMEOUT, network)
-    transport.max_response_bytes = asynchronous.max_response_bytes
-    return transport
