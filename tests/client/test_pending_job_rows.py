@@ -216,3 +216,14 @@ def test_reading_the_ledger_inside_a_refresh_starts_no_other(paced: Any) -> None
         ledger.refresh_jobs_with(reading)
         ledger.rows
         assert calls == [1]
+
+
+def test_a_closed_clients_rows_are_left_quietly(paced: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """After `with Client(...)` ends, reading the ledger asks nothing through the closed client and logs nothing."""
+    ledger = gk.Ledger(path=None)
+    ledger.refresh_every = 0
+    with gk.Client(api_key=ACME_KEY, base_url=paced.base_url, ledger=ledger, display=False) as client:
+        job = client.videos.create(model="video-range", prompt="waves", duration=4)
+    with caplog.at_level("DEBUG", logger="gatewaykit"):
+        assert _status(ledger, job.id) in ("queued", "in_progress") and ledger.total_cost == 0
+    assert not [record for record in caplog.records if record.levelname in ("WARNING", "ERROR")], caplog.text

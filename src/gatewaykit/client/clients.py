@@ -260,6 +260,7 @@ class Client(_Surface):
 
     def close(self) -> None:
         """Close the connection pool."""
+        self._closed = True  # a ledger read after this asks nothing through it (blocking_sends.py)
         self._transport.close()
 
     def __enter__(self) -> "Client":
@@ -380,6 +381,7 @@ class AsyncClient(_Surface):
             progress.close()
 
     async def close(self) -> None:
+        self._closed = True
         close_blocking_transport(self)  # made if a ledger read or a Stop sent from synchronous code
         await self._transport.close()
 

@@ -8,8 +8,8 @@ that needs the catalog's price (:mod:`~gatewaykit.client.resources.stop_pricing`
 driver, or for an ``AsyncClient`` (perhaps inside its running event loop) a
 blocking transport of its own, on the same gateway with the same headers,
 cassette or cache (closed with the client). With a custom ``http_transport=``
-(an async one, which cannot send blockingly) there is none: the caller leaves
-things as they are. :func:`send_once` sends without retries and with a short
+(an async one, which cannot send blockingly), or once the client is closed,
+there is none: the caller leaves things as they are. :func:`send_once` sends without retries and with a short
 timeout (:data:`QUICK_TIMEOUT`): a display does not wait out a retry or a
 ``Retry-After``.
 """
@@ -39,7 +39,10 @@ def send_once(path: str) -> Flow[Any]:
 
 
 def blocking_runner(client: BaseClient) -> Optional[Callable[[Flow[Any]], Any]]:
-    """Runs a flow with blocking I/O for ``client``; None when its requests cannot be sent blockingly."""
+    """Runs a flow with blocking I/O for ``client``; None when its requests cannot be sent blockingly (or the
+    client was closed: what it was asked for is left as it is)."""
+    if client.__dict__.get("_closed"):
+        return None
     if not getattr(client, "_is_async", False):
         return client._run
     transport = client.__dict__.get("_blocking_transport")
