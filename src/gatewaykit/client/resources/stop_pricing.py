@@ -31,7 +31,6 @@ from gatewaykit.types import ModelList
 __all__ = ["fetch_price_for"]
 
 logger = logging.getLogger("gatewaykit")
-_ASKING = threading.Lock()  # two Stops at once: one catalog request
 
 
 def fetch_price_for(client: BaseClient, model: Optional[str]) -> None:
@@ -39,7 +38,8 @@ def fetch_price_for(client: BaseClient, model: Optional[str]) -> None:
     prices = getattr(client.ledger, "prices", None)
     if not isinstance(prices, PriceTable) or _priced(prices, model):
         return  # a price source of the user's prices what it can; a known price needs nothing
-    with _ASKING:
+    asking = client.__dict__.setdefault("_stop_catalog_lock", threading.Lock())  # two Stops at once: one request
+    with asking:
         if client._catalog_prices is not None or client.__dict__.get("_stop_catalog_asked"):
             return  # the catalog was read (it has no price for this model) or asked for already
         client.__dict__["_stop_catalog_asked"] = True
