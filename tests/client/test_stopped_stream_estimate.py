@@ -143,3 +143,15 @@ def test_a_cost_reported_before_the_stop_is_kept_and_no_catalog_is_read(emulator
     (row,) = ledger.rows
     assert row["status"] == "interrupted" and row["cost_source"] == "reported" and row["total_cost"] > 0
     assert "/v1/models" not in counting.paths
+
+
+def test_a_cached_stream_stopped_early_costs_nothing_and_asks_nothing(emulator: Any, keys: Any) -> None:
+    """Answered by the response cache: the Stop needs no price (the row costs $0), so no catalog is read."""
+    ledger = gk.Ledger(path=None)
+    counting = CountingTransport()
+    with gk.Client(base_url=emulator.base_url, api_key=keys.acme, ledger=ledger, display=False,
+                   http_transport=counting, cache=True) as client:  # fmt: skip
+        client.chat.completions.create(model="chat-mini", messages=MESSAGES, stream=True).final()  # now cached
+        assert "/v1/models" not in counting.paths
+        _stop_after_a_few_chunks(client)
+    assert ledger.rows[-1]["cost_source"] == "cached" and "/v1/models" not in counting.paths

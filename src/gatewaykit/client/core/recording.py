@@ -144,7 +144,7 @@ class Recording:
 
     def _want_prices(self) -> None:
         """Before an estimated row is written: let the client fetch the model's price if nobody has it yet."""
-        if self.prices_wanted is None:
+        if self.prices_wanted is None or self.replayed or self.cached:  # a replayed or cached answer costs nothing
             return
         try:
             self.prices_wanted(self.model)
