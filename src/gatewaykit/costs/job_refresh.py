@@ -36,7 +36,7 @@ class PendingRefresh:
         self.every = REFRESH_EVERY
         self._running = 0  # the thread running the refreshers (reading the ledger there must not start another)
 
-    def add(self, refresher: Callable[[], Any]) -> None:
+    def add(self, refresher: Callable[[set[str]], Any]) -> None:
         ref: Any = weakref.WeakMethod(refresher) if hasattr(refresher, "__self__") else (lambda: refresher)
         with self._lock:
             if not any(known() == refresher for known in self._refreshers):

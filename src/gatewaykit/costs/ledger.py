@@ -448,8 +448,8 @@ class Ledger:
             self._book.update(job_id, STATUS_ALIASES.get(status, status), None, None, None)
 
     def refresh_jobs_with(self, refresher: Any) -> None:
-        """Register ``refresher()`` (a client's): it polls this ledger's unfinished jobs once each and reports
-        their state. Run before the ledger is shown, printed or read (``rows``, totals, ``to_pandas()``,
+        """Register ``refresher(polled)`` (a client's): it polls this ledger's unfinished jobs once each (not those
+        in ``polled``, the ids asked about in this round, which it adds to) and reports their state. Run before the ledger is shown, printed or read (``rows``, totals, ``to_pandas()``,
         ``history()``), at most every ``refresh_every`` seconds (see :mod:`gatewaykit.costs.job_refresh`)."""
         self._pending_refresh().add(refresher)
 
