@@ -17,8 +17,9 @@
 * :func:`public_call` marks a public method (``client.chat.completions.create``,
   ``job.wait``, ...): a gateway error leaving it is re-raised there with the
   library's inner frames left out, so a script's traceback holds the user's
-  frames and one of ours, then the message. ``GATEWAYKIT_FULL_TRACEBACK=1``
-  keeps every frame (for debugging gatewaykit itself).
+  frames and one of ours, then the message (an ``AsyncClient``'s call the same
+  when awaited). ``GATEWAYKIT_FULL_TRACEBACK=1`` keeps every frame (for
+  debugging gatewaykit itself).
 
 Standard library only: imported with :mod:`gatewaykit.errors`.
 """
@@ -26,6 +27,7 @@ Standard library only: imported with :mod:`gatewaykit.errors`.
 from __future__ import annotations
 
 import functools
+import inspect
 import linecache
 import os
 import re
@@ -203,8 +205,9 @@ def short_traceback(error: Any) -> list[str]:
     return lines
 
 
-# The frames public_call left out, per error: weakly held, and kept off the error (a traceback does not pickle).
-_LIBRARY_TRACEBACKS: "weakref.WeakKeyDictionary[BaseException, Any]" = weakref.WeakKeyDictionary()
+# The frames public_call left out, per error (as summaries: no frame kept alive): weakly held, and kept off
+# the error (a traceback does not pickle).
+_LIBRARY_TRACEBACKS: "weakref.WeakKeyDictionary[BaseException, traceback.StackSummary]" = weakref.WeakKeyDictionary()
 
 
 def full_traceback(error: BaseException) -> str:
@@ -213,7 +216,7 @@ def full_traceback(error: BaseException) -> str:
     if inner is None:
         return "".join(traceback.format_exception(type(error), error, error.__traceback__))
     outer = traceback.extract_tb(error.__traceback__)[:-1]  # the user's frames, without the re-raise
-    frames = traceback.format_list(outer) + traceback.format_list(traceback.extract_tb(inner))
+    frames = traceback.format_list(outer) + traceback.format_list(inner)
     tail = traceback.format_exception_only(type(error), error)
     return "Traceback (most recent call last):\n" + "".join(frames) + "".join(tail)
 
@@ -222,23 +225,65 @@ def _full_traceback() -> bool:
     return os.environ.get("GATEWAYKIT_FULL_TRACEBACK", "").strip().lower() not in ("", "0", "false", "no")
 
 
+def _trimmed(error: Exception) -> bool:
+    """Whether ``error`` is a gateway error to re-raise without gatewaykit's inner frames; if so, those are
+    kept for :func:`full_traceback` (a public call inside another keeps the innermost frames too)."""
+    # Looked up, not imported: errors imports this module, and the types layer may not import errors.
+    gateway_error = getattr(sys.modules.get("gatewaykit.errors"), "GatewayError", None)
+    if gateway_error is None or not isinstance(error, gateway_error) or _full_traceback():
+        return False
+    frames = traceback.extract_tb(error.__traceback__)
+    earlier = _LIBRARY_TRACEBACKS.get(error)
+    if earlier is not None:  # an inner public call trimmed it already: its re-raise line stands for these frames
+        frames = traceback.StackSummary.from_list([*frames[:-1], *earlier])
+    _LIBRARY_TRACEBACKS[error] = frames
+    return True
+
+
 def public_call(method: F) -> F:
-    """``method`` re-raising a gateway error from its own line, without the library's frames below it."""
+    """``method`` re-raising a gateway error from its own line, without the library's frames below it.
+
+    An ``AsyncClient``'s call returns a coroutine and fails on ``await``: that coroutine is wrapped the same
+    way, so an ``asyncio.run`` script's traceback also ends in one frame of ours.
+    """
 
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
-            return method(*args, **kwargs)
+            result = method(*args, **kwargs)
         except Exception as error:
-            # Looked up, not imported: errors imports this module, and the types layer may not import errors.
-            gateway_error = getattr(sys.modules.get("gatewaykit.errors"), "GatewayError", None)
-            if gateway_error is None or not isinstance(error, gateway_error) or _full_traceback():
+            if not _trimmed(error):
                 raise
-            _LIBRARY_TRACEBACKS[error] = error.__traceback__  # %tb in a notebook still shows every frame
             raise error.with_traceback(None)  # gatewaykit's inner frames left out: GATEWAYKIT_FULL_TRACEBACK=1 shows them
+        if inspect.iscoroutine(result):
+            return awaited(result)
+        return result
 
-    # The traceback names the frame after the call the user made ("in create"), not "in call".
-    call.__code__ = call.__code__.replace(  # type: ignore[attr-defined]
-        co_name=method.__name__, co_qualname=method.__qualname__
-    )
-    return call  # type: ignore[return-value]
+    async def awaited(coroutine: Any) -> Any:
+        try:
+            return await coroutine
+        except Exception as error:
+            if not _trimmed(error):
+                raise
+            raise error.with_traceback(None)  # the awaited call, trimmed alike: GATEWAYKIT_FULL_TRACEBACK=1 shows all
+
+    wrapper: Any = call
+    if inspect.iscoroutinefunction(method):  # an ``async def`` (``aclient.chat.ask``) stays one to inspect
+
+        @functools.wraps(method)
+        async def call_async(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await method(*args, **kwargs)
+            except Exception as error:
+                if not _trimmed(error):
+                    raise
+                raise error.with_traceback(None)  # as for call: GATEWAYKIT_FULL_TRACEBACK=1 shows all
+
+        wrapper = call_async
+
+    # The traceback names the frame after the call the user made ("in create"), not "in call" / "in awaited".
+    for function in {call, awaited, wrapper}:
+        function.__code__ = function.__code__.replace(  # type: ignore[attr-defined]
+            co_name=method.__name__, co_qualname=method.__qualname__
+        )
+    return wrapper  # type: ignore[no-any-return]

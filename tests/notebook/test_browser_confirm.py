@@ -2,12 +2,14 @@
 
 The cell blocks while the card waits; the click reaches the kernel through the
 widget-event pump (as Cancel does during ``job.wait()``). Cancel sends nothing
-(no job on the gateway, no ledger row); Confirm sends the request. Screenshots
+(no job on the gateway, no ledger row), and an uncaught Cancel ends the cell with one
+dim line, no error box, while Run All still stops; Confirm sends the request. Screenshots
 go to ``test-artifacts/browser/confirm-*.png``.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -35,8 +37,14 @@ CELLS = [
     " ledger=gk.Ledger(path=None))\n"
     f"ajob = await aclient.videos.create({BIG_VIDEO})\n"
     "print('async sent', ajob.id, 'ledger rows:', len(aclient.ledger))",
+    f"client.videos.create({BIG_VIDEO})",
+    "print('the cell after the cancel ran')",
 ]
-CANCEL, CONFIRM, ASYNC = 1, 2, 3
+CANCEL, CONFIRM, ASYNC, UNCAUGHT, AFTER = 1, 2, 3, 4, 5
+ERROR_OUTPUT = (  # how JupyterLab marks an error output (drawn on its pale red error background)
+    '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], '
+    '.jp-RenderedText[data-mime-type="application/vnd.jupyter.stderr"], .jp-OutputArea-executeResult.jp-mod-error'
+)
 
 
 @pytest.fixture(scope="module")
@@ -105,3 +113,26 @@ def test_confirm_works_for_an_async_client_awaited_in_a_cell(lab: tuple[Notebook
     page.wait_done(ASYNC, timeout=30)
     output = page.output_text(ASYNC)
     assert "async sent video_" in output and "ledger rows: 1" in output
+
+
+def test_an_uncaught_cancel_ends_the_cell_with_one_dim_line_and_no_error_box(lab: tuple[NotebookPage, Any]) -> None:
+    """Cancel is a choice: no output on JupyterLab's error background, one dim line; the queued cell after it
+    (as in Run All) does not run."""
+    page, _ = lab
+    page.run(UNCAUGHT)
+    page.run(AFTER)  # queued behind the blocked cell, as Run All queues every cell
+    cell = page.cell(UNCAUGHT)
+    cancel = cell.locator("button.gk-confirm-no")
+    cancel.wait_for(timeout=30_000)
+    cancel.click()
+    page.wait_done(UNCAUGHT, timeout=30)
+    deadline = time.monotonic() + 30
+    while page.prompt(AFTER).startswith("[*]"):  # the kernel aborts it: its prompt leaves [*] without running
+        assert time.monotonic() < deadline, f"the queued cell is still {page.prompt(AFTER)!r}"
+        time.sleep(0.05)
+    page.screenshot("confirm-04-uncaught-cancel", UNCAUGHT)
+    page.screenshot("confirm-05-run-all-stopped", AFTER)
+    assert cell.locator(".gk-quiet-stop").count() == 1 and "nothing was sent" in page.output_text(UNCAUGHT)
+    assert cell.locator(ERROR_OUTPUT).count() == 0, "the Cancel is drawn as an error"
+    assert "ConfirmationRequiredError" not in page.output_text(UNCAUGHT)
+    assert "the cell after the cancel ran" not in page.output_text(AFTER)

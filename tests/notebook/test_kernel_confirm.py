@@ -64,14 +64,29 @@ def test_confirm_click_sends(kernel: LiveKernel) -> None:
 
 
 def test_an_uncaught_cancel_ends_the_cell_with_one_quiet_line(kernel: LiveKernel) -> None:
-    """Cancel is a choice, not a failure: the cell still stops (Run All too), with one dim line, no red error."""
+    """Cancel is a choice, not a failure: the cell ends with one dim line of ordinary output and no error output
+    (JupyterLab would draw it on its error background), yet Run All still stops: the queued cell never runs."""
     known = set(kernel.button_ids())
     msg_id = kernel.execute(f"client.videos.create({BIG_VIDEO})")
+    queued = kernel.execute("print('the next cell ran')")  # Run All: already queued behind the blocked cell
     _, cancel = _card_buttons(kernel, known)
     kernel.click(cancel)
-    kernel.pump(15, until=lambda: kernel.idle(msg_id))
+    kernel.pump(15, until=lambda: kernel.idle(msg_id) and kernel.idle(queued))
+    assert kernel.of(msg_id, "error") == []  # no error output: no red or pale error box
+    lines = [m["content"]["data"] for m in kernel.of(msg_id, "display_data")]
+    assert any(data.get("text/plain") == "Cancelled: nothing was sent (so Run All stops here)." for data in lines)
+    assert "gk-quiet-stop" in "".join(data.get("text/html", "") for data in lines)
+    assert "the next cell ran" not in kernel.text(queued)  # the kernel aborted it: the cancelled cell failed
+    full = "\n".join("\n".join(m["content"]["traceback"]) for m in kernel.of(kernel.run("%tb"), "error"))
+    assert "ConfirmationRequiredError" in full and "confirmation.py" in full  # %tb still shows every frame
+
+
+def test_confirmation_required_without_a_card_still_shows_its_error(kernel: LiveKernel) -> None:
+    """Not a Cancel (a client with no one to ask): the usual short error, naming confirm=True."""
+    msg_id = kernel.run(
+        "quiet = gk.Client(base_url=client.base_url, api_key=client._settings.api_key, confirm_over=0.5,"
+        " ledger=gk.Ledger(path=None), display=False)\n"
+        f"quiet.videos.create({BIG_VIDEO})"
+    )
     (error,) = [m["content"] for m in kernel.of(msg_id, "error")]
-    assert error["ename"] == "ConfirmationRequiredError"  # Run All stops here
-    shown = "\n".join(error["traceback"])
-    assert "nothing was sent" in shown and len(error["traceback"]) == 1
-    assert "ConfirmationRequiredError" not in shown and "\x1b[31m" not in shown  # no red error name
+    assert error["ename"] == "ConfirmationRequiredError" and "confirm=True" in "\n".join(error["traceback"])

@@ -6,6 +6,7 @@ adds only its transport, its flow driver, its stream class and closing.
 
 from __future__ import annotations
 
+import functools
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, Iterable, Optional, Union
@@ -22,6 +23,9 @@ from gatewaykit.client.resources.images import AsyncImages, Images
 from gatewaykit.client.resources.models import AsyncModels, Models
 from gatewaykit.client.resources.music import AsyncMusic, Music
 from gatewaykit.client.resources.pending_jobs import AsyncJobs, Jobs
+from gatewaykit.client.resources.blocking_sends import close_blocking_transport
+from gatewaykit.client.resources.pending_refresh import refresh_pending_rows
+from gatewaykit.client.resources.stop_pricing import fetch_price_for
 from gatewaykit.client.core.options import ClientOptions, takes_options
 from gatewaykit.client.core.recording import Recording
 from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
@@ -82,6 +86,11 @@ class _Surface(BaseClient):
     def _job_cancel(self, job: Any) -> Any:
         return self._run(job_flows.cancel_flow(self, job))
 
+    def _refresh_pending_jobs(self, polled: Optional[set[str]] = None) -> None:
+        """One status request per unfinished job of this client's in its ledger (the ledger calls this before
+        it is shown or read: a wait stopped half-way leaves the row pending otherwise)."""
+        refresh_pending_rows(self, set() if polled is None else polled)
+
 
 class Client(_Surface):
     """The gateway, with blocking calls.
@@ -134,18 +143,8 @@ class Client(_Surface):
     def _run(self, flow: Flow[Any]) -> Any:
         return run_sync(flow, self._transport, _sleep)
 
-    def _refresh_pending_jobs(self) -> None:
-        """One status request per unfinished job of this client's in its ledger (the ledger calls this
-        before it is shown: a wait stopped half-way leaves the row pending otherwise)."""
-        from gatewaykit.errors import GatewayError
-
-        for job in self.jobs.pending():
-            try:
-                job.refresh()  # reports its state to the ledger
-            except GatewayError:  # gone, or the gateway is down: the row stays as it was
-                continue
-
     def _open_chat_stream(self, response: Any, recording: Recording) -> ChatStream:
+        recording.prices_wanted = functools.partial(fetch_price_for, self)  # a Stop is priced (stop_pricing.py)
         transport = self._transport
         return ChatStream(transport.iter_bytes(response), response.close, recording)
 
@@ -261,6 +260,7 @@ class Client(_Surface):
 
     def close(self) -> None:
         """Close the connection pool."""
+        self._closed = True  # a ledger read after this asks nothing through it (blocking_sends.py)
         self._transport.close()
 
     def __enter__(self) -> "Client":
@@ -296,6 +296,7 @@ class AsyncClient(_Surface):
         return run_async(flow, self._transport)
 
     def _open_chat_stream(self, response: Any, recording: Recording) -> AsyncChatStream:
+        recording.prices_wanted = functools.partial(fetch_price_for, self)
         return AsyncChatStream(self._transport.iter_bytes(response), response.aclose, recording)
 
     async def map(
@@ -380,6 +381,8 @@ class AsyncClient(_Surface):
             progress.close()
 
     async def close(self) -> None:
+        self._closed = True
+        close_blocking_transport(self)  # made if a ledger read or a Stop sent from synchronous code
         await self._transport.close()
 
     aclose = close

@@ -391,6 +391,7 @@ class Ledger:
         return DisplayState(columns, limit, earlier=earlier, history_call=self._history_call)
 
     def _cost(self, source: Optional[str] = None) -> float:
+        self._refresh_pending()
         with self._lock:
             return math.fsum(contribution(r) for r in self._shown() if source is None or r.cost_source == source)
 
@@ -398,10 +399,12 @@ class Ledger:
         return self._display_state().columns
 
     def _view(self) -> LedgerView:
+        self._refresh_pending()  # every view (rows, to_pandas, summary, print, display) reads pending jobs' ends
         return LedgerView(self._display_state)
 
     def history(self) -> LedgerView:
         """Every stored row (every session's, for the default ledger), with the same views as the ledger."""
+        self._refresh_pending()
         return LedgerView(lambda: self._display_state(everything=True))
 
     def __len__(self) -> int:
@@ -433,7 +436,6 @@ class Ledger:
 
     def to_pandas(self):
         """One row per request or job; ``time`` and ``finished_time`` as UTC datetimes."""
-        self._refresh_pending()
         return self._view().to_pandas()
 
     def note_job_status(self, job_id: str, status: str) -> None:
@@ -446,9 +448,9 @@ class Ledger:
             self._book.update(job_id, STATUS_ALIASES.get(status, status), None, None, None)
 
     def refresh_jobs_with(self, refresher: Any) -> None:
-        """Register ``refresher()`` (a client's): it polls this ledger's unfinished jobs once each and reports
-        their state. Run before the ledger is shown, printed or read as a DataFrame, at most every
-        ``refresh_every`` seconds (see :mod:`gatewaykit.costs.job_refresh`)."""
+        """Register ``refresher(polled)`` (a client's): it polls this ledger's unfinished jobs once each (not those
+        in ``polled``, the ids asked about in this round, which it adds to) and reports their state. Run before the ledger is shown, printed or read (``rows``, totals, ``to_pandas()``,
+        ``history()``), at most every ``refresh_every`` seconds (see :mod:`gatewaykit.costs.job_refresh`)."""
         self._pending_refresh().add(refresher)
 
     @property
@@ -497,11 +499,9 @@ class Ledger:
 
     def __str__(self) -> str:
         """``print(ledger)``: the last rows as a plain-text table, then the totals."""
-        self._refresh_pending()
         return str(self._view())
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        self._refresh_pending()
         return self._view()._repr_mimebundle_(include, exclude)
 
     def _repr_html_(self) -> str:

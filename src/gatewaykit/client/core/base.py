@@ -218,7 +218,10 @@ class BaseClient:
     # -- catalog --------------------------------------------------------------------------
     def _fetch_models(self, *, extra_headers: Any = None, timeout: Any = NOT_GIVEN) -> Flow[ModelList]:
         response = yield from self._get("/v1/models", extra_headers=extra_headers, timeout=timeout)
-        catalog = read_model(ModelList, response)
+        return self._adopt_catalog(read_model(ModelList, response))
+
+    def _adopt_catalog(self, catalog: ModelList) -> ModelList:
+        """The catalog just read becomes the pre-send checks' cache and a price source of the ledger's table."""
         prices = getattr(self.ledger, "prices", None)
         if isinstance(prices, PriceTable):
             self._check_price_table(prices, catalog)

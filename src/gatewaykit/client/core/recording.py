@@ -44,7 +44,7 @@ class Recording:
 
     __slots__ = (
         "ledger", "kind", "model", "request", "started", "attempts", "offline", "replayed", "cached", "done", "base_url",
-        "key_id", "confirmed", "body", "reservation", "worst_case", "observed", "result",
+        "key_id", "confirmed", "body", "reservation", "worst_case", "observed", "result", "prices_wanted",
     )
 
     def __init__(
@@ -75,6 +75,7 @@ class Recording:
         self.worst_case: Any = None  # () -> the most this request may cost (a chat: prompt + max_tokens)
         self.observed: Any = None  # the telemetry observer's handle (its span) while the request runs
         self.result: Any = None  # the parsed answer (ChatCompletion, ImageResult), for the observer
+        self.prices_wanted: Any = None  # (model) -> None: a stream's client fetches a price it lacks (a Stop)
 
     def check_budget(self) -> None:
         """Ask the ledger before sending; its BudgetExceededError stops the request."""
@@ -131,13 +132,24 @@ class Recording:
     ) -> None:
         """A stream that ended early. Closed by the caller (a Stop: ``received`` is what arrived) without the
         gateway's usage, the tokens are estimated (the prompt's and ``received``'s length / 4, as a quote
-        counts them) so the ledger can estimate the cost. A stream the network broke off stays unknown."""
+        counts them) so the ledger can estimate the cost, with the catalog's price if no price was known
+        (``prices_wanted``: the client reads it). A stream the network broke off stays unknown."""
         usage_dict = usage.model_dump(exclude_none=True) if usage is not None else None
         if usage_dict is None and received is not None:
             usage_dict = self._estimated_tokens(received)
             if usage_dict is not None:
                 message += "; tokens estimated from the prompt and the text received"
+                self._want_prices()
         self._write("interrupted", id=id, usage=usage_dict, error_message=message)
+
+    def _want_prices(self) -> None:
+        """Before an estimated row is written: let the client fetch the model's price if nobody has it yet."""
+        if self.prices_wanted is None or self.replayed or self.cached:  # a replayed or cached answer costs nothing
+            return
+        try:
+            self.prices_wanted(self.model)
+        except Exception:  # noqa: BLE001 - without a price the row stays unknown; the Stop still works
+            logger.debug("gatewaykit: no price could be fetched for %s", self.model, exc_info=True)
 
     def _estimated_tokens(self, received: str) -> Optional[dict[str, int]]:
         import json

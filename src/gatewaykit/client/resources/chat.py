@@ -94,6 +94,7 @@ class Completions:
             call.body["stream_options"] = options
         return self._client._run(self._flow(call))
 
+    @public_call
     def parse(
         self, *, model: str, messages: Iterable[Any], response_format: Any, retries: int = 0, **fields: Any
     ) -> Any:
@@ -171,6 +172,7 @@ class Chat:
         self._client = client
         self.completions = self._completions_type(client)
 
+    @public_call
     @with_chat_fields
     def ask(
         self,
@@ -224,6 +226,7 @@ class AsyncChat(Chat):
     session_type = "AsyncChatSession"
     completions: AsyncCompletions
 
+    @public_call
     @with_chat_fields
     async def ask(  # type: ignore[override]
         self,

@@ -22,6 +22,7 @@ from gatewaykit.client.core import observation
 from gatewaykit.client.core.base import BaseClient, raise_for_status
 from gatewaykit.client.core.flows import Download, Flow, Sleep, send_with_retries
 from gatewaykit.client.core.recording import report_job
+from gatewaykit.client.resources.pending_jobs import register_refresh, remember_live_job
 from gatewaykit.client.resources.session_media import session_media
 from gatewaykit.client.core.request_pipeline import Call, Endpoint, run_call
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
@@ -102,10 +103,8 @@ def seen(client: BaseClient, job: J) -> J:
         note = getattr(client.ledger, "note_job_status", None)
         if note is not None:
             note(job.id, job.status)
-    refresh = getattr(client, "_refresh_pending_jobs", None)  # the sync client's (see clients.py)
-    register = getattr(client.ledger, "refresh_jobs_with", None)
-    if refresh is not None and register is not None:
-        register(refresh)  # a wait stopped half-way: the ledger brings the row up to date when shown
+    remember_live_job(client, job)
+    register_refresh(client)  # a wait stopped half-way: the ledger brings the row up to date when shown or read
     return job
 
 

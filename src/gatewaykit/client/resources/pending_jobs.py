@@ -11,21 +11,49 @@ jobs are matched by both, so a job another key started on the same gateway
 (which would answer 404 when polled) is left out. Rows recorded before ledgers
 kept key fingerprints have none: they are returned for the matching base URL,
 whichever key started them.
+
+A job object the user still holds (one an interrupted ``wait()`` left) is the
+one ``pending()`` returns and a ledger refresh updates
+(:mod:`~gatewaykit.client.resources.pending_refresh`): the object, its row and
+``pending()`` say the same.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Union, cast
+import weakref
+from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
-from gatewaykit.types import MusicJob, VideoJob
+from gatewaykit.types import Job, MusicJob, VideoJob
 
 if TYPE_CHECKING:
     from gatewaykit.client.core.base import BaseClient
     from gatewaykit.types import AsyncMusicJob, AsyncVideoJob
 
-__all__ = ["AsyncJobs", "Jobs"]
+__all__ = ["AsyncJobs", "Jobs", "live_job", "register_refresh", "remember_live_job"]
 
 _JOB_TYPES = {"video": VideoJob, "music": MusicJob}
+
+
+def remember_live_job(client: "BaseClient", job: Job) -> None:
+    """Keep (weakly) the job object the user holds, so ``pending()`` and a refresh use it, not a copy."""
+    live = client.__dict__.get("_live_jobs")
+    if live is None:
+        live = client.__dict__.setdefault("_live_jobs", weakref.WeakValueDictionary())
+    live[job.id] = job
+
+
+def live_job(client: "BaseClient", job_id: str) -> Optional[Job]:
+    """The job object with this id the user still holds, if any."""
+    live = client.__dict__.get("_live_jobs")
+    return live.get(job_id) if live is not None else None
+
+
+def register_refresh(client: "BaseClient") -> None:
+    """Have ``client``'s ledger bring this client's pending rows up to date before it is shown or read."""
+    register = getattr(client.ledger, "refresh_jobs_with", None)
+    refresher = getattr(client, "_refresh_pending_jobs", None)
+    if register is not None and refresher is not None:
+        register(refresher)
 
 
 class Jobs:
@@ -49,9 +77,13 @@ class Jobs:
             job_type: Any = _JOB_TYPES.get(entry["kind"])
             if job_type is None:
                 continue
-            job = job_type(id=entry["id"], status=entry["status"], model=entry["model"])
-            job._client = client
+            job = live_job(client, entry["id"])
+            if not isinstance(job, job_type):
+                job = job_type(id=entry["id"], status=entry["status"], model=entry["model"])
+                job._client = client
             jobs.append(job)
+        if jobs:
+            register_refresh(client)  # after a restart: the ledger brings these rows up to date when shown
         return jobs
 
 

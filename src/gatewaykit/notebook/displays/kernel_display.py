@@ -13,7 +13,8 @@ and results (:mod:`gatewaykit.notebook.chat_views.turn_view`), and the offline g
 banner once per gateway. Constructing it installs
 the kernel's display formatter that keeps a live-shown answer or job from
 showing twice in its own cell, shows an unknown keyword's warning as a card
-(:mod:`gatewaykit.notebook.displays.warning_card`), and opens the widget comm that makes JupyterLab
+(:mod:`gatewaykit.notebook.displays.warning_card`), shows a Cancel on the confirmation card as one dim
+line rather than an error (:mod:`gatewaykit.notebook.cell_output.quiet_stops`), and opens the widget comm that makes JupyterLab
 create its widget subshell now rather than during the first wait
 (:func:`~gatewaykit.notebook.cell_output.kernel.open_widget_subshell`).
 """
@@ -40,12 +41,14 @@ class KernelDisplay:
         from gatewaykit.notebook.job_views.shown_once import install_display_formatters
         from gatewaykit.notebook.html_views.thumbnails import install as install_thumbnails
         from gatewaykit.notebook.displays.warning_card import install_warning_cards
+        from gatewaykit.notebook.cell_output.quiet_stops import install_quiet_stops
 
         install_thumbnails()  # the gallery's thumbnails are made as images arrive, not when it opens
         ip = shell()
         if ip is not None:
             install_display_formatters(ip)
             install_warning_cards()
+            install_quiet_stops(ip)  # a Cancel on the confirmation card: one dim line, not an error box
             open_widget_subshell(ip)  # the front end's widget subshell now, not during the first wait
 
     def chat_stream(self, stream: ChatStream) -> ChatCompletion:
