@@ -227,3 +227,19 @@ def test_a_closed_clients_rows_are_left_quietly(paced: Any, caplog: pytest.LogCa
     with caplog.at_level("DEBUG", logger="gatewaykit"):
         assert _status(ledger, job.id) in ("queued", "in_progress") and ledger.total_cost == 0
     assert not [record for record in caplog.records if record.levelname in ("WARNING", "ERROR")], caplog.text
+
+
+def test_the_librarys_own_reads_ask_the_gateway_nothing(paced: Any) -> None:
+    """compare, evaluate and the playground settle cells from rows_as_recorded(): no status request is added
+    to their runs, while a user's read of .rows still refreshes."""
+    ledger = gk.Ledger(path=None)
+    ledger.refresh_every = 0
+    with gk.Client(api_key=ACME_KEY, base_url=paced.base_url, ledger=ledger, display=False) as client:
+        job = client.videos.create(model="video-range", prompt="waves", duration=4)
+        polls: list[str] = []
+        ledger._pending_refresh()._refreshers.clear()
+        ledger.refresh_jobs_with(lambda polled: polls.append("poll"))
+        (row,) = ledger.rows_as_recorded()
+        assert row["id"] == job.id and polls == []
+        ledger.rows
+        assert polls == ["poll"]

@@ -419,6 +419,12 @@ class Ledger:
         """Every shown row as a fresh dict (changing them does not change the ledger)."""
         return self._view().rows
 
+    def rows_as_recorded(self) -> list[dict[str, Any]]:
+        """:attr:`rows` without first asking the gateway about pending jobs: for the library's own reads
+        (compare, evaluate, the playground settle their cells from rows they just wrote), which must not
+        add status requests to a run."""
+        return LedgerView(self._display_state).rows
+
     @property
     def total_cost(self) -> float:
         """USD recorded: reported plus estimated (pending and not-reported jobs count 0)."""

@@ -53,14 +53,14 @@ def _columns(client: Any, prompt: Any, catalog: Any, models: Iterable[str], para
 
 def _finish(client: Any, entry: ComparisonEntry, timer: Timer, view: GuardedComparisonView) -> None:
     entry.latency_s = timer.stop()
-    settle(entry, client.ledger.rows)
+    settle(entry, client.ledger.rows_as_recorded())
     view.finished(entry)
 
 
 def _done(client: Any, prompt: str, kind: str, entries: list[ComparisonEntry], view: GuardedComparisonView) -> Comparison:
     comparison = Comparison(prompt=prompt, kind=kind, entries=entries)
     try:
-        rows = client.ledger.rows
+        rows = client.ledger.rows_as_recorded()
         for entry in entries:
             settle(entry, rows)
     finally:

@@ -80,7 +80,7 @@ class _NoMedia:
 
 def _finish_request(client: Any, cell: EvaluationCell, timer: Timer) -> None:
     cell.latency_s = timer.stop()
-    settle(cell, client.ledger.rows)  # type: ignore[arg-type]  # a cell has an entry's fields
+    settle(cell, client.ledger.rows_as_recorded())  # type: ignore[arg-type]  # a cell has an entry's fields
 
 
 def _score_sync(client: Any, plan: EvaluationPlan, cell: EvaluationCell, store: Optional[EvaluationStore]) -> None:
@@ -127,7 +127,7 @@ async def _score_async(client: Any, plan: EvaluationPlan, cell: EvaluationCell, 
 
 def _judge_cost(client: Any, plan: EvaluationPlan) -> float:
     judged = f"{plan.tag}-judge"
-    return sum(row.get("total_cost") or 0.0 for row in client.ledger.rows if judged in (row.get("tags") or ()))
+    return sum(row.get("total_cost") or 0.0 for row in client.ledger.rows_as_recorded() if judged in (row.get("tags") or ()))
 
 
 def _open(client: Any, plan: EvaluationPlan, checkpoint: Any, params: dict[str, Any]) -> tuple[Optional[EvaluationStore], list[EvaluationCell]]:
