@@ -20,6 +20,7 @@ How it is built (each module imports only those above it)::
     state.py       one classroom: students, keys, the kill switch, admission
     passthrough.py forwarding a billed request, buffered or streamed, and settling it
     jobs.py        video and music jobs: ownership, settling, the watcher
+    media_links.py job answers link to the classroom; it fetches the files from the gateway
     routes.py      the /v1 routes; report.py, admin.py the /_classroom routes
     app.py         the Starlette app; server.py Classroom and start(); cli.py
 """
