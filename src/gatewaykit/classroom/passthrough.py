@@ -79,7 +79,7 @@ async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any
     finally:
         await response.aclose()
     if response.status_code != 200:
-        state.budgets.release(hold.row_id, f"refused {response.status_code}")
+        await state.budgets.release_grouped(hold.row_id, f"refused {response.status_code}")
         return Response(upstream.scrub(data), status_code=response.status_code, headers=headers)
     try:
         body = orjson.loads(data)
@@ -87,9 +87,9 @@ async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any
         body = None
     cost = reported_cost(body)
     if cost is None:
-        state.budgets.settle(hold.row_id, hold.nanos, "unreported", _upstream_id(response, body))
+        await state.budgets.settle_grouped(hold.row_id, hold.nanos, "unreported", _upstream_id(response, body))
     else:
-        state.budgets.settle(hold.row_id, cost, "ok", _upstream_id(response, body))
+        await state.budgets.settle_grouped(hold.row_id, cost, "ok", _upstream_id(response, body))
     return Response(upstream.scrub(data), status_code=200, headers=headers)
 
 
