@@ -74,3 +74,17 @@ def test_content_before_completion_is_the_gateways_404_without_its_address(upstr
                          headers=auth(key), timeout=60).json()
         early = httpx.get(f"{room.base_url}/v1/videos/{job['id']}/content", headers=auth(key), timeout=60)
         assert early.status_code == 404 and slow.base_url not in early.text and "location" not in early.headers
+
+
+def test_a_file_on_another_origin_than_the_gateways_is_fetched_too(upstream: Any) -> None:
+    """The gateway's redirect may point at another host (a CDN): here the classroom knows the gateway as
+    ``localhost`` and the gateway links its files on ``127.0.0.1``; the file still comes through (with no key)."""
+    import gatewaykit as gk
+    from classroom_fixtures import open_room
+
+    port = upstream.base_url.rsplit(":", 1)[1]
+    gateway = type("Gateway", (), {"base_url": f"http://localhost:{port}"})()
+    with open_room(gateway, roster=["ana"], cap=1.0) as room, \
+            gk.Client(api_key=room.keys.key[0], base_url=room.base_url, max_retries=0, ledger=gk.Ledger(path=None)) as client:
+        video = client.videos.create(model="video-range", prompt="snow", duration=2).wait(timeout=120)
+        assert video.content() == _gateway_file(upstream, "/v1/videos", video.id)
