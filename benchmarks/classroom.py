@@ -211,7 +211,8 @@ def main() -> None:
         cpu = _cpu_seconds(room.pid) - cpu
         print(f"throughput, 40 students x 8 concurrent through the classroom: {rate:,.0f} chats/s; the classroom "
               f"process used {cpu / args.seconds:.0%} of a core, {cpu / max(done, 1) * 1000:.2f} ms of CPU per "
-              f"forwarded chat (so about {max(done, 1) / max(cpu, 1e-9):,.0f} chats/s per free core)")
+              f"forwarded chat (so about {max(done, 1) / max(cpu, 1e-9):,.0f} chats/s per free core); machine load "
+              f"average {os.getloadavg()[0]:.1f} (the CPU per chat does not depend on it, chats/s does)")
         rate, _ = asyncio.run(_throughput(g_host, int(g_port), [TEACHER] * 40, 8, args.seconds))
         print(f"throughput, 320 concurrent straight to the gateway (for scale): {rate:,.0f} chats/s")
     finally:

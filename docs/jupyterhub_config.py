@@ -14,13 +14,17 @@
 # - Each time a user's server starts, a spawner hook asks the classroom for that user's own key
 #   (`POST /_classroom/students/{user}/key`: a user not in the roster is added with the class cap; a
 #   known one gets a new key, the old one stops working) and starts the server with
-#   SVC_BASE_URL = the classroom and SVC_API_KEY = that key. gatewaykit in the user's notebooks
-#   (and any client given those two values) then goes through the classroom, under the user's
-#   name, within their cap.
+#   SVC_BASE_URL = the classroom under the hub's own address, https://<your hub>/services/classroom
+#   (the hub's proxy passes /services/classroom/ on to it), and SVC_API_KEY = that key. gatewaykit in
+#   the user's notebooks (and any client given those two values) then goes through the classroom,
+#   under the user's name, within their cap. Video and music links in its answers point there too,
+#   so users' servers need to reach only the hub, never the gateway.
 # - The teacher's key reaches only the classroom's process. The admin token is in
 #   GATEWAYKIT_CLASSROOM_DIR/admin_token; the teacher's commands read it from the environment:
 #     GATEWAYKIT_CLASSROOM_ADMIN_TOKEN="$(cat classroom/admin_token)" \
 #         python -m gatewaykit.classroom report --url http://127.0.0.1:8100      # or pause / resume
+#   (or --url https://<your hub>/services/classroom from elsewhere: the teacher's endpoints answer
+#   only with that token).
 #
 # Isolation comes from the spawner: use one that runs each user as their own Unix user or in
 # their own container (LocalProcessSpawner with system users, DockerSpawner, KubeSpawner, ...).
@@ -47,11 +51,15 @@ MODELS = os.environ.get("GATEWAYKIT_CLASSROOM_MODELS", "")               # e.g. 
 MAX_REQUEST_USD = os.environ.get("GATEWAYKIT_CLASSROOM_MAX_REQUEST_COST", "")   # empty: no per-request limit
 # The classroom's database, roster (optional: users are added at their first start), keys and admin token.
 DATA = Path(os.environ.get("GATEWAYKIT_CLASSROOM_DIR", "classroom")).resolve()
-# Where the classroom listens. Users' servers on this machine reach it on 127.0.0.1; with containers,
-# listen on an address they can reach and set GATEWAYKIT_CLASSROOM_STUDENT_URL to it.
+# Where the classroom listens (the hub and its proxy reach it there). Users reach it through the hub's
+# proxy, under SERVICE_PATH (the service's name below; with a hub base_url such as /jupyter/, write
+# "/jupyter/services/classroom").
 PORT = int(os.environ.get("GATEWAYKIT_CLASSROOM_PORT", "8100"))
 CLASSROOM_URL = f"http://127.0.0.1:{PORT}"
-STUDENT_URL = os.environ.get("GATEWAYKIT_CLASSROOM_STUDENT_URL", CLASSROOM_URL)
+SERVICE_PATH = "/services/classroom"
+# The address users' servers are given; empty: the hub's public URL (JupyterHub.public_url, else the
+# address the hub listens on) + SERVICE_PATH. Set it when users' servers reach the hub by another name.
+STUDENT_URL = os.environ.get("GATEWAYKIT_CLASSROOM_STUDENT_URL", "")
 
 # --- the teacher's key, the admin token, the roster ---------------------------------------------
 # Taken out of the hub's environment so that no process the hub starts inherits it (the proxy gets a
@@ -75,7 +83,8 @@ if not ROSTER.exists():
 # --- the classroom, a service the hub starts and stops ------------------------------------------
 _command = [sys.executable, "-m", "gatewaykit.classroom", "--upstream", UPSTREAM, "--roster", str(ROSTER),
             "--cap", CAP_USD, "--window", WINDOW, "--db", str(DATA / "classroom.db"),
-            "--keys-out", str(DATA / "roster_keys.csv"), "--host", "127.0.0.1", "--port", str(PORT)]
+            "--keys-out", str(DATA / "roster_keys.csv"), "--host", "127.0.0.1", "--port", str(PORT),
+            "--root-path", SERVICE_PATH]
 if MODELS:
     _command += ["--models", MODELS]
 if MAX_REQUEST_USD:
@@ -84,9 +93,8 @@ if MAX_REQUEST_USD:
 c.JupyterHub.services = [
     {
         "name": "classroom",
-        # The hub waits until the classroom answers here before it lets users start servers.
-        # (The hub's proxy also routes /services/classroom/ to it, where nothing answers: users'
-        # servers talk to the classroom at STUDENT_URL.)
+        # The hub waits until the classroom answers here before it lets users start servers, and its
+        # proxy passes /services/classroom/... on to it (the classroom serves under --root-path).
         "url": CLASSROOM_URL,
         "command": _command,
         "environment": {"SVC_API_KEY": TEACHER_KEY, "GATEWAYKIT_CLASSROOM_ADMIN_TOKEN": ADMIN_TOKEN},
@@ -95,6 +103,24 @@ c.JupyterHub.services = [
 
 
 # --- each user's server: SVC_BASE_URL and the user's own key --------------------------------------
+def classroom_url_for_users(spawner):
+    """STUDENT_URL, else the classroom under the hub's public address (what users' browsers and servers use)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    if STUDENT_URL:
+        return STUDENT_URL.rstrip("/")
+    settings = spawner.user.settings
+    public = settings.get("public_url")            # JupyterHub.public_url, parsed; "" when not set
+    if public:
+        origin = urlunsplit((public.scheme, public.netloc, "", "", ""))
+    else:                                            # the address the hub listens on (JupyterHub.bind_url)
+        bound = urlsplit(settings["proxy"].public_url)
+        host = bound.hostname or "127.0.0.1"
+        host = "127.0.0.1" if host in ("0.0.0.0", "::") else (f"[{host}]" if ":" in host else host)
+        origin = f"{bound.scheme}://{host}" + (f":{bound.port}" if bound.port else "")
+    return origin + SERVICE_PATH
+
+
 async def give_the_user_a_classroom_key(spawner):
     """Ask the classroom for this user's key (added if new, else reissued) and put it in the server's environment."""
     import json
@@ -111,7 +137,7 @@ async def give_the_user_a_classroom_key(spawner):
     except HTTPClientError as exc:   # the classroom's own words (no key is in a refusal)
         said = exc.response.body.decode(errors="replace")[:300] if exc.response is not None else str(exc)
         raise RuntimeError(f"The classroom gave no key for {student}: {exc.code} {said}") from None
-    spawner.environment = {**spawner.environment, "SVC_BASE_URL": STUDENT_URL,
+    spawner.environment = {**spawner.environment, "SVC_BASE_URL": classroom_url_for_users(spawner),
                            "SVC_API_KEY": json.loads(answer.body)["key"]}
 
 

@@ -36,7 +36,7 @@ def test_a_student_sees_polls_downloads_and_cancels_only_their_own_jobs(rooms: A
         done = _finished(ana, f"/v1/videos/{video['id']}")
         assert done["status"] == "completed"
         content = ana.get(f"/v1/videos/{video['id']}/content")
-        assert content.status_code == 302 and content.headers["location"].endswith(".mp4")
+        assert content.status_code == 200 and content.content[4:8] == b"ftyp"  # fetched by the classroom
         assert _finished(ana, f"/v1/audio/generations/{song['id']}")["status"] == "completed"
     rows = {r["model"]: r for r in room.report_rows(by="model")}
     assert rows["video-tiers"]["spent_usd"] == 0.2 and rows["music-song"]["spent_usd"] == 0.06  # 4 s x $0.05

@@ -91,7 +91,7 @@ def test_each_users_server_has_the_classroom_and_their_own_key_never_the_teacher
     running, _, tokens = hub
     environs = {user: _chats_in_kernel(running, tokens[user], user, 0)["environ"] for user in USERS}
     for user, environ in environs.items():
-        assert environ["SVC_BASE_URL"] == running.classroom_url
+        assert environ["SVC_BASE_URL"] == f"{running.url}/services/classroom"  # through the hub's proxy
         assert environ["SVC_API_KEY"].startswith("sk-bf-class-")
         assert environ["JUPYTERHUB_USER"] == user
         for secret, name in ((TEACHER_KEY, "the teacher's key"), (running.admin_token, "the admin token")):
@@ -109,12 +109,30 @@ def test_each_users_server_has_the_classroom_and_their_own_key_never_the_teacher
     assert len(holders) == 1 and "gatewaykit.classroom" in holders[0], holders
 
 
-def test_the_hub_and_all_it_started_listen_on_loopback_only_and_its_proxy_does_not_expose_the_classroom(
+def test_the_hub_and_all_it_started_listen_on_loopback_only_and_its_proxy_guards_the_teachers_endpoints(
         hub: Any) -> None:
     running, _, _ = hub
     assert listening_addresses(running) == {"127.0.0.1"}
-    # The hub routes /services/classroom/ to the service's url, but the classroom answers at its root, so its
-    # teacher endpoints are not reachable on the hub's public address (as docs/jupyterhub_config.py says).
-    answer = httpx.get(f"{running.url}/services/classroom/_classroom/report", trust_env=False, timeout=30,
-                       headers={"Authorization": f"Bearer {running.admin_token}"})
-    assert answer.status_code == 404 and "rows" not in answer.text
+    # Through the hub's proxy the teacher's endpoints answer only with the admin token.
+    report = f"{running.url}/services/classroom/_classroom/report"
+    for headers in ({}, {"Authorization": "Bearer not-the-token"}):
+        refused = httpx.get(report, trust_env=False, timeout=30, headers=headers)
+        assert refused.status_code == 401 and "rows" not in refused.text
+    answer = httpx.get(report, trust_env=False, timeout=30, headers={"Authorization": f"Bearer {running.admin_token}"})
+    assert answer.status_code == 200 and "rows" in answer.json()
+
+
+KERNEL_VIDEO = """
+import json, os
+import gatewaykit as gk
+with gk.Client(max_retries=0, ledger=gk.Ledger(path=None)) as client:
+    job = client.videos.create(model="video-range", prompt="snow", duration=2).wait(timeout=120)
+    print(json.dumps({"url": job.videos[0].url, "bytes": len(job.content()), "base": os.environ["SVC_BASE_URL"]}))
+"""
+
+
+def test_a_video_from_a_users_kernel_links_and_downloads_through_the_hubs_proxy(hub: Any) -> None:
+    running, upstream, tokens = hub
+    made = json.loads(run_in_kernel(running, "bo", tokens["bo"], KERNEL_VIDEO))
+    assert made["url"].startswith(f"{running.url}/services/classroom/v1/videos/") and made["bytes"] > 1000
+    assert upstream.base_url not in made["url"]

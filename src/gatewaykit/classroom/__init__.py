@@ -15,10 +15,12 @@ How it is built (each module imports only those above it)::
     budgets.py     holds and caps, on the offline gateway's Account
     worst_case.py  the most a request can cost, from the catalog's prices
     refusals.py    402 / 403 / 503 / 401 in a student's words
-    upstream.py    the gateway behind: httpx pool, teacher's key, header filtering
+    keepalive.py   keep-alive HTTP/1.1 connections to the gateway (h11 framing, one deque of idle sockets)
+    upstream.py    the gateway behind: those connections, the teacher's key, header filtering
     state.py       one classroom: students, keys, the kill switch, admission
     passthrough.py forwarding a billed request, buffered or streamed, and settling it
     jobs.py        video and music jobs: ownership, settling, the watcher
+    media_links.py job answers link to the classroom; it fetches the files from the gateway
     routes.py      the /v1 routes; report.py, admin.py the /_classroom routes
     app.py         the Starlette app; server.py Classroom and start(); cli.py
 """

@@ -34,16 +34,35 @@ log = logging.getLogger("gatewaykit.classroom")
 _HTTP_CODES = {404: "unknown_url", 405: "method_not_allowed"}
 
 
-class BugsAsEnvelopes:
-    """Pure ASGI middleware: one trailing slash is ignored; an unexpected exception becomes the 500 envelope."""
+def under_root_path(scope: Scope, root_path: str) -> Scope:
+    """``/services/classroom/v1/models`` is routed as ``/v1/models`` when the root path is ``/services/classroom``.
 
-    def __init__(self, app: ASGIApp) -> None:
+    JupyterHub's proxy passes a service's requests on with the prefix (configurable-http-proxy does not strip
+    it); a proxy that strips it sends the bare path, which is served as well."""
+    path = scope["path"]
+    if path == root_path or path.startswith(root_path + "/"):
+        scope = {**scope, "path": path[len(root_path):] or "/"}
+        raw = scope.get("raw_path")
+        prefix = root_path.encode()
+        if isinstance(raw, bytes) and raw.startswith(prefix):
+            scope["raw_path"] = raw[len(prefix):] or b"/"
+    return scope
+
+
+class BugsAsEnvelopes:
+    """Pure ASGI middleware: the root path is taken off, one trailing slash is ignored; an unexpected exception
+    becomes the 500 envelope."""
+
+    def __init__(self, app: ASGIApp, root_path: str = "") -> None:
         self.app = app
+        self.root_path = root_path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if self.root_path:
+            scope = under_root_path(scope, self.root_path)
         scope = without_trailing_slash(scope)
         started = False
 
@@ -114,5 +133,5 @@ def create_app(state: ClassroomState) -> Starlette:
                     lifespan=lifespan)
     app.router.redirect_slashes = False
     app.state.classroom = state
-    app.add_middleware(BugsAsEnvelopes)
+    app.add_middleware(BugsAsEnvelopes, root_path=state.settings.root_path)
     return app

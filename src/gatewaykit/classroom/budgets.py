@@ -6,11 +6,15 @@ that window. A request holds its worst-case price before it is forwarded; a hold
 that does not fit what is left is refused, so concurrent requests can never
 together pass the cap. A hold settles to the price the gateway reported (charged
 to the window it was held in, even after a reset) or is released on failure.
-Each hold is a row of the store from the moment it is taken.
+Each hold is a row of the store from the moment it is taken. Forwarded answers
+settle through a :class:`CommitGroup`: the rows settled in one turn of the event
+loop are made final in one transaction, and each request awaits that commit
+before its answer is sent.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Optional
 
@@ -19,7 +23,7 @@ from gatewaykit.classroom.windows import Window
 from gatewaykit.emulator.accounts import Account
 from gatewaykit.emulator.ratelimit import SlidingWindow
 
-__all__ = ["Budgets", "Hold"]
+__all__ = ["Budgets", "CommitGroup", "Hold"]
 
 
 @dataclass
@@ -31,6 +35,42 @@ class Hold:
     account: Account
 
 
+class CommitGroup:
+    """Finished rows of concurrent requests, written to the store in one transaction per event-loop turn.
+
+    ``await group.finish(row)`` returns once the row is committed (with the rows of every other request
+    that finished in the same turn): a request's row is final before its answer is sent, for a fraction
+    of a transaction each."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._rows: list[tuple[int, str, int, Optional[str]]] = []
+        self._waiting: list[asyncio.Future[None]] = []
+
+    def finish(self, row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str]) -> asyncio.Future[None]:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        if not self._rows:
+            loop.call_soon(self._commit)
+        self._rows.append((row_id, status, cost_nanos, upstream_id))
+        self._waiting.append(future)
+        return future
+
+    def _commit(self) -> None:
+        rows, waiting = self._rows, self._waiting
+        self._rows, self._waiting = [], []
+        try:
+            self.store.finish_requests(rows)
+        except Exception as exc:  # noqa: BLE001 - every waiting request hears it (a 500 envelope)
+            for future in waiting:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        for future in waiting:
+            if not future.done():
+                future.set_result(None)
+
+
 class Budgets:
     def __init__(self, store: Store, window: Window, class_cap_nanos: int) -> None:
         self.store = store
@@ -39,6 +79,7 @@ class Budgets:
         self.caps: dict[str, Optional[int]] = {}  # a student's own cap, None: the class cap
         self._accounts: dict[tuple[str, str], Account] = {}
         self._holds: dict[int, Hold] = {}
+        self.group = CommitGroup(store)
 
     def cap(self, student: str) -> int:
         own = self.caps.get(student)
@@ -92,6 +133,25 @@ class Budgets:
             return False
         hold.account.settle(hold.nanos, paid=False)
         self.store.finish_request(row_id, status, 0, upstream_id)
+        return True
+
+    async def settle_grouped(self, row_id: int, cost_nanos: int, status: str = "ok",
+                             upstream_id: Optional[str] = None) -> bool:
+        """:meth:`settle`, its row committed with the other requests settled in the same event-loop turn."""
+        hold = self._holds.pop(row_id, None)
+        if hold is None:
+            return False
+        hold.account.settle(hold.nanos, paid=True, charged=cost_nanos)
+        await self.group.finish(row_id, status, cost_nanos, upstream_id)
+        return True
+
+    async def release_grouped(self, row_id: int, status: str = "failed", upstream_id: Optional[str] = None) -> bool:
+        """:meth:`release`, its row committed with the other requests settled in the same event-loop turn."""
+        hold = self._holds.pop(row_id, None)
+        if hold is None:
+            return False
+        hold.account.settle(hold.nanos, paid=False)
+        await self.group.finish(row_id, status, 0, upstream_id)
         return True
 
     def held(self, row_id: int) -> int:

@@ -2,7 +2,7 @@
 
     python -m gatewaykit.classroom --upstream URL|offline --roster roster.csv [--cap 2.00]
         [--window total|daily|weekly] [--models ID,ID,...] [--max-request-cost USD] [--db classroom.db]
-        [--keys-out keys.csv] [--host 127.0.0.1] [--port 8100] [--admin-token TOKEN]
+        [--keys-out keys.csv] [--host 127.0.0.1] [--port 8100] [--admin-token TOKEN] [--root-path PATH]
     python -m gatewaykit.classroom pause|resume|report --url URL --admin-token TOKEN
 
 The teacher's key comes from ``SVC_API_KEY``, never from the command line (it
@@ -44,6 +44,8 @@ def _serve_parser() -> argparse.ArgumentParser:
                                                          "(default: the database's name + .keys.csv)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8100)
+    parser.add_argument("--root-path", default=None, help="serve under this path, e.g. /services/classroom behind "
+                                                          "JupyterHub's proxy (requests without it work too)")
     parser.add_argument("--admin-token", default=os.environ.get("GATEWAYKIT_CLASSROOM_ADMIN_TOKEN"),
                         help="token for /_classroom (default: $GATEWAYKIT_CLASSROOM_ADMIN_TOKEN or a new one)")
     parser.add_argument("--time-scale", type=float, default=1.0, help="with --upstream offline: its time scale")
@@ -139,7 +141,7 @@ def _serve(argv: Sequence[str]) -> int:
         room = start(upstream=args.upstream, roster=args.roster, cap=args.cap, window=args.window, models=models,
                      max_request_cost=args.max_request_cost, db=args.db, host=args.host, port=args.port,
                      admin_token=args.admin_token, default_max_tokens=args.default_max_tokens,
-                     offline={"time_scale": args.time_scale})
+                     offline={"time_scale": args.time_scale}, root_path=args.root_path)
     except ValueError as exc:
         parser.exit(2, f"{parser.prog}: error: {exc}\n")
     except (ConnectionError, RuntimeError, OSError) as exc:

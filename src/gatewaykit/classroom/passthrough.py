@@ -14,14 +14,14 @@ from __future__ import annotations
 import re
 from typing import Any, AsyncIterator, Optional
 
-import httpx
 import orjson
 from starlette.background import BackgroundTask
 from starlette.responses import Response, StreamingResponse
 
 from gatewaykit.classroom.budgets import Hold
 from gatewaykit.classroom.state import ClassroomState
-from gatewaykit.classroom.upstream import UpstreamFailure
+from gatewaykit.classroom.keepalive import ConnectionFailed
+from gatewaykit.classroom.upstream import UpstreamFailure, UpstreamResponse
 from gatewaykit.emulator.accounts import usd_to_nanos
 from gatewaykit.emulator.errors import ApiError
 
@@ -49,7 +49,7 @@ def reported_cost(body: Any) -> Optional[int]:
     return usd_to_nanos(total)
 
 
-def _upstream_id(response: httpx.Response, body: Any) -> Optional[str]:
+def _upstream_id(response: UpstreamResponse, body: Any) -> Optional[str]:
     found = response.headers.get("x-request-id")
     if not found and isinstance(body, dict) and isinstance(body.get("id"), str):
         found = body["id"]
@@ -73,13 +73,13 @@ async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any
                                  background=BackgroundTask(response.aclose))
     try:
         data = await response.aread()
-    except httpx.HTTPError:
+    except ConnectionFailed:
         state.budgets.release(hold.row_id, "interrupted")
         raise upstream_error(UpstreamFailure(timed_out=False)) from None
     finally:
         await response.aclose()
     if response.status_code != 200:
-        state.budgets.release(hold.row_id, f"refused {response.status_code}")
+        await state.budgets.release_grouped(hold.row_id, f"refused {response.status_code}")
         return Response(upstream.scrub(data), status_code=response.status_code, headers=headers)
     try:
         body = orjson.loads(data)
@@ -87,13 +87,13 @@ async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any
         body = None
     cost = reported_cost(body)
     if cost is None:
-        state.budgets.settle(hold.row_id, hold.nanos, "unreported", _upstream_id(response, body))
+        await state.budgets.settle_grouped(hold.row_id, hold.nanos, "unreported", _upstream_id(response, body))
     else:
-        state.budgets.settle(hold.row_id, cost, "ok", _upstream_id(response, body))
+        await state.budgets.settle_grouped(hold.row_id, cost, "ok", _upstream_id(response, body))
     return Response(upstream.scrub(data), status_code=200, headers=headers)
 
 
-async def _relay(state: ClassroomState, hold: Hold, response: httpx.Response) -> AsyncIterator[bytes]:
+async def _relay(state: ClassroomState, hold: Hold, response: UpstreamResponse) -> AsyncIterator[bytes]:
     scrub = state.upstream.scrub
     upstream_id = response.headers.get("x-request-id")
     cost: Optional[int] = None
@@ -114,7 +114,7 @@ async def _relay(state: ClassroomState, hold: Hold, response: httpx.Response) ->
                 upstream_id = found.group(1).decode("utf-8", "replace") if found else None
             yield scrub(chunk)
         finished = True
-    except httpx.HTTPError:
+    except ConnectionFailed:
         pass  # the upstream broke off: settled below, the student sees the stream end early
     finally:
         if cost is not None:

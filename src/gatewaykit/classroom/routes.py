@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gatewaykit.classroom.jobs import JOB_PATHS, job_path, owned_job, settle_from_view
+from gatewaykit.classroom.media_links import fetch_media, public_base, rewrite_links
 from gatewaykit.classroom.passthrough import forward_billed, upstream_error
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.store import OpenHold
@@ -145,7 +146,15 @@ async def _create_job(request: Request, kind: str) -> Response:
     state.store.attach_job(hold.row_id, job_id, kind, price)
     state.watched_jobs[job_id] = OpenHold(hold.row_id, student, model, kind, hold.nanos, hold.window, job_id, price)
     settle_from_view(state, hold.row_id, view, price)
-    return Response(upstream.scrub(response.content), status_code=200, headers=headers)
+    return Response(upstream.scrub(_own_links(request, state, kind, view, response.content)), status_code=200,
+                    headers=headers)
+
+
+def _own_links(request: Request, state: ClassroomState, kind: str, view: Any, data: bytes) -> bytes:
+    """The job view's JSON with its media links on the classroom (``data`` as it was when it has none)."""
+    if rewrite_links(view, kind, public_base(request, state.settings.root_path)):
+        return orjson.dumps(view)
+    return data
 
 
 async def create_video(request: Request) -> Response:
@@ -156,26 +165,43 @@ async def create_music(request: Request) -> Response:
     return await _create_job(request, "music")
 
 
-async def _job(request: Request, kind: str, suffix: str = "") -> Response:
-    """Retrieve, cancel (``DELETE``) or download a job the student created; polling settles an ended job."""
+async def _job(request: Request, kind: str) -> Response:
+    """Retrieve or cancel (``DELETE``) a job the student created; polling settles an ended job. Its media
+    links point at the classroom (:mod:`gatewaykit.classroom.media_links`)."""
     state = _state(request)
     student = state.authenticate(request.headers.get("authorization"))
     job_id = request.path_params["job_id"]
     row_id = owned_job(state, student, kind, job_id)
     upstream = state.upstream
     try:
-        response = await upstream.send(request.method, job_path(kind, job_id) + suffix,
-                                       headers=request.headers.items(), params=request.query_params)
+        response = await upstream.send(request.method, job_path(kind, job_id), headers=request.headers.items(),
+                                       params=request.query_params)
     except UpstreamFailure as failure:
         raise upstream_error(failure) from None
-    if response.status_code == 200 and not suffix:
+    data = response.content
+    if response.status_code == 200:
         watched = state.watched_jobs.get(job_id)
         try:
-            settle_from_view(state, row_id, response.json(), watched.price_nanos if watched else None)
+            view = response.json()
         except ValueError:
-            pass
-    return Response(upstream.scrub(response.content), status_code=response.status_code,
+            view = None
+        settle_from_view(state, row_id, view, watched.price_nanos if watched else None)
+        data = _own_links(request, state, kind, view, data)
+    return Response(upstream.scrub(data), status_code=response.status_code,
                     headers=upstream.response_headers(response))
+
+
+async def _content(request: Request, kind: str) -> Response:
+    """The finished file of a job the student created, fetched by the classroom (the gateway's redirect is
+    followed here: the student never sees the gateway's address)."""
+    state = _state(request)
+    student = state.authenticate(request.headers.get("authorization"))
+    job_id = request.path_params["job_id"]
+    owned_job(state, student, kind, job_id)
+    try:
+        return await fetch_media(state, request, job_path(kind, job_id) + "/content")
+    except UpstreamFailure as failure:
+        raise upstream_error(failure) from None
 
 
 async def video_job(request: Request) -> Response:
@@ -183,7 +209,7 @@ async def video_job(request: Request) -> Response:
 
 
 async def video_content(request: Request) -> Response:
-    return await _job(request, "video", "/content")
+    return await _content(request, "video")
 
 
 async def music_job(request: Request) -> Response:
@@ -191,7 +217,7 @@ async def music_job(request: Request) -> Response:
 
 
 async def music_content(request: Request) -> Response:
-    return await _job(request, "music", "/content")
+    return await _content(request, "music")
 
 
 async def list_models(request: Request) -> Response:

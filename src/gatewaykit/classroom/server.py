@@ -35,6 +35,18 @@ def _money(value: Any, name: str, *, allow_none: bool = False) -> Optional[float
     return float(value)
 
 
+def checked_root_path(root_path: Optional[str]) -> str:
+    """``"/services/classroom/"`` -> ``"/services/classroom"``; None or "/" -> ""; ValueError for anything else
+    than a plain URL path."""
+    if root_path is None:
+        return ""
+    import re
+
+    if not isinstance(root_path, str) or not re.fullmatch(r"(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?", root_path):
+        raise ValueError(f"root_path must be a URL path such as '/services/classroom'; got {root_path!r:.100}")
+    return root_path.rstrip("/")
+
+
 def _catalog(base_url: str, key: str) -> list[dict[str, Any]]:
     """The gateway's model list (with the teacher's key): what the classroom prices holds from."""
     import httpx
@@ -89,7 +101,7 @@ class Classroom:
         sock = self._server.servers[0].sockets[0].getsockname()
         shown = f"[{sock[0]}]" if ":" in sock[0] else sock[0]
         self.host, self.port = sock[0], sock[1]
-        self.base_url = f"http://{shown}:{self.port}"
+        self.base_url = f"http://{shown}:{self.port}{state.settings.root_path}"
         self._admin: Any = None
 
     # -- the teacher's calls (HTTP to the server's /_classroom endpoints) ------------------------------------------
@@ -204,14 +216,17 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
           db: Optional[str] = None, host: str = "127.0.0.1", port: int = 0, admin_token: Optional[str] = None, *,
           default_max_tokens: int = 1024, clock: Optional[Callable[[], Any]] = None, store: Optional[Store] = None,
           offline: Optional[dict[str, Any]] = None, job_check_seconds: float = 2.0,
-          upstream_timeout: float = 300.0) -> Classroom:
+          upstream_timeout: float = 300.0, root_path: Optional[str] = None) -> Classroom:
     """Start a classroom in a background thread (``port=0``: a free port). See docs/classroom.md.
 
     ``upstream``: the gateway's URL, or ``"offline"`` (a private offline gateway, ``offline=`` its options).
     ``clock``: a callable returning an aware ``datetime`` (the daily/weekly windows; tests pass a fake one);
     ``store``: another :class:`gatewaykit.classroom.store.Store` than SQLite at ``db``.
+    ``root_path``: serve under a path prefix, e.g. ``"/services/classroom"`` behind JupyterHub's proxy
+    (``room.base_url`` ends with it; requests without the prefix are served too).
     A malformed roster or setting is a ``ValueError`` saying what to change."""
     entries = read_roster(roster)
+    prefix = checked_root_path(root_path)
     cap_usd = _money(cap, "cap")
     limit = _money(max_request_cost, "max_request_cost", allow_none=True)
     window_rule = Window(window, clock)
@@ -241,7 +256,7 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
                                  f"{', '.join(sorted(catalog.entries))}")
         settings = ClassSettings(cap_usd=cap_usd or 0.0, window=window, models=allowed, max_request_cost_usd=limit,
                                  default_max_tokens=default_max_tokens, job_check_seconds=job_check_seconds,
-                                 admin_token=admin_token or secrets.token_urlsafe(24))
+                                 admin_token=admin_token or secrets.token_urlsafe(24), root_path=prefix)
         state = ClassroomState(settings, store or SQLiteStore(db or ":memory:"),
                                Upstream(base_url, key, timeout=upstream_timeout), catalog, window_rule)
         new_keys = []

@@ -46,6 +46,8 @@ class ClassSettings:
     request_head_seconds: float = 10.0
     request_body_seconds: float = 10.0  # a request body trickled slower than this is answered 408 and closed
     admin_token: str = field(default="", repr=False)
+    #: The path the classroom is served under (``/services/classroom`` behind JupyterHub's proxy), or "".
+    root_path: str = ""
 
 
 class ClassroomState:

@@ -54,6 +54,7 @@ class Store(Protocol):
     def open_request(self, student: str, model: str, kind: str, hold_nanos: int, window: str) -> int: ...
     def attach_job(self, row_id: int, job_id: str, kind: str, price_nanos: Optional[int]) -> None: ...
     def finish_request(self, row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str] = None) -> None: ...
+    def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> None: ...
     def count_refusal(self, student: str, model: str, window: str) -> None: ...
     def open_holds(self) -> list[OpenHold]: ...
     def job(self, job_id: str) -> Optional[tuple[str, str, int]]: ...
@@ -136,22 +137,34 @@ class SQLiteStore:
             self._db.execute("COMMIT")
 
     def finish_request(self, row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str] = None) -> None:
+        self.finish_requests([(row_id, status, cost_nanos, upstream_id)])
+
+    def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> None:
+        """Make requests' rows final (``(row_id, status, cost_nanos, upstream_id)`` each) and add them to the
+        totals, all in one transaction; a row already final is left as it is."""
         now = time.time()
         with self._lock:
-            self._db.execute("BEGIN")
-            row = self._db.execute("SELECT student, model, window FROM requests WHERE id = ? AND status = ?",
-                                   (row_id, HELD)).fetchone()
-            if row is not None:
-                self._db.execute("UPDATE requests SET status = ?, cost_nanos = ?, finished = ?, "
-                                 "upstream_id = COALESCE(?, upstream_id) WHERE id = ?",
-                                 (status, cost_nanos, now, upstream_id, row_id))
-                self._db.execute(
-                    "INSERT INTO totals (student, model, window, spent_nanos, requests, last_request) "
-                    "VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT (student, model, window) DO UPDATE SET "
-                    "spent_nanos = spent_nanos + excluded.spent_nanos, requests = requests + 1, "
-                    "last_request = max(coalesce(last_request, 0), excluded.last_request)",
-                    (*row, cost_nanos, now))
-            self._db.execute("COMMIT")
+            db = self._db
+            db.execute("BEGIN")
+            try:
+                for row_id, status, cost_nanos, upstream_id in rows:
+                    row = db.execute("SELECT student, model, window FROM requests WHERE id = ? AND status = ?",
+                                     (row_id, HELD)).fetchone()
+                    if row is None:
+                        continue
+                    db.execute("UPDATE requests SET status = ?, cost_nanos = ?, finished = ?, "
+                               "upstream_id = COALESCE(?, upstream_id) WHERE id = ?",
+                               (status, cost_nanos, now, upstream_id, row_id))
+                    db.execute(
+                        "INSERT INTO totals (student, model, window, spent_nanos, requests, last_request) "
+                        "VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT (student, model, window) DO UPDATE SET "
+                        "spent_nanos = spent_nanos + excluded.spent_nanos, requests = requests + 1, "
+                        "last_request = max(coalesce(last_request, 0), excluded.last_request)",
+                        (*row, cost_nanos, now))
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
 
     def count_refusal(self, student: str, model: str, window: str) -> None:
         self._write("INSERT INTO totals (student, model, window, refused, last_request) VALUES (?, ?, ?, 1, ?) "
