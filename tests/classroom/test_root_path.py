@@ -28,6 +28,8 @@ def test_clients_reach_a_classroom_under_its_root_path_and_the_report_counts_the
     elsewhere = httpx.get(f"{bare}/services/other/v1/models", headers=auth(key), timeout=60)
     assert elsewhere.status_code == 404 and elsewhere.json()["error"]["code"] == "unknown_url"
     assert room.report_rows()[0]["requests"] == 3  # the teacher's calls go under the root path too
+    last = room.report().last_request[0]
+    assert last.microsecond == last.nanosecond == 0 and str(last.tz) == "UTC"  # a teacher reads whole seconds
 
 
 @pytest.mark.parametrize("bad", ["services/classroom", "/services/class room", "/x?y=1", "/a#b", "http://x/y"])

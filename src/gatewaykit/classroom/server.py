@@ -135,7 +135,7 @@ class Classroom:
 
         rows = self._call("GET", "/_classroom/report", params={"by": by} if by else None)["rows"]
         frame = pd.DataFrame(rows, columns=list(MODEL_COLUMNS if by == "model" else STUDENT_COLUMNS))
-        frame["last_request"] = pd.to_datetime(frame["last_request"], unit="s", utc=True)
+        frame["last_request"] = pd.to_datetime(frame["last_request"], unit="s", utc=True).dt.floor("s")  # a teacher reads seconds, not nanoseconds
         return frame
 
     def report_rows(self, by: Optional[str] = None) -> list[dict[str, Any]]:
