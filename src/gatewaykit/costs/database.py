@@ -270,14 +270,14 @@ class LedgerDatabase:
         inserted = count = last = 0
         for group in row_groups:
             cursor = conn.execute(self._insert_statement(len(group)), [v for item in group for v in values(item)])
-            inserted, count, last = inserted + cursor.rowcount, count + len(group), cursor.lastrowid
+            inserted, count, last = inserted + cursor.rowcount, count + len(group), cursor.lastrowid or 0
         if count and inserted == count and last - count == row_seq:
             row_seq = last
         inserted = count = last = 0
         for group in update_groups:
             parameters = [v for update in group for v in self._update_values(update)]
             cursor = conn.execute(self._update_statement(len(group)), parameters)
-            inserted, count, last = inserted + cursor.rowcount, count + len(group), cursor.lastrowid
+            inserted, count, last = inserted + cursor.rowcount, count + len(group), cursor.lastrowid or 0
         if count and inserted == count and last - count == update_seq:
             update_seq = last
         return row_seq, update_seq
