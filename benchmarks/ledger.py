@@ -18,7 +18,9 @@ includes the ledger's writer thread; on a busy machine CPU times are the
 steadier figures). It then prints how long the ledger's writer thread takes to
 commit 1 and 100 rows while the calling thread computes (holds the GIL) right
 after recording them: what a SIGKILL in that time would lose (bound: 50 ms,
-``database_store.DURABLE_WITHIN``).
+``database_store.DURABLE_WITHIN``). It is an upper bound: the rows are on disk
+when SQLite's commit returns, a moment before the writer thread gets the GIL
+back and lets go of the store's lock, which is what this thread can observe.
 """
 
 from __future__ import annotations
