@@ -71,3 +71,16 @@ def test_lengths_no_patterned_string_can_have_are_a_400(http, field, says):
     assert error["param"] == "response_format.json_schema.schema"
     assert says in error["message"] and "/properties/code" in error["message"]
     assert field["pattern"] in error["message"]
+
+
+def test_lengths_only_the_draw_finds_impossible_are_a_400_too(http):
+    """``^(ab)+$`` has 2, 4, 6... characters: with exactly 5 asked for, no draw fits, and the answer is a 400
+    naming the pattern and the lengths (it used to be "ababab", which breaks maxLength)."""
+    schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": "^(ab)+$", "minLength": 5,
+                                                        "maxLength": 5}},
+              "required": ["code"], "additionalProperties": False}
+    answer = _answer(http, schema, 0)
+    assert answer.status_code == 400, answer.text
+    error = answer.json()["error"]
+    assert error["param"] == "response_format.json_schema.schema"
+    assert "'^(ab)+$' of 5 to 5 characters" in error["message"]
