@@ -15,7 +15,12 @@ with a SQLite ledger (the default kind, at a temporary path) against raw
 httpx + pydantic parsing of the same answer, in this one process (target
 <= 1.25x): wall clock, the calling thread's CPU time and the process's (which
 includes the ledger's writer thread; on a busy machine CPU times are the
-steadier figures).
+steadier figures). It then prints how long the ledger's writer thread takes to
+commit 1 and 100 rows while the calling thread computes (holds the GIL) right
+after recording them: what a SIGKILL in that time would lose (bound: 50 ms,
+``database_store.DURABLE_WITHIN``). It is an upper bound: the rows are on disk
+when SQLite's commit returns, a moment before the writer thread gets the GIL
+back and lets go of the store's lock, which is what this thread can observe.
 """
 
 from __future__ import annotations
@@ -205,6 +210,36 @@ def bench_client(requests: int) -> None:
     print(f"  rows on disk after close(): {rows:,} (every request: {rows == 5 * requests + 1})")
 
 
+def bench_commit_delay(rounds: int) -> None:
+    """Milliseconds from the last record() until its rows are committed, while this thread computes."""
+    import statistics
+
+    from gatewaykit.costs.database_store import DURABLE_WITHIN
+
+    print(f"Commit delay while the caller computes ({rounds} rounds; bound {DURABLE_WITHIN * 1e3:.0f} ms):")
+    with tempfile.TemporaryDirectory() as folder:
+        ledger = Ledger(path=Path(folder) / "ledger.sqlite")
+        len(ledger)  # open, as in a kernel that used it before
+        store = ledger._store
+        made = iter(make_records(rounds * 101))
+        for count in (1, 100):
+            delays = []
+            for _ in range(rounds):
+                for _ in range(count):
+                    ledger.record(next(made))
+                start = time.perf_counter()
+                while store.pending() or store._lock.locked():  # pure Python: the GIL stays with this thread
+                    if time.perf_counter() - start > 5:
+                        break
+                delays.append((time.perf_counter() - start) * 1e3)
+                pause = time.perf_counter() + 0.01
+                while time.perf_counter() < pause:
+                    pass
+            print(f"  {count:3d} row(s): median {statistics.median(delays):5.1f} ms, "
+                  f"worst {max(delays):5.1f} ms")
+        ledger.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
@@ -216,6 +251,7 @@ def main() -> None:
         args.rows, args.requests = 2_000, 20
     if args.client:
         bench_client(args.requests)
+        bench_commit_delay(3 if args.smoke else 30)
         return
     records = make_records(args.rows)
 
@@ -245,6 +281,7 @@ def main() -> None:
 
     bench_sqlite(records)
     bench_client(args.requests)
+    bench_commit_delay(3 if args.smoke else 30)
 
 
 if __name__ == "__main__":

@@ -121,3 +121,50 @@ def test_rows_are_inserted_in_groups_of_any_size(tmp_path, count):
             ledger.record(CostRecord("chat", "chat-mini", "ok", id=f"c{i}", usage={"cost": {"total_cost": 0.001}}))
     ledger.close()
     assert sorted(row["id"] for row in Ledger(path=path).rows) == sorted(f"c{i}" for i in range(count))
+
+
+def _chat(i: object) -> CostRecord:
+    return CostRecord("chat", "chat-mini", "ok", id=f"c{i}", usage={"cost": {"total_cost": 0.001}})
+
+
+def test_the_writer_never_changes_the_switch_interval(tmp_path):
+    """While rows are committed behind a computing caller, the interpreter's switch interval stays the user's."""
+    import time
+
+    ledger = Ledger(path=tmp_path / "ledger.sqlite")
+    store = ledger._store
+    len(ledger)
+    normal = sys.getswitchinterval()
+    seen = set()
+    for i in range(20):
+        ledger.record(_chat(i))
+        deadline = time.monotonic() + 30
+        while (store.pending() or store._lock.locked()) and time.monotonic() < deadline:  # computing, GIL held
+            seen.add(sys.getswitchinterval())
+        assert not store.pending()
+    assert seen <= {normal}, f"the switch interval was changed to {sorted(seen - {normal})} while the writer committed"
+    ledger.close()
+    assert len(Ledger(path=tmp_path / "ledger.sqlite")) == 20
+
+
+@pytest.mark.parametrize("count", [1, 5, 300])
+def test_rows_another_connection_wrote_between_our_writes_are_read(tmp_path, count):
+    """Our writes skip reading our own rows back only when nobody wrote in between: another ledger's rows
+    (and job updates) committed between our read and our write still show."""
+    path = tmp_path / "ledger.sqlite"
+    mine, other = Ledger(path=path), Ledger(path=path)
+    mine.record(_chat("first"))
+    assert len(mine) == 1
+    for i in range(3):
+        other.record(_chat(f"other-{i}"))
+    other.flush()
+    with mine.batch():
+        for i in range(count):
+            mine.record(_chat(f"mine-{i}"))
+    mine.flush()
+    assert len(mine) == 4 + count
+    other.record(_chat("other-last"))
+    other.flush()
+    assert sorted(row["id"] for row in mine.rows) == sorted(
+        ["cfirst", "cother-last"] + [f"cother-{i}" for i in range(3)] + [f"cmine-{i}" for i in range(count)]
+    )

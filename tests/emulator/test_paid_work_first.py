@@ -24,6 +24,10 @@ from worker_watch import WorkerWatch
 POOR = "sk-bf-test-paid-first-poor-000001"
 ONE_IMAGE = "sk-bf-test-paid-first-one-image-02"
 RICH = "sk-bf-test-paid-first-rich-000003"
+ONE_VIDEO = "sk-bf-test-paid-first-one-video-04"
+VIDEO = {"model": "video-tiers", "resolution": "480p", "duration": 4, "generate_audio": False}  # 4 s x $0.05
+VIDEO_PRICE = 0.2
+DECODING = ("emulator/media/images.py", "inspect_image")
 ADMIN = "paid-first-admin"
 IMAGE = {"model": "image-tiers", "resolution": "1K", "n": 4}  # 4 x $0.04
 IMAGE_PRICE = 0.16
@@ -38,6 +42,8 @@ def _accounts() -> dict[str, Any]:
         {"id": "one-image", "balance_usd": IMAGE_PRICE, "rate_limit": rate,
          "keys": [{"key": ONE_IMAGE, "status": "active"}]},
         {"id": "rich", "balance_usd": 50.0, "rate_limit": rate, "keys": [{"key": RICH, "status": "active"}]},
+        {"id": "one-video", "balance_usd": VIDEO_PRICE, "rate_limit": rate,
+         "keys": [{"key": ONE_VIDEO, "status": "active"}]},
     ]}
 
 
@@ -128,6 +134,52 @@ def test_an_image_stream_that_breaks_off_gives_its_hold_back(gateway):
         assert _balance(gateway, "one-image") == pytest.approx(IMAGE_PRICE)
         assert http.post("/v1/images/generations", json=_images(1)[0]).status_code == 200
     assert _balance(gateway, "one-image") == pytest.approx(0.0, abs=1e-9)
+
+
+# Videos: an image-to-video request holds its price before its input_reference is decoded.
+
+def _large_reference() -> str:
+    """A 4000 x 4000 PNG (16 megapixels to decode, a few kilobytes to send) as a data: URI."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (4000, 4000), "teal").save(buffer, "PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+
+
+def test_videos_the_balance_cannot_cover_are_refused_before_their_reference_is_decoded(gateway):
+    """A $0 account's image-to-video request is 402 with nothing decoded; six at once from an account that
+    pays for one: one job, five 402 that decoded nothing (it used to decode every reference, two at a time,
+    and refuse the five only when their jobs were created)."""
+    reference = _large_reference()
+    bodies = [{**VIDEO, "prompt": f"a lighthouse, take {number}", "input_reference": reference}
+              for number in range(6)]
+    with WorkerWatch(DECODING) as watch:
+        poor = _at_once(gateway, POOR, "/v1/videos", bodies[:1])
+    assert _statuses(poor) == [402]
+    assert watch.samples > 0 and watch.peak["inspect_image"] == 0
+    with WorkerWatch(DECODING) as watch:
+        answers = _at_once(gateway, ONE_VIDEO, "/v1/videos", bodies)
+    assert _statuses(answers) == [200] + [402] * 5
+    assert watch.peak["inspect_image"] == 1, f"{watch.peak['inspect_image']} references were decoded at once"
+    refused = next(answer for answer in answers if answer.status_code == 402)
+    assert refused.json()["error"]["code"] == "insufficient_quota"
+
+
+def test_a_video_whose_reference_is_refused_gives_its_hold_back(gateway):
+    """The price held for an image-to-video request whose input_reference is not an image is free again:
+    the 400 names the field, and the same account then pays for a video."""
+    with httpx.Client(base_url=gateway.base_url, headers={"Authorization": f"Bearer {ONE_VIDEO}"},
+                      timeout=600) as http:
+        broken = http.post("/v1/videos", json={**VIDEO, "prompt": "x", "input_reference": "data:image/png;base64,AAAA"})
+        assert broken.status_code == 400 and broken.json()["error"]["param"] == "input_reference"
+        auto = http.post("/v1/videos", json={**VIDEO, "prompt": "x", "aspect_ratio": "auto"})
+        assert auto.status_code == 400 and auto.json()["error"]["param"] == "aspect_ratio"
+        assert _balance(gateway, "one-video") == pytest.approx(VIDEO_PRICE)
+        assert http.post("/v1/videos", json={**VIDEO, "prompt": "x"}).status_code == 200
 
 
 # Item 3: chats.

@@ -66,10 +66,9 @@ CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT);
 """
 
 _ROWS_PER_STATEMENT = 256
-"""Most rows per INSERT. Rows are inserted in power-of-two groups (37 rows: 32 + 4 + 1), one statement
-step each instead of one per row (SQLite releases the GIL around every step, and the writer thread must
-win it back from a computing caller each time), with few distinct statements for SQLite's statement
-cache; 256 x 38 values stays under SQLite's 32,766 variables."""
+"""Most rows per INSERT (256 x 41 values stays under SQLite's 32,766 variables)."""
+
+_INSERT_UPDATES = "INSERT INTO job_updates (job_id, status, seconds, error_message, time, estimate) VALUES "
 
 StoredRow = tuple  # (uid, LedgerRow, base_url, key_id): see gatewaykit.costs.book.StoredRow
 StoredUpdate = dict  # {"id", "status", "seconds", "error_message", "time"}
@@ -202,10 +201,16 @@ class LedgerDatabase:
     # ------------------------------------------------------------------ writes
 
     def _insert_statement(self, size: int) -> str:
-        """The INSERT of ``size`` rows (sizes are powers of two: SQLite's statement cache keeps each prepared)."""
+        """The INSERT of ``size`` rows, one string per size (SQLite's statement cache keeps each prepared)."""
         statement = self._inserts.get(size)
         if statement is None:
             statement = self._inserts[size] = self._insert_rows + ", ".join([self._row_marks] * size)
+        return statement
+
+    def _update_statement(self, size: int) -> str:
+        statement = self._inserts.get(-size)
+        if statement is None:
+            statement = self._inserts[-size] = _INSERT_UPDATES + ", ".join(["(?, ?, ?, ?, ?, ?)"] * size)
         return statement
 
     @staticmethod
@@ -218,43 +223,64 @@ class LedgerDatabase:
             + (json.dumps(list(tags)) if tags else None, json.dumps(pricing) if pricing else None)
         )
 
-    def write(self, rows: Iterable[StoredRow] = (), updates: Iterable[StoredUpdate] = ()) -> None:
-        """Append rows and updates in one transaction (plus any deferred by a lock timeout).
+    @staticmethod
+    def _update_values(update: StoredUpdate) -> tuple:
+        return (update["id"], update["status"], update.get("seconds"), update.get("error_message"),
+                update.get("time"), update.get("estimate"))  # fmt: skip
 
-        Raises :class:`sqlite3.OperationalError` (say, ``database is locked``) after
-        keeping them for the next write.
+    def write(self, rows: Iterable[StoredRow] = (), updates: Iterable[StoredUpdate] = ()) -> None:
+        """Append rows and updates atomically (plus any deferred by a lock timeout).
+
+        Up to 256 rows and no updates (what the write-behind thread usually has)
+        are one INSERT statement in SQLite's autocommit mode: a single call into
+        SQLite, so the writer thread hands the GIL to a computing caller and waits
+        to get it back once, not once per ``BEGIN``/``SELECT``/``COMMIT`` (each
+        wait can last the interpreter's switch interval). More statements run in
+        one ``BEGIN IMMEDIATE`` transaction. Raises :class:`sqlite3.OperationalError`
+        (say, ``database is locked``) after keeping them for the next write.
         """
         rows = self._backlog_rows + list(rows)
         updates = self._backlog_updates + list(updates)
         self._backlog_rows, self._backlog_updates = [], []
         if not rows and not updates:
             return
+        row_groups = [rows[i : i + _ROWS_PER_STATEMENT] for i in range(0, len(rows), _ROWS_PER_STATEMENT)]
+        update_groups = [updates[i : i + _ROWS_PER_STATEMENT] for i in range(0, len(updates), _ROWS_PER_STATEMENT)]
         try:
-            with self._transaction() as conn:
-                last_row, last_update = conn.execute(
-                    "SELECT (SELECT ifnull(max(seq), 0) FROM rows), (SELECT ifnull(max(seq), 0) FROM job_updates)"
-                ).fetchone()
-                start = 0
-                while start < len(rows):
-                    size = min(_ROWS_PER_STATEMENT, 1 << ((len(rows) - start).bit_length() - 1))
-                    chunk = rows[start : start + size]
-                    conn.execute(self._insert_statement(size), [value for item in chunk for value in self._values(item)])
-                    start += size
-                if updates:
-                    conn.executemany(
-                        "INSERT INTO job_updates (job_id, status, seconds, error_message, time, estimate)"
-                        " VALUES (?, ?, ?, ?, ?, ?)",
-                        [(u["id"], u["status"], u.get("seconds"), u.get("error_message"), u.get("time"),
-                          u.get("estimate")) for u in updates],
-                    )
-                caught_up = last_row == self._row_seq and last_update == self._update_seq
-                if caught_up:  # nobody else wrote since our last read: skip reading our own rows back
-                    self._row_seq, self._update_seq = conn.execute(
-                        "SELECT (SELECT ifnull(max(seq), 0) FROM rows), (SELECT ifnull(max(seq), 0) FROM job_updates)"
-                    ).fetchone()
+            if len(row_groups) + len(update_groups) == 1:
+                seqs = self._insert(row_groups, update_groups)
+            else:
+                with self._transaction():
+                    seqs = self._insert(row_groups, update_groups)
         except sqlite3.Error:
             self._backlog_rows, self._backlog_updates = rows, updates
             raise
+        self._row_seq, self._update_seq = seqs  # committed
+
+    def _insert(self, row_groups: list, update_groups: list) -> tuple[int, int]:
+        """Run the INSERTs; the last ``seq`` read of both tables afterwards (ours, when nobody else wrote).
+
+        Our rows took ``seq`` numbers one after another (the write lock is held from
+        the first to the last): when every row was inserted and the first number
+        follows the last one read, nobody else wrote in between, and reading our
+        own rows back can be skipped.
+        """
+        conn, values = self._conn, self._values
+        row_seq, update_seq = self._row_seq, self._update_seq
+        inserted = count = last = 0
+        for group in row_groups:
+            cursor = conn.execute(self._insert_statement(len(group)), [v for item in group for v in values(item)])
+            inserted, count, last = inserted + cursor.rowcount, count + len(group), cursor.lastrowid or 0
+        if count and inserted == count and last - count == row_seq:
+            row_seq = last
+        inserted = count = last = 0
+        for group in update_groups:
+            parameters = [v for update in group for v in self._update_values(update)]
+            cursor = conn.execute(self._update_statement(len(group)), parameters)
+            inserted, count, last = inserted + cursor.rowcount, count + len(group), cursor.lastrowid or 0
+        if count and inserted == count and last - count == update_seq:
+            update_seq = last
+        return row_seq, update_seq
 
     @property
     def backlog(self) -> int:

@@ -2,7 +2,7 @@
 
 ``record()`` on a database ledger queues the row and returns; one background
 thread per process (:mod:`gatewaykit.costs.write_behind`) commits what is
-queued, usually within a millisecond, many rows per transaction. The queue is
+queued, within a few milliseconds, many rows per transaction. The queue is
 also written, in the caller's thread:
 
 - before every view of the ledger (``len``, ``rows``, ``to_pandas()``, the
@@ -18,11 +18,13 @@ returned leaves the paid job for the next one (``client.jobs.pending()``).
 Only a process killed outright (SIGKILL, a segfault, ``os._exit``) can lose
 other rows: those recorded less than :data:`DURABLE_WITHIN` (50 ms) before the
 kill that the thread had not committed yet (at most :data:`QUEUE_LIMIT`: past
-it the caller writes the queue itself). The thread usually commits within a
-few milliseconds; while it commits, the interpreter's switch interval is
-shortened so a computing caller thread hands it the GIL quickly
-(:mod:`gatewaykit.costs.write_behind`). On a machine so loaded that the thread
-is not scheduled for 50 ms, the bound stretches with it. A write that fails
+it the caller writes the queue itself). The thread commits within one or two
+of the interpreter's switch intervals (5 ms each) even while the caller's
+thread computes, because a usual commit is a single call into SQLite and the
+thread gives up the GIL only for its wake-up and that call
+(:mod:`gatewaykit.costs.write_behind`); the switch interval is never changed.
+On a machine so loaded that the thread is not scheduled for 50 ms, the bound
+stretches with it. A write that fails
 (a lock held past the busy timeout) is kept and retried; the warning is issued
 in the caller's thread by the next ``flush()``. The budget check reads without
 waiting for the queue (this process's rows are already in the ledger's book)

@@ -104,10 +104,13 @@ class JobStore:
         self.created: dict[str, dict[str, int]] = {}
         self._last_sweep = 0.0
 
-    def create(self, job: Job) -> Job:
-        """Hold the job's price on its account (402 ``insufficient_quota`` when it cannot be held) and start it."""
+    def create(self, job: Job, hold: Hold | None = None) -> Job:
+        """Hold the job's price on its account (402 ``insufficient_quota`` when it cannot be held) and start it.
+
+        ``hold``: the price, already held by a route that had work to do before the job could be made
+        (a video decodes its ``input_reference`` only once the money is held)."""
         self.sweep()
-        job.hold = Hold.take(job.account, job.price)
+        job.hold = hold if hold is not None else Hold.take(job.account, job.price)
         self.jobs[job.id] = job
         self.by_token[job.token] = job
         counts = self.created.setdefault(job.account.id, {})

@@ -4,6 +4,8 @@ Documented limits (past them the request is a 400 naming the field):
 
 - :data:`MAX_SCHEMA_NODES` sub-schemas in one schema, nested at most :data:`MAX_SCHEMA_DEPTH` deep;
 - ``minItems`` / ``minProperties`` at most :data:`MAX_ITEMS`, ``minLength`` at most :data:`MAX_STRING_LENGTH`;
+- a ``pattern`` whose strings cannot have ``minLength`` to ``maxLength`` characters (``^\\d{3}$`` with
+  ``minLength: 5``) is refused, as no answer could satisfy it;
 - at most :data:`MAX_VALUES` generated values and :data:`MAX_ANSWER_CHARS` characters of strings in one
   answer (nested ``minItems`` multiply).
 
@@ -15,6 +17,8 @@ from __future__ import annotations
 
 import re
 from typing import Any
+
+from gatewaykit.emulator.chat.regex_strings import length_problem
 
 MAX_SCHEMA_NODES = 5_000
 MAX_SCHEMA_DEPTH = 64
@@ -93,6 +97,11 @@ def _check_keywords(node: dict[str, Any], where: str) -> None:
             re.compile(node["pattern"])
         except (re.error, RecursionError, OverflowError) as exc:
             raise SchemaProblem(where, f"'pattern' is not a valid regular expression: {exc}") from None
+        kinds = node.get("type", "string")
+        if "string" in (kinds if isinstance(kinds, list) else [kinds]):  # (a pattern only constrains strings)
+            problem = length_problem(node["pattern"], node.get("minLength", 0), node.get("maxLength"))
+            if problem:
+                raise SchemaProblem(where, f"no string fits 'pattern' with 'minLength'/'maxLength': {problem}")
     for key in ("format", "$ref"):
         if key in node and not isinstance(node[key], str):
             raise SchemaProblem(where, f"'{key}' must be a string")

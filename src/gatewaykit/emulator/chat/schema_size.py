@@ -73,7 +73,7 @@ class _Sizer:
             return self._object(schema, steps)
         if kind == "array":
             return self._array(schema, steps)
-        if kind == "string" and "pattern" not in schema:  # a pattern's strings may be shorter than minLength
+        if kind == "string":  # (a patterned string has minLength characters too)
             least, most = schema.get("minLength", 0), schema.get("maxLength", math.inf)
             if isinstance(least, int) and isinstance(most, (int, float)):
                 return 1, int(min(least, most))

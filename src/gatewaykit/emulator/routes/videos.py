@@ -8,12 +8,13 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gatewaykit.emulator.admission import admit, read_json_or_form, require_funds, resolve_model
+from gatewaykit.emulator.admission import admit, read_json_or_form, resolve_model
 from gatewaykit.emulator.catalog import VIDEO_RESOLUTIONS, ModelSpec
 from gatewaykit.emulator.chat.vision import decode_data_uri
 from gatewaykit.emulator.errors import bad_request
 from gatewaykit.emulator.fields import opt_bool, opt_enum, opt_int, opt_seed, opt_str, require_str
 from gatewaykit.emulator.gateway import Gateway
+from gatewaykit.emulator.holds import Hold
 from gatewaykit.emulator.jobs import Job, new_job_id
 from gatewaykit.emulator.pricing import video_price
 from gatewaykit.emulator.routes.job_views import job_content, job_view, owned_job, retrieve_job
@@ -79,29 +80,36 @@ async def create_video(request: Request) -> Response:
     audio = opt_bool(body, "generate_audio", params["generate_audio"]["default"])
     seed = opt_seed(body)
     price = video_price(spec, resolution, duration, bool(audio))
-    require_funds(caller, price)  # before the reference is decoded
-    image_to_video, reference, reference_ratio = await _reference(gateway, caller.account.id, spec, body)
-    if ratio == "auto":
-        if not image_to_video:
-            raise bad_request("aspect_ratio 'auto' needs an input_reference image.", param="aspect_ratio")
-        ratio = reference_ratio
-    width, height = _frame(resolution, ratio)
-    seed = seed if seed is not None else gateway.random_seed(body)
+    # Held before the reference is decoded: of concurrent requests the balance covers once, the others
+    # are 402 without decoding anything; released if the request fails before its job exists.
+    hold = Hold.take(caller.account, price)
+    try:
+        image_to_video, reference, reference_ratio = await _reference(gateway, caller.account.id, spec, body)
+        if ratio == "auto":
+            if not image_to_video:
+                raise bad_request("aspect_ratio 'auto' needs an input_reference image.", param="aspect_ratio")
+            ratio = reference_ratio
+        width, height = _frame(resolution, ratio)
+        seed = seed if seed is not None else gateway.random_seed(body)
 
-    def render() -> tuple[bytes, float]:
-        from gatewaykit.emulator.media import render_video
+        def render() -> tuple[bytes, float]:
+            from gatewaykit.emulator.media import render_video
 
-        key = ("video", prompt, seed, duration, width, height, audio, reference)
-        data = gateway.media_cache.get_or_make(key, lambda: render_video(
-            prompt, seed=seed, seconds=duration, width=width, height=height, audio=bool(audio),
-            reference=reference))
-        return data, float(duration)
+            key = ("video", prompt, seed, duration, width, height, audio, reference)
+            data = gateway.media_cache.get_or_make(key, lambda: render_video(
+                prompt, seed=seed, seconds=duration, width=width, height=height, audio=bool(audio),
+                reference=reference))
+            return data, float(duration)
 
-    job = Job(id=new_job_id("video", gateway.ids, body), kind="video", token=gateway.ids.token("video-link", body),
-              created_at=gateway.ids.now(), owner=caller.key.digest, account=caller.account,
-              model=spec.id, price=price, render=render, queued_seconds=1.0, run_seconds=2.0 + 0.4 * duration,
-              fail=caller.fault == "job-fail", size=f"{width}x{height}", seconds=str(duration))
-    gateway.jobs.create(job)
+        job = Job(id=new_job_id("video", gateway.ids, body), kind="video",
+                  token=gateway.ids.token("video-link", body), created_at=gateway.ids.now(),
+                  owner=caller.key.digest, account=caller.account, model=spec.id, price=price, render=render,
+                  queued_seconds=1.0, run_seconds=2.0 + 0.4 * duration, fail=caller.fault == "job-fail",
+                  size=f"{width}x{height}", seconds=str(duration))
+        gateway.jobs.create(job, hold)
+    except BaseException:
+        hold.release()  # (nothing once the job holds it: a job is never created before the last line)
+        raise
     return JSONResponse(job_view(request, job))
 
 
