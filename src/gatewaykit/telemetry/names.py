@@ -67,6 +67,7 @@ JOB_CANCEL = "gatewaykit.job.cancel"
 TOKEN_USAGE_METRIC = "gen_ai.client.token.usage"
 DURATION_METRIC = "gen_ai.client.operation.duration"
 COST_METRIC = "gatewaykit.client.cost"
+METRICS_FEED = "gatewaykit.client.metrics.feed"  # an observable instrument that reports nothing (request_metrics.py)
 
 # --- values ----------------------------------------------------------------------------------
 PROVIDER = "svc"  # the spec's neutral name of the gateway's brand
