@@ -46,8 +46,8 @@ COST_SOURCE = "gen_ai.usage.cost.source"
 # --- gatewaykit's own names ------------------------------------------------------------------
 CALL = "gatewaykit.call"  # the ledger's kind of request: chat, chat.stream, image.generate, video, ...
 STATUS = "gatewaykit.status"  # the ledger row's status: ok, error, interrupted, or a job's state
-LEDGER_COST_SOURCE = "gatewaykit.cost.source"  # the ledger's source: reported, estimated, cached, replayed ...
-ATTEMPTS = "gatewaykit.attempts"
+LEDGER_COST_SOURCE = "gatewaykit.cost.source"  # the ledger's source where COST_SOURCE has no word: cached, replayed ...
+ATTEMPTS = "gatewaykit.attempts"  # only when the request was sent more than once
 JOB_ID = "gatewaykit.job.id"
 JOB_STATUS = "gatewaykit.job.status"
 JOB_SECONDS = "gatewaykit.job.seconds"  # the clip or song length the job bills

@@ -114,7 +114,9 @@ class GatewayTelemetry:
         self, recording: Any, handle: _Running, status: str, fields: dict[str, Any], row: Any
     ) -> None:
         span = handle.span
-        values: dict[str, Any] = {n.STATUS: status, n.ATTEMPTS: recording.attempts}  # set at once: one lock
+        values: dict[str, Any] = {n.STATUS: status}  # all set at once: the SDK cleans and locks per call
+        if recording.attempts and recording.attempts > 1:  # absent: sent once
+            values[n.ATTEMPTS] = recording.attempts
         usage = fields.get("usage") or {}
         tokens = _tokens(usage)
         if tokens[0] is not None:
@@ -225,7 +227,7 @@ class GatewayTelemetry:
     ) -> None:
         span = handle.span
         amount, source, ledger_source = _cost(row, usage)
-        if ledger_source is not None:
+        if ledger_source is not None and (source is None or amount is None):  # what the proposal's source cannot say
             values[n.LEDGER_COST_SOURCE] = ledger_source
         if amount is not None:
             values[n.COST_AMOUNT] = amount
