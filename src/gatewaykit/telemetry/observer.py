@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Optional
 from urllib.parse import urlsplit
 
@@ -48,7 +48,7 @@ _SPAN_AS_OPERATION = {
 }  # every other operation (map, batch, compare, evaluate) is an invoke_workflow
 
 
-@dataclass
+@dataclass(slots=True)
 class _Running:
     """What the observer keeps of one request while it runs."""
 
@@ -85,8 +85,8 @@ class GatewayTelemetry:
         recording.observed = _Running(span, time.perf_counter(), metric_attributes)
         if self._headers is not None:
             carrier = self._headers.headers_for(span)
-            if carrier:
-                request = replace(request, headers={**request.headers, **carrier} if request.headers else carrier)
+            if carrier:  # the request is this call's own (request_pipeline.encode): set on it, not copied
+                request.headers = {**request.headers, **carrier} if request.headers else carrier
         return request
 
     def _shape(self, key: tuple[Any, ...]) -> tuple[str, dict[str, Any], dict[str, Any]]:
@@ -261,10 +261,11 @@ def _server(base_url: Optional[str]) -> tuple[Optional[str], Optional[int]]:
 
 def _request_attributes(body: dict[str, Any]) -> dict[str, Any]:
     values: dict[str, Any] = {}
-    for field, name in _REQUEST_FIELDS.items():  # in order: max_completion_tokens wins over max_tokens
-        value = body.get(field)
-        if value is not None and isinstance(value, (int, float, str)) and not isinstance(value, bool):
-            values[name] = value
+    if _REQUEST_FIELDS.keys() & body.keys():  # most requests set none of them
+        for field, name in _REQUEST_FIELDS.items():  # in order: max_completion_tokens wins over max_tokens
+            value = body.get(field)
+            if value is not None and isinstance(value, (int, float, str)) and not isinstance(value, bool):
+                values[name] = value
     return values
 
 

@@ -7,7 +7,7 @@ imported. The hooks, in the order a request meets them:
 
 - :func:`request_started` (``request_pipeline.send``): a request is about to be
   sent; the observer keeps its handle in ``recording.observed``, may add headers
-  (``traceparent``) and returns the request.
+  (``traceparent``) to the request (the call's own, built by ``encode``) and returns it.
 - ``Recording._write`` -> ``observer.request_finished``: the request's outcome
   and its ledger row (a job's create leaves its span open).
 - :func:`job_headers` (``job_flows``): the trace headers of a running job's span,
