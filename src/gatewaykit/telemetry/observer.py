@@ -10,17 +10,18 @@ amount (so the spans of a run add up to ``ledger.total_cost``), labelled
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Optional
-from urllib.parse import urlsplit
 
-from opentelemetry.trace import SpanKind, Status, StatusCode
+from opentelemetry.trace import SpanKind
 
 from gatewaykit.telemetry import names as n
 from gatewaykit.telemetry.request_metrics import RequestMetrics
+from gatewaykit.telemetry.span_attributes import (
+    captured_input, cost_of, error_type_of, mark_error, request_attributes, response_attributes, server_of, token_counts,
+)  # fmt: skip
 from gatewaykit.telemetry.trace_context import TraceHeaders
 from gatewaykit.types import is_finished
 
@@ -34,14 +35,6 @@ _OPERATIONS = {
     "music": ("generate_content", "audio"),
 }
 _JOB_KINDS = frozenset({"video", "music"})
-_COST_SOURCES = {"reported": "provider", "estimated": "local"}  # the ledger's source -> the proposal's
-_NOT_CHARGED = frozenset({"cached", "replayed"})
-_CONTENT_LIMIT = 16_384  # characters of captured content per attribute
-_REQUEST_FIELDS = {  # a request body's field -> its span attribute
-    "max_tokens": n.REQUEST_MAX_TOKENS, "max_completion_tokens": n.REQUEST_MAX_TOKENS,
-    "temperature": n.REQUEST_TEMPERATURE, "top_p": n.REQUEST_TOP_P, "seed": n.REQUEST_SEED,
-    "n": n.REQUEST_CHOICE_COUNT, "resolution": n.RESOLUTION, "duration": n.DURATION,
-}  # fmt: skip
 _SHAPES_KEPT = 256  # (kind, model, base URL) shapes whose attributes are kept built
 _SPAN_AS_OPERATION = {
     "chat_session": "invoke_agent",
@@ -78,9 +71,9 @@ class GatewayTelemetry:
         key = (recording.kind, model, recording.base_url, structured)
         shape = self._shapes.get(key) or self._shape(key)
         name, attributes, metric_attributes = shape
-        attributes = {**attributes, **_request_attributes(body)}
+        attributes = {**attributes, **request_attributes(body)}
         if self._capture:
-            attributes.update(_captured_input(body))
+            attributes.update(captured_input(body))
         span = self._tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
         recording.observed = _Running(span, time.perf_counter(), metric_attributes)
         if self._headers is not None:
@@ -96,7 +89,7 @@ class GatewayTelemetry:
         common: dict[str, Any] = {n.OPERATION_NAME: operation, n.PROVIDER_NAME: n.PROVIDER}
         if model:
             common[n.REQUEST_MODEL] = str(model)
-        address, port = _server(base_url)
+        address, port = server_of(base_url)
         if address:
             common[n.SERVER_ADDRESS] = address
             if port:
@@ -118,20 +111,20 @@ class GatewayTelemetry:
         if recording.attempts and recording.attempts > 1:  # absent: sent once
             values[n.ATTEMPTS] = recording.attempts
         usage = fields.get("usage") or {}
-        tokens = _tokens(usage)
+        tokens = token_counts(usage)
         if tokens[0] is not None:
             values[n.USAGE_INPUT_TOKENS] = tokens[0]
         if tokens[1] is not None:
             values[n.USAGE_OUTPUT_TOKENS] = tokens[1]
         result = recording.result
         if result is not None and span.is_recording():  # a span a sampler dropped keeps nothing
-            _response_attributes(values, result, self._capture)
+            response_attributes(values, result, self._capture)
         if fields.get("images") is not None:
             values[n.IMAGE_COUNT] = fields["images"]
         if status == "error":
-            _error(span, fields.get("error_code") or fields.get("error_type") or "error", fields)
+            mark_error(span, fields.get("error_code") or fields.get("error_type") or "error", fields)
         elif status == "interrupted":
-            _error(span, "interrupted", fields)
+            mark_error(span, "interrupted", fields)
         job_id = fields.get("id")
         if recording.kind in _JOB_KINDS and job_id and status not in ("error", "interrupted"):
             values[n.JOB_ID] = str(job_id)
@@ -174,7 +167,7 @@ class GatewayTelemetry:
             pass
         if str(status) == "failed":
             error = getattr(job, "error", None)
-            _error(span, "job_failed", {"error_message": getattr(error, "message", None)})
+            mark_error(span, "job_failed", {"error_message": getattr(error, "message", None)})
         self._end(handle, str(status), row, {}, (None, None), values)
 
     def job_headers(self, job: Any) -> Optional[dict[str, str]]:
@@ -226,7 +219,7 @@ class GatewayTelemetry:
         tokens: tuple[Optional[int], Optional[int]], values: dict[str, Any],
     ) -> None:
         span = handle.span
-        amount, source, ledger_source = _cost(row, usage)
+        amount, source, ledger_source = cost_of(row, usage)
         if ledger_source is not None and (source is None or amount is None):  # what the proposal's source cannot say
             values[n.LEDGER_COST_SOURCE] = ledger_source
         if amount is not None:
@@ -245,97 +238,5 @@ class GatewayTelemetry:
             if model:
                 metric_attributes.setdefault(n.REQUEST_MODEL, model)
             if failed:
-                metric_attributes[n.ERROR_TYPE] = _error_type_of(span) or status
+                metric_attributes[n.ERROR_TYPE] = error_type_of(span) or status
         self._metrics.add(span, seconds, metric_attributes, tokens[0], tokens[1], amount, source)
-
-
-def _server(base_url: Optional[str]) -> tuple[Optional[str], Optional[int]]:
-    if not base_url:
-        return None, None
-    try:
-        parts = urlsplit(base_url)
-        return parts.hostname, parts.port  # never the user:password part
-    except ValueError:
-        return None, None
-
-
-def _request_attributes(body: dict[str, Any]) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    if _REQUEST_FIELDS.keys() & body.keys():  # most requests set none of them
-        for field, name in _REQUEST_FIELDS.items():  # in order: max_completion_tokens wins over max_tokens
-            value = body.get(field)
-            if value is not None and isinstance(value, (int, float, str)) and not isinstance(value, bool):
-                values[name] = value
-    return values
-
-
-def _tokens(usage: dict[str, Any]) -> tuple[Optional[int], Optional[int]]:
-    """(input, output) tokens of a usage block, None where it does not say."""
-    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    return (
-        prompt if isinstance(prompt, int) and not isinstance(prompt, bool) else None,
-        completion if isinstance(completion, int) and not isinstance(completion, bool) else None,
-    )
-
-
-def _response_attributes(values: dict[str, Any], result: Any, capture: bool) -> None:
-    model = getattr(result, "model", None)
-    if model:
-        values[n.RESPONSE_MODEL] = str(model)
-    response_id = getattr(result, "id", None)
-    if response_id:
-        values[n.RESPONSE_ID] = str(response_id)
-    choices = getattr(result, "choices", None) or []
-    reasons = [str(choice.finish_reason) for choice in choices if getattr(choice, "finish_reason", None)]
-    if reasons:
-        values[n.RESPONSE_FINISH_REASONS] = reasons
-    if capture and choices:
-        messages = [
-            {"role": "assistant", "content": getattr(choice.message, "content", None),
-             "finish_reason": getattr(choice, "finish_reason", None)}
-            for choice in choices
-        ]  # fmt: skip
-        values[n.OUTPUT_MESSAGES] = _json(messages)
-
-
-def _captured_input(body: dict[str, Any]) -> dict[str, Any]:
-    if "messages" in body:
-        return {n.INPUT_MESSAGES: _json(body["messages"])}
-    prompt = {key: body[key] for key in ("prompt", "lyrics_prompt") if isinstance(body.get(key), str)}
-    return {n.INPUT_MESSAGES: _json([{"role": "user", "content": prompt}])} if prompt else {}
-
-
-def _json(value: Any) -> str:
-    text = json.dumps(value, default=str, ensure_ascii=False)
-    return text if len(text) <= _CONTENT_LIMIT else text[: _CONTENT_LIMIT - 1] + "…"
-
-
-def _cost(row: Any, usage: dict[str, Any]) -> tuple[Optional[float], Optional[str], Optional[str]]:
-    """(amount, the proposal's source, the ledger's source): the row's amount as the ledger counts it."""
-    if row is None:  # no ledger (Client(ledger=...) without rows): the reported amount, as reported
-        cost = usage.get("cost") if isinstance(usage, dict) else None
-        total = cost.get("total_cost") if isinstance(cost, dict) else None
-        if isinstance(total, (int, float)) and not isinstance(total, bool):
-            return float(total), "provider", "reported"
-        return None, None, None
-    source = getattr(row, "cost_source", None)
-    if source in _NOT_CHARGED:
-        return 0.0, None, source
-    if getattr(row, "charged", None) and row.total_cost is not None:
-        return float(row.total_cost), _COST_SOURCES.get(str(source)), source
-    return None, None, source
-
-
-def _error(span: Any, error_type: str, fields: dict[str, Any]) -> None:
-    span.set_attribute(n.ERROR_TYPE, str(error_type))
-    http_status = fields.get("http_status")
-    if http_status is not None:
-        span.set_attribute("http.response.status_code", int(http_status))
-    span.set_status(Status(StatusCode.ERROR, str(error_type)))
-
-
-def _error_type_of(span: Any) -> Optional[str]:
-    attributes = getattr(span, "attributes", None) or {}
-    value = attributes.get(n.ERROR_TYPE)
-    return str(value) if value is not None else None
-
