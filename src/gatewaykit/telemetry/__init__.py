@@ -55,15 +55,16 @@ def instrument(
     tracer = trace.get_tracer("gatewaykit", __version__, tracer_provider=tracer_provider)
     meter = metrics.get_meter("gatewaykit", __version__, meter_provider=meter_provider)
     with _lock:
-        _end_open_jobs()
+        _retire(observation.current)
         observation.install(GatewayTelemetry(tracer, meter, capture_content=bool(capture_content)))
 
 
 def uninstrument() -> None:
-    """Stop tracing: requests from now on make no spans (open job spans are ended)."""
+    """Stop tracing: requests from now on make no spans (open job spans are ended, queued metrics recorded)."""
     with _lock:
-        _end_open_jobs()
+        retired = observation.current
         observation.install(None)
+        _retire(retired)
 
 
 def instrumented() -> bool:
@@ -71,8 +72,9 @@ def instrumented() -> bool:
     return observation.current is not None
 
 
-def _end_open_jobs() -> None:
-    current = observation.current
-    end = getattr(current, "end_open_jobs", None)
-    if end is not None:
-        end()
+def _retire(observer: Any) -> None:
+    """An observer being replaced: its open job spans ended, its queued metrics recorded."""
+    for method in ("end_open_jobs", "flush"):
+        call = getattr(observer, method, None)
+        if call is not None:
+            call()

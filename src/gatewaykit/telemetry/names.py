@@ -46,8 +46,8 @@ COST_SOURCE = "gen_ai.usage.cost.source"
 # --- gatewaykit's own names ------------------------------------------------------------------
 CALL = "gatewaykit.call"  # the ledger's kind of request: chat, chat.stream, image.generate, video, ...
 STATUS = "gatewaykit.status"  # the ledger row's status: ok, error, interrupted, or a job's state
-LEDGER_COST_SOURCE = "gatewaykit.cost.source"  # the ledger's source: reported, estimated, cached, replayed ...
-ATTEMPTS = "gatewaykit.attempts"
+LEDGER_COST_SOURCE = "gatewaykit.cost.source"  # the ledger's source where COST_SOURCE has no word: cached, replayed ...
+ATTEMPTS = "gatewaykit.attempts"  # only when the request was sent more than once
 JOB_ID = "gatewaykit.job.id"
 JOB_STATUS = "gatewaykit.job.status"
 JOB_SECONDS = "gatewaykit.job.seconds"  # the clip or song length the job bills
@@ -67,6 +67,7 @@ JOB_CANCEL = "gatewaykit.job.cancel"
 TOKEN_USAGE_METRIC = "gen_ai.client.token.usage"
 DURATION_METRIC = "gen_ai.client.operation.duration"
 COST_METRIC = "gatewaykit.client.cost"
+METRICS_FEED = "gatewaykit.client.metrics.feed"  # an observable instrument that reports nothing (request_metrics.py)
 
 # --- values ----------------------------------------------------------------------------------
 PROVIDER = "svc"  # the spec's neutral name of the gateway's brand

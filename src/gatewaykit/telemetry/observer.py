@@ -10,17 +10,19 @@ amount (so the spans of a run add up to ``ledger.total_cost``), labelled
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Optional
-from urllib.parse import urlsplit
 
-from opentelemetry import propagate, trace
-from opentelemetry.trace import SpanKind, Status, StatusCode
+from opentelemetry.trace import SpanKind
 
 from gatewaykit.telemetry import names as n
+from gatewaykit.telemetry.request_metrics import RequestMetrics
+from gatewaykit.telemetry.span_attributes import (
+    captured_input, cost_of, error_type_of, mark_error, request_attributes, response_attributes, server_of, token_counts,
+)  # fmt: skip
+from gatewaykit.telemetry.trace_context import TraceHeaders
 from gatewaykit.types import is_finished
 
 __all__ = ["GatewayTelemetry"]
@@ -33,21 +35,19 @@ _OPERATIONS = {
     "music": ("generate_content", "audio"),
 }
 _JOB_KINDS = frozenset({"video", "music"})
-_COST_SOURCES = {"reported": "provider", "estimated": "local"}  # the ledger's source -> the proposal's
-_NOT_CHARGED = frozenset({"cached", "replayed"})
-_CONTENT_LIMIT = 16_384  # characters of captured content per attribute
+_SHAPES_KEPT = 256  # (kind, model, base URL) shapes whose attributes are kept built
 _SPAN_AS_OPERATION = {
     "chat_session": "invoke_agent",
 }  # every other operation (map, batch, compare, evaluate) is an invoke_workflow
 
 
-@dataclass
+@dataclass(slots=True)
 class _Running:
     """What the observer keeps of one request while it runs."""
 
     span: Any
     started: float
-    metric_attributes: dict[str, Any]
+    metric_attributes: dict[str, Any]  # shared by every request of its shape: copied before any change
     polls: int = 0
 
 
@@ -57,67 +57,74 @@ class GatewayTelemetry:
     def __init__(self, tracer: Any, meter: Any, *, capture_content: bool = False, propagate_context: bool = True):
         self._tracer = tracer
         self._capture = capture_content
-        self._propagate = propagate_context
+        self._headers = TraceHeaders() if propagate_context else None
         self._jobs: dict[str, _Running] = {}
         self._lock = threading.Lock()
-        self._tokens = meter.create_histogram(
-            n.TOKEN_USAGE_METRIC, unit="{token}", description="Input and output tokens of each request"
-        )
-        self._duration = meter.create_histogram(
-            n.DURATION_METRIC, unit="s", description="Each request's duration (a job's: create to its end)"
-        )
-        self._cost = meter.create_counter(
-            n.COST_METRIC, unit="USD", description="What the gateway charged (or the ledger estimated), in USD"
-        )
+        self._metrics = RequestMetrics(meter)
+        self._shapes: dict[tuple[Any, ...], tuple[str, dict[str, Any], dict[str, Any]]] = {}
 
     # -- a request ---------------------------------------------------------------------------------
     def request_started(self, recording: Any, request: Any, body: dict[str, Any]) -> Any:
-        family = recording.kind.split(".", 1)[0]
-        operation, output = _OPERATIONS.get(family, ("generate_content", None))
         model = body.get("model") or recording.model
+        response_format = body.get("response_format")
+        structured = isinstance(response_format, dict) and response_format.get("type") in ("json_object", "json_schema")
+        key = (recording.kind, model, recording.base_url, structured)
+        shape = self._shapes.get(key) or self._shape(key)
+        name, attributes, metric_attributes = shape
+        attributes = {**attributes, **request_attributes(body)}
+        if self._capture:
+            attributes.update(captured_input(body))
+        span = self._tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
+        recording.observed = _Running(span, time.perf_counter(), metric_attributes)
+        if self._headers is not None:
+            carrier = self._headers.headers_for(span)
+            if carrier:  # the request is this call's own (request_pipeline.encode): set on it, not copied
+                request.headers = {**request.headers, **carrier} if request.headers else carrier
+        return request
+
+    def _shape(self, key: tuple[Any, ...]) -> tuple[str, dict[str, Any], dict[str, Any]]:
+        """A request shape's span name, span attributes and metric attributes (kept: built once per shape)."""
+        kind, model, base_url, structured = key
+        operation, output = _OPERATIONS.get(kind.split(".", 1)[0], ("generate_content", None))
         common: dict[str, Any] = {n.OPERATION_NAME: operation, n.PROVIDER_NAME: n.PROVIDER}
         if model:
             common[n.REQUEST_MODEL] = str(model)
-        address, port = _server(recording.base_url)
+        address, port = server_of(base_url)
         if address:
             common[n.SERVER_ADDRESS] = address
             if port:
                 common[n.SERVER_PORT] = port
-        attributes = dict(common)
-        attributes[n.CALL] = recording.kind
+        attributes = {**common, n.CALL: kind}
         if output is not None:
-            attributes[n.OUTPUT_TYPE] = _output_type(output, body)
-        attributes.update(_request_attributes(body))
-        if self._capture:
-            attributes.update(_captured_input(body))
-        span = self._tracer.start_span(
-            f"{operation} {model}" if model else operation, kind=SpanKind.CLIENT, attributes=attributes
-        )
-        recording.observed = _Running(span, time.perf_counter(), common)
-        if self._propagate:
-            carrier: dict[str, str] = {}
-            propagate.inject(carrier, context=trace.set_span_in_context(span))
-            if carrier:
-                request = replace(request, headers={**(request.headers or {}), **carrier})
-        return request
+            attributes[n.OUTPUT_TYPE] = "json" if output == "text" and structured else output
+        shape = (f"{operation} {model}" if model else operation, attributes, common)
+        if len(self._shapes) >= _SHAPES_KEPT:
+            self._shapes.clear()
+        self._shapes[key] = shape
+        return shape
 
     def request_finished(
         self, recording: Any, handle: _Running, status: str, fields: dict[str, Any], row: Any
     ) -> None:
         span = handle.span
-        values: dict[str, Any] = {n.STATUS: status, n.ATTEMPTS: recording.attempts}  # set at once: one lock
+        values: dict[str, Any] = {n.STATUS: status}  # all set at once: the SDK cleans and locks per call
+        if recording.attempts and recording.attempts > 1:  # absent: sent once
+            values[n.ATTEMPTS] = recording.attempts
         usage = fields.get("usage") or {}
-        tokens = _tokens(usage)
-        values.update(tokens)
+        tokens = token_counts(usage)
+        if tokens[0] is not None:
+            values[n.USAGE_INPUT_TOKENS] = tokens[0]
+        if tokens[1] is not None:
+            values[n.USAGE_OUTPUT_TOKENS] = tokens[1]
         result = recording.result
-        if result is not None:
-            _response_attributes(values, result, self._capture)
+        if result is not None and span.is_recording():  # a span a sampler dropped keeps nothing
+            response_attributes(values, result, self._capture)
         if fields.get("images") is not None:
             values[n.IMAGE_COUNT] = fields["images"]
         if status == "error":
-            _error(span, fields.get("error_code") or fields.get("error_type") or "error", fields)
+            mark_error(span, fields.get("error_code") or fields.get("error_type") or "error", fields)
         elif status == "interrupted":
-            _error(span, "interrupted", fields)
+            mark_error(span, "interrupted", fields)
         job_id = fields.get("id")
         if recording.kind in _JOB_KINDS and job_id and status not in ("error", "interrupted"):
             values[n.JOB_ID] = str(job_id)
@@ -160,8 +167,16 @@ class GatewayTelemetry:
             pass
         if str(status) == "failed":
             error = getattr(job, "error", None)
-            _error(span, "job_failed", {"error_message": getattr(error, "message", None)})
-        self._end(handle, str(status), row, {}, {}, values)
+            mark_error(span, "job_failed", {"error_message": getattr(error, "message", None)})
+        self._end(handle, str(status), row, {}, (None, None), values)
+
+    def job_headers(self, job: Any) -> Optional[dict[str, str]]:
+        """The trace headers of a running job's span (its polls and cancel carry them), or None."""
+        with self._lock:
+            handle = self._jobs.get(str(job.id))
+        if handle is None or self._headers is None:
+            return None
+        return self._headers.headers_for(handle.span)
 
     # -- parent spans ----------------------------------------------------------------------------
     def operation(self, name: str, attributes: dict[str, Any]) -> Any:
@@ -194,14 +209,18 @@ class GatewayTelemetry:
             handle.span.set_attribute(n.STATUS, "not followed to the end")
             handle.span.end()
 
+    def flush(self) -> None:
+        """Record the queued request metrics now (``uninstrument()``; a reader's collection does it too)."""
+        self._metrics.flush()
+
     # -- the end of a span -------------------------------------------------------------------------
     def _end(
-        self, handle: _Running, status: str, row: Any, usage: dict[str, Any], tokens: dict[str, int],
-        values: dict[str, Any],
+        self, handle: _Running, status: str, row: Any, usage: dict[str, Any],
+        tokens: tuple[Optional[int], Optional[int]], values: dict[str, Any],
     ) -> None:
         span = handle.span
-        amount, source, ledger_source = _cost(row, usage)
-        if ledger_source is not None:
+        amount, source, ledger_source = cost_of(row, usage)
+        if ledger_source is not None and (source is None or amount is None):  # what the proposal's source cannot say
             values[n.LEDGER_COST_SOURCE] = ledger_source
         if amount is not None:
             values[n.COST_AMOUNT] = amount
@@ -209,117 +228,15 @@ class GatewayTelemetry:
             if source is not None:
                 values[n.COST_SOURCE] = source
         span.set_attributes(values)
-        metric_attributes = dict(handle.metric_attributes)
-        if row is not None and getattr(row, "model", None):
-            metric_attributes.setdefault(n.REQUEST_MODEL, row.model)
-        if status in ("error", "interrupted", "failed"):
-            metric_attributes[n.ERROR_TYPE] = _error_type_of(span) or status
-        self._duration.record(time.perf_counter() - handle.started, metric_attributes)
-        for name, value in tokens.items():
-            token_type = "input" if name == n.USAGE_INPUT_TOKENS else "output"
-            self._tokens.record(value, {**metric_attributes, n.TOKEN_TYPE: token_type})
-        if amount:
-            self._cost.add(amount, {**metric_attributes, n.COST_SOURCE: source or "none"})
+        seconds = time.perf_counter() - handle.started
         span.end()
-
-
-def _server(base_url: Optional[str]) -> tuple[Optional[str], Optional[int]]:
-    if not base_url:
-        return None, None
-    try:
-        parts = urlsplit(base_url)
-        return parts.hostname, parts.port  # never the user:password part
-    except ValueError:
-        return None, None
-
-
-def _output_type(output: str, body: dict[str, Any]) -> str:
-    response_format = body.get("response_format")
-    if output == "text" and isinstance(response_format, dict) and response_format.get("type") in ("json_object", "json_schema"):
-        return "json"
-    return output
-
-
-def _request_attributes(body: dict[str, Any]) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    for field, name in (
-        ("max_tokens", n.REQUEST_MAX_TOKENS), ("max_completion_tokens", n.REQUEST_MAX_TOKENS),
-        ("temperature", n.REQUEST_TEMPERATURE), ("top_p", n.REQUEST_TOP_P), ("seed", n.REQUEST_SEED),
-        ("n", n.REQUEST_CHOICE_COUNT), ("resolution", n.RESOLUTION), ("duration", n.DURATION),
-    ):  # fmt: skip
-        value = body.get(field)
-        if isinstance(value, (int, float, str)) and not isinstance(value, bool):
-            values[name] = value
-    return values
-
-
-def _tokens(usage: dict[str, Any]) -> dict[str, int]:
-    values = {}
-    for field, name in (("prompt_tokens", n.USAGE_INPUT_TOKENS), ("completion_tokens", n.USAGE_OUTPUT_TOKENS)):
-        value = usage.get(field)
-        if isinstance(value, int) and not isinstance(value, bool):
-            values[name] = value
-    return values
-
-
-def _response_attributes(values: dict[str, Any], result: Any, capture: bool) -> None:
-    model = getattr(result, "model", None)
-    if model:
-        values[n.RESPONSE_MODEL] = str(model)
-    response_id = getattr(result, "id", None)
-    if response_id:
-        values[n.RESPONSE_ID] = str(response_id)
-    choices = getattr(result, "choices", None) or []
-    reasons = [str(choice.finish_reason) for choice in choices if getattr(choice, "finish_reason", None)]
-    if reasons:
-        values[n.RESPONSE_FINISH_REASONS] = reasons
-    if capture and choices:
-        messages = [
-            {"role": "assistant", "content": getattr(choice.message, "content", None),
-             "finish_reason": getattr(choice, "finish_reason", None)}
-            for choice in choices
-        ]  # fmt: skip
-        values[n.OUTPUT_MESSAGES] = _json(messages)
-
-
-def _captured_input(body: dict[str, Any]) -> dict[str, Any]:
-    if "messages" in body:
-        return {n.INPUT_MESSAGES: _json(body["messages"])}
-    prompt = {key: body[key] for key in ("prompt", "lyrics_prompt") if isinstance(body.get(key), str)}
-    return {n.INPUT_MESSAGES: _json([{"role": "user", "content": prompt}])} if prompt else {}
-
-
-def _json(value: Any) -> str:
-    text = json.dumps(value, default=str, ensure_ascii=False)
-    return text if len(text) <= _CONTENT_LIMIT else text[: _CONTENT_LIMIT - 1] + "…"
-
-
-def _cost(row: Any, usage: dict[str, Any]) -> tuple[Optional[float], Optional[str], Optional[str]]:
-    """(amount, the proposal's source, the ledger's source): the row's amount as the ledger counts it."""
-    if row is None:  # no ledger (Client(ledger=...) without rows): the reported amount, as reported
-        cost = usage.get("cost") if isinstance(usage, dict) else None
-        total = cost.get("total_cost") if isinstance(cost, dict) else None
-        if isinstance(total, (int, float)) and not isinstance(total, bool):
-            return float(total), "provider", "reported"
-        return None, None, None
-    source = getattr(row, "cost_source", None)
-    if source in _NOT_CHARGED:
-        return 0.0, None, source
-    if getattr(row, "charged", None) and row.total_cost is not None:
-        return float(row.total_cost), _COST_SOURCES.get(str(source)), source
-    return None, None, source
-
-
-def _error(span: Any, error_type: str, fields: dict[str, Any]) -> None:
-    span.set_attribute(n.ERROR_TYPE, str(error_type))
-    http_status = fields.get("http_status")
-    if http_status is not None:
-        span.set_attribute("http.response.status_code", int(http_status))
-    span.set_status(Status(StatusCode.ERROR, str(error_type)))
-
-
-def _error_type_of(span: Any) -> Optional[str]:
-    attributes = getattr(span, "attributes", None) or {}
-    value = attributes.get(n.ERROR_TYPE)
-    return str(value) if value is not None else None
-
+        metric_attributes = handle.metric_attributes
+        model = getattr(row, "model", None) if row is not None else None
+        failed = status in ("error", "interrupted", "failed")
+        if failed or (model and n.REQUEST_MODEL not in metric_attributes):
+            metric_attributes = dict(metric_attributes)
+            if model:
+                metric_attributes.setdefault(n.REQUEST_MODEL, model)
+            if failed:
+                metric_attributes[n.ERROR_TYPE] = error_type_of(span) or status
+        self._metrics.add(span, seconds, metric_attributes, tokens[0], tokens[1], amount, source)

@@ -7,9 +7,11 @@ imported. The hooks, in the order a request meets them:
 
 - :func:`request_started` (``request_pipeline.send``): a request is about to be
   sent; the observer keeps its handle in ``recording.observed``, may add headers
-  (``traceparent``) and returns the request.
+  (``traceparent``) to the request (the call's own, built by ``encode``) and returns it.
 - ``Recording._write`` -> ``observer.request_finished``: the request's outcome
   and its ledger row (a job's create leaves its span open).
+- :func:`job_headers` (``job_flows``): the trace headers of a running job's span,
+  which its polls and its cancel carry.
 - ``job_flows.seen`` -> ``observer.job_seen``: every job view received (polls).
 - ``report_job`` -> ``observer.job_finished``: a job reached a terminal state.
 - :func:`operation` / :func:`tool_call`: parent spans of ``map``, ``batch``,
@@ -26,7 +28,7 @@ from typing import Any, ContextManager, Optional, Protocol
 ApiRequest = Any
 Recording = Any
 
-__all__ = ["RequestObserver", "current", "install", "operation", "request_started", "tool_call"]
+__all__ = ["RequestObserver", "current", "install", "job_headers", "operation", "request_started", "tool_call"]
 
 
 class RequestObserver(Protocol):
@@ -41,6 +43,8 @@ class RequestObserver(Protocol):
     def job_seen(self, job: Any) -> None: ...
 
     def job_event(self, job: Any, name: str) -> None: ...
+
+    def job_headers(self, job: Any) -> Optional[dict[str, str]]: ...
 
     def job_finished(self, job: Any, status: str, row: Any) -> None: ...
 
@@ -67,6 +71,14 @@ def request_started(recording: Recording, request: ApiRequest, body: dict[str, A
     if observer is None:
         return request
     return observer.request_started(recording, request, body)
+
+
+def job_headers(job: Any) -> Optional[dict[str, str]]:
+    """The headers a request about ``job`` carries (its span's ``traceparent``); None when off or not followed."""
+    observer = current
+    if observer is None:
+        return None
+    return observer.job_headers(job)
 
 
 def operation(name: str, **attributes: Any) -> ContextManager[Any]:

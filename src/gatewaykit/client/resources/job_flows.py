@@ -129,7 +129,8 @@ def create_job_flow(client: BaseClient, call: Call, job_type: type[J]) -> Flow[J
 
 
 def refresh_flow(client: BaseClient, job: J, *, timeout: Any = NOT_GIVEN) -> Flow[J]:
-    response = yield from client._get(job_path(job), timeout=timeout)
+    headers = observation.job_headers(job)  # telemetry: the poll is part of the job's trace
+    response = yield from client._get(job_path(job), extra_headers=headers, timeout=timeout)
     fresh = read_model(type(job), response)
     return seen(client, absorb(job, fresh))
 
@@ -227,7 +228,8 @@ def cancel_flow(client: BaseClient, job: VideoJob, *, timeout: Any = NOT_GIVEN) 
     completed job that is deleted stays charged.
     """
     known_before = job.status
-    request = ApiRequest("DELETE", job_path(job), timeout=timeout, replay_safe=True)
+    headers = observation.job_headers(job)  # telemetry: the cancel is part of the job's trace
+    request = ApiRequest("DELETE", job_path(job), headers=headers, timeout=timeout, replay_safe=True)
     response, _ = yield from send_with_retries(request, client._policy)
     raise_for_status(response)
     body: Any = None

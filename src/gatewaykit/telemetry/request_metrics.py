@@ -1,0 +1,94 @@
+"""The request metrics, recorded when they are collected rather than on each request.
+
+``gen_ai.client.token.usage`` (input and output), ``gen_ai.client.operation.duration``
+and the cost counter ``gatewaykit.client.cost`` take four instrument calls per
+request, each a few microseconds in OpenTelemetry's SDK (attribute hashing,
+locks, an exemplar check). A request here only appends one tuple to a queue;
+the queue is fed into the instruments
+
+- when a metric reader collects: an observable instrument's callback, which the
+  SDK runs before it reads the synchronous instruments (it reports nothing itself);
+- on :meth:`RequestMetrics.flush` (``gk.uninstrument()``, a new ``gk.instrument()``);
+- inline, once the queue holds ``limit`` requests (no reader ever collects: the
+  API's no-op meter, or a reader that is never asked).
+
+So nothing is lost and the sums are the same; only the work moves to the
+reader's collection (every 60 s in the SDK's periodic reader, in its own
+thread). Each measurement is recorded in the context of its request's span, so
+the SDK's exemplars still point at the request.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from typing import Any, Iterable, Optional
+
+from opentelemetry import trace
+
+from gatewaykit.telemetry import names as n
+
+__all__ = ["RequestMetrics"]
+
+_INPUT = {n.TOKEN_TYPE: "input"}
+_OUTPUT = {n.TOKEN_TYPE: "output"}
+
+
+class RequestMetrics:
+    """The three request metrics of one meter, with a queue in front of them."""
+
+    def __init__(self, meter: Any, *, limit: int = 4096) -> None:
+        self._limit = limit
+        self._queue: deque[tuple[Any, ...]] = deque()  # append / popleft are atomic: no lock on the request path
+        self._feeding = threading.Lock()
+        self._tokens = meter.create_histogram(
+            n.TOKEN_USAGE_METRIC, unit="{token}", description="Input and output tokens of each request"
+        )
+        self._duration = meter.create_histogram(
+            n.DURATION_METRIC, unit="s", description="Each request's duration (a job's: create to its end)"
+        )
+        self._cost = meter.create_counter(
+            n.COST_METRIC, unit="USD", description="What the gateway charged (or the ledger estimated), in USD"
+        )
+        meter.create_observable_gauge(
+            n.METRICS_FEED,
+            callbacks=[self._collected],
+            description="Reports nothing: feeds gatewaykit's queued request metrics to a collecting reader",
+        )
+
+    def add(
+        self,
+        span: Any,
+        seconds: float,
+        attributes: dict[str, Any],
+        input_tokens: Optional[int],
+        output_tokens: Optional[int],
+        cost: Optional[float],
+        cost_source: Optional[str],
+    ) -> None:
+        """Queue one request's measurements (``attributes``: the metric attributes, not copied, not changed)."""
+        self._queue.append((span, seconds, attributes, input_tokens, output_tokens, cost, cost_source))
+        if len(self._queue) >= self._limit:
+            self.flush()
+
+    def flush(self) -> None:
+        """Record every queued request's measurements in the instruments now."""
+        with self._feeding:  # one feeder at a time; requests keep appending meanwhile
+            queue = self._queue
+            while queue:
+                try:
+                    span, seconds, attributes, input_tokens, output_tokens, cost, source = queue.popleft()
+                except IndexError:
+                    break
+                context = trace.set_span_in_context(span) if span is not None else None
+                self._duration.record(seconds, attributes, context=context)
+                if input_tokens is not None:
+                    self._tokens.record(input_tokens, {**attributes, **_INPUT}, context=context)
+                if output_tokens is not None:
+                    self._tokens.record(output_tokens, {**attributes, **_OUTPUT}, context=context)
+                if cost:
+                    self._cost.add(cost, {**attributes, n.COST_SOURCE: source or "none"}, context=context)
+
+    def _collected(self, options: Any) -> Iterable[Any]:
+        self.flush()
+        return ()

@@ -1,0 +1,84 @@
+"""The request metrics are queued on the request and recorded when a reader collects them: nothing lost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gatewaykit as gk
+from gatewaykit.client.core import observation
+
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+
+from gatewaykit.telemetry import names
+from gatewaykit.telemetry.request_metrics import RequestMetrics
+
+CHAT = [{"role": "user", "content": "Name a lake"}]
+
+
+def _metric_names(reader: InMemoryMetricReader) -> set[str]:
+    data = reader.get_metrics_data()
+    return {metric.name for resource in (data.resource_metrics if data else ())
+            for scope in resource.scope_metrics for metric in scope.metrics}  # fmt: skip
+
+
+def test_a_request_only_queues_its_metrics_until_a_reader_collects(traces: Any, client: gk.Client) -> None:
+    """After a chat its measurements wait in the queue; a collection records all of them, once."""
+    queue = observation.current._metrics._queue  # type: ignore[union-attr]
+    client.chat.completions.create(model="chat-mini", messages=CHAT)
+    client.chat.completions.create(model="chat-mini", messages=CHAT)
+    assert len(queue) == 2
+    (duration,) = traces.metric_points(names.DURATION_METRIC)
+    assert duration.count == 2 and len(queue) == 0
+    (again,) = traces.metric_points(names.DURATION_METRIC)
+    assert again.count == 2  # cumulative: not recorded twice
+
+
+def test_the_feeding_instrument_reports_no_metric_of_its_own(traces: Any, client: gk.Client) -> None:
+    """Only the three request metrics are exported; the observable instrument that feeds them yields nothing."""
+    client.chat.completions.create(model="chat-mini", messages=CHAT)
+    assert _metric_names(traces.reader) == {names.TOKEN_USAGE_METRIC, names.DURATION_METRIC, names.COST_METRIC}
+
+
+def test_each_measurement_s_exemplar_points_at_its_request_s_span(traces: Any, client: gk.Client) -> None:
+    """Recorded later, but in the request span's context: the SDK's exemplars name that span."""
+    client.chat.completions.create(model="chat-mini", messages=CHAT)
+    span = traces.one("chat")
+    (duration,) = traces.metric_points(names.DURATION_METRIC)
+    assert [(exemplar.trace_id, exemplar.span_id) for exemplar in duration.exemplars] == [
+        (span.context.trace_id, span.context.span_id)
+    ]
+
+
+def test_a_queue_no_reader_collects_is_fed_in_once_it_is_full() -> None:
+    """With no collection (a no-op meter, a reader never asked) the queue stays under its limit."""
+    reader = InMemoryMetricReader()
+    metrics = RequestMetrics(MeterProvider(metric_readers=[reader]).get_meter("test"), limit=3)
+    attributes = {names.REQUEST_MODEL: "chat-mini"}
+    for _ in range(7):
+        metrics.add(None, 0.25, attributes, 10, 20, 0.001, "provider")
+    assert len(metrics._queue) == 1  # 3 and 3 fed in when the queue filled
+    metrics.flush()
+    assert len(metrics._queue) == 0
+    points = {metric.name: metric.data.data_points for resource in reader.get_metrics_data().resource_metrics
+              for scope in resource.scope_metrics for metric in scope.metrics}  # fmt: skip
+    (duration,) = points[names.DURATION_METRIC]
+    assert duration.count == 7
+    assert sorted(point.sum for point in points[names.TOKEN_USAGE_METRIC]) == [70, 140]
+    (cost,) = points[names.COST_METRIC]
+    assert abs(cost.value - 0.007) < 1e-12 and cost.attributes[names.COST_SOURCE] == "provider"
+
+
+def test_uninstrument_records_what_is_queued(client: gk.Client) -> None:
+    """gk.uninstrument() feeds the queue in: a request made just before it is in the next collection."""
+    reader = InMemoryMetricReader()
+    provider = MeterProvider(metric_readers=[reader])
+    gk.instrument(meter_provider=provider)
+    try:
+        client.chat.completions.create(model="chat-mini", messages=CHAT)
+        queue = observation.current._metrics._queue  # type: ignore[union-attr]
+        assert len(queue) == 1
+    finally:
+        gk.uninstrument()
+    assert len(queue) == 0
+    assert names.DURATION_METRIC in _metric_names(reader)
