@@ -112,6 +112,19 @@ def test_a_streamed_chat_span_lasts_until_the_stream_ends(traces: Any, client: g
     assert span.attributes["gen_ai.usage.cost.amount"] == completion.usage.cost.total_cost
 
 
+def test_a_stream_that_outlives_uninstrument_still_ends_its_span(traces: Any, client: gk.Client) -> None:
+    """Telemetry switched off mid-stream: the span the stream opened is ended (with its cost), not left open."""
+    stream = client.chat.completions.create(model="chat-mini", messages=CHAT, stream=True)
+    chunks = iter(stream)
+    next(chunks)
+    gk.uninstrument()
+    for _ in chunks:
+        pass
+    span = traces.one("chat chat-mini")
+    assert span.end_time is not None
+    assert span.attributes["gen_ai.usage.cost.amount"] == stream.final().usage.cost.total_cost
+
+
 def test_a_json_schema_chat_is_json_output(traces: Any, client: gk.Client) -> None:
     """response_format json_schema makes gen_ai.output.type json."""
     schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}

@@ -48,6 +48,7 @@ class _Running:
     span: Any
     started: float
     metric_attributes: dict[str, Any]  # shared by every request of its shape: copied before any change
+    observer: Any = None  # the observer that started it ends it, even after uninstrument()
     polls: int = 0
 
 
@@ -75,7 +76,7 @@ class GatewayTelemetry:
         if self._capture:
             attributes.update(captured_input(body))
         span = self._tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
-        recording.observed = _Running(span, time.perf_counter(), metric_attributes)
+        recording.observed = _Running(span, time.perf_counter(), metric_attributes, self)
         if self._headers is not None:
             carrier = self._headers.headers_for(span)
             if carrier:  # the request is this call's own (request_pipeline.encode): set on it, not copied

@@ -200,7 +200,9 @@ class Recording:
         handle, self.observed = self.observed, None
         if handle is None:
             return
-        observer = observation.current
+        # The observer that saw the request start (kept on its handle) ends it, even if telemetry was
+        # switched off meanwhile: a span is never left open.
+        observer = getattr(handle, "observer", None) or observation.current
         if observer is not None:
             try:
                 observer.request_finished(self, handle, status, fields, row)
