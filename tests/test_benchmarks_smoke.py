@@ -24,7 +24,11 @@ DEADLINE_SECONDS = 240  # per script, on a loaded machine; each takes a few seco
 
 
 @pytest.fixture(scope="module")
-def smoke_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, subprocess.Popen]]:
+def smoke_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, subprocess.Popen]]:
+    # Only the scripts whose tests were selected start (``-k ledger`` runs one script, not all of them).
+    chosen = [name for name in SCRIPTS
+              if any(getattr(item, "callspec", None) is not None and item.callspec.params.get("name") == name
+                     for item in request.session.items)]
     folder = tmp_path_factory.mktemp("benchmark-smoke")
     # Nothing reaches this user's own ledger database, nor a real gateway.
     environment = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "GATEWAYKIT_LEDGER_PATH": str(folder / "ledger.sqlite")}
@@ -35,13 +39,15 @@ def smoke_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, s
             [sys.executable, str(ROOT / "benchmarks" / name), "--smoke"],
             cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
-        for name in SCRIPTS
+        for name in chosen
     }  # fmt: skip
     yield runs
-    for run in runs.values():
+    for run in runs.values():  # a run its test did not finish (a failure elsewhere, ^C): stopped, its pipe closed
         if run.poll() is None:
             run.kill()
-            run.communicate()
+            run.wait()
+        if run.stdout is not None:
+            run.stdout.close()
 
 
 def test_every_script_is_found() -> None:
