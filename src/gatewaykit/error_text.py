@@ -20,6 +20,8 @@
   frames and one of ours, then the message (an ``AsyncClient``'s call the same
   when awaited). ``GATEWAYKIT_FULL_TRACEBACK=1`` keeps every frame (for
   debugging gatewaykit itself).
+* :func:`leaving_gatewaykit` does the same where no call can be wrapped: a
+  stream's generator raising into the user's ``for``/``async for`` loop.
 
 Standard library only: imported with :mod:`gatewaykit.errors`.
 """
@@ -39,8 +41,8 @@ from typing import Any, Callable, Optional, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 __all__ = [
-    "full_traceback", "mask_url", "public_call", "python_call", "redact", "remember_secret", "remember_url_secret",
-    "short_traceback", "speak_python",
+    "full_traceback", "leaving_gatewaykit", "mask_url", "public_call", "python_call", "redact", "remember_secret",
+    "remember_url_secret", "short_traceback", "speak_python",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -225,19 +227,40 @@ def _full_traceback() -> bool:
     return os.environ.get("GATEWAYKIT_FULL_TRACEBACK", "").strip().lower() not in ("", "0", "false", "no")
 
 
-def _trimmed(error: Exception) -> bool:
+def _trimmed(error: BaseException, caught: Optional[BaseException] = None) -> bool:
     """Whether ``error`` is a gateway error to re-raise without gatewaykit's inner frames; if so, those are
-    kept for :func:`full_traceback` (a public call inside another keeps the innermost frames too)."""
+    kept for :func:`full_traceback` (a public call inside another keeps the innermost frames too).
+    ``caught``: the exception whose frames they are, when ``error`` was made from it (not yet raised)."""
     # Looked up, not imported: errors imports this module, and the types layer may not import errors.
     gateway_error = getattr(sys.modules.get("gatewaykit.errors"), "GatewayError", None)
     if gateway_error is None or not isinstance(error, gateway_error) or _full_traceback():
         return False
-    frames = traceback.extract_tb(error.__traceback__)
-    earlier = _LIBRARY_TRACEBACKS.get(error)
+    caught = error if caught is None else caught
+    frames = traceback.extract_tb(caught.__traceback__)
+    earlier = _LIBRARY_TRACEBACKS.get(caught)
     if earlier is not None:  # an inner public call trimmed it already: its re-raise line stands for these frames
         frames = traceback.StackSummary.from_list([*frames[:-1], *earlier])
     _LIBRARY_TRACEBACKS[error] = frames
     return True
+
+
+def leaving_gatewaykit(error: BaseException, caught: Optional[BaseException] = None) -> BaseException:
+    """``error`` ready to raise where it leaves gatewaykit by a way :func:`public_call` cannot wrap: a stream's
+    iteration (``for chunk in stream``, ``async for``), whose generator raises into the user's loop.
+
+    A gateway error loses the library's frames below the ``raise`` (kept for ``%tb``), so a script's
+    traceback holds the user's frames and that one line of ours; ``caught``, the exception it was made
+    from (a dropped connection become a ``StreamInterruptedError``), is left out too: the error's message
+    already says it. Anything else, or with ``GATEWAYKIT_FULL_TRACEBACK=1``, is returned whole, with
+    ``caught`` as its cause (``raise error from caught``). Error path only: nothing runs per chunk.
+    """
+    if caught is not None and caught is not error:
+        error.__cause__ = caught  # as `raise error from caught` (and the context is not shown)
+    if not _trimmed(error, caught):
+        return error
+    error.__cause__ = None
+    error.__suppress_context__ = True  # raised inside `except ... as caught`: not "During handling of ..."
+    return error.with_traceback(None)
 
 
 def public_call(method: F) -> F:

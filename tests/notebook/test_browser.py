@@ -57,8 +57,10 @@ CELLS = {
     "blocking": "slow_client = gk.Client(base_url={slow_url!r}, api_key={slow_key!r})\n"
                 "long = slow_client.videos.create(model='video-range', prompt='a long sunset', duration=12)\n"
                 "long.wait()",
-    "interrupt": "patient = slow_client.videos.create(model='video-range', prompt='a patient tide', duration=12)\n"
+    "interrupt": "patient = gk.Client(base_url={slow_url!r}, api_key={slow_key!r}).videos.create(\n"
+                 "    model='video-range', prompt='a patient tide', duration=12)\n"
                  "patient.wait()",
+    "after_interrupt": "print('the cell after the stop ran')",
     "batch": "import time\n"
              "def slow_square(n):\n    time.sleep(0.4)\n    if n == 7:\n        raise ValueError('seven')\n    return n * n\n"
              "squares = client.map(slow_square, range(12), concurrency=2)",
@@ -216,22 +218,41 @@ def test_cancel_during_a_blocking_wait_cancels_the_job(page: NotebookPage, lab: 
     assert cell.locator("button.gk-cancel").count() == 0
 
 
-def test_interrupting_a_wait_leaves_a_short_note(page: NotebookPage, lab: tuple[NotebookFolder, Any]) -> None:
-    """The stop button during job.wait(): the card says the job goes on and how to resume; one error line."""
+ERROR_OUTPUT = (  # how JupyterLab marks an error output (drawn on its pale red error background)
+    '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], '
+    '.jp-RenderedText[data-mime-type="application/vnd.jupyter.stderr"], .jp-OutputArea-executeResult.jp-mod-error'
+)
+
+
+def test_interrupting_a_wait_ends_the_cell_with_one_dim_line(page: NotebookPage, lab: tuple[NotebookFolder, Any]) -> None:
+    """The stop button during job.wait() is a choice, not a failure: the card says the wait stopped, one dim line
+    says the job keeps running and how to pick it up, nothing on the error background; Run All stops there."""
     server = lab[0].server
     page.run(index("interrupt"))
+    page.run(index("after_interrupt"))  # queued behind the waiting cell, as Run All queues every cell
     cell = page.cell(index("interrupt"))
     cell.locator("button.gk-cancel").wait_for(timeout=180_000)
-    time.sleep(1.0)
+    time.sleep(1.0)  # the card has painted a few times: a stop mid-wait, as a user's
     kernel_id = page.kernel_id()  # this notebook's (the server is shared with other test files)
     httpx.post(server.url(f"api/kernels/{kernel_id}/interrupt"))  # what the stop button sends
     page.wait_done(index("interrupt"))
-    cell.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").wait_for(timeout=180_000)
+    cell.locator(".gk-quiet-stop").wait_for(timeout=180_000)
+    deadline = time.monotonic() + 60
+    while page.prompt(index("after_interrupt")).startswith("[*]"):  # the kernel aborts it without running it
+        assert time.monotonic() < deadline, f"the queued cell is still {page.prompt(index('after_interrupt'))!r}"
+        time.sleep(0.05)
     shot(page, "15-interrupted-wait", "interrupt")
+    shot(page, "15b-run-all-stopped", "after_interrupt")
     text = page.output_text(index("interrupt"))
-    assert "Stopped waiting" in text and text.count("client.videos.retrieve(") == 1  # the resume call, once
-    assert "the job goes on: see the card above" in text and "Traceback" not in text and "File " not in text
+    assert cell.locator(ERROR_OUTPUT).count() == 0, "the stop is drawn as an error"
+    assert cell.locator(".gk-quiet-stop").count() == 1
+    line = cell.locator(".gk-quiet-stop").inner_text()
+    assert line.startswith("Stopped waiting for video job video_") and "keeps running on the gateway" in line
+    assert text.count("client.videos.retrieve(") == 1 and "retrieve(" in line  # the resume call, once, on the line
+    assert "Stopped waiting here" in cell.locator(".gk-job").first.inner_text()
+    assert "KeyboardInterrupt" not in text and "WaitInterrupted" not in text and "Traceback" not in text
     assert cell.locator("button.gk-cancel").count() == 0
+    assert "the cell after the stop ran" not in page.output_text(index("after_interrupt"))
 
 
 def test_batch_shows_live_progress_then_a_summary(page: NotebookPage) -> None:

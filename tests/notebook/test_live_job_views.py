@@ -77,15 +77,40 @@ def test_detached_card_keeps_a_note_and_no_bar():
     assert "Stopped waiting" in sink.last["text/html"] and "gk-progress" not in sink.last["text/html"]
 
 
-def test_wait_interrupted_renders_as_one_quiet_line_pointing_at_the_card():
-    """The interrupt shows one dim line pointing at the card (which has the resume call): no red, no second hint."""
+def test_wait_interrupted_is_a_quiet_stop_saying_what_became_of_the_job_and_how_to_resume():
+    """The stop button is a choice: a QuietStop whose one line says the job keeps running and how to pick it up;
+    still a KeyboardInterrupt (the cell fails, Run All stops)."""
+    from gatewaykit.notebook.cell_output.quiet_stops import QuietStop
+
     error = WaitInterrupted(video_job("in_progress", id="video_42"))
-    assert isinstance(error, KeyboardInterrupt)
+    assert isinstance(error, KeyboardInterrupt) and isinstance(error, QuietStop)
     assert "client.videos.retrieve('video_42').wait()" in str(error)  # outside a notebook, the message says it
-    lines = error._render_traceback_()
-    assert len(lines) == 1 and "card above" in lines[0]
-    assert "retrieve(" not in lines[0] and "KeyboardInterrupt" not in lines[0] and "\x1b[0;31m" not in lines[0]
+    line = error.quiet_line()
+    assert line.startswith("Stopped waiting for video job video_42") and "keeps running on the gateway" in line
+    assert line.count("client.videos.retrieve('video_42').wait()") == 1 and "Run All stops here" in line
     assert resume_hint(music_job(id="audio_7")) == "client.music.retrieve('audio_7').wait()"
+
+
+def test_wait_interrupted_says_when_the_job_was_cancelled_or_the_view_goes_on():
+    """A job seen cancelled is said to be cancelled; an interrupted join() says the card keeps following."""
+    assert "video job video_1 was cancelled" in WaitInterrupted(video_job("cancelled", id="video_1")).quiet_line()
+    following = WaitInterrupted(video_job("queued", id="video_2"), following=True).quiet_line()
+    assert "the card above keeps following it" in following and "retrieve('video_2').wait()" in following
+    jobs = [video_job("in_progress", id="video_3"), video_job("completed", id="video_4")]
+    several = WaitInterrupted(jobs[0], following=True, jobs=jobs).quiet_line()
+    assert several.startswith("Stopped waiting for 2 jobs") and "1 still running" in several
+
+
+def test_wait_interrupted_without_the_handler_is_one_dim_line_then_every_frame_for_tb():
+    """Shown by IPython without the quiet handler: one dim line (no red); the second time (%tb), the traceback."""
+    try:
+        raise WaitInterrupted(video_job("in_progress", id="video_42"))
+    except WaitInterrupted as raised:
+        error = raised
+    lines = error._render_traceback_()
+    assert len(lines) == 1 and lines[0].startswith("\x1b[2mStopped waiting") and "\x1b[0;31m" not in lines[0]
+    full = "\n".join(error._render_traceback_())
+    assert "Traceback" in full and "test_live_job_views.py" in full and "WaitInterrupted" in full
 
 
 def test_batch_view_shows_done_failures_cost_and_eta():

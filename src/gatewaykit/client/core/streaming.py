@@ -9,6 +9,9 @@ off before ``data: [DONE]`` raises :class:`StreamInterruptedError` carrying
 the partial completion, and the ledger records it as ``interrupted`` with an
 unknown charge (``charged`` None): a fast gateway may have sent, and charged,
 the whole answer before the caller closed it; the client cannot tell.
+A gateway error raised into the caller's loop (or ``final()``, ``iter_text()``)
+leaves out the library's inner frames, as a public call's does
+(:func:`~gatewaykit.error_text.leaving_gatewaykit`; on the error path only).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
 from gatewaykit.client.core.assembly import ChatAssembler
 from gatewaykit.client.core.sse import SSEDecoder, ServerSentEvent
 from gatewaykit.client.transports.response_decoding import unexpected_response, why_unusable
+from gatewaykit.error_text import leaving_gatewaykit, public_call
 from gatewaykit.errors import (
     APIConnectionError,
     GatewayError,
@@ -197,7 +201,10 @@ class ChatStream(_StreamBase):
     def __next__(self) -> ChatCompletionChunk:
         if self._iterator is None:
             self._iterator = self._chunks()
-        return next(self._iterator)
+        try:
+            return next(self._iterator)
+        except GatewayError as error:
+            raise leaving_gatewaykit(error)  # inner frames: GATEWAYKIT_FULL_TRACEBACK=1 shows them
 
     def _chunks(self) -> Generator[ChatCompletionChunk, None, None]:
         if self._state != "open":
@@ -227,20 +234,21 @@ class ChatStream(_StreamBase):
             self._abandoned()
             raise
         except Exception as exc:  # noqa: BLE001 - recorded, then raised as the right class
-            failure = self._failed(exc)
-            if failure is exc:
-                raise
-            raise failure from exc
+            raise leaving_gatewaykit(self._failed(exc), exc)  # inner frames: GATEWAYKIT_FULL_TRACEBACK=1 shows them
         finally:
             self._close_response()
 
     def iter_text(self) -> Iterator[str]:
         """Only the text of the first choice, piece by piece."""
-        for chunk in self:
-            for choice in chunk.choices:
-                if choice.index == 0 and choice.delta.content:
-                    yield choice.delta.content
+        try:
+            for chunk in self:
+                for choice in chunk.choices:
+                    if choice.index == 0 and choice.delta.content:
+                        yield choice.delta.content
+        except GatewayError as error:
+            raise leaving_gatewaykit(error)  # inner frames: GATEWAYKIT_FULL_TRACEBACK=1 shows them
 
+    @public_call
     def final(self) -> ChatCompletion:
         """Read the rest of the stream; the assembled completion (content, reasoning, tool calls, usage)."""
         if self._state == "open":
@@ -281,7 +289,10 @@ class AsyncChatStream(_StreamBase):
         return self._iterator
 
     async def __anext__(self) -> ChatCompletionChunk:
-        return await self.__aiter__().__anext__()
+        try:
+            return await self.__aiter__().__anext__()
+        except GatewayError as error:
+            raise leaving_gatewaykit(error)  # inner frames: GATEWAYKIT_FULL_TRACEBACK=1 shows them
 
     async def _chunks(self) -> AsyncIterator[ChatCompletionChunk]:
         if self._state != "open":
@@ -309,19 +320,20 @@ class AsyncChatStream(_StreamBase):
             self._abandoned()
             raise
         except Exception as exc:  # noqa: BLE001
-            failure = self._failed(exc)
-            if failure is exc:
-                raise
-            raise failure from exc
+            raise leaving_gatewaykit(self._failed(exc), exc)  # inner frames: GATEWAYKIT_FULL_TRACEBACK=1 shows them
         finally:
             await self._close_response()
 
     async def iter_text(self) -> AsyncIterator[str]:
-        async for chunk in self:
-            for choice in chunk.choices:
-                if choice.index == 0 and choice.delta.content:
-                    yield choice.delta.content
+        try:
+            async for chunk in self:
+                for choice in chunk.choices:
+                    if choice.index == 0 and choice.delta.content:
+                        yield choice.delta.content
+        except GatewayError as error:
+            raise leaving_gatewaykit(error)  # inner frames: GATEWAYKIT_FULL_TRACEBACK=1 shows them
 
+    @public_call
     async def final(self) -> ChatCompletion:
         if self._state == "open":
             async for _ in self:

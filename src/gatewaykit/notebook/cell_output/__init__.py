@@ -6,5 +6,6 @@ HTML (``html_views/``); it imports IPython only when it is already loaded.
 - ``kernel``: threads that publish to the cell that started them, ``in_kernel``;
 - ``sinks``: a live view's ``show`` / ``update`` target;
 - ``widget_events``: widget events handled while a cell blocks (a working Cancel);
-- ``quiet_stops``: a Cancel on the confirmation card ends its cell with one dim line, not an error box.
+- ``quiet_stops``: a Cancel on the confirmation card, or the stop button during a wait, ends its cell with one
+  dim line, not an error box.
 """

@@ -13,7 +13,7 @@ and results (:mod:`gatewaykit.notebook.chat_views.turn_view`), and the offline g
 banner once per gateway. Constructing it installs
 the kernel's display formatter that keeps a live-shown answer or job from
 showing twice in its own cell, shows an unknown keyword's warning as a card
-(:mod:`gatewaykit.notebook.displays.warning_card`), shows a Cancel on the confirmation card as one dim
+(:mod:`gatewaykit.notebook.displays.warning_card`), shows a Cancel on the confirmation card or a stopped wait as one dim
 line rather than an error (:mod:`gatewaykit.notebook.cell_output.quiet_stops`), and opens the widget comm that makes JupyterLab
 create its widget subshell now rather than during the first wait
 (:func:`~gatewaykit.notebook.cell_output.kernel.open_widget_subshell`).
@@ -48,7 +48,7 @@ class KernelDisplay:
         if ip is not None:
             install_display_formatters(ip)
             install_warning_cards()
-            install_quiet_stops(ip)  # a Cancel on the confirmation card: one dim line, not an error box
+            install_quiet_stops(ip)  # a Cancel on the card, a stopped wait: one dim line, not an error box
             open_widget_subshell(ip)  # the front end's widget subshell now, not during the first wait
 
     def chat_stream(self, stream: ChatStream) -> ChatCompletion:

@@ -5,6 +5,6 @@ chat, comparison and widget views, which use ``shown_once`` and the progress car
 
 - ``job_progress`` (``show_progress``: polls, then turns into players),
   ``job_wait`` (``wait_with_progress``: what ``job.wait()`` runs in a kernel),
-  ``cancel`` (the Cancel buttons), ``wait_interrupted`` (the stop button's note);
+  ``cancel`` (the Cancel buttons), ``wait_interrupted`` (the stop button: a note and one dim line);
 - ``shown_once``: a streamed answer or a waited-for job is not shown twice in its cell.
 """

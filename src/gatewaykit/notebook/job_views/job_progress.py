@@ -295,7 +295,7 @@ class JobProgress:
         """Block until the jobs finish (or ``timeout``); True when all finished.
 
         Widget events are handled meanwhile (the Cancel button works); the stop
-        button stops waiting, not the jobs (one short line, the view goes on).
+        button stops waiting, not the jobs (one dim line, not an error box; the view goes on).
         """
         if self.thread is None:
             return self.done
@@ -311,7 +311,7 @@ class JobProgress:
                     if sleep_until(self.thread.ended, JOIN_PUMP_EVERY):
                         break
         except KeyboardInterrupt:
-            raise WaitInterrupted(self._tracked[0].job) from None
+            raise WaitInterrupted(self._tracked[0].job, following=True, jobs=self.jobs) from None
         return self.done
 
     def detach(self, note: str) -> None:

@@ -8,12 +8,13 @@ Cancel button under the card works although the cell is busy. A cancel
 shows at once: the wait returns the cancelled job.
 
 The stop button (a ``KeyboardInterrupt``) stops *waiting*, never the job. The
-card then says so and how to resume, and the cell ends with one quiet line
-that points at the card (:class:`WaitInterrupted`, a ``KeyboardInterrupt`` whose
-``_render_traceback_`` is that line; the hint is said once, on the card) instead of a traceback through the
-library. It is raised rather than swallowed so that "Run All" stops there, as
-a user who pressed stop expects; the job object stays usable
-(``job.wait()`` again resumes).
+card then says so, and the cell ends with one dim line of ordinary output saying
+what became of the job and how to pick it up again (:class:`WaitInterrupted`, a
+quiet stop: :mod:`gatewaykit.notebook.cell_output.quiet_stops`), not an error box
+on JupyterLab's pale red background: stopping is a choice, not a failure. It is
+raised rather than swallowed so that the cell still fails and "Run All" stops
+there, as a user who pressed stop expects (``%tb`` shows the whole traceback);
+the job object stays usable (``job.wait()`` again resumes).
 """
 
 from __future__ import annotations
