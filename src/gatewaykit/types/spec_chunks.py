@@ -150,12 +150,13 @@ class SpecChunkReader:
     before the fast path); a chunk repeating the template is still built.
     """
 
-    __slots__ = ("_prefix", "_suffix", "_start", "_template", "_used", "_unused", "_refused")
+    __slots__ = ("_prefix", "_suffix", "_start", "_cut", "_template", "_used", "_unused", "_refused")
 
     def __init__(self) -> None:
-        self._prefix: Optional[str] = None
-        self._suffix = ""
-        self._start = 0  # len(prefix) + 1: where the text starts
+        self._prefix: Optional[str] = None  # the template's text up to its text's opening quote, that quote included
+        self._suffix = ""  # from the text's closing quote on
+        self._start = 0  # len(prefix): where the text starts
+        self._cut = 0  # len(suffix): how far from the end the text stops
         self._template: tuple[Any, ...] = ()
         self._used = False
         self._unused = 0  # templates learned in a row that no chunk repeated: past 3, stop learning
@@ -164,9 +165,10 @@ class SpecChunkReader:
     def read(self, data: str) -> Optional[ChatCompletionChunk]:
         prefix = self._prefix
         if prefix is not None and data.startswith(prefix) and data.endswith(self._suffix):
-            end = len(data) - len(self._suffix) - 1
-            text = data[self._start : end]
-            if end >= self._start and data[self._start - 1] == '"' == data[end] and _plain_text(text):
+            start, end = self._start, len(data) - self._cut
+            text = data[start:end]
+            # _plain_text, inlined; end < start: the two quotes were one
+            if end >= start and '"' not in text and "\\" not in text and text.isprintable():
                 self._used = True
                 # Inlined (this runs for nearly every chunk): what _built does, for the delta, choice and chunk.
                 chunk_fields, chunk_set, extra, choice_fields, choice_set, delta_fields, delta_set = self._template
@@ -228,7 +230,8 @@ class SpecChunkReader:
             return  # the literal found was not the content's own
         self._unused = 0 if self._used or self._prefix is None else self._unused + 1
         self._used = False
-        self._prefix, self._suffix, self._start = prefix, suffix, len(prefix) + 1
+        self._prefix, self._suffix = prefix + '"', '"' + suffix
+        self._start, self._cut = len(prefix) + 1, len(suffix) + 1
         delta = choice.delta
         self._template = (  # copies: the caller may change the chunk it was given
             dict(chunk.__dict__), set(chunk.__pydantic_fields_set__), dict(extra),

@@ -14,7 +14,7 @@ the whole answer before the caller closed it; the client cannot tell.
 from __future__ import annotations
 
 import json
-from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
+from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional, Union
 
 from gatewaykit.client.core.assembly import ChatAssembler
 from gatewaykit.client.core.sse import SSEDecoder, ServerSentEvent
@@ -139,14 +139,15 @@ class _StreamBase:
             raise self._error
         raise StreamInterruptedError(_CLOSED, partial=self._assembler.result())
 
-    def _tolerant_chunk(self, event: ServerSentEvent) -> Any:
+    def _tolerant_chunk(self, event: Union[str, ServerSentEvent]) -> Any:
         """The chunk of an event the fast path did not take (assembled); None for ``[DONE]``; ``_SKIP`` for none.
+        ``event`` is the data of an unnamed event, or the event.
 
         Tolerant of what real servers interleave: comments and blank ``data``
         (keepalives), events of other names whose data is not a chunk (skipped),
         chunks with no ``choices`` (Azure's first one, a usage-only last one).
         """
-        data, name = event.data, event.event
+        data, name = (event, None) if event.__class__ is str else (event.data, event.event)  # type: ignore[union-attr]
         stripped = data.strip()
         if stripped == "[DONE]":
             return None
@@ -204,11 +205,16 @@ class ChatStream(_StreamBase):
             return
         try:
             read_spec_chunk, add, tolerant_chunk = self._spec_chunks.read, self._assembler.add, self._tolerant_chunk
+            feed = self._decoder.feed_data
             for raw in self._bytes:
-                for event in self._decoder.feed(raw):
+                for event in feed(raw):
                     # A spec chunk is never [DONE], blank or an error: the fast path first (one loop, no call
-                    # per chunk beyond the reader and the assembler: this runs for every chunk).
-                    chunk = read_spec_chunk(event.data) if event.event is None else None
+                    # per chunk beyond the reader and the assembler: this runs for every chunk). An event of
+                    # one data line comes as its data alone (a str), any other as a ServerSentEvent.
+                    if event.__class__ is str:
+                        chunk = read_spec_chunk(event)
+                    else:
+                        chunk = read_spec_chunk(event.data) if event.event is None else None
                     if chunk is not None:
                         add(chunk)
                     else:
@@ -288,9 +294,13 @@ class AsyncChatStream(_StreamBase):
             return
         try:
             read_spec_chunk, add, tolerant_chunk = self._spec_chunks.read, self._assembler.add, self._tolerant_chunk
+            feed = self._decoder.feed_data
             async for raw in self._bytes:
-                for event in self._decoder.feed(raw):
-                    chunk = read_spec_chunk(event.data) if event.event is None else None  # as ChatStream
+                for event in feed(raw):
+                    if event.__class__ is str:  # as ChatStream
+                        chunk = read_spec_chunk(event)
+                    else:
+                        chunk = read_spec_chunk(event.data) if event.event is None else None
                     if chunk is not None:
                         add(chunk)
                     else:
