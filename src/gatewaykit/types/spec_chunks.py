@@ -150,9 +150,16 @@ class SpecChunkReader:
     before the fast path); a chunk repeating the template is still built.
     """
 
-    __slots__ = ("_prefix", "_suffix", "_start", "_cut", "_template", "_used", "_unused", "_refused")
+    __slots__ = ("_prefix", "_suffix", "_start", "_cut", "_template", "_used", "_unused", "_refused",
+                 "text", "index", "_text_only")  # fmt: skip
 
     def __init__(self) -> None:
+        # After each read: the text of a chunk that repeats a template of text alone (one choice, a delta of
+        # "content" only, no finish_reason, extras or usage) but for its text, else None. Such a chunk adds
+        # nothing to an assembly that had the template chunk but its text (to choice ``index``).
+        self.text: Optional[str] = None
+        self.index = 0
+        self._text_only = False
         self._prefix: Optional[str] = None  # the template's text up to its text's opening quote, that quote included
         self._suffix = ""  # from the text's closing quote on
         self._start = 0  # len(prefix): where the text starts
@@ -170,6 +177,7 @@ class SpecChunkReader:
             # _plain_text, inlined; end < start: the two quotes were one
             if end >= start and '"' not in text and "\\" not in text and text.isprintable():
                 self._used = True
+                self.text = text if self._text_only else None
                 # Inlined (this runs for nearly every chunk): what _built does, for the delta, choice and chunk.
                 chunk_fields, chunk_set, extra, choice_fields, choice_set, delta_fields, delta_set = self._template
                 fields = delta_fields.copy()
@@ -194,6 +202,7 @@ class SpecChunkReader:
                 _set_extra(chunk, extra.copy())
                 _set_private(chunk, None)
                 return chunk
+        self.text = None
         if self._refused >= _GIVE_UP_AFTER:
             return None
         try:
@@ -233,6 +242,10 @@ class SpecChunkReader:
         self._prefix, self._suffix = prefix + '"', '"' + suffix
         self._start, self._cut = len(prefix) + 1, len(suffix) + 1
         delta = choice.delta
+        self.index = choice.index
+        self._text_only = (
+            delta.__pydantic_fields_set__ == {"content"} and choice.finish_reason is None and not extra
+        )  # (a chunk of the spec's shape has no usage nor logprobs)
         self._template = (  # copies: the caller may change the chunk it was given
             dict(chunk.__dict__), set(chunk.__pydantic_fields_set__), dict(extra),
             dict(choice.__dict__), set(choice.__pydantic_fields_set__),

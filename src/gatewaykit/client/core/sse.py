@@ -48,8 +48,9 @@ class SSEDecoder:
         return self._feed(chunk, False)  # type: ignore[return-value]
 
     def feed_data(self, chunk: bytes) -> list[Union[str, ServerSentEvent]]:
-        """As :meth:`feed`, but an event made of one ``data: `` line alone comes out as its data, a ``str``
-        (no object built: a chat stream is hundreds of those); any other event as a :class:`ServerSentEvent`."""
+        """As :meth:`feed`, but an unnamed event (no ``event:`` line) comes out as its data alone, a ``str``
+        (no object built: a chat stream is hundreds of those; its ``id`` and ``retry`` are left out); a named
+        event as a :class:`ServerSentEvent`."""
         return self._feed(chunk, True)
 
     def _feed(self, chunk: bytes, bare: bool) -> list[Any]:
@@ -81,18 +82,15 @@ class SSEDecoder:
             if block[:6] == "data: " and "\n" not in block and not self._has_data and self._event is None:
                 append(block[6:] if bare else ServerSentEvent(block[6:], None, self._last_id, self._retry))
                 continue
-            for line in block.split("\n"):
+            for line in block.split("\n") + [""]:
                 event = self._line(line)
                 if event is not None:
-                    append(event)
-            event = self._line("")
-            if event is not None:
-                append(event)
+                    append(event.data if bare and event.event is None else event)
         if opened:
             for line in opened[:-1].split("\n"):
                 event = self._line(line)
                 if event is not None:
-                    append(event)
+                    append(event.data if bare and event.event is None else event)
         return events
 
     def finish(self) -> list[ServerSentEvent]:

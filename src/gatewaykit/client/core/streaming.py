@@ -204,19 +204,20 @@ class ChatStream(_StreamBase):
         if self._state != "open":
             return
         try:
-            read_spec_chunk, add, tolerant_chunk = self._spec_chunks.read, self._assembler.add, self._tolerant_chunk
+            spec_chunks, assembler, tolerant_chunk = self._spec_chunks, self._assembler, self._tolerant_chunk
+            read_spec_chunk, add, add_text = spec_chunks.read, assembler.add, assembler.add_text
             feed = self._decoder.feed_data
             for raw in self._bytes:
                 for event in feed(raw):
                     # A spec chunk is never [DONE], blank or an error: the fast path first (one loop, no call
-                    # per chunk beyond the reader and the assembler: this runs for every chunk). An event of
-                    # one data line comes as its data alone (a str), any other as a ServerSentEvent.
-                    if event.__class__ is str:
-                        chunk = read_spec_chunk(event)
-                    else:
-                        chunk = read_spec_chunk(event.data) if event.event is None else None
+                    # per chunk beyond the reader and the assembler: this runs for every chunk). An unnamed
+                    # event comes as its data alone (a str), a named one as a ServerSentEvent (not a chunk).
+                    chunk = read_spec_chunk(event) if event.__class__ is str else None
                     if chunk is not None:
-                        add(chunk)
+                        if spec_chunks.text is None:
+                            add(chunk)
+                        else:  # the text of a chunk repeating an added one: all there is to assemble
+                            add_text(spec_chunks.index, spec_chunks.text)
                     else:
                         chunk = tolerant_chunk(event)
                         if chunk is None:
@@ -293,16 +294,17 @@ class AsyncChatStream(_StreamBase):
         if self._state != "open":
             return
         try:
-            read_spec_chunk, add, tolerant_chunk = self._spec_chunks.read, self._assembler.add, self._tolerant_chunk
+            spec_chunks, assembler, tolerant_chunk = self._spec_chunks, self._assembler, self._tolerant_chunk
+            read_spec_chunk, add, add_text = spec_chunks.read, assembler.add, assembler.add_text
             feed = self._decoder.feed_data
             async for raw in self._bytes:
                 for event in feed(raw):
-                    if event.__class__ is str:  # as ChatStream
-                        chunk = read_spec_chunk(event)
-                    else:
-                        chunk = read_spec_chunk(event.data) if event.event is None else None
+                    chunk = read_spec_chunk(event) if event.__class__ is str else None  # as ChatStream
                     if chunk is not None:
-                        add(chunk)
+                        if spec_chunks.text is None:
+                            add(chunk)
+                        else:  # the text of a chunk repeating an added one: all there is to assemble
+                            add_text(spec_chunks.index, spec_chunks.text)
                     else:
                         chunk = tolerant_chunk(event)
                         if chunk is None:
