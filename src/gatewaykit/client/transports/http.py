@@ -73,11 +73,16 @@ def _call_of(response: Any) -> Any:
 
 
 def _with_content(response: httpx.Response, content: bytes) -> httpx.Response:
-    """``response`` with its decoded body (the coding and length headers go: they described the raw bytes)."""
-    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in ("content-encoding", "content-length")]
-    return httpx.Response(
-        response.status_code, headers=headers, content=content, request=response.request, extensions=response.extensions
-    )
+    """``response`` holding its decoded body as httpx's own ``read()`` leaves it (``content``, ``text``, ``json()``
+    and ``iter_bytes()`` give it); after a coding, its header and the length header go (they described the raw
+    bytes). Not a new ``httpx.Response``: building one costs more than the rest of the client's work on a call."""
+    headers = response.headers
+    if "content-encoding" in headers:
+        del headers["content-encoding"]
+        if "content-length" in headers:
+            del headers["content-length"]
+    response._content = content
+    return response
 
 
 class _TransportBase:
