@@ -18,6 +18,7 @@ most that much memory.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, AsyncIterator, Iterator
 
 import httpx
@@ -100,7 +101,8 @@ class _TransportBase:
 
     def _reader(self, response: Any, capped: bool = True) -> BodyReader:
         limit = self.max_response_bytes if capped else None
-        return BodyReader(response.headers.get("content-encoding"), limit, _call_of(response), response.status_code)
+        call = partial(_call_of, response)  # named only for an error
+        return BodyReader(response.headers.get("content-encoding"), limit, call, response.status_code)
 
     def _same_origin(self, url: str) -> bool:
         return _origin_of(url) == self._origin
