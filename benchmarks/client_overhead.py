@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -127,6 +128,8 @@ def main() -> None:
         args.requests, args.chunks, rounds = 20, 200, 1
 
     import openai
+
+    print(f"load average {' '.join(f'{value:.2f}' for value in os.getloadavg())} on {os.cpu_count()} cores")
 
     transport = make_transport(stream_body(args.chunks))
     raw = httpx.Client(transport=transport, base_url=BASE, headers={"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"})

@@ -59,6 +59,7 @@ def test_a_gzip_bomb_is_refused_past_the_limit() -> None:
     error = caught.value
     assert error.limit == LIMIT and isinstance(error, gk.UnexpectedResponseError) and error.status == 200
     assert "1,000,000 bytes" in error.message and "max_response_bytes" in error.message and "gzip" in error.message
+    assert error.message.startswith("client.chat.completions.create(")  # the call is named (when it fails only)
     (row,) = ledger.records  # a 200 that could not be read may have been charged: interrupted, not error
     assert row.status == "interrupted" and "max_response_bytes" in (row.error_message or "")
 

@@ -13,7 +13,7 @@ import json
 from typing import Any, Optional
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
@@ -226,3 +226,49 @@ def test_any_sequence_of_text_chunks_reads_as_pydantic_reads_it(chunks: list[dic
         data = json.dumps(item, ensure_ascii=ensure_ascii, separators=separators)
         built = reader.read(data)
         assert built is not None and state(built) == state(tolerant(data))
+
+
+
+_STREAM_CHUNK = st.builds(
+    lambda delta, finish, index, top: chunk(delta, finish=finish, index=index, **top),
+    st.fixed_dictionaries({}, optional={"content": st.none() | st.just("x"), "role": st.sampled_from(["assistant", "tool", None])}),
+    st.sampled_from([None, None, "stop", "length"]),
+    st.sampled_from([0, 0, 1]),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "id": st.sampled_from(["", "chatcmpl-2"]),
+            "model": st.sampled_from(["chat-max", None]),
+            "created": st.sampled_from([0, 2]),
+            "system_fingerprint": st.sampled_from(["fp_1", "fp_2"]),
+        },
+    ),
+)
+
+
+def _with_text(item: dict, text: str) -> dict:
+    delta = item["choices"][0]["delta"]
+    if delta.get("content") is None:
+        return item
+    return {**item, "choices": [{**item["choices"][0], "delta": {**delta, "content": text}}]}
+
+
+_BACK_AND_FORTH = [(0, "a"), (1, "b"), (0, "c")]  # the first shape, another, the first again (fast, from its template)
+
+
+@given(st.lists(_STREAM_CHUNK, min_size=1, max_size=4), st.lists(st.tuples(st.integers(0, 3), _TEXT), min_size=1, max_size=24))
+@example([chunk({"content": "x"}, system_fingerprint="fp_1"), chunk({"content": None}, system_fingerprint="fp_2")], _BACK_AND_FORTH)
+@example([chunk({"content": "x"}, finish="stop"), chunk({"content": None}, finish="length")], _BACK_AND_FORTH)
+@example([chunk({"role": "assistant", "content": "x"}), chunk({"role": "tool"})], _BACK_AND_FORTH)
+@example([chunk({"content": "x"}, index=1), chunk({"content": None}, model="chat-max")], _BACK_AND_FORTH)
+def test_any_stream_assembles_as_the_tolerant_chunks_do(shapes: list[dict], picks: list[tuple[int, str]]) -> None:
+    """Chunks that repeat an earlier one but for their text (assembled from their text alone), between chunks
+    that change the id, model, extras, choice, role or finish: the same chunks and completion as the tolerant reader's."""
+    chunks = [_with_text(shapes[pick % len(shapes)], text) for pick, text in picks]
+    body = ("".join(f"data: {json.dumps(item)}\n\n" for item in chunks) + "data: [DONE]\n\n").encode()
+    assembler = ChatAssembler()
+    for item in chunks:
+        assembler.add(tolerant(json.dumps(item)))
+    stream = ChatStream(iter([body]), lambda: None)
+    assert [state(item) for item in stream] == [state(tolerant(json.dumps(item))) for item in chunks]
+    assert stream.final() == assembler.result() and stream.chunks_received == len(chunks)

@@ -72,3 +72,19 @@ def test_feed_returns_events_as_soon_as_they_complete() -> None:
     decoder = SSEDecoder()
     assert decoder.feed(b"data: hel") == []
     assert [e.data for e in decoder.feed(b"lo\n\ndata: x")] == ["hello"]
+
+
+@given(st.sampled_from([b"\r\n", b"\n"]), st.lists(st.integers(min_value=0, max_value=10_000), max_size=20))
+def test_feed_data_gives_the_same_events_one_data_line_ones_as_their_data(ending: bytes, cuts: list[int]) -> None:
+    """``feed_data`` (the chat stream's): an unnamed event comes as its text, a named one as the event ``feed``
+    gives, however the bytes are split; pending lines, blank-line runs, comments and ids between them change nothing."""
+    stream = (
+        b"data: one\n\n\n\ndata: two\n\n" + STREAM + b"data: {\"x\": 1}\n\n: ping\n\n"
+        b"data: a\ndata: b\n\nevent: delta\ndata: named\n\ndata:no space\n\ndata: last\n\n"
+    ).replace(b"\n", ending)
+    decoder = SSEDecoder()
+    got = [item for piece in split_at(stream, cuts) for item in decoder.feed_data(piece)] + decoder.finish()
+    assert got == [
+        "one", "two", EXPECTED[0], "first line\nsecond line", "caf\u00e9 \u2615", "[DONE]", '{"x": 1}', "a\nb",
+        ServerSentEvent("named", "delta", "7", 1500), "no space", "last",
+    ]  # fmt: skip

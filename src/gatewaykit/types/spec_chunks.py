@@ -150,12 +150,20 @@ class SpecChunkReader:
     before the fast path); a chunk repeating the template is still built.
     """
 
-    __slots__ = ("_prefix", "_suffix", "_start", "_template", "_used", "_unused", "_refused")
+    __slots__ = ("_prefix", "_suffix", "_start", "_cut", "_template", "_used", "_unused", "_refused",
+                 "text", "index", "_text_only")  # fmt: skip
 
     def __init__(self) -> None:
-        self._prefix: Optional[str] = None
-        self._suffix = ""
-        self._start = 0  # len(prefix) + 1: where the text starts
+        # After each read: the text of a chunk that repeats a template of text alone (one choice, a delta of
+        # "content" only, no finish_reason, extras or usage) but for its text, else None. Such a chunk adds
+        # nothing to an assembly that had the template chunk but its text (to choice ``index``).
+        self.text: Optional[str] = None
+        self.index = 0
+        self._text_only = False
+        self._prefix: Optional[str] = None  # the template's text up to its text's opening quote, that quote included
+        self._suffix = ""  # from the text's closing quote on
+        self._start = 0  # len(prefix): where the text starts
+        self._cut = 0  # len(suffix): how far from the end the text stops
         self._template: tuple[Any, ...] = ()
         self._used = False
         self._unused = 0  # templates learned in a row that no chunk repeated: past 3, stop learning
@@ -164,10 +172,12 @@ class SpecChunkReader:
     def read(self, data: str) -> Optional[ChatCompletionChunk]:
         prefix = self._prefix
         if prefix is not None and data.startswith(prefix) and data.endswith(self._suffix):
-            end = len(data) - len(self._suffix) - 1
-            text = data[self._start : end]
-            if end >= self._start and data[self._start - 1] == '"' == data[end] and _plain_text(text):
+            start, end = self._start, len(data) - self._cut
+            text = data[start:end]
+            # _plain_text, inlined; end < start: the two quotes were one
+            if end >= start and '"' not in text and "\\" not in text and text.isprintable():
                 self._used = True
+                self.text = text if self._text_only else None
                 # Inlined (this runs for nearly every chunk): what _built does, for the delta, choice and chunk.
                 chunk_fields, chunk_set, extra, choice_fields, choice_set, delta_fields, delta_set = self._template
                 fields = delta_fields.copy()
@@ -192,6 +202,7 @@ class SpecChunkReader:
                 _set_extra(chunk, extra.copy())
                 _set_private(chunk, None)
                 return chunk
+        self.text = None
         if self._refused >= _GIVE_UP_AFTER:
             return None
         try:
@@ -228,8 +239,13 @@ class SpecChunkReader:
             return  # the literal found was not the content's own
         self._unused = 0 if self._used or self._prefix is None else self._unused + 1
         self._used = False
-        self._prefix, self._suffix, self._start = prefix, suffix, len(prefix) + 1
+        self._prefix, self._suffix = prefix + '"', '"' + suffix
+        self._start, self._cut = len(prefix) + 1, len(suffix) + 1
         delta = choice.delta
+        self.index = choice.index
+        self._text_only = (
+            delta.__pydantic_fields_set__ == {"content"} and choice.finish_reason is None and not extra
+        )  # (a chunk of the spec's shape has no usage nor logprobs)
         self._template = (  # copies: the caller may change the chunk it was given
             dict(chunk.__dict__), set(chunk.__pydantic_fields_set__), dict(extra),
             dict(choice.__dict__), set(choice.__pydantic_fields_set__),

@@ -99,6 +99,12 @@ class ChatAssembler:
         if extra:
             self.extra.update(extra)
 
+    def add_text(self, index: int, text: str) -> None:
+        """Add a chunk of text alone to choice ``index``, after a chunk to that choice was added: what
+        :meth:`add` does with a chunk that repeats an added one (same id, model, ...) but for its text."""
+        self.count += 1
+        self._choices[index].content.append(text)
+
     def finished(self) -> bool:
         """Every choice has its ``finish_reason`` (a server that ends the stream without ``[DONE]``)."""
         return bool(self._choices) and all(state.finish_reason for state in self._choices.values())

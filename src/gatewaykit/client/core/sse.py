@@ -11,7 +11,7 @@ No I/O happens here, so it is tested without a network.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional, Union
 
 __all__ = ["SSEDecoder", "ServerSentEvent", "decode_events"]
 
@@ -45,6 +45,15 @@ class SSEDecoder:
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
         """Add received bytes; return the events they complete (often none or one)."""
+        return self._feed(chunk, False)  # type: ignore[return-value]
+
+    def feed_data(self, chunk: bytes) -> list[Union[str, ServerSentEvent]]:
+        """As :meth:`feed`, but an unnamed event (no ``event:`` line) comes out as its data alone, a ``str``
+        (no object built: a chat stream is hundreds of those; its ``id`` and ``retry`` are left out); a named
+        event as a :class:`ServerSentEvent`."""
+        return self._feed(chunk, True)
+
+    def _feed(self, chunk: bytes, bare: bool) -> list[Any]:
         if self._cr_pending:
             self._cr_pending = False
             if chunk[:1] == b"\n":
@@ -56,28 +65,32 @@ class SSEDecoder:
             if buffer.endswith(b"\r"):
                 self._cr_pending = True
             buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        end = buffer.rfind(b"\n")
-        if end < 0:
+        end = buffer.rfind(b"\n") + 1
+        if not end:
             self._tail = buffer
             return []
-        self._tail = buffer[end + 1 :]
-        # Whole lines only, decoded at once: a newline is never inside a UTF-8 sequence, so
-        # "replace" gives the text that decoding line by line would.
-        events: list[ServerSentEvent] = []
-        data = self._data
-        for line in buffer[:end].decode("utf-8", "replace").split("\n"):
-            if line[:6] == "data: ":  # the line nearly every event is made of
-                data.append(line[6:])
-                self._has_data = True
-            elif not line and self._has_data and self._event is None:
-                events.append(ServerSentEvent("\n".join(data), None, self._last_id, self._retry))
-                data.clear()
-                self._has_data = False
-            else:
+        self._tail = buffer[end:]
+        # Whole lines only, decoded at once: a newline is never inside a UTF-8 sequence, so "replace" gives the
+        # text that decoding line by line would. Split at blank lines: each block but the last is the lines of
+        # one event, then the blank line that dispatches it; the last is lines (each ending in LF) still open.
+        blocks = buffer[:end].decode("utf-8", "replace").split("\n\n")
+        opened = blocks.pop()
+        events: list[Any] = []
+        append = events.append
+        for block in blocks:
+            # Nearly every event: one "data: " line, nothing pending from before it.
+            if block[:6] == "data: " and "\n" not in block and not self._has_data and self._event is None:
+                append(block[6:] if bare else ServerSentEvent(block[6:], None, self._last_id, self._retry))
+                continue
+            for line in block.split("\n") + [""]:
                 event = self._line(line)
                 if event is not None:
-                    events.append(event)
-                data = self._data
+                    append(event.data if bare and event.event is None else event)
+        if opened:
+            for line in opened[:-1].split("\n"):
+                event = self._line(line)
+                if event is not None:
+                    append(event.data if bare and event.event is None else event)
         return events
 
     def finish(self) -> list[ServerSentEvent]:

@@ -17,7 +17,7 @@ leaves out the library's inner frames, as a public call's does
 from __future__ import annotations
 
 import json
-from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
+from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional, Union
 
 from gatewaykit.client.core.assembly import ChatAssembler
 from gatewaykit.client.core.sse import SSEDecoder, ServerSentEvent
@@ -143,14 +143,15 @@ class _StreamBase:
             raise self._error
         raise StreamInterruptedError(_CLOSED, partial=self._assembler.result())
 
-    def _tolerant_chunk(self, event: ServerSentEvent) -> Any:
+    def _tolerant_chunk(self, event: Union[str, ServerSentEvent]) -> Any:
         """The chunk of an event the fast path did not take (assembled); None for ``[DONE]``; ``_SKIP`` for none.
+        ``event`` is the data of an unnamed event, or the event.
 
         Tolerant of what real servers interleave: comments and blank ``data``
         (keepalives), events of other names whose data is not a chunk (skipped),
         chunks with no ``choices`` (Azure's first one, a usage-only last one).
         """
-        data, name = event.data, event.event
+        data, name = (event, None) if event.__class__ is str else (event.data, event.event)  # type: ignore[union-attr]
         stripped = data.strip()
         if stripped == "[DONE]":
             return None
@@ -210,14 +211,20 @@ class ChatStream(_StreamBase):
         if self._state != "open":
             return
         try:
-            read_spec_chunk, add, tolerant_chunk = self._spec_chunks.read, self._assembler.add, self._tolerant_chunk
+            spec_chunks, assembler, tolerant_chunk = self._spec_chunks, self._assembler, self._tolerant_chunk
+            read_spec_chunk, add, add_text = spec_chunks.read, assembler.add, assembler.add_text
+            feed = self._decoder.feed_data
             for raw in self._bytes:
-                for event in self._decoder.feed(raw):
+                for event in feed(raw):
                     # A spec chunk is never [DONE], blank or an error: the fast path first (one loop, no call
-                    # per chunk beyond the reader and the assembler: this runs for every chunk).
-                    chunk = read_spec_chunk(event.data) if event.event is None else None
+                    # per chunk beyond the reader and the assembler: this runs for every chunk). An unnamed
+                    # event comes as its data alone (a str), a named one as a ServerSentEvent (not a chunk).
+                    chunk = read_spec_chunk(event) if event.__class__ is str else None
                     if chunk is not None:
-                        add(chunk)
+                        if spec_chunks.text is None:
+                            add(chunk)
+                        else:  # the text of a chunk repeating an added one: all there is to assemble
+                            add_text(spec_chunks.index, spec_chunks.text)
                     else:
                         chunk = tolerant_chunk(event)
                         if chunk is None:
@@ -298,12 +305,17 @@ class AsyncChatStream(_StreamBase):
         if self._state != "open":
             return
         try:
-            read_spec_chunk, add, tolerant_chunk = self._spec_chunks.read, self._assembler.add, self._tolerant_chunk
+            spec_chunks, assembler, tolerant_chunk = self._spec_chunks, self._assembler, self._tolerant_chunk
+            read_spec_chunk, add, add_text = spec_chunks.read, assembler.add, assembler.add_text
+            feed = self._decoder.feed_data
             async for raw in self._bytes:
-                for event in self._decoder.feed(raw):
-                    chunk = read_spec_chunk(event.data) if event.event is None else None  # as ChatStream
+                for event in feed(raw):
+                    chunk = read_spec_chunk(event) if event.__class__ is str else None  # as ChatStream
                     if chunk is not None:
-                        add(chunk)
+                        if spec_chunks.text is None:
+                            add(chunk)
+                        else:  # the text of a chunk repeating an added one: all there is to assemble
+                            add_text(spec_chunks.index, spec_chunks.text)
                     else:
                         chunk = tolerant_chunk(event)
                         if chunk is None:

@@ -80,7 +80,9 @@ class Completions:
         any other keyword is sent as-is.
         """
         fields: dict[str, Any] = {"model": model, "messages": normalise_messages(messages)}
-        fields.update((name, params.pop(name, None)) for name in _BODY_FIELDS)
+        pop = params.pop
+        for name in _BODY_FIELDS:  # a loop, not a generator: this runs for every call
+            fields[name] = pop(name, None)
         fields["tools"] = _dump(fields["tools"])
         stream_options = params.pop("stream_options", None)
         kind = "chat.stream" if stream else "chat"

@@ -168,6 +168,9 @@ def normalise_messages(messages: Any) -> list[Any]:
         )
     result = []
     for message in messages:
+        if type(message) is dict and type(message.get("content")) is not list:
+            result.append(message)  # the usual message, text content: nothing to change (and no hasattr miss)
+            continue
         if hasattr(message, "model_dump"):
             message = message.model_dump(mode="json", exclude_none=True)
         content = message.get("content") if isinstance(message, dict) else None

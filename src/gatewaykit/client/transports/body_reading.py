@@ -19,7 +19,7 @@ No I/O and no httpx: the transport feeds bytes in.
 from __future__ import annotations
 
 import zlib
-from typing import Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional, Union
 
 from gatewaykit.errors import ResponseTooLargeError, UnexpectedResponseError
 
@@ -115,13 +115,14 @@ def _decoders(content_encoding: Optional[str], status: Optional[int] = None) -> 
 class BodyReader:
     """Feed one answer's raw bytes (:meth:`feed`, then :meth:`finish`); get its decoded pieces.
 
-    ``limit`` None: no size limit (a file saved to disk). ``call`` names the call in the error, ``status``
+    ``limit`` None: no size limit (a file saved to disk). ``call`` names the call in the error (or is a function
+    that names it, asked only when there is an error: naming it costs more than reading a small answer), ``status``
     is the answer's (a 2xx refused is recorded in the ledger as interrupted: it may have been charged).
     """
 
     def __init__(
-        self, content_encoding: Optional[str], limit: Optional[int], call: Optional[str] = None,
-        status: Optional[int] = None,
+        self, content_encoding: Optional[str], limit: Optional[int],
+        call: Union[str, Callable[[], Optional[str]], None] = None, status: Optional[int] = None,
     ) -> None:
         self._decoders = _decoders(content_encoding, status)
         self._status = status
@@ -168,7 +169,7 @@ class BodyReader:
 
     def _too_large(self) -> ResponseTooLargeError:
         limit = self._limit or 0
-        who = self._call or "The request"
+        who = (self._call() if callable(self._call) else self._call) or "The request"
         coded = f" (it came {self._coded}-coded: {self.raw_size:,} bytes on the wire so far)" if self._coded else ""
         return ResponseTooLargeError(
             f"{who} got an answer larger than the client reads: more than {limit:,} bytes "

@@ -18,6 +18,7 @@ most that much memory.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, AsyncIterator, Iterator
 
 import httpx
@@ -73,11 +74,16 @@ def _call_of(response: Any) -> Any:
 
 
 def _with_content(response: httpx.Response, content: bytes) -> httpx.Response:
-    """``response`` with its decoded body (the coding and length headers go: they described the raw bytes)."""
-    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in ("content-encoding", "content-length")]
-    return httpx.Response(
-        response.status_code, headers=headers, content=content, request=response.request, extensions=response.extensions
-    )
+    """``response`` holding its decoded body as httpx's own ``read()`` leaves it (``content``, ``text``, ``json()``
+    and ``iter_bytes()`` give it); after a coding, its header and the length header go (they described the raw
+    bytes). Not a new ``httpx.Response``: building one costs more than the rest of the client's work on a call."""
+    headers = response.headers
+    if "content-encoding" in headers:
+        del headers["content-encoding"]
+        if "content-length" in headers:
+            del headers["content-length"]
+    response._content = content
+    return response
 
 
 class _TransportBase:
@@ -95,7 +101,8 @@ class _TransportBase:
 
     def _reader(self, response: Any, capped: bool = True) -> BodyReader:
         limit = self.max_response_bytes if capped else None
-        return BodyReader(response.headers.get("content-encoding"), limit, _call_of(response), response.status_code)
+        call = partial(_call_of, response)  # named only for an error
+        return BodyReader(response.headers.get("content-encoding"), limit, call, response.status_code)
 
     def _same_origin(self, url: str) -> bool:
         return _origin_of(url) == self._origin
