@@ -35,6 +35,42 @@ from gateway_accounts import (  # noqa: F401 - re-exported for fixtures below
 )
 
 
+# Session fixtures that start something heavy (servers, a browser): under pytest-xdist every file that uses one
+# goes to one worker, so it starts once (tests/notebook/conftest.py: Jupyter servers + Chromium; LiteLLM's proxy).
+SHARED_SESSION_FIXTURES = ("jupyter_testbed", "chromium", "litellm_proxy")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist's ``--dist loadgroup`` (``.ci/run``): what runs together, and in what order.
+
+    Each test file is one unit of work (its module-scoped fixtures, e.g. a kernel, start once; a notebook's
+    cells run in order in one kernel), except that the files using a heavy session fixture form one unit per
+    fixture. Order: the Jupyter/Chromium files first (the longest unit), the files whose ``start_early`` work
+    runs in the background last (their tests wait for it). ``.ci/run`` passes ``--no-loadscope-reorder``
+    so the workers take the units in this order.
+    """
+    if not getattr(config.option, "loadgroup", False):
+        return
+    group_of_file: dict[str, str] = {}
+    for item in items:
+        file = item.nodeid.split("::")[0]
+        used = [name for name in SHARED_SESSION_FIXTURES if name in getattr(item, "fixturenames", ())]
+        if used:
+            group_of_file[file] = "jupyter_testbed" if used[0] == "chromium" else used[0]
+        else:
+            group_of_file.setdefault(file, file)
+    early_files = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("start_early")}
+
+    def rank(item: pytest.Item) -> int:
+        file = item.nodeid.split("::")[0]
+        return 0 if group_of_file[file] == "jupyter_testbed" else 2 if file in early_files else 1
+
+    items.sort(key=rank)  # stable: collection order within each rank
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(group_of_file[item.nodeid.split("::")[0]]))
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the selected tests' ``start_early`` work (slow subprocesses) now, beside the rest of the run."""
     if session.config.option.collectonly:
@@ -43,8 +79,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     early_start.start([marker.args[0] for marker in markers if marker is not None])
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    early_start.stop()
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    early_start.stop(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED or bool(session.shouldstop))
 
 
 @pytest.fixture(scope="session")
