@@ -21,6 +21,7 @@ from typing import Any, Iterator
 import early_start
 import httpx
 import pytest
+import xdist_groups
 
 from gateway_accounts import (  # noqa: F401 - re-exported for fixtures below
     ACME_KEY,
@@ -35,40 +36,26 @@ from gateway_accounts import (  # noqa: F401 - re-exported for fixtures below
 )
 
 
-# Session fixtures that start something heavy (servers, a browser): under pytest-xdist every file that uses one
-# goes to one worker, so it starts once (tests/notebook/conftest.py: Jupyter servers + Chromium; LiteLLM's proxy).
-SHARED_SESSION_FIXTURES = ("jupyter_testbed", "chromium", "litellm_proxy")
+def pytest_configure(config: pytest.Config) -> None:
+    xdist_groups.name_the_units_file(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    xdist_groups.remove_the_units_file(config)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist's ``--dist loadgroup`` (``.ci/run``): what runs together, and in what order.
+    """In a pytest-xdist worker of ``--dist loadgroup`` (``.ci/run``): the units of work (tests/xdist_groups.py)."""
+    if getattr(config.option, "loadgroup", False) and xdist_groups.ENVIRONMENT in os.environ:
+        xdist_groups.sort_and_write_units(items)
 
-    Each test file is one unit of work (its module-scoped fixtures, e.g. a kernel, start once; a notebook's
-    cells run in order in one kernel), except that the files using a heavy session fixture form one unit per
-    fixture. Order: the Jupyter/Chromium files first (the longest unit), the files whose ``start_early`` work
-    runs in the background last (their tests wait for it). ``.ci/run`` passes ``--no-loadscope-reorder``
-    so the workers take the units in this order.
-    """
-    if not getattr(config.option, "loadgroup", False):
-        return
-    group_of_file: dict[str, str] = {}
-    for item in items:
-        file = item.nodeid.split("::")[0]
-        used = [name for name in SHARED_SESSION_FIXTURES if name in getattr(item, "fixturenames", ())]
-        if used:
-            group_of_file[file] = "jupyter_testbed" if used[0] == "chromium" else used[0]
-        else:
-            group_of_file.setdefault(file, file)
-    early_files = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("start_early")}
 
-    def rank(item: pytest.Item) -> int:
-        file = item.nodeid.split("::")[0]
-        return 0 if group_of_file[file] == "jupyter_testbed" else 2 if file in early_files else 1
-
-    items.sort(key=rank)  # stable: collection order within each rank
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(group_of_file[item.nodeid.split("::")[0]]))
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") == "loadgroup":
+        return xdist_groups.make_scheduler(config, log)
+    return None
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
