@@ -81,4 +81,13 @@ def make_scheduler(config: pytest.Config, log: Any) -> Any:
             file = nodeid.split("::")[0]
             return self.units.get(file, file)
 
+        def _assign_work_unit(self, node: Any) -> None:
+            """As xdist's, but every test of the unit is sent: schemathesis gives all of a schema's operations
+            one node id (tests/reliability/test_fuzz.py), and xdist's ``collection.index(nodeid)`` sent the first."""
+            scope, work_unit = self.workqueue.popitem(last=False)
+            self.assigned_work.setdefault(node, {})[scope] = work_unit
+            wanted = {nodeid for nodeid, completed in work_unit.items() if not completed}
+            node.send_runtest_some([index for index, nodeid in enumerate(self.registered_collections[node])
+                                    if nodeid in wanted])
+
     return FileGroupScheduling(config, log)
