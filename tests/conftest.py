@@ -21,6 +21,7 @@ from typing import Any, Iterator
 import early_start
 import httpx
 import pytest
+import xdist_groups
 
 from gateway_accounts import (  # noqa: F401 - re-exported for fixtures below
     ACME_KEY,
@@ -35,6 +36,28 @@ from gateway_accounts import (  # noqa: F401 - re-exported for fixtures below
 )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    xdist_groups.name_the_units_file(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    xdist_groups.remove_the_units_file(config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In a pytest-xdist worker of ``--dist loadgroup`` (``.ci/run``): the units of work (tests/xdist_groups.py)."""
+    if getattr(config.option, "loadgroup", False) and xdist_groups.ENVIRONMENT in os.environ:
+        xdist_groups.sort_and_write_units(items)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") == "loadgroup":
+        return xdist_groups.make_scheduler(config, log)
+    return None
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the selected tests' ``start_early`` work (slow subprocesses) now, beside the rest of the run."""
     if session.config.option.collectonly:
@@ -43,8 +66,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     early_start.start([marker.args[0] for marker in markers if marker is not None])
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    early_start.stop()
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    early_start.stop(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED or bool(session.shouldstop))
 
 
 @pytest.fixture(scope="session")
