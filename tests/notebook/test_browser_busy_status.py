@@ -81,4 +81,9 @@ def test_the_status_stays_busy_while_a_first_widget_wait_runs(
         samples = status_during_wait(page, app)
         page.wait_done(1, timeout=120)
     assert len(samples) > 30, samples
+    # The kernel reports idle a moment before the front end shows the cell's number, so the last sample or
+    # two may read idle as the wait ends (seen on a loaded machine); idle any earlier is the bug.
+    for _ in range(2):
+        if samples[-1] == "idle":
+            samples.pop()
     assert set(samples) == {"busy"}, f"{samples.count('idle')} of {len(samples)} samples read idle during the wait"
