@@ -162,3 +162,25 @@ def test_the_emulator_answers_within_the_default_limit(emulator: Any, keys: Any)
         model = client.models.pick("chat")
         assert client.chat.completions.create(model=model, messages=MESSAGES).content
         assert client.chat.completions.create(model=model, messages=MESSAGES, stream=True).final().content
+
+
+def test_a_body_the_test_transport_read_already_is_held_to_the_limit_too() -> None:
+    """httpx.MockTransport hands over a body it read itself (the client's fast path): over the limit it is
+    refused all the same, sync and async; under it, it reads as usual."""
+    big = json.dumps({**ANSWER, "padding": " " * (2 * LIMIT)}).encode()
+    read = lambda body: httpx.Response(200, content=body, headers={"content-type": "application/json"})  # noqa: E731
+    with client_answering(lambda request: read(big)) as client:
+        with pytest.raises(gk.ResponseTooLargeError):
+            client.chat.completions.create(model="mock-chat", messages=MESSAGES)
+    with client_answering(lambda request: read(json.dumps(ANSWER).encode())) as client:
+        assert client.chat.completions.create(model="mock-chat", messages=MESSAGES).content == "hello"
+
+    async def run_async() -> None:
+        transport = httpx.MockTransport(lambda request: read(big))
+        async with gk.AsyncClient(api_key="sk-bomb-test-0123456789", base_url=BASE_URL, http_transport=transport,
+                                  max_retries=0, validate=False, display=False, max_response_bytes=LIMIT,
+                                  ledger=RecordingLedger()) as client:
+            with pytest.raises(gk.ResponseTooLargeError):
+                await client.chat.completions.create(model="mock-chat", messages=MESSAGES)
+
+    asyncio.run(run_async())

@@ -19,7 +19,7 @@ most that much memory.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, AsyncIterator, Iterator
+from typing import Any, AsyncIterator, Iterator, Optional
 
 import httpx
 
@@ -104,6 +104,17 @@ class _TransportBase:
         call = partial(_call_of, response)  # named only for an error
         return BodyReader(response.headers.get("content-encoding"), limit, call, response.status_code)
 
+    def _read_already(self, response: httpx.Response) -> Optional[httpx.Response]:
+        """``response`` when its decoded body is in memory already (a test transport such as
+        ``httpx.MockTransport`` read it), counted against the size limit; None when it must be read."""
+        content = getattr(response, "_content", None) if response.is_stream_consumed else None
+        if content is None:
+            return None
+        limit = self.max_response_bytes
+        if limit is not None and len(content) > limit:
+            self._reader(response).count(content)  # raises ResponseTooLargeError, naming the call
+        return _with_content(response, content)
+
     def _same_origin(self, url: str) -> bool:
         return _origin_of(url) == self._origin
 
@@ -166,6 +177,10 @@ class SyncTransport(_TransportBase):
             raise translate_error(exc, request) from None
 
     def _read_whole(self, response: httpx.Response) -> httpx.Response:
+        already = self._read_already(response)
+        if already is not None:
+            response.close()
+            return already
         try:
             content = b"".join(self.iter_bytes(response))
         finally:
@@ -216,6 +231,10 @@ class AsyncTransport(_TransportBase):
             raise translate_error(exc, request) from None
 
     async def _read_whole(self, response: httpx.Response) -> httpx.Response:
+        already = self._read_already(response)
+        if already is not None:
+            await response.aclose()
+            return already
         try:
             content = b"".join([piece async for piece in self.iter_bytes(response)])
         finally:
