@@ -6,7 +6,18 @@ classroom's CPU per chat: a scan of every pooled connection with a socket probe
 each, anyio streams, cancel scopes, sniffio look-ups); this pool takes an idle
 connection from a deque, writes the request in one ``write``, and lets h11 (the
 parser uvicorn already uses) frame the answer. One origin, no redirects, no
-proxies, no cookies, no decompression: what a proxy to one gateway needs.
+cookies, no decompression: what a proxy to one gateway needs.
+
+An outbound proxy named in the environment (``HTTPS_PROXY``, ``HTTP_PROXY``,
+``ALL_PROXY``, ``NO_PROXY``; :mod:`gatewaykit.classroom.outbound_proxy` decides,
+once per pool, as httpx and urllib would) is used the way httpx uses one for
+https: each new connection is a ``CONNECT host:port`` tunnel through the proxy
+(with ``Proxy-Authorization`` when its URL has a user and password), upgraded to
+TLS for the gateway's own name; the teacher's key only ever travels inside the
+tunnel. The connect time-out covers the whole CONNECT and TLS handshake, and a
+tunnel is kept alive and reused like any connection. A proxy that refuses
+(407, 502, ...) is a :class:`ConnectionFailed` naming the proxy's host, port and
+status, never its password.
 
 Failures before any answer arrived are :class:`ConnectionFailed` (``timed_out``
 says which); a body cut off or too slow later is the same class, raised from
@@ -25,6 +36,8 @@ from urllib.parse import urlsplit
 
 import h11
 import orjson
+
+from gatewaykit.classroom.outbound_proxy import OutboundProxy, proxy_for
 
 __all__ = ["ConnectionFailed", "KeepAlivePool", "UpstreamHeaders", "UpstreamResponse"]
 
@@ -150,7 +163,7 @@ class KeepAlivePool:
     """Up to ``max_connections`` keep-alive connections to the origin of ``base_url`` (http or https)."""
 
     def __init__(self, base_url: str, *, timeout: float, connect_timeout: float = 30.0, max_connections: int = 512,
-                 keepalive_seconds: float = 20.0) -> None:
+                 keepalive_seconds: float = 20.0, trust_env: bool = True) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http(s) URL: {base_url!r}")
@@ -168,6 +181,8 @@ class KeepAlivePool:
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._ssl: Optional[ssl.SSLContext] = ssl.create_default_context() if self.tls else None
         self._closed = False
+        #: The proxy every connection tunnels through (None: direct); ``trust_env=False`` ignores the environment.
+        self.proxy: Optional[OutboundProxy] = proxy_for(base_url) if trust_env else None
 
     @property
     def open_connections(self) -> int:
@@ -214,21 +229,51 @@ class KeepAlivePool:
             for attempt in (1, 2):  # nothing was sent yet: once more is safe
                 try:
                     async with asyncio.timeout(self.connect_timeout):
-                        reader, writer = await asyncio.open_connection(
-                            self.hostname, self.port, ssl=self._ssl, limit=_READ_BYTES,
-                            server_hostname=self.hostname if self.tls else None)
+                        if self.proxy is not None:
+                            reader, writer = await self._tunnel(self.proxy)
+                        else:
+                            reader, writer = await asyncio.open_connection(
+                                self.hostname, self.port, ssl=self._ssl, limit=_READ_BYTES,
+                                server_hostname=self.hostname if self.tls else None)
                     return _Connection(reader, writer), False
                 except TimeoutError:
                     if attempt == 2:
-                        raise ConnectionFailed(True, "ConnectTimeout") from None
+                        raise ConnectionFailed(True, "ConnectTimeout" + self._via()) from None
                 except OSError as exc:
                     if attempt == 2:
-                        raise ConnectionFailed(False, f"ConnectError: {type(exc).__name__}") from None
+                        raise ConnectionFailed(False, f"ConnectError: {type(exc).__name__}{self._via()}") from None
             raise AssertionError("unreachable")
         except BaseException:
             self._open -= 1
             self._wake_one()
             raise
+
+    def _via(self) -> str:
+        return f" via the proxy {self.proxy.shown}" if self.proxy is not None else ""
+
+    async def _tunnel(self, proxy: OutboundProxy) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection to the gateway through ``proxy``: CONNECT, the proxy's 2xx, then TLS for an https gateway.
+        A refusal is a :class:`ConnectionFailed` (not tried again: the proxy will say the same)."""
+        reader, writer = await asyncio.open_connection(proxy.host, proxy.port, limit=_READ_BYTES)
+        try:
+            writer.write(proxy.connect_request(self.hostname, self.port))
+            await writer.drain()
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except asyncio.IncompleteReadError:
+                raise ConnectionFailed(False, f"the proxy {proxy.shown} closed the connection instead of answering "
+                                              "CONNECT") from None
+            except asyncio.LimitOverrunError:
+                raise ConnectionFailed(False, f"the proxy {proxy.shown} sent an over-long answer to CONNECT") from None
+            refusal = proxy.refusal(head, self.hostname, self.port)
+            if refusal is not None:
+                raise ConnectionFailed(False, refusal)
+            if self._ssl is not None:
+                await writer.start_tls(self._ssl, server_hostname=self.hostname)
+        except BaseException:
+            writer.close()
+            raise
+        return reader, writer
 
     def give_back(self, connection: _Connection, reusable: bool) -> None:
         conn = connection.h11

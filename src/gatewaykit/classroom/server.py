@@ -47,16 +47,31 @@ def checked_root_path(root_path: Optional[str]) -> str:
     return root_path.rstrip("/")
 
 
-def _catalog(base_url: str, key: str) -> list[dict[str, Any]]:
+def _catalog(base_url: str, key: str, trust_env: bool = True) -> list[dict[str, Any]]:
     """The gateway's model list (with the teacher's key): what the classroom prices holds from."""
-    import httpx
+    # The same connections as forwarding (an outbound proxy from the environment too), on a loop of its own in a
+    # worker thread: start() may be called where a loop is running already (a notebook).
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gatewaykit.classroom.keepalive import ConnectionFailed, KeepAlivePool, UpstreamResponse
+
+    async def models() -> UpstreamResponse:
+        pool = KeepAlivePool(base_url, timeout=30, connect_timeout=30, max_connections=1, trust_env=trust_env)
+        try:
+            answer = await pool.request("GET", "/v1/models", [("authorization", f"Bearer {key}"),
+                                                              ("accept-encoding", "identity")])
+            await answer.aread()
+            return answer
+        finally:
+            await pool.aclose()
 
     try:
-        response = httpx.get(f"{base_url.rstrip('/')}/v1/models", headers={"Authorization": f"Bearer {key}"},
-                             timeout=30, trust_env=False)
-    except httpx.HTTPError as exc:
-        raise ConnectionError(f"The classroom could not reach the gateway at {base_url}: {type(exc).__name__}. "
-                              "Check the upstream URL.") from None
+        with ThreadPoolExecutor(1, thread_name_prefix="classroom-catalog") as worker:
+            response = worker.submit(asyncio.run, models()).result()
+    except ConnectionFailed as exc:
+        raise ConnectionError(f"The classroom could not reach the gateway at {base_url}: {exc}. "
+                              "Check the upstream URL (and the proxy settings, if any).") from None
     if response.status_code in (401, 403):
         raise ValueError(f"The gateway at {base_url} refused the teacher's key ({response.status_code}). Check "
                          "SVC_API_KEY or upstream_key=.")
@@ -248,7 +263,8 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
         if not key:
             raise ValueError("The classroom needs the teacher's key: pass upstream_key= or set SVC_API_KEY.")
     try:
-        catalog = WorstCase(_catalog(base_url, key))
+        # the classroom's own offline gateway is in this process: never through an outbound proxy
+        catalog = WorstCase(_catalog(base_url, key, trust_env=gateway is None))
         if allowed is not None:
             unknown = sorted(allowed - set(catalog.entries))
             if unknown:
@@ -257,8 +273,8 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
         settings = ClassSettings(cap_usd=cap_usd or 0.0, window=window, models=allowed, max_request_cost_usd=limit,
                                  default_max_tokens=default_max_tokens, job_check_seconds=job_check_seconds,
                                  admin_token=admin_token or secrets.token_urlsafe(24), root_path=prefix)
-        state = ClassroomState(settings, store or SQLiteStore(db or ":memory:"),
-                               Upstream(base_url, key, timeout=upstream_timeout), catalog, window_rule)
+        forwarding = Upstream(base_url, key, timeout=upstream_timeout, trust_env=gateway is None)
+        state = ClassroomState(settings, store or SQLiteStore(db or ":memory:"), forwarding, catalog, window_rule)
         new_keys = []
         for entry in entries:
             if entry.student not in state.known:

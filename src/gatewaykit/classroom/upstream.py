@@ -7,7 +7,8 @@ they are. Answers come back with hop-by-hop and length headers dropped. The
 teacher's key is scrubbed from anything the upstream sends back (it never
 should say it, but the key must not reach a student even if it did). The
 connections are :mod:`gatewaykit.classroom.keepalive`'s (httpx cost two thirds
-of the classroom's CPU per forwarded chat).
+of the classroom's CPU per forwarded chat); like httpx's, they go through the
+outbound proxy the environment names (``trust_env=False``: never).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class UpstreamFailure(Exception):
 
 
 class Upstream:
-    def __init__(self, base_url: str, key: str, *, timeout: float = 300.0) -> None:
+    def __init__(self, base_url: str, key: str, *, timeout: float = 300.0, trust_env: bool = True) -> None:
         self.base_url = base_url.rstrip("/")
         self._key = key
         self._key_bytes = key.encode("utf-8", "surrogatepass")
@@ -48,7 +49,7 @@ class Upstream:
         self.timeout = timeout
         # A loopback connect is instant, but on a loaded machine the event loop may not see it for seconds.
         self._pool = KeepAlivePool(self.base_url, timeout=timeout, connect_timeout=30.0,
-                                   max_connections=MAX_CONNECTIONS)
+                                   max_connections=MAX_CONNECTIONS, trust_env=trust_env)
 
     def __repr__(self) -> str:  # never the key
         return f"Upstream({self.base_url!r})"

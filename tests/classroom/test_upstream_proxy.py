@@ -1,0 +1,188 @@
+"""A school's classroom server reaches the gateway through the outbound proxy its environment names
+(HTTPS_PROXY / HTTP_PROXY / ALL_PROXY / NO_PROXY, as httpx and urllib read them): CONNECT tunnels, reused
+like any connection; a proxy that refuses is a 502 for the student that never shows the proxy's password;
+NO_PROXY hosts stay direct, and so does a loopback gateway while NO_PROXY is not set.
+
+The gateway behind the proxy is the real offline gateway on 127.0.0.1: NO_PROXY is set to a list without it,
+so the proxy applies to it (with NO_PROXY unset, a loopback gateway is reached directly)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Iterator
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from classroom_fixtures import TEACHER_KEY, auth, chat, upstream_spent
+from connect_proxy import ConnectProxy
+
+from gatewaykit import classroom
+from gatewaykit.classroom.keepalive import KeepAlivePool
+
+PASSWORD = "pr0xy-Secret-7731"
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "REQUEST_METHOD")
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    return monkeypatch
+
+
+@pytest.fixture
+def proxy() -> Iterator[ConnectProxy]:
+    server = ConnectProxy(user="school", password=PASSWORD)
+    yield server
+    server.stop()
+
+
+def behind_proxy(env: pytest.MonkeyPatch, proxy_url: str) -> None:
+    """The school's environment: a proxy for http, and a NO_PROXY list (set, without 127.0.0.1)."""
+    env.setenv("HTTP_PROXY", proxy_url)
+    env.setenv("NO_PROXY", "localhost,.school.internal")
+
+
+def student_calls(room: Any, chats: int, streams: int) -> list[int]:
+    key = room.keys.key[0]
+    statuses = []
+    with httpx.Client(base_url=room.base_url, headers=auth(key), timeout=60, trust_env=False) as student:
+        for _ in range(chats):
+            answer = student.post("/v1/chat/completions", json=chat())
+            statuses.append(answer.status_code)
+            assert answer.status_code != 200 or answer.json()["choices"][0]["message"]["content"]
+        for _ in range(streams):
+            with student.stream("POST", "/v1/chat/completions", json=chat(stream=True)) as answer:
+                lines = [line for line in answer.iter_lines() if line]
+            statuses.append(answer.status_code)
+            assert answer.status_code != 200 or lines[-1] == "data: [DONE]"
+    return statuses
+
+
+def test_chats_and_streams_go_through_the_proxy_in_reused_tunnels(upstream: Any, proxy: ConnectProxy,
+                                                                  clean_env: pytest.MonkeyPatch) -> None:
+    behind_proxy(clean_env, proxy.url("school", PASSWORD))
+    room = classroom.start(upstream=upstream.base_url, upstream_key=TEACHER_KEY, roster=["ana"])
+    try:
+        statuses = student_calls(room, chats=10, streams=3)
+        report = room.report()
+    finally:
+        room.stop()
+        clean_env.delenv("HTTP_PROXY")
+    assert statuses == [200] * 13
+    assert report.requests[0] == 13 and upstream_spent(upstream) > 0
+    # one tunnel for the catalog at start, then the classroom's pool: kept alive, not one per request
+    assert 2 <= proxy.connects <= 4, proxy.connects
+    target = urlsplit(upstream.base_url).netloc.encode()
+    assert all(head.startswith(b"CONNECT " + target + b" HTTP/1.1\r\n") for head in proxy.heads)
+    assert all(b"Proxy-Authorization: Basic " in head for head in proxy.heads)
+    assert not any(TEACHER_KEY.encode() in head for head in proxy.heads)  # the key travels only in the tunnel
+
+
+@pytest.mark.parametrize("status", [407, 502])
+def test_a_proxy_that_refuses_is_a_502_for_the_student_that_never_shows_its_password(
+        upstream: Any, proxy: ConnectProxy, clean_env: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+        status: int) -> None:
+    behind_proxy(clean_env, proxy.url("school", PASSWORD))
+    room = classroom.start(upstream=upstream.base_url, upstream_key=TEACHER_KEY, roster=["ana"])
+    try:
+        proxy.refuse_with = status
+        with caplog.at_level(logging.WARNING, logger="gatewaykit.classroom"):
+            with httpx.Client(base_url=room.base_url, headers=auth(room.keys.key[0]), timeout=60,
+                              trust_env=False) as student:
+                answer = student.post("/v1/chat/completions", json=chat())
+                streamed = student.post("/v1/chat/completions", json=chat(stream=True))
+        report = room.report()
+    finally:
+        room.stop()
+    for refused in (answer, streamed):
+        assert refused.status_code == 502
+        assert refused.json()["error"]["code"] == "upstream_unreachable"
+        assert "could not reach the gateway" in refused.json()["error"]["message"]
+        assert PASSWORD not in refused.text and "school:" not in refused.text
+    assert report.spent_usd[0] == 0  # the holds were released
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert f"answered {status}" in logged and f"127.0.0.1:{proxy.port}" in logged
+    assert PASSWORD not in logged
+
+
+def test_a_classroom_started_behind_a_refusing_proxy_says_so_without_the_password(
+        upstream: Any, proxy: ConnectProxy, clean_env: pytest.MonkeyPatch) -> None:
+    behind_proxy(clean_env, proxy.url("school", "not-" + PASSWORD))
+    with pytest.raises(ConnectionError) as failure:
+        classroom.start(upstream=upstream.base_url, upstream_key=TEACHER_KEY, roster=["ana"])
+    message = str(failure.value)
+    assert "407" in message and "user and password" in message and f"127.0.0.1:{proxy.port}" in message
+    assert PASSWORD not in message and proxy.connects == 1
+
+
+def test_a_loopback_gateway_stays_direct_while_no_proxy_is_unset(upstream: Any, proxy: ConnectProxy,
+                                                                 clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("HTTP_PROXY", proxy.url("school", PASSWORD))
+    clean_env.setenv("ALL_PROXY", proxy.url("school", PASSWORD))
+    room = classroom.start(upstream=upstream.base_url, upstream_key=TEACHER_KEY, roster=["ana"])
+    try:
+        statuses = student_calls(room, chats=2, streams=1)
+    finally:
+        room.stop()
+    assert statuses == [200] * 3 and proxy.connects == 0
+
+
+def test_the_classrooms_own_offline_gateway_never_goes_through_the_proxy(proxy: ConnectProxy,
+                                                                          clean_env: pytest.MonkeyPatch) -> None:
+    behind_proxy(clean_env, proxy.url("school", PASSWORD))
+    room = classroom.start(upstream="offline", roster=["ana"], offline={"time_scale": 0.0})
+    try:
+        statuses = student_calls(room, chats=2, streams=1)
+    finally:
+        room.stop()
+    assert statuses == [200] * 3 and proxy.connects == 0
+
+
+def test_no_proxy_keeps_a_listed_gateway_direct(upstream: Any, proxy: ConnectProxy,
+                                                clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("HTTP_PROXY", proxy.url("school", PASSWORD))
+    clean_env.setenv("NO_PROXY", ".school.internal,127.0.0.1")
+    room = classroom.start(upstream=upstream.base_url, upstream_key=TEACHER_KEY, roster=["ana"])
+    try:
+        statuses = student_calls(room, chats=2, streams=1)
+    finally:
+        room.stop()
+    assert statuses == [200] * 3 and proxy.connects == 0
+
+
+def test_which_gateways_the_environment_sends_through_the_proxy(clean_env: pytest.MonkeyPatch) -> None:
+    def proxied(url: str) -> Any:
+        return KeepAlivePool(url, timeout=5).proxy
+
+    assert proxied("https://gateway.example") is None  # no variables: nothing changes
+    clean_env.setenv("HTTPS_PROXY", f"http://school:{PASSWORD}@proxy.school.internal:3128")
+    tunnel = proxied("https://gateway.example/v1")
+    assert tunnel is not None and tunnel.shown == "proxy.school.internal:3128"
+    assert PASSWORD not in repr(tunnel) and "school:" not in repr(tunnel)
+    assert proxied("http://gateway.example") is None  # HTTPS_PROXY is for https only
+    assert KeepAlivePool("https://gateway.example", timeout=5, trust_env=False).proxy is None
+    for loopback in ("https://localhost:8443", "https://127.0.0.1", "https://127.0.0.2:9", "https://[::1]:8443"):
+        assert proxied(loopback) is None, loopback  # NO_PROXY is not set
+    clean_env.setenv("NO_PROXY", "example.org, .school.internal")
+    assert proxied("https://127.0.0.1:8443") is not None  # NO_PROXY set: it alone decides, as in httpx
+    assert proxied("https://gateway.example.org") is None and proxied("https://example.org") is None
+    assert proxied("https://api.school.internal") is None
+    assert proxied("https://gateway.example") is not None and proxied("https://notexample.org") is not None
+    clean_env.setenv("NO_PROXY", "*")
+    assert proxied("https://gateway.example") is None
+    clean_env.delenv("NO_PROXY")
+    clean_env.setenv("ALL_PROXY", "proxy.school.internal:8080")  # no scheme: http://, as httpx reads it
+    all_tunnel = proxied("http://gateway.example")
+    assert all_tunnel is not None and all_tunnel.shown == "proxy.school.internal:8080"
+
+
+def test_a_proxy_the_classroom_cannot_speak_to_is_refused_at_start_naming_the_variable(
+        clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("HTTPS_PROXY", f"socks5://school:{PASSWORD}@proxy.school.internal:1080")
+    with pytest.raises(ValueError) as failure:
+        KeepAlivePool("https://gateway.example", timeout=5)
+    assert "HTTPS_PROXY" in str(failure.value) and "socks5" in str(failure.value)
+    assert PASSWORD not in str(failure.value)
