@@ -2,24 +2,33 @@
 
 It counts CONNECTs, keeps what it was asked in the clear (the CONNECT heads), checks ``Proxy-Authorization``
 when it has a user and password, answers ``refuse_with`` instead of tunnelling when that is set, and tunnels
-bytes both ways (to loopback only: the tests' gateways are there).
+bytes both ways (to loopback only: the tests' gateways are there; ``routes`` sends a ``host:port`` it is asked
+for to another loopback port, as a real proxy resolves names). ``serve_tls`` adds a TLS front for the offline
+gateway (which speaks plain http) with a certificate from :func:`make_certificate`'s own authority.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import datetime
+import ssl
 import threading
+from pathlib import Path
 from typing import Optional
 
 
 class ConnectProxy:
-    def __init__(self, user: Optional[str] = None, password: Optional[str] = None) -> None:
+    def __init__(self, user: Optional[str] = None, password: Optional[str] = None,
+                 routes: Optional[dict[str, int]] = None) -> None:
+        self.routes = dict(routes or {})
         self.expected_auth = (b"Basic " + base64.b64encode(f"{user}:{password}".encode())) if user else None
         self.refuse_with: Optional[int] = None
+        self.silent = False  # read CONNECT, never answer
         self.connects = 0
         self.heads: list[bytes] = []
         self._writers: set[asyncio.StreamWriter] = set()
+        self._fronts: list[asyncio.AbstractServer] = []
         self._loop = asyncio.new_event_loop()
         self._started = threading.Event()
         self._thread = threading.Thread(target=self._run, name="connect-proxy", daemon=True)
@@ -58,6 +67,10 @@ class ConnectProxy:
                          b"Content-Length: 0\r\n\r\n")
             writer.close()
             return
+        if self.silent:
+            await reader.read()
+            writer.close()
+            return
         if self.refuse_with is not None:
             writer.write(f"HTTP/1.1 {self.refuse_with} Refused By The School\r\nContent-Length: 0\r\n\r\n".encode())
             writer.close()
@@ -66,7 +79,8 @@ class ConnectProxy:
         try:
             if host not in ("127.0.0.1", "localhost"):
                 raise OSError(f"the test proxy connects to loopback only, not {host}")
-            up_reader, up_writer = await asyncio.open_connection(host, int(port))
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.routes.get(target.decode(),
+                                                                                               int(port)))
         except OSError:
             writer.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
             writer.close()
@@ -86,9 +100,33 @@ class ConnectProxy:
         finally:
             writer.close()
 
+    def serve_tls(self, certificate: tuple[Path, Path], to_port: int) -> int:
+        """A TLS server on 127.0.0.1 (its port is returned) that passes the plain bytes on to ``to_port``."""
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(*certificate)
+
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self._writers.add(writer)
+            try:
+                up_reader, up_writer = await asyncio.open_connection("127.0.0.1", to_port)
+            except OSError:
+                writer.close()
+                return
+            self._writers.add(up_writer)
+            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+
+        async def start() -> int:
+            server = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=context)
+            self._fronts.append(server)
+            return server.sockets[0].getsockname()[1]  # type: ignore[no-any-return]
+
+        return asyncio.run_coroutine_threadsafe(start(), self._loop).result(30)
+
     def stop(self) -> None:
         async def close() -> None:
             self._server.close()
+            for front in self._fronts:
+                front.close()
             for writer in self._writers:
                 writer.close()
             others = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
@@ -105,3 +143,36 @@ class ConnectProxy:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(30)
         self._loop.close()
+
+
+def make_certificate(directory: Path, name: str = "localhost") -> tuple[Path, Path, Path]:
+    """A certificate authority's PEM (for ``SSL_CERT_FILE``) and a certificate + key for ``name`` it signed."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "gatewaykit test authority")])
+    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
+          .not_valid_after(now + datetime.timedelta(days=1))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True)
+          .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
+          .sign(ca_key, hashes.SHA256()))
+    leaf = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)]))
+            .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    authority, certificate, private = directory / "ca.pem", directory / "cert.pem", directory / "key.pem"
+    authority.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    certificate.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
+    private.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                          serialization.NoEncryption()))
+    return authority, certificate, private

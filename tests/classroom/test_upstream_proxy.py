@@ -8,17 +8,19 @@ so the proxy applies to it (with NO_PROXY unset, a loopback gateway is reached d
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 from classroom_fixtures import TEACHER_KEY, auth, chat, upstream_spent
-from connect_proxy import ConnectProxy
+from connect_proxy import ConnectProxy, make_certificate
 
 from gatewaykit import classroom
-from gatewaykit.classroom.keepalive import KeepAlivePool
+from gatewaykit.classroom.keepalive import ConnectionFailed, KeepAlivePool
 
 PASSWORD = "pr0xy-Secret-7731"
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "REQUEST_METHOD")
@@ -79,6 +81,46 @@ def test_chats_and_streams_go_through_the_proxy_in_reused_tunnels(upstream: Any,
     assert all(head.startswith(b"CONNECT " + target + b" HTTP/1.1\r\n") for head in proxy.heads)
     assert all(b"Proxy-Authorization: Basic " in head for head in proxy.heads)
     assert not any(TEACHER_KEY.encode() in head for head in proxy.heads)  # the key travels only in the tunnel
+
+
+def test_an_https_gateway_is_reached_with_tls_inside_the_tunnel(upstream: Any, proxy: ConnectProxy,
+                                                               clean_env: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # https://localhost:<the gateway's port>: the proxy routes it to a TLS front that passes on to the gateway
+    port = urlsplit(upstream.base_url).port
+    authority, certificate, key = make_certificate(tmp_path, "localhost")
+    proxy.routes[f"localhost:{port}"] = proxy.serve_tls((certificate, key), to_port=port)
+    clean_env.setenv("SSL_CERT_FILE", str(authority))  # ssl.create_default_context() trusts the test authority
+    clean_env.setenv("HTTPS_PROXY", proxy.url("school", PASSWORD))
+    clean_env.setenv("NO_PROXY", ".school.internal")
+    room = classroom.start(upstream=f"https://localhost:{port}", upstream_key=TEACHER_KEY, roster=["ana"])
+    try:
+        statuses = student_calls(room, chats=6, streams=2)
+    finally:
+        room.stop()
+    assert statuses == [200] * 8
+    assert 2 <= proxy.connects <= 4, proxy.connects
+    assert all(head.startswith(f"CONNECT localhost:{port} HTTP/1.1\r\n".encode()) for head in proxy.heads)
+    assert not any(TEACHER_KEY.encode() in head for head in proxy.heads)
+
+
+def test_a_proxy_that_never_answers_connect_is_a_connect_timeout(proxy: ConnectProxy,
+                                                                 clean_env: pytest.MonkeyPatch) -> None:
+    proxy.silent = True
+    clean_env.setenv("HTTPS_PROXY", proxy.url("school", PASSWORD))
+    clean_env.setenv("NO_PROXY", ".school.internal")
+
+    async def ask() -> ConnectionFailed:
+        pool = KeepAlivePool("https://localhost:9", timeout=5, connect_timeout=0.3)
+        try:
+            with pytest.raises(ConnectionFailed) as failure:
+                await pool.request("GET", "/v1/models", [])
+            return failure.value
+        finally:
+            await pool.aclose()
+
+    failure = asyncio.run(ask())
+    assert failure.timed_out and f"via the proxy 127.0.0.1:{proxy.port}" in failure.cause
+    assert PASSWORD not in str(failure) and proxy.connects == 2  # tried once more: nothing was sent yet
 
 
 @pytest.mark.parametrize("status", [407, 502])

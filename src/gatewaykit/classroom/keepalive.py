@@ -325,6 +325,21 @@ class KeepAlivePool:
 
     async def aclose(self) -> None:
         self._closed = True
+        closing = []
         while self._idle:
-            self._idle.pop().close()
+            connection = self._idle.pop()
+            connection.close()
+            closing.append(connection.writer)
             self._open -= 1
+        if self.tls and closing:
+            # TLS closes with an exchange of close_notify: wait a moment for it, then drop what is left, so that no
+            # socket outlives the loop that would close it
+            waits = [asyncio.ensure_future(writer.wait_closed()) for writer in closing]
+            done, pending = await asyncio.wait(waits, timeout=1.0)
+            for wait in pending:
+                wait.cancel()
+            for wait in done:
+                wait.exception()  # a TLS error while closing is of no interest now
+            for writer in closing:
+                writer.transport.abort()
+            await asyncio.sleep(0)
