@@ -160,26 +160,27 @@ def test_a_classroom_started_behind_a_refusing_proxy_says_so_without_the_passwor
     assert PASSWORD not in message and proxy.connects == 1
 
 
+def calls_in_a_new_room(**options: Any) -> list[int]:
+    """Two chats and a stream from one student of a classroom started with ``options``; their statuses."""
+    room = classroom.start(roster=["ana"], **options)
+    try:
+        return student_calls(room, chats=2, streams=1)
+    finally:
+        room.stop()
+
+
 def test_a_loopback_gateway_stays_direct_while_no_proxy_is_unset(upstream: Any, proxy: ConnectProxy,
                                                                  clean_env: pytest.MonkeyPatch) -> None:
     clean_env.setenv("HTTP_PROXY", proxy.url("school", PASSWORD))
     clean_env.setenv("ALL_PROXY", proxy.url("school", PASSWORD))
-    room = classroom.start(upstream=upstream.base_url, upstream_key=TEACHER_KEY, roster=["ana"])
-    try:
-        statuses = student_calls(room, chats=2, streams=1)
-    finally:
-        room.stop()
+    statuses = calls_in_a_new_room(upstream=upstream.base_url, upstream_key=TEACHER_KEY)
     assert statuses == [200] * 3 and proxy.connects == 0
 
 
 def test_the_classrooms_own_offline_gateway_never_goes_through_the_proxy(proxy: ConnectProxy,
                                                                           clean_env: pytest.MonkeyPatch) -> None:
     behind_proxy(clean_env, proxy.url("school", PASSWORD))
-    room = classroom.start(upstream="offline", roster=["ana"], offline={"time_scale": 0.0})
-    try:
-        statuses = student_calls(room, chats=2, streams=1)
-    finally:
-        room.stop()
+    statuses = calls_in_a_new_room(upstream="offline", offline={"time_scale": 0.0})
     assert statuses == [200] * 3 and proxy.connects == 0
 
 
@@ -187,11 +188,7 @@ def test_no_proxy_keeps_a_listed_gateway_direct(upstream: Any, proxy: ConnectPro
                                                 clean_env: pytest.MonkeyPatch) -> None:
     clean_env.setenv("HTTP_PROXY", proxy.url("school", PASSWORD))
     clean_env.setenv("NO_PROXY", ".school.internal,127.0.0.1")
-    room = classroom.start(upstream=upstream.base_url, upstream_key=TEACHER_KEY, roster=["ana"])
-    try:
-        statuses = student_calls(room, chats=2, streams=1)
-    finally:
-        room.stop()
+    statuses = calls_in_a_new_room(upstream=upstream.base_url, upstream_key=TEACHER_KEY)
     assert statuses == [200] * 3 and proxy.connects == 0
 
 
