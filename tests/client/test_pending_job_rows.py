@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import time
 from typing import Any, Callable, Iterator
@@ -21,16 +22,22 @@ def paced() -> Iterator[Any]:
         yield running
 
 
+@contextlib.contextmanager
+def a_pending_video(gateway: Any, refresh_every: float) -> Iterator[tuple[gk.Ledger, gk.Client, Any]]:
+    """A memory ledger refreshing every ``refresh_every`` s, a client on ``gateway`` and a video job just created."""
+    ledger = gk.Ledger(path=None)
+    ledger.refresh_every = refresh_every
+    with gk.Client(api_key=ACME_KEY, base_url=gateway.base_url, ledger=ledger, display=False) as client:
+        yield ledger, client, client.videos.create(model="video-range", prompt="waves", duration=4)
+
+
 def _status(ledger: gk.Ledger, job_id: str) -> str:
     return next(row["status"] for row in ledger.rows if row["id"] == job_id)
 
 
 def test_showing_the_ledger_finishes_a_job_nobody_waited_for(paced: Any) -> None:
     """No wait(): printing the ledger polls the pending job (rate limited) until its row says completed."""
-    ledger = gk.Ledger(path=None)
-    ledger.refresh_every = 0.2
-    with gk.Client(api_key=ACME_KEY, base_url=paced.base_url, ledger=ledger, display=False) as client:
-        job = client.videos.create(model="video-range", prompt="waves", duration=4)
+    with a_pending_video(paced, refresh_every=0.2) as (ledger, client, job):
         assert _status(ledger, job.id) in ("queued", "in_progress")
         deadline = time.monotonic() + 60
         while "completed" not in str(ledger):
@@ -42,10 +49,7 @@ def test_showing_the_ledger_finishes_a_job_nobody_waited_for(paced: Any) -> None
 
 def test_the_refresh_is_rate_limited(paced: Any) -> None:
     """Two displays within refresh_every send one status request per pending job, not two."""
-    ledger = gk.Ledger(path=None)
-    ledger.refresh_every = 3600
-    with gk.Client(api_key=ACME_KEY, base_url=paced.base_url, ledger=ledger, display=False) as client:
-        client.videos.create(model="video-range", prompt="waves", duration=4)
+    with a_pending_video(paced, refresh_every=3600) as (ledger, client, _):
         polls: list[str] = []
         original = client._refresh_pending_jobs
 
@@ -111,10 +115,7 @@ READS: dict[str, Callable[[gk.Ledger], Any]] = {
 def test_reading_the_ledger_finishes_an_interrupted_wait(paced: Any, read: str) -> None:
     """An interrupted wait, then only reads (.rows, total_cost, to_pandas(), history()): the row, the job object
     the user holds and client.jobs.pending() all come to say completed, and the estimate is counted."""
-    ledger = gk.Ledger(path=None)
-    ledger.refresh_every = 0.2
-    with gk.Client(api_key=ACME_KEY, base_url=paced.base_url, ledger=ledger, display=False) as client:
-        job = client.videos.create(model="video-range", prompt="waves", duration=4)
+    with a_pending_video(paced, refresh_every=0.2) as (ledger, client, job):
         _interrupted(job)
         assert _status(ledger, job.id) in ("queued", "in_progress")
         (pending,) = client.jobs.pending()
@@ -203,10 +204,7 @@ def test_a_gateway_that_is_gone_leaves_the_row_quietly(paced: Any) -> None:
 
 def test_reading_the_ledger_inside_a_refresh_starts_no_other(paced: Any) -> None:
     """A refresher that reads the ledger (as reporting a job may) is not called again from inside itself."""
-    ledger = gk.Ledger(path=None)
-    ledger.refresh_every = 0
-    with gk.Client(api_key=ACME_KEY, base_url=paced.base_url, ledger=ledger, display=False) as client:
-        client.videos.create(model="video-range", prompt="waves", duration=4)
+    with a_pending_video(paced, refresh_every=0) as (ledger, client, _):
         calls: list[int] = []
 
         def reading(polled: set) -> None:
@@ -220,10 +218,8 @@ def test_reading_the_ledger_inside_a_refresh_starts_no_other(paced: Any) -> None
 
 def test_a_closed_clients_rows_are_left_quietly(paced: Any, caplog: pytest.LogCaptureFixture) -> None:
     """After `with Client(...)` ends, reading the ledger asks nothing through the closed client and logs nothing."""
-    ledger = gk.Ledger(path=None)
-    ledger.refresh_every = 0
-    with gk.Client(api_key=ACME_KEY, base_url=paced.base_url, ledger=ledger, display=False) as client:
-        job = client.videos.create(model="video-range", prompt="waves", duration=4)
+    with a_pending_video(paced, refresh_every=0) as (ledger, _, job):
+        pass  # the client closes here, its job still pending
     with caplog.at_level("DEBUG", logger="gatewaykit"):
         assert _status(ledger, job.id) in ("queued", "in_progress") and ledger.total_cost == 0
     assert not [record for record in caplog.records if record.levelname in ("WARNING", "ERROR")], caplog.text
@@ -232,10 +228,7 @@ def test_a_closed_clients_rows_are_left_quietly(paced: Any, caplog: pytest.LogCa
 def test_the_librarys_own_reads_ask_the_gateway_nothing(paced: Any) -> None:
     """compare, evaluate and the playground settle cells from rows_as_recorded(): no status request is added
     to their runs, while a user's read of .rows still refreshes."""
-    ledger = gk.Ledger(path=None)
-    ledger.refresh_every = 0
-    with gk.Client(api_key=ACME_KEY, base_url=paced.base_url, ledger=ledger, display=False) as client:
-        job = client.videos.create(model="video-range", prompt="waves", duration=4)
+    with a_pending_video(paced, refresh_every=0) as (ledger, client, job):
         polls: list[str] = []
         ledger._pending_refresh()._refreshers.clear()
         ledger.refresh_jobs_with(lambda polled: polls.append("poll"))
