@@ -115,10 +115,16 @@ def test_video_shows_progress_then_a_playable_player(page: NotebookPage) -> None
     expect(quote).to_contain_text("≈ $0.20 est.", timeout=10_000)
     shot(page, "04-video-quote")
     form(page).locator(".gk-playground-run").click()
-    form(page).locator(".gk-playground-result .gk-job[data-status='queued'], "
-                       ".gk-playground-result .gk-job[data-status='in_progress']").first.wait_for(timeout=180_000)
-    assert form(page).locator(".gk-playground-run").is_disabled()
-    assert form(page).locator(".gk-playground-cancel").is_visible()
+    # One moment in the page where the card is running, Run is disabled and Cancel is shown;
+    # checked in one evaluation so a fast job finishing in between cannot make it flaky.
+    page.page.wait_for_function(
+        """f => {
+            const card = f.querySelector(".gk-playground-result .gk-job");
+            const cancel = f.querySelector(".gk-playground-cancel");
+            const run = f.querySelector(".gk-playground-run");
+            return card && ["queued", "in_progress"].includes(card.dataset.status)
+                && run.disabled && cancel.offsetParent !== null;
+        }""", arg=form(page).element_handle(), timeout=180_000)
     shot(page, "04-video-progress-card")
     video = form(page).locator(".gk-playground-result .gk-job[data-status='completed'] video.gk-video")
     video.wait_for(timeout=180_000)

@@ -227,10 +227,10 @@ class Playground:
         from gatewaykit.notebook.job_views.job_progress import REPAINT_EVERY, JobProgress
         progress = JobProgress(job, sink=sink, buttons=False)
         progress.cancel_hint = ""  # the Cancel button sits next to Run
-        progress.show()
-        if cancellable(job):
+        if cancellable(job):  # shown before the card, so the card never appears without its Cancel
             self.cancel_button.disabled, self.cancel_button.description = False, "Cancel"
             self.cancel_button.layout.display = None
+        progress.show()
         ticking = threading.Event()
 
         def tick() -> None:  # the elapsed time moves between polls
