@@ -163,6 +163,13 @@ class JupyterServer:
         self.log.close()
 
 
+def expect(locator: Any) -> Any:
+    """Playwright's retrying assertions (imported, like the rest of Playwright, only when used)."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(locator)
+
+
 def write_notebook(path: Path, cells: list[str], kernel: str = "python3") -> None:
     import nbformat
 

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 import httpx
 import pytest
-from jupyter_browser import NotebookPage
+from jupyter_browser import NotebookPage, expect
 from jupyter_testbed import JupyterTestbed, NotebookFolder
 
 pytestmark = [
@@ -182,7 +182,7 @@ def test_cancel_button_cancels_the_job(page: NotebookPage) -> None:
     button.click()
     page.page.wait_for_selector(".gk-job[data-status='cancelled']", timeout=180_000)
     shot(page, "09-cancelled", "cancel")
-    assert page.cell(index("cancel")).locator("button.gk-cancel").count() == 0
+    expect(page.cell(index("cancel")).locator("button.gk-cancel")).to_have_count(0, timeout=60_000)  # gone just after the final card
 
 
 def test_job_as_last_line_becomes_a_playable_player(page: NotebookPage) -> None:
@@ -215,7 +215,7 @@ def test_cancel_during_a_blocking_wait_cancels_the_job(page: NotebookPage, lab: 
     shot(page, "14-blocking-wait-cancelled", "blocking")
     answer = httpx.get(f"{slow.base_url}/v1/videos/{job_id}", headers={"Authorization": f"Bearer {slow.api_key}"})
     assert answer.json()["status"] == "cancelled"
-    assert cell.locator("button.gk-cancel").count() == 0
+    expect(cell.locator("button.gk-cancel")).to_have_count(0, timeout=60_000)  # gone just after the final card
 
 
 ERROR_OUTPUT = (  # how JupyterLab marks an error output (drawn on its pale red error background)
@@ -251,7 +251,7 @@ def test_interrupting_a_wait_ends_the_cell_with_one_dim_line(page: NotebookPage,
     assert text.count("client.videos.retrieve(") == 1 and "retrieve(" in line  # the resume call, once, on the line
     assert "Stopped waiting here" in cell.locator(".gk-job").first.inner_text()
     assert "KeyboardInterrupt" not in text and "WaitInterrupted" not in text and "Traceback" not in text
-    assert cell.locator("button.gk-cancel").count() == 0
+    expect(cell.locator("button.gk-cancel")).to_have_count(0, timeout=60_000)  # gone just after the final card
     assert "the cell after the stop ran" not in page.output_text(index("after_interrupt"))
 
 

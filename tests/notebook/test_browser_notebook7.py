@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 import httpx
 import pytest
-from jupyter_browser import NotebookPage
+from jupyter_browser import NotebookPage, expect
 from jupyter_testbed import JupyterTestbed
 
 pytestmark = [
@@ -166,4 +166,4 @@ def test_cancel_during_a_blocking_wait_cancels_the_job(page: NotebookPage, slow:
     page.screenshot("notebook7-09-blocking-wait-cancelled", index("blocking"))
     answer = httpx.get(f"{slow.base_url}/v1/videos/{job_id}", headers={"Authorization": f"Bearer {slow.api_key}"})
     assert answer.json()["status"] == "cancelled"
-    assert cell.locator("button.gk-cancel").count() == 0
+    expect(cell.locator("button.gk-cancel")).to_have_count(0, timeout=60_000)  # gone just after the final card

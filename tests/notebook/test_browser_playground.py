@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 import nbformat
 import pytest
-from jupyter_browser import NotebookPage
+from jupyter_browser import NotebookPage, expect
 from jupyter_testbed import JupyterTestbed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -42,13 +42,6 @@ def page(jupyter_testbed: JupyterTestbed) -> Iterator[NotebookPage]:
             page.run_and_wait(PLAYGROUND)
             page.page.wait_for_selector(".gk-playground .gk-playground-run", timeout=180_000)
             yield page
-
-
-def expect(locator: Any) -> Any:
-    """Playwright's retrying assertions (imported here, like the rest of Playwright, only when used)."""
-    from playwright.sync_api import expect as playwright_expect
-
-    return playwright_expect(locator)
 
 
 def form(page: NotebookPage) -> Any:
