@@ -84,7 +84,7 @@ class DirectSpans:
         if not (tracer._tracer_config.is_enabled and self._processors_quiet(processor)):
             return None
         # From here on, Tracer.start_span's steps, in its order.
-        parent = trace_api.get_current_span().get_span_context()
+        parent: Optional[SpanContext] = trace_api.get_current_span().get_span_context()
         if parent is not None and type(parent) is not SpanContext:
             return None  # the SDK raises on anything but a SpanContext (and a subclass may be odd): let it
         ids = tracer.id_generator
@@ -128,7 +128,7 @@ class DirectSpans:
             if type(tracer) is not Tracer:
                 self._fixed = False
                 return False
-        fixed = (
+        fixed: Any = (
             tracer, getattr(tracer, "span_processor", None), getattr(tracer, "_span_limits", None),
             getattr(tracer, "_instrumentation_scope", None), getattr(tracer, "instrumentation_info", None),
             getattr(tracer, "_tracer_metrics", None),
