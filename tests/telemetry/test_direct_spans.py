@@ -4,6 +4,10 @@ SDK's ``start_span`` makes: the same requests, exported both ways, compared fiel
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
+import sys
+import textwrap
 from typing import Any, Callable, Iterator, Optional
 
 import httpx
@@ -215,3 +219,37 @@ def test_a_tracer_that_is_not_the_sdk_s_keeps_its_own_spans(client: gk.Client, c
         assert not [record for record in caplog.records if "telemetry failed" in record.getMessage()]
     finally:
         gk.uninstrument()
+
+
+def test_instrument_before_the_global_provider_is_set_gets_direct_spans_once_it_is(tmp_path: Any) -> None:
+    """gk.instrument() with no provider yet holds the API's ProxyTracer; once the global SDK provider is set,
+    the first request's start_span resolves it and the later ones are direct (its own process: the global
+    provider can be set once)."""
+    script = textwrap.dedent(
+        """
+        import gatewaykit as gk
+        from gatewaykit.client.core import observation
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        gk.instrument()
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        trace.set_tracer_provider(provider)
+        with gk.emulator.start(time_scale=0) as gateway:
+            with gk.Client(api_key=gateway.api_key, base_url=gateway.base_url, display=False) as client:
+                for _ in range(3):
+                    client.chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "hi"}])
+        print("DIRECT", observation.current.direct_spans_started)
+        print("SPANS", [span.name for span in exporter.get_finished_spans()])
+        """
+    )
+    environment = {**os.environ, "GATEWAYKIT_LEDGER_PATH": str(tmp_path / "l.sqlite")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, cwd=tmp_path,
+                          env=environment)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "DIRECT 2" in done.stdout, done.stdout
+    assert "SPANS ['chat chat-mini', 'chat chat-mini', 'chat chat-mini']" in done.stdout
