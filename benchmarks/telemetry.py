@@ -179,7 +179,8 @@ def measure(calls: int, rounds: int) -> None:
     if not direct.direct_spans_started or sdk.direct_spans_started:  # type: ignore[union-attr]
         raise SystemExit("the fast path was not taken where it should be (or taken where it should not)")
     print(f"buffered chat over MockTransport, {calls} calls x {rounds} rounds, {len(attributes)} span attributes,"
-          f" load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (medians of rounds; x = ratio to off)")  # fmt: skip
+          f" load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+          " (medians of rounds; x = the median of each round's ratio to off)")  # fmt: skip
     base = figures["tracing off"]
     for name, values in figures.items():
         report(name, values, base)

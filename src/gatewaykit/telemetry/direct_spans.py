@@ -220,7 +220,9 @@ class DirectSpan(trace_api.Span):
             if self._status.status_code is StatusCode.OK or status.status_code is StatusCode.UNSET:
                 return
             if description is not None:
-                logger.warning("Description %s ignored. Use either `Status` or `(StatusCode, Description)`", description)
+                logger.warning(
+                    "Description %s ignored. Use either `Status` or `(StatusCode, Description)`", description
+                )
             self._status = status
         elif isinstance(status, StatusCode):
             if self._status.status_code is StatusCode.OK or status is StatusCode.UNSET:
