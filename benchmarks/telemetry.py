@@ -1,20 +1,29 @@
 """Telemetry overhead (issue 33): a buffered chat over MockTransport with gk.instrument() off and on.
 
-One process, the two clients run in turn round by round (so machine noise hits both alike); the
+One process; every round runs each variant once, in a rotated order, each on a fresh client (a fresh
+ledger: rows kept from earlier runs would grow the heap a later run's garbage collection scans). The
 tracer is OpenTelemetry's SDK with a BatchSpanProcessor whose exporter drops the spans, and an SDK
-meter, as a team's set-up would have them. Prints µs per call (wall and this process's CPU) with
-tracing off, off plus one empty SDK span per call (the floor: no instrumentation can cost less
-than the SDK's cheapest span) and on, the ratios to off of each round's pair, and what the
-request metrics cost when the reader collects them (``telemetry/request_metrics.py``). Goal:
-tracing on costs at most 5% of a buffered chat; off costs nothing (with no observer a request
-pays one module-attribute read, ``client/core/observation.py``).
+meter, as a team's set-up would have them. Variants:
 
-Run: ``PYTHONPATH=src .venv/bin/python benchmarks/telemetry.py [--calls 2000] [--rounds 7] [--smoke]``
+- tracing off (no observer: one module-attribute read per request, ``client/core/observation.py``);
+- off plus one empty SDK span per call, and off plus an SDK span with the attributes ours carry
+  (what ``tracer.start_span(...).end()`` alone costs);
+- tracing on, SDK path: every request span through ``tracer.start_span`` (``direct_spans=False``);
+- tracing on, fast path: what ``gk.instrument()`` installs (``telemetry/direct_spans.py``: the SDK's
+  span built with its own steps and handed to the processor's ``on_end``).
+
+Prints per call wall time, this thread's CPU (what the request pays in the caller's thread) and the
+process's CPU (adds the batch processor's export thread), each as the median over rounds and as the
+median of each round's ratio to that round's "off"; and what the queued request metrics cost when a
+reader collects them (``telemetry/request_metrics.py``). Goal: tracing on at most x1.05.
+
+Run: ``PYTHONPATH=src .venv/bin/python benchmarks/telemetry.py [--calls 1000] [--rounds 5] [--repeats 3] [--smoke]``
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import time
@@ -67,37 +76,42 @@ def attributes_of_one_span(client: Any) -> dict[str, Any]:
     return dict(span.attributes or {})
 
 
-def per_call(call: Callable[[], Any], calls: int) -> tuple[float, float]:
-    """(wall µs, this process's CPU µs) per call: CPU time is what machine load disturbs least."""
-    wall, cpu = time.perf_counter(), time.process_time()
+def per_call(call: Callable[[], Any], calls: int) -> tuple[float, float, float]:
+    """(wall, this thread's CPU, this process's CPU) µs per call.
+
+    The caller thread's CPU is what a request pays in its own thread and what machine load disturbs
+    least; the process's CPU adds the batch processor's export thread (and anything else running).
+    """
+    wall, thread, process = time.perf_counter(), time.thread_time(), time.process_time()
     for _ in range(calls):
         call()
-    return (time.perf_counter() - wall) / calls * 1e6, (time.process_time() - cpu) / calls * 1e6
+    return (
+        (time.perf_counter() - wall) / calls * 1e6,
+        (time.thread_time() - thread) / calls * 1e6,
+        (time.process_time() - process) / calls * 1e6,
+    )
 
 
-def report(label: str, figures: list[tuple[float, float]], base: list[tuple[float, float]]) -> None:
-    walls, cpus = [wall for wall, _ in figures], [cpu for _, cpu in figures]
-    line = f"  {label:<22} wall best {min(walls):6.1f} median {statistics.median(walls):6.1f} µs"
-    line += f" | CPU best {min(cpus):6.1f} median {statistics.median(cpus):6.1f} µs"
-    if figures is not base:
-        ratios = [f[0] / b[0] for f, b in zip(figures, base)]  # the same round's pair: load hits both alike
-        cpu_ratios = [f[1] / b[1] for f, b in zip(figures, base)]
-        line += f" | x{statistics.median(ratios):.3f} wall, x{statistics.median(cpu_ratios):.3f} CPU (median of rounds)"
+def report(label: str, figures: list[tuple[float, ...]], base: list[tuple[float, ...]]) -> None:
+    line = f"  {label:<24}"
+    for index, name in enumerate(("wall", "thread CPU", "process CPU")):
+        values = [figure[index] for figure in figures]
+        line += f" | {name} {statistics.median(values):6.1f} µs"
+        if figures is not base:  # each round's pair: load hits both alike; the median of the rounds
+            ratios = [figure[index] / pair[index] for figure, pair in zip(figures, base)]
+            line += f" x{statistics.median(ratios):.3f}"
     print(line)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--smoke", action="store_true", help="a few calls: checks the script still runs")
-    args = parser.parse_args()
-    calls, rounds = (50, 2) if args.smoke else (args.calls, args.rounds)
-
+def measure(calls: int, rounds: int) -> None:
+    """One repeat: every variant, round by round, in this process."""
+    from opentelemetry import metrics, trace
     from opentelemetry.sdk.metrics import MeterProvider
     from opentelemetry.sdk.metrics.export import InMemoryMetricReader
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    from gatewaykit.telemetry.observer import GatewayTelemetry
 
     tracer_provider = TracerProvider()
     tracer_provider.add_span_processor(BatchSpanProcessor(DroppingExporter()))  # type: ignore[arg-type]
@@ -107,55 +121,88 @@ def main() -> None:
 
     transport = httpx.MockTransport(lambda request: httpx.Response(200, content=COMPLETION,
                                                                    headers={"content-type": "application/json"}))
-    client = gk.Client(api_key="sk-bf-bench-000000000000", base_url="http://gateway.bench", http_transport=transport,
-                       ledger=gk.Ledger(path=None), max_retries=0, display=False, validate=False)  # fmt: skip
 
-    def chat() -> Any:
-        return client.chat.completions.create(model="chat-mini", messages=MESSAGES)
+    def new_client() -> gk.Client:  # a fresh ledger per run: its rows grow the heap every later run would scan
+        return gk.Client(api_key="sk-bf-bench-000000000000", base_url="http://gateway.bench",
+                         http_transport=transport, ledger=gk.Ledger(path=None), max_retries=0, display=False,
+                         validate=False)  # fmt: skip
 
-    def chat_in_an_empty_span() -> Any:  # the floor: the SDK's cheapest span, no attributes, no metrics
-        bare_tracer.start_span("chat").end()
-        return chat()
-
-    attributes = attributes_of_one_span(client)
-
-    def chat_in_a_span_with_our_attributes() -> Any:  # what the SDK asks for a span with the attributes ours carry
-        bare_tracer.start_span("chat", attributes=attributes).end()
-        return chat()
-
+    attributes = attributes_of_one_span(new_client())
     gk.instrument(tracer_provider=tracer_provider, meter_provider=meter_provider)
-    on_observer = observation.current
+    direct = observation.current  # what gk.instrument() installs: request spans handed to the processor directly
     gk.uninstrument()
-    for _ in range(max(20, calls // 10)):  # warm both paths
-        chat()
-    off: list[tuple[float, float]] = []
-    on: list[tuple[float, float]] = []
-    floor: list[tuple[float, float]] = []
-    attributed: list[tuple[float, float]] = []
+    tracer = trace.get_tracer("gatewaykit", gk.__version__, tracer_provider=tracer_provider)
+    meter = metrics.get_meter("gatewaykit", gk.__version__, meter_provider=meter_provider)
+    sdk = GatewayTelemetry(tracer, meter, direct_spans=False)  # the same tracer, every span through start_span
+
+    def run(variant: str) -> tuple[float, float, float]:
+        client = new_client()
+
+        def chat() -> Any:
+            return client.chat.completions.create(model="chat-mini", messages=MESSAGES)
+
+        def chat_in_an_empty_span() -> Any:  # the SDK's cheapest span, no attributes, no metrics
+            bare_tracer.start_span("chat").end()
+            return chat()
+
+        def chat_in_a_span_with_our_attributes() -> Any:  # the SDK's span with the attributes ours carry
+            bare_tracer.start_span("chat", attributes=attributes).end()
+            return chat()
+
+        observer, call = {
+            "tracing off": (None, chat),
+            "off + empty SDK span": (None, chat_in_an_empty_span),
+            "off + SDK span, attrs": (None, chat_in_a_span_with_our_attributes),
+            "on, SDK path": (sdk, chat),
+            "on, fast path": (direct, chat),
+        }[variant]
+        observation.install(observer)
+        try:
+            for _ in range(max(20, calls // 20)):  # warm this client
+                call()
+            gc.collect()
+            return per_call(call, calls)
+        finally:
+            observation.install(None)
+            client.close()
+
+    figures: dict[str, list[tuple[float, float, float]]] = {name: [] for name in VARIANTS}
     collect: list[float] = []
-    for _ in range(rounds):
-        observation.install(None)
-        off.append(per_call(chat, calls))
-        floor.append(per_call(chat_in_an_empty_span, calls))
-        attributed.append(per_call(chat_in_a_span_with_our_attributes, calls))
-        observation.install(on_observer)
-        on.append(per_call(chat, calls))
+    for round_number in range(rounds):
+        turn = round_number % len(VARIANTS)  # each round starts with another variant: drift hits all alike
+        for variant in VARIANTS[turn:] + VARIANTS[:turn]:
+            figures[variant].append(run(variant))
         started = time.process_time()
         reader.get_metrics_data()  # a reader's collection: the queued request metrics are recorded here
-        collect.append((time.process_time() - started) / calls * 1e6)
-    observation.install(None)
+        collect.append((time.process_time() - started) / calls / 2 * 1e6)
     tracer_provider.shutdown()
-    print(f"buffered chat over MockTransport, {calls} calls x {rounds} rounds, load average {os.getloadavg()[0]:.2f}"
-          f" on {os.cpu_count()} CPUs")  # fmt: skip
-    report("tracing off", off, off)
-    report("off + one empty span", floor, off)
-    report(f"off + span, {len(attributes)} attrs", attributed, off)
-    report("tracing on", on, off)
-    print(f"  metrics recorded at collection: CPU best {min(collect):.1f} median {statistics.median(collect):.1f} µs"
-          " per request (in the reader's collection, not on the request)")  # fmt: skip
-    print("  goal: tracing on at most x1.05; the floor is the SDK's empty span")
-    if not (min(off)[0] > 0 and min(on)[0] > 0):
-        raise SystemExit("no figures")
+    if not direct.direct_spans_started or sdk.direct_spans_started:  # type: ignore[union-attr]
+        raise SystemExit("the fast path was not taken where it should be (or taken where it should not)")
+    print(f"buffered chat over MockTransport, {calls} calls x {rounds} rounds, {len(attributes)} span attributes,"
+          f" load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+          " (medians of rounds; x = the median of each round's ratio to off)")  # fmt: skip
+    base = figures["tracing off"]
+    for name, values in figures.items():
+        report(name, values, base)
+    print(f"  metrics recorded at collection: process CPU median {statistics.median(collect):.1f} µs per request"
+          " (in the reader's collection, not on the request)")  # fmt: skip
+
+
+VARIANTS = ("tracing off", "off + empty SDK span", "off + SDK span, attrs", "on, SDK path", "on, fast path")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--smoke", action="store_true", help="a few calls: checks the script still runs")
+    args = parser.parse_args()
+    calls, rounds, repeats = (50, 2, 1) if args.smoke else (args.calls, args.rounds, args.repeats)
+    for repeat in range(repeats):
+        print(f"repeat {repeat + 1} of {repeats}")
+        measure(calls, rounds)
+    print("  goal: tracing on at most x1.05 of off")
 
 
 if __name__ == "__main__":

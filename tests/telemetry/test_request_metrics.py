@@ -82,3 +82,15 @@ def test_uninstrument_records_what_is_queued(client: gk.Client) -> None:
         gk.uninstrument()
     assert len(queue) == 0
     assert names.DURATION_METRIC in _metric_names(reader)
+
+
+def test_a_second_instrument_on_the_same_meter_is_still_collected(traces: Any, client: gk.Client) -> None:
+    """gk.instrument() again with the same providers: the SDK keeps the first feed instrument's callback,
+    and the new observer's queue is fed through it, not left until 4096 requests or uninstrument()."""
+    client.chat.completions.create(model="chat-mini", messages=CHAT)
+    gk.instrument(tracer_provider=traces.tracer_provider, meter_provider=traces.meter_provider)
+    client.chat.completions.create(model="chat-mini", messages=CHAT)
+    queue = observation.current._metrics._queue  # type: ignore[union-attr]
+    assert len(queue) == 1
+    (duration,) = traces.metric_points(names.DURATION_METRIC)
+    assert duration.count == 2 and len(queue) == 0

@@ -18,6 +18,7 @@ from typing import Any, Optional
 from opentelemetry.trace import SpanKind
 
 from gatewaykit.telemetry import names as n
+from gatewaykit.telemetry.direct_spans import DirectSpans
 from gatewaykit.telemetry.request_metrics import RequestMetrics
 from gatewaykit.telemetry.span_attributes import (
     captured_input, cost_of, error_type_of, mark_error, request_attributes, response_attributes, server_of, token_counts,
@@ -55,8 +56,14 @@ class _Running:
 class GatewayTelemetry:
     """A :class:`gatewaykit.client.core.observation.RequestObserver` over a tracer and a meter."""
 
-    def __init__(self, tracer: Any, meter: Any, *, capture_content: bool = False, propagate_context: bool = True):
+    def __init__(
+        self, tracer: Any, meter: Any, *, capture_content: bool = False, propagate_context: bool = True,
+        direct_spans: bool = True,
+    ) -> None:  # fmt: skip
         self._tracer = tracer
+        # the SDK's span built without start_span where nothing could tell (direct_spans.py); False: always start_span
+        self._direct = DirectSpans(tracer) if direct_spans else None
+        self.direct_spans_started = 0  # how many request spans took that path (the benchmark and tests read it)
         self._capture = capture_content
         self._headers = TraceHeaders() if propagate_context else None
         self._jobs: dict[str, _Running] = {}
@@ -75,7 +82,13 @@ class GatewayTelemetry:
         attributes = {**attributes, **request_attributes(body)}
         if self._capture:
             attributes.update(captured_input(body))
-        span = self._tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
+        span = None
+        if self._direct is not None and recording.kind not in _JOB_KINDS:  # a job's span stays the SDK's own
+            span = self._direct.start(name, SpanKind.CLIENT, attributes)
+            if span is not None:
+                self.direct_spans_started += 1
+        if span is None:
+            span = self._tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
         recording.observed = _Running(span, time.perf_counter(), metric_attributes, self)
         if self._headers is not None:
             carrier = self._headers.headers_for(span)

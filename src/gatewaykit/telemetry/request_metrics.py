@@ -21,6 +21,7 @@ the SDK's exemplars still point at the request.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import deque
 from typing import Any, Iterable, Optional
 
@@ -50,11 +51,7 @@ class RequestMetrics:
         self._cost = meter.create_counter(
             n.COST_METRIC, unit="USD", description="What the gateway charged (or the ledger estimated), in USD"
         )
-        meter.create_observable_gauge(
-            n.METRICS_FEED,
-            callbacks=[self._collected],
-            description="Reports nothing: feeds gatewaykit's queued request metrics to a collecting reader",
-        )
+        _feed_of(meter).add(self)
 
     def add(
         self,
@@ -89,6 +86,39 @@ class RequestMetrics:
                 if cost:
                     self._cost.add(cost, {**attributes, n.COST_SOURCE: source or "none"}, context=context)
 
-    def _collected(self, options: Any) -> Iterable[Any]:
-        self.flush()
-        return ()
+
+
+# meter -> the RequestMetrics its feed instrument flushes. The SDK registers an instrument name once per
+# meter and keeps the first registration's callbacks, so a later gk.instrument() on the same meter joins
+# the feed the first one registered instead of registering a callback the SDK would ignore.
+_feeds: "weakref.WeakKeyDictionary[Any, weakref.WeakSet[RequestMetrics]]" = weakref.WeakKeyDictionary()
+_feeds_lock = threading.Lock()
+
+
+def _feed_of(meter: Any) -> "weakref.WeakSet[RequestMetrics]":
+    """The set of queues ``meter``'s feed instrument flushes when a reader collects (registered once)."""
+    with _feeds_lock:
+        try:
+            fed = _feeds.get(meter)
+        except TypeError:  # a meter that cannot be weakly referenced: a feed of its own each time
+            fed = None
+        else:
+            if fed is not None:
+                return fed
+        fed = weakref.WeakSet()
+
+        def collected(options: Any) -> Iterable[Any]:
+            for metrics in list(fed):
+                metrics.flush()
+            return ()
+
+        meter.create_observable_gauge(
+            n.METRICS_FEED,
+            callbacks=[collected],
+            description="Reports nothing: feeds gatewaykit's queued request metrics to a collecting reader",
+        )
+        try:
+            _feeds[meter] = fed
+        except TypeError:
+            pass
+        return fed
