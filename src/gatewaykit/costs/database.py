@@ -223,7 +223,7 @@ class LedgerDatabase:
 
         ``sqlite3`` binds an exact ``int``, ``float`` or ``str`` as it is, but looks every other
         value (``None``, ``True``) up in its adapter registry first, about 0.3 us each with the
-        GIL held: most of a chat row's 41 values are ``None``. ``None`` is bound as NaN, which
+        GIL held: about half of a chat row's 41 values are ``None``. ``None`` is bound as NaN, which
         SQLite stores as NULL (it has no NaN; a NaN bound is a NULL), and a boolean as 0 or 1 (as
         ``sqlite3`` stored it). Read back (``_row``), both are what they were.
         """
