@@ -132,6 +132,43 @@ def test_batch_writes_every_row_at_its_end(tmp_path, records):
     assert len(other) == 100 and other.total_cost == pytest.approx(1.0)
 
 
+def test_missing_values_and_flags_read_back_as_they_were_recorded(tmp_path, records):
+    """None is bound as NaN and True/False as 1/0 (sqlite3 binds those without its adapter lookup):
+    another ledger reads back None, True, False and the numbers exactly, and the file holds NULLs."""
+    import sqlite3
+
+    from gatewaykit.costs.database_store import flush_path
+
+    path = tmp_path / "ledger.sqlite"
+    ledger = Ledger(path=path)
+    with ledger.tag("lesson-1"):
+        ledger.record(records.chat_ok(cost=0.5, offline=True, base_url="http://gateway.test"))
+    ledger.record(CostRecord("chat.stream", "chat-mini", "interrupted", error_message="dropped"))  # charged None
+    ledger.record(records.http_error())  # charged False, every cost None
+    ledger.record(records.image_ok(images=None, request={"n": 2, "size": "1024x1024"}))  # pricing kept
+    ledger.record(CostRecord("chat", None, "ok", usage={"prompt_tokens": 3, "cost": {"total_cost": 0.0}}))
+    flush_path(path)
+    written = [(row.charged, row.offline, row.model) for row in ledger._book.rows]
+
+    reader = Ledger(path=path)
+    assert len(reader) == 5
+    for mine, theirs in zip(ledger._book.rows, reader._book.rows):
+        assert theirs == mine
+        for name in ("charged", "offline", "total_cost", "prompt_tokens", "model", "http_status", "pricing", "tags"):
+            assert type(getattr(theirs, name)) is type(getattr(mine, name)), name
+    assert [(row.charged, row.offline, row.model) for row in reader._book.rows] == written == [
+        (True, True, "chat-mini"), (None, False, "chat-mini"), (False, False, "chat-mini"),
+        (True, False, "image-pixels"), (True, False, None),
+    ]  # fmt: skip
+    with sqlite3.connect(path) as conn:
+        types = conn.execute(
+            "SELECT typeof(charged), typeof(offline), typeof(key_id), typeof(error_code), typeof(pricing) "
+            "FROM rows ORDER BY seq"
+        ).fetchall()
+    assert types[1] == ("null", "integer", "null", "null", "null")  # NULL, never a stored NaN
+    assert types[0][:2] == ("integer", "integer") and types[3][4] == "text"
+
+
 def test_an_in_memory_ledger_pickles_its_rows(records):
     """pickle round-trip of a memory ledger keeps rows, tags, budget and a pending job."""
     ledger = Ledger(path=None, budget=5.0, prices={"video-tiers": {"per_second": 0.1}})
