@@ -76,6 +76,7 @@ TERMINAL_STATES = FINISHED_STATES  # the one finished set (types/jobs.py)
 # The breakdown fields of ``usage.cost`` (every field of the Cost type but the total).
 COST_FIELDS = tuple(name for name in Cost.model_fields if name != "total_cost")
 # Request fields kept (privately, never as columns) so a job can be priced when it completes.
+_INFINITY = math.inf
 PRICING_FIELDS = ("n", "duration", "seconds", "generate_audio", "resolution", "quality", "size")
 
 
@@ -139,6 +140,14 @@ class LedgerRow:
 _ALL_FIELDS = tuple(f.name for f in fields(LedgerRow))
 _ALL_FIELD_SET = frozenset(_ALL_FIELDS)
 COLUMNS = tuple(name for name in _ALL_FIELDS if name != "pricing")
+_NO_AMOUNTS = (None,) * len(COST_FIELDS)
+# row_from_record passes the columns up to ``host`` by position, in this order:
+assert _ALL_FIELDS[: _ALL_FIELDS.index("host") + 1] == (
+    "time", "kind", "model", "status", "id", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens",
+    "total_tokens", "images", "seconds", "total_cost", *COST_FIELDS, "cost_source", "charged", "latency", "attempts",
+    "http_status", "error_code", "error_type", "error_message", "tags", "offline", "finished_time", "note", "session",
+    "host",
+), "LedgerRow's columns moved: row_from_record passes them by position"  # fmt: skip
 
 
 def _number(value: Any) -> Optional[float]:
@@ -155,6 +164,8 @@ def _number(value: Any) -> Optional[float]:
 
 def valid_amount(value: Any) -> Optional[float]:
     """``value`` as USD when it is a finite number >= 0, else None (NaN, infinity, negative: no amount)."""
+    if value.__class__ is float:  # the usual amount: one comparison (NaN and infinity fail it)
+        return value if 0.0 <= value < _INFINITY else None
     number = _number(value)
     if number is None or not math.isfinite(number) or number < 0:
         return None
@@ -193,7 +204,38 @@ def _pricing_fields(request: Optional[dict[str, Any]]) -> Optional[dict]:
 
 def row_from_record(record: CostRecord, tags: tuple = (), session: Optional[str] = None) -> LedgerRow:
     """Flatten a record into a row; the ledger settles ``cost_source`` from its status."""
-    # Model, kind and status repeat on every row: intern them so rows share one string each.
+    # One constructor call with every column in LedgerRow's order (this runs once per request, in the
+    # caller's thread): the usage's columns are read first. Model, kind and status repeat on every row:
+    # intern them so rows share one string each.
+    prompt_tokens = completion_tokens = reasoning_tokens = cached_tokens = total_tokens = None
+    total_cost = note = None
+    cost_source = NONE
+    amounts: Any = _NO_AMOUNTS
+    usage = record.usage
+    if usage:
+        get = usage.get
+        prompt_tokens = _integer(get("prompt_tokens"))
+        completion_tokens = _integer(get("completion_tokens"))
+        total_tokens = _integer(get("total_tokens"))
+        completion_details = get("completion_tokens_details")
+        if completion_details:
+            reasoning_tokens = _integer(completion_details.get("reasoning_tokens"))
+        prompt_details = get("prompt_tokens_details")
+        if prompt_details:
+            cached = prompt_details.get("cached_tokens")
+            if cached is None:
+                cached = prompt_details.get("cached_read_tokens")
+            cached_tokens = _integer(cached)
+        cost = get("cost")
+        if cost:
+            reported = cost.get("total_cost")
+            total_cost = valid_amount(reported)
+            if total_cost is not None:
+                cost_source = REPORTED
+            elif reported is not None:
+                note = invalid_amount_note(reported)
+            cost_get = cost.get
+            amounts = [None if (value := cost_get(name)) is None else valid_amount(value) for name in COST_FIELDS]
     model = record.model
     row = LedgerRow(
         float(record.time),
@@ -201,46 +243,30 @@ def row_from_record(record: CostRecord, tags: tuple = (), session: Optional[str]
         _intern(model) if model.__class__ is str else model,
         _intern(str(record.status)),
         record.id,
-        images=record.images,
-        seconds=_number(record.seconds),
-        latency=record.latency,
-        attempts=record.attempts,
-        http_status=record.http_status,
-        error_code=record.error_code,
-        error_type=record.error_type,
-        error_message=record.error_message,
-        tags=tags,
-        offline=bool(record.offline),
-        session=session,
-        host=host_of(getattr(record, "base_url", None)),
+        prompt_tokens,
+        completion_tokens,
+        reasoning_tokens,
+        cached_tokens,
+        total_tokens,
+        record.images,
+        _number(record.seconds),
+        total_cost,
+        *amounts,  # COST_FIELDS, in LedgerRow's order (checked below the class)
+        cost_source,
+        False,  # charged: settled by the ledger
+        record.latency,
+        record.attempts,
+        record.http_status,
+        record.error_code,
+        record.error_type,
+        record.error_message,
+        tags,
+        bool(record.offline),
+        None,  # finished_time
+        note,
+        session,
+        host_of(getattr(record, "base_url", None)),
     )
-    usage = record.usage
-    if usage:
-        get = usage.get
-        row.prompt_tokens = _integer(get("prompt_tokens"))
-        row.completion_tokens = _integer(get("completion_tokens"))
-        row.total_tokens = _integer(get("total_tokens"))
-        completion_details = get("completion_tokens_details")
-        if completion_details:
-            row.reasoning_tokens = _integer(completion_details.get("reasoning_tokens"))
-        prompt_details = get("prompt_tokens_details")
-        if prompt_details:
-            cached = prompt_details.get("cached_tokens")
-            if cached is None:
-                cached = prompt_details.get("cached_read_tokens")
-            row.cached_tokens = _integer(cached)
-        cost = get("cost")
-        if cost:
-            reported = cost.get("total_cost")
-            row.total_cost = valid_amount(reported)
-            if row.total_cost is not None:
-                row.cost_source = REPORTED
-            elif reported is not None:
-                row.note = invalid_amount_note(reported)
-            for name in COST_FIELDS:
-                value = cost.get(name)
-                if value is not None:
-                    setattr(row, name, valid_amount(value))
     if getattr(record, "cached", False):
         saved = row.total_cost
         for name in COST_FIELDS:

@@ -28,6 +28,7 @@ from gatewaykit.client.core.grading_switches import current_switches, shared_cas
 from gatewaykit.costs.catalog_prices import CatalogPrices
 from gatewaykit.costs.pricing import PriceTable, PriceTableWarning
 from gatewaykit.costs.quotes import Quote
+import gatewaykit.costs as costs_package  # its ``ledger``: the process-wide Ledger, made when first read
 from gatewaykit.error_text import mask_url, remember_secret, remember_url_secret
 from gatewaykit.errors import ConfigurationError, GatewayError, error_from_response
 from gatewaykit.types import Model, ModelList
@@ -191,11 +192,10 @@ class BaseClient:
     @property
     def ledger(self) -> Any:
         """The ledger this client records into (by default the process-wide ``gatewaykit.ledger``)."""
-        if self._options.ledger is not None:
-            return self._options.ledger
-        from gatewaykit.costs import ledger
-
-        return ledger
+        ledger = self._options.ledger
+        if ledger is not None:
+            return ledger
+        return costs_package.ledger  # read on every call (twice per request): an attribute, not an import statement
 
     def __reduce__(self) -> Any:
         """Pickles as its settings, the API key included (see :mod:`gatewaykit.client.core.pickling`)."""

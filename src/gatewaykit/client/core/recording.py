@@ -27,6 +27,18 @@ logger = logging.getLogger("gatewaykit")
 _BULKY = frozenset({"messages", "tools", "prompt", "lyrics_prompt", "input_reference", "logit_bias", "image"})
 
 
+_CostRecord: Any = None  # gatewaykit.costs.records.CostRecord, once the first row is written
+
+
+def _cost_record_type() -> Any:
+    """The record type, imported with the first row (the costs package is not loaded on import), then kept."""
+    global _CostRecord
+    from gatewaykit.costs.records import CostRecord
+
+    _CostRecord = CostRecord
+    return CostRecord
+
+
 def request_summary(body: dict[str, Any]) -> dict[str, Any]:
     """The request's parameters as the ledger keeps them: no messages, prompts or media."""
     return {key: value for key, value in body.items() if key not in _BULKY}
@@ -171,9 +183,7 @@ class Recording:
         if record_method is None:
             self._observe(status, fields, None)
             return
-        from gatewaykit.costs.records import CostRecord  # the costs package loads with the first row, not on import
-
-        record: CostRecord = CostRecord(
+        record: CostRecord = (_CostRecord or _cost_record_type())(
             kind=self.kind,
             model=self.model,
             status=status,
