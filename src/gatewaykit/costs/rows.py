@@ -141,10 +141,11 @@ _ALL_FIELDS = tuple(f.name for f in fields(LedgerRow))
 _ALL_FIELD_SET = frozenset(_ALL_FIELDS)
 COLUMNS = tuple(name for name in _ALL_FIELDS if name != "pricing")
 _NO_AMOUNTS = (None,) * len(COST_FIELDS)
-# row_from_record passes the columns up to ``host`` by position, in this order:
+# row_from_record passes the columns up to ``host`` by position, in this order (COST_FIELDS as six names):
 assert _ALL_FIELDS[: _ALL_FIELDS.index("host") + 1] == (
     "time", "kind", "model", "status", "id", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens",
-    "total_tokens", "images", "seconds", "total_cost", *COST_FIELDS, "cost_source", "charged", "latency", "attempts",
+    "total_tokens", "images", "seconds", "total_cost", "input_tokens_cost", "output_tokens_cost",
+    "reasoning_tokens_cost", "citation_tokens_cost", "search_queries_cost", "request_cost", "cost_source", "charged", "latency", "attempts",
     "http_status", "error_code", "error_type", "error_message", "tags", "offline", "finished_time", "note", "session",
     "host",
 ), "LedgerRow's columns moved: row_from_record passes them by position"  # fmt: skip
@@ -236,6 +237,7 @@ def row_from_record(record: CostRecord, tags: tuple = (), session: Optional[str]
                 note = invalid_amount_note(reported)
             cost_get = cost.get
             amounts = [None if (value := cost_get(name)) is None else valid_amount(value) for name in COST_FIELDS]
+    input_cost, output_cost, reasoning_cost, citation_cost, search_cost, request_cost = amounts  # COST_FIELDS
     model = record.model
     row = LedgerRow(
         float(record.time),
@@ -251,7 +253,12 @@ def row_from_record(record: CostRecord, tags: tuple = (), session: Optional[str]
         record.images,
         _number(record.seconds),
         total_cost,
-        *amounts,  # COST_FIELDS, in LedgerRow's order (checked below the class)
+        input_cost,
+        output_cost,
+        reasoning_cost,
+        citation_cost,
+        search_cost,
+        request_cost,
         cost_source,
         False,  # charged: settled by the ledger
         record.latency,
