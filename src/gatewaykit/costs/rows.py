@@ -142,13 +142,15 @@ _ALL_FIELD_SET = frozenset(_ALL_FIELDS)
 COLUMNS = tuple(name for name in _ALL_FIELDS if name != "pricing")
 _NO_AMOUNTS = (None,) * len(COST_FIELDS)
 # row_from_record passes the columns up to ``host`` by position, in this order (COST_FIELDS as six names):
-assert _ALL_FIELDS[: _ALL_FIELDS.index("host") + 1] == (
+_POSITIONAL = (
     "time", "kind", "model", "status", "id", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens",
     "total_tokens", "images", "seconds", "total_cost", "input_tokens_cost", "output_tokens_cost",
-    "reasoning_tokens_cost", "citation_tokens_cost", "search_queries_cost", "request_cost", "cost_source", "charged", "latency", "attempts",
-    "http_status", "error_code", "error_type", "error_message", "tags", "offline", "finished_time", "note", "session",
-    "host",
-), "LedgerRow's columns moved: row_from_record passes them by position"  # fmt: skip
+    "reasoning_tokens_cost", "citation_tokens_cost", "search_queries_cost", "request_cost", "cost_source", "charged",
+    "latency", "attempts", "http_status", "error_code", "error_type", "error_message", "tags", "offline",
+    "finished_time", "note", "session", "host",
+)  # fmt: skip
+if _ALL_FIELDS[: len(_POSITIONAL)] != _POSITIONAL or COST_FIELDS != _POSITIONAL[13:19]:
+    raise ImportError("LedgerRow's columns or Cost's fields changed: row_from_record passes them by position")
 
 
 def _number(value: Any) -> Optional[float]:
