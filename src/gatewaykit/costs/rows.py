@@ -76,7 +76,6 @@ TERMINAL_STATES = FINISHED_STATES  # the one finished set (types/jobs.py)
 # The breakdown fields of ``usage.cost`` (every field of the Cost type but the total).
 COST_FIELDS = tuple(name for name in Cost.model_fields if name != "total_cost")
 # Request fields kept (privately, never as columns) so a job can be priced when it completes.
-_INFINITY = math.inf
 PRICING_FIELDS = ("n", "duration", "seconds", "generate_audio", "resolution", "quality", "size")
 
 
@@ -140,17 +139,7 @@ class LedgerRow:
 _ALL_FIELDS = tuple(f.name for f in fields(LedgerRow))
 _ALL_FIELD_SET = frozenset(_ALL_FIELDS)
 COLUMNS = tuple(name for name in _ALL_FIELDS if name != "pricing")
-_NO_AMOUNTS = (None,) * len(COST_FIELDS)
-# row_from_record passes the columns up to ``host`` by position, in this order (COST_FIELDS as six names):
-_POSITIONAL = (
-    "time", "kind", "model", "status", "id", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens",
-    "total_tokens", "images", "seconds", "total_cost", "input_tokens_cost", "output_tokens_cost",
-    "reasoning_tokens_cost", "citation_tokens_cost", "search_queries_cost", "request_cost", "cost_source", "charged",
-    "latency", "attempts", "http_status", "error_code", "error_type", "error_message", "tags", "offline",
-    "finished_time", "note", "session", "host",
-)  # fmt: skip
-if _ALL_FIELDS[: len(_POSITIONAL)] != _POSITIONAL or COST_FIELDS != _POSITIONAL[13:19]:
-    raise ImportError("LedgerRow's columns or Cost's fields changed: row_from_record passes them by position")
+_NO_AMOUNTS: dict[str, Optional[float]] = {}  # a usage without a cost breakdown
 
 
 def _number(value: Any) -> Optional[float]:
@@ -168,7 +157,7 @@ def _number(value: Any) -> Optional[float]:
 def valid_amount(value: Any) -> Optional[float]:
     """``value`` as USD when it is a finite number >= 0, else None (NaN, infinity, negative: no amount)."""
     if value.__class__ is float:  # the usual amount: one comparison (NaN and infinity fail it)
-        return value if 0.0 <= value < _INFINITY else None
+        return value if 0.0 <= value < math.inf else None
     number = _number(value)
     if number is None or not math.isfinite(number) or number < 0:
         return None
@@ -207,13 +196,12 @@ def _pricing_fields(request: Optional[dict[str, Any]]) -> Optional[dict]:
 
 def row_from_record(record: CostRecord, tags: tuple = (), session: Optional[str] = None) -> LedgerRow:
     """Flatten a record into a row; the ledger settles ``cost_source`` from its status."""
-    # One constructor call with every column in LedgerRow's order (this runs once per request, in the
-    # caller's thread): the usage's columns are read first. Model, kind and status repeat on every row:
-    # intern them so rows share one string each.
+    # One constructor call (this runs once per request, in the caller's thread): the usage's columns
+    # are read first. Model, kind and status repeat on every row: intern them so rows share one string each.
     prompt_tokens = completion_tokens = reasoning_tokens = cached_tokens = total_tokens = None
     total_cost = note = None
     cost_source = NONE
-    amounts: Any = _NO_AMOUNTS
+    amounts = _NO_AMOUNTS
     usage = record.usage
     if usage:
         get = usage.get
@@ -237,44 +225,35 @@ def row_from_record(record: CostRecord, tags: tuple = (), session: Optional[str]
                 cost_source = REPORTED
             elif reported is not None:
                 note = invalid_amount_note(reported)
-            cost_get = cost.get
-            amounts = [None if (value := cost_get(name)) is None else valid_amount(value) for name in COST_FIELDS]
-    input_cost, output_cost, reasoning_cost, citation_cost, search_cost, request_cost = amounts  # COST_FIELDS
+            amounts = {name: valid_amount(value) for name in COST_FIELDS if (value := cost.get(name)) is not None}
     model = record.model
     row = LedgerRow(
-        float(record.time),
-        _intern(str(record.kind)),
-        _intern(model) if model.__class__ is str else model,
-        _intern(str(record.status)),
-        record.id,
-        prompt_tokens,
-        completion_tokens,
-        reasoning_tokens,
-        cached_tokens,
-        total_tokens,
-        record.images,
-        _number(record.seconds),
-        total_cost,
-        input_cost,
-        output_cost,
-        reasoning_cost,
-        citation_cost,
-        search_cost,
-        request_cost,
-        cost_source,
-        False,  # charged: settled by the ledger
-        record.latency,
-        record.attempts,
-        record.http_status,
-        record.error_code,
-        record.error_type,
-        record.error_message,
-        tags,
-        bool(record.offline),
-        None,  # finished_time
-        note,
-        session,
-        host_of(getattr(record, "base_url", None)),
+        time=float(record.time),
+        kind=_intern(str(record.kind)),
+        model=_intern(model) if model.__class__ is str else model,
+        status=_intern(str(record.status)),
+        id=record.id,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        reasoning_tokens=reasoning_tokens,
+        cached_tokens=cached_tokens,
+        total_tokens=total_tokens,
+        images=record.images,
+        seconds=_number(record.seconds),
+        total_cost=total_cost,
+        cost_source=cost_source,
+        latency=record.latency,
+        attempts=record.attempts,
+        http_status=record.http_status,
+        error_code=record.error_code,
+        error_type=record.error_type,
+        error_message=record.error_message,
+        tags=tags,
+        offline=bool(record.offline),
+        note=note,
+        session=session,
+        host=host_of(getattr(record, "base_url", None)),
+        **amounts,  # the cost breakdown the gateway reported (COST_FIELDS)
     )
     if getattr(record, "cached", False):
         saved = row.total_cost
