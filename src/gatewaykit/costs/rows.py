@@ -139,7 +139,7 @@ class LedgerRow:
 _ALL_FIELDS = tuple(f.name for f in fields(LedgerRow))
 _ALL_FIELD_SET = frozenset(_ALL_FIELDS)
 COLUMNS = tuple(name for name in _ALL_FIELDS if name != "pricing")
-_NO_AMOUNTS: dict[str, Optional[float]] = {}  # a usage without a cost breakdown
+_NO_AMOUNTS: dict[str, Any] = {}  # a usage without a cost breakdown
 
 
 def _number(value: Any) -> Optional[float]:
@@ -201,7 +201,7 @@ def row_from_record(record: CostRecord, tags: tuple = (), session: Optional[str]
     prompt_tokens = completion_tokens = reasoning_tokens = cached_tokens = total_tokens = None
     total_cost = note = None
     cost_source = NONE
-    amounts = _NO_AMOUNTS
+    amounts: dict[str, Any] = _NO_AMOUNTS
     usage = record.usage
     if usage:
         get = usage.get
