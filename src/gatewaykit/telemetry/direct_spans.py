@@ -269,9 +269,6 @@ class DirectSpan(trace_api.Span):
         if self._end_time is None:
             self._name = name
 
-    def add_link(self, context: SpanContext, attributes: Any = None) -> None:
-        logger.warning("gatewaykit: a link added to a request's span is not kept")
-
     def record_exception(
         self, exception: BaseException, attributes: Any = None, timestamp: Optional[int] = None, escaped: bool = False
     ) -> None:

@@ -87,7 +87,6 @@ class RequestMetrics:
                     self._cost.add(cost, {**attributes, n.COST_SOURCE: source or "none"}, context=context)
 
 
-
 # meter -> the RequestMetrics its feed instrument flushes. The SDK registers an instrument name once per
 # meter and keeps the first registration's callbacks, so a later gk.instrument() on the same meter joins
 # the feed the first one registered instead of registering a callback the SDK would ignore.
