@@ -86,6 +86,49 @@ def _with_content(response: httpx.Response, content: bytes) -> httpx.Response:
     return response
 
 
+class _NoCookies(httpx.Cookies):
+    """The cookie jar of the client's own httpx client, which files nothing.
+
+    ``httpx.Client.send`` files every answer's ``Set-Cookie`` in its client's jar, wrapping each
+    answer in a ``urllib`` request and response to do so (about 20 us a request, a sixth of a
+    buffered chat over ``httpx.MockTransport``; ``benchmarks/client_overhead.py``). Only
+    ``Client.build_request`` would ever send that jar, and this module builds its requests itself
+    (``_build``), so nothing filed there was ever sent: filing nothing changes nothing on the wire
+    (``tests/client/test_http_cookies.py``).
+    """
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        return None
+
+
+class _Client(httpx.Client):
+    """``httpx.Client`` whose cookie jar files nothing (:class:`_NoCookies`)."""
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        return self._no_cookies
+
+    @cookies.setter
+    def cookies(self, cookies: Any) -> None:  # (httpx's own constructor does not set it; nothing else does)
+        pass
+
+    _no_cookies = _NoCookies()
+
+
+class _AsyncClient(httpx.AsyncClient):
+    """``httpx.AsyncClient`` whose cookie jar files nothing (:class:`_NoCookies`)."""
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        return self._no_cookies
+
+    @cookies.setter
+    def cookies(self, cookies: Any) -> None:
+        pass
+
+    _no_cookies = _NoCookies()
+
+
 class _TransportBase:
     def __init__(
         self, base_url: str, headers: dict[str, str], timeout: Any, max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
@@ -165,7 +208,7 @@ class SyncTransport(_TransportBase):
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         super().__init__(base_url, headers, timeout, max_response_bytes)
-        self._client = httpx.Client(transport=http_transport, follow_redirects=False, timeout=make_timeout(timeout))
+        self._client = _Client(transport=http_transport, follow_redirects=False, timeout=make_timeout(timeout))
 
     def send(self, request: ApiRequest) -> Any:
         try:
@@ -217,7 +260,7 @@ class AsyncTransport(_TransportBase):
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         super().__init__(base_url, headers, timeout, max_response_bytes)
-        self._client = httpx.AsyncClient(
+        self._client = _AsyncClient(
             transport=http_transport, follow_redirects=False, timeout=make_timeout(timeout)
         )
 
