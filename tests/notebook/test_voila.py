@@ -135,8 +135,12 @@ def test_the_chat_box_streams_an_answer_in_voila(tmp_path: Path) -> None:
                 page.keyboard.type("And a queue again?")
                 send.click()
                 expect(page.locator(".gk-chat-box .gk-chat-user")).to_have_count(2, timeout=90_000)
-                expect(box).to_contain_text("conversation $", timeout=90_000)
+                page.wait_for_function(  # the second answer whole (Send comes back only after it)
+                    "() => (document.querySelector('.gk-chat-box').innerText.match(/Part 29:/g) || []).length === 2",
+                    timeout=90_000,
+                )
                 expect(send).to_be_enabled(timeout=90_000)
+                expect(box).to_contain_text("conversation $", timeout=90_000)
                 assert box.inner_text().count("Part 29:") == 2
                 page.screenshot(path=str(artifacts / "voila-chat-box.png"))
             finally:

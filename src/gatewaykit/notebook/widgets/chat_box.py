@@ -152,12 +152,14 @@ class ChatUI:
             return
         from gatewaykit.notebook.chat_views.chat_view import _user_html
 
+        # Send off and Stop on before the question shows: the browser applies widget changes in the
+        # order they are sent, so no one sees (or clicks) the new turn with Send still enabled.
+        w["send"].disabled, w["stop"].disabled = True, False
         w["pending"] = _user_html(text)
         w["steps"] = ""
         w["live"].value = w["pending"] + '<div style="opacity:.6"><em>…</em></div>'
         if clear_input:  # (Enter already cleared it in the browser)
             w["input"].value = ""
-        w["send"].disabled, w["stop"].disabled = True, False
         self._status("")
 
     def _show_live(self, text: str) -> None:
