@@ -101,8 +101,10 @@ class _NoCookies(httpx.Cookies):
         return None
 
 
-class _Client(httpx.Client):
-    """``httpx.Client`` whose cookie jar files nothing (:class:`_NoCookies`)."""
+class _FilingNoCookies:
+    """Mixed in before ``httpx.Client`` / ``httpx.AsyncClient``: their ``cookies`` is a :class:`_NoCookies`."""
+
+    _no_cookies = _NoCookies()
 
     @property
     def cookies(self) -> httpx.Cookies:
@@ -112,21 +114,13 @@ class _Client(httpx.Client):
     def cookies(self, cookies: Any) -> None:  # (httpx's own constructor does not set it; nothing else does)
         pass
 
-    _no_cookies = _NoCookies()
+
+class _Client(_FilingNoCookies, httpx.Client):
+    """``httpx.Client`` whose cookie jar files nothing."""
 
 
-class _AsyncClient(httpx.AsyncClient):
-    """``httpx.AsyncClient`` whose cookie jar files nothing (:class:`_NoCookies`)."""
-
-    @property
-    def cookies(self) -> httpx.Cookies:
-        return self._no_cookies
-
-    @cookies.setter
-    def cookies(self, cookies: Any) -> None:
-        pass
-
-    _no_cookies = _NoCookies()
+class _AsyncClient(_FilingNoCookies, httpx.AsyncClient):
+    """``httpx.AsyncClient`` whose cookie jar files nothing."""
 
 
 class _TransportBase:
