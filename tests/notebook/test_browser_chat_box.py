@@ -99,8 +99,12 @@ def test_send_then_stop_keeps_the_partial_answer(page: NotebookPage) -> None:
     page.page.keyboard.type("A long answer please")
     _box(page).get_by_role("button", name="Send").click()
     _wait_for(lambda: "Paragraph 1:" in _box(page).inner_text(), "the long answer to start streaming")
+    stop = _box(page).get_by_role("button", name="Stop")
+    where = stop.bounding_box()
+    _wait_for(lambda: "Paragraph 3:" in _box(page).inner_text(), "more of the answer")
+    assert stop.bounding_box() == where, "Stop moved while the answer streamed (a click on it can be lost)"
     page.screenshot("mid-stream", cell=1)
-    _box(page).get_by_role("button", name="Stop").click()
+    stop.click()
     _wait_for(lambda: "stopped" in _box(page).inner_text(), "the turn to be marked stopped")
     page.screenshot("stopped", cell=1)
     text = _box(page).inner_text()

@@ -26,6 +26,11 @@ from gatewaykit.notebook.chat_views.chat_view import BoxTurnView, ChatBoxDisplay
 __all__ = ["ChatUI", "chat_ui"]
 
 _IMAGE_FORMATS = ("PNG", "JPEG", "WEBP", "GIF")
+# The conversation (transcript and the streaming answer) scrolls inside the box past this height, kept at
+# its newest line (a column-reverse flex box stays scrolled to its end as it grows, with no script). While
+# an answer streams the area is this high from the start, so the buttons under it stand still: a Stop
+# pressed while lines arrive is not lost to a button that moved between mouse down and mouse up.
+_CONVERSATION_HEIGHT = "460px"
 
 
 class _ThroughBox:
@@ -155,6 +160,7 @@ class ChatUI:
         # Send off and Stop on before the question shows: the browser applies widget changes in the
         # order they are sent, so no one sees (or clicks) the new turn with Send still enabled.
         w["send"].disabled, w["stop"].disabled = True, False
+        w["conversation"].layout.height = _CONVERSATION_HEIGHT  # the buttons stay where they are until the end
         w["pending"] = _user_html(text)
         w["steps"] = ""
         w["live"].value = w["pending"] + '<div style="opacity:.6"><em>…</em></div>'
@@ -209,6 +215,7 @@ class ChatUI:
         if not keep_live:
             w["live"].value = ""
         w["totals"].value = self._totals_html()
+        w["conversation"].layout.height = None  # as high as the conversation again (up to the limit)
         w["send"].disabled, w["stop"].disabled = False, True
         self._show_budget()
         self._fit_picker()
@@ -314,7 +321,12 @@ class ChatUI:
         attach.layout.display = None if self._is_vision(self.session.model) else "none"
         attach.observe(self._attached, names="value")
         controls = widgets.HBox([send, stop, undo, reset, attach])
-        box = widgets.VBox([widgets.HBox([picker, w["totals"]]), widgets.HBox([budget, budget_label]), w["transcript"], w["live"], entry, controls,
+        w["conversation"] = conversation = widgets.Box(
+            [widgets.VBox([w["transcript"], w["live"]], layout=widgets.Layout(flex="0 0 auto"))],
+            layout=widgets.Layout(flex_flow="column-reverse", overflow="auto", max_height=_CONVERSATION_HEIGHT),
+        )
+        conversation.add_class("gk-chat-conversation")
+        box = widgets.VBox([widgets.HBox([picker, w["totals"]]), widgets.HBox([budget, budget_label]), conversation, entry, controls,
                             w["status"]], layout=widgets.Layout(width="100%"))  # fmt: skip
         box.add_class("gk-chat-box")
         self._refresh()
