@@ -85,10 +85,13 @@ def test_stop_keeps_the_partial_answer_and_says_so(paced: Any) -> None:
         ui._widgets = {"box": None, **{k: v for k, v in _fake_widgets().items()}}
         ui.send(LONG, wait=False)
         _wait_for(lambda: len(ui._widgets["live"].value) > 400, "the answer to start streaming")
+        conversation = ui._widgets["conversation"].layout
+        assert conversation.height == conversation.max_height  # full height while it streams: the buttons stand still
         ui.stop()
         assert ui._worker is not None
         ui._worker.join(timeout=60)
         assert not ui._worker.is_alive()
+        assert conversation.height is None  # as high as the conversation again
         turn = ui.session.turns[-1]
         partial = turn.reply.choices[0].message.content
         assert partial and len(partial) < 3000
@@ -107,7 +110,8 @@ def _fake_widgets() -> dict[str, Any]:
     names = ("transcript", "live", "status", "totals")
     made: dict[str, Any] = {name: widgets.HTML() for name in names}
     made.update(input=widgets.Textarea(), send=widgets.Button(), stop=widgets.Button(),
-                budget=widgets.FloatProgress(), pending="", steps="")  # fmt: skip
+                budget=widgets.FloatProgress(), pending="", steps="",
+                conversation=widgets.Box(layout=widgets.Layout(max_height="460px")))  # fmt: skip
     return made
 
 
