@@ -90,7 +90,7 @@ class _NoCookies(httpx.Cookies):
     """The cookie jar of the client's own httpx client, which files nothing.
 
     ``httpx.Client.send`` files every answer's ``Set-Cookie`` in its client's jar, wrapping each
-    answer in a ``urllib`` request and response to do so (about 20 us a request, a sixth of a
+    answer in a ``urllib`` request and response to do so (23 to 28 us a request, about a fifth of a
     buffered chat over ``httpx.MockTransport``; ``benchmarks/client_overhead.py``). Only
     ``Client.build_request`` would ever send that jar, and this module builds its requests itself
     (``_build``), so nothing filed there was ever sent: filing nothing changes nothing on the wire
