@@ -2,8 +2,8 @@
 
 One process; every round runs each variant once, in a rotated order, each on a fresh client (a fresh
 ledger: rows kept from earlier runs would grow the heap a later run's garbage collection scans). The
-tracer is OpenTelemetry's SDK with a BatchSpanProcessor whose exporter drops the spans, and an SDK
-meter, as a team's set-up would have them. Variants:
+tracer is OpenTelemetry's SDK with a BatchSpanProcessor whose exporter reads every span (as an encoder
+would) and sends nowhere, and an SDK meter, as a team's set-up would have them. Variants:
 
 - tracing off (no observer: one module-attribute read per request, ``client/core/observation.py``);
 - off plus one empty SDK span per call, and off plus an SDK span with the attributes ours carry
@@ -42,12 +42,18 @@ COMPLETION = (
 MESSAGES = [{"role": "user", "content": "Say hello"}]
 
 
-class DroppingExporter:
-    """A span exporter that sends nowhere (what the processor does is still paid)."""
+class ReadingExporter:
+    """A span exporter that reads each span as an exporter's encoder does, then sends nowhere.
+
+    Reading matters: a request span's last attributes are worked out when first read (``DirectSpan``), in
+    the batch processor's export thread; an exporter that never read them would hide that work."""
 
     def export(self, spans: Sequence[Any]) -> Any:
         from opentelemetry.sdk.trace.export import SpanExportResult
 
+        for span in spans:
+            (span.name, span.context, span.parent, span.kind, span.status, span.start_time, span.end_time,
+             dict(span.attributes or {}), list(span.events), list(span.links), span.resource, span.dropped_attributes)  # fmt: skip
         return SpanExportResult.SUCCESS
 
     def shutdown(self) -> None:
@@ -76,20 +82,20 @@ def attributes_of_one_span(client: Any) -> dict[str, Any]:
     return dict(span.attributes or {})
 
 
-def per_call(call: Callable[[], Any], calls: int) -> tuple[float, float, float]:
+def per_call(call: Callable[[], Any], calls: int, settle: Callable[[], Any]) -> tuple[float, float, float]:
     """(wall, this thread's CPU, this process's CPU) µs per call.
 
     The caller thread's CPU is what a request pays in its own thread and what machine load disturbs
-    least; the process's CPU adds the batch processor's export thread (and anything else running).
+    least; the process's CPU adds the batch processor's export thread, up to ``settle()`` (the
+    provider's ``force_flush``: the spans of these calls still queued are exported and counted here).
     """
     wall, thread, process = time.perf_counter(), time.thread_time(), time.process_time()
     for _ in range(calls):
         call()
-    return (
-        (time.perf_counter() - wall) / calls * 1e6,
-        (time.thread_time() - thread) / calls * 1e6,
-        (time.process_time() - process) / calls * 1e6,
-    )
+    wall, thread = time.perf_counter() - wall, time.thread_time() - thread
+    settle()
+    process = time.process_time() - process
+    return wall / calls * 1e6, thread / calls * 1e6, process / calls * 1e6
 
 
 def report(label: str, figures: list[tuple[float, ...]], base: list[tuple[float, ...]]) -> None:
@@ -114,7 +120,7 @@ def measure(calls: int, rounds: int) -> None:
     from gatewaykit.telemetry.observer import GatewayTelemetry
 
     tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(BatchSpanProcessor(DroppingExporter()))  # type: ignore[arg-type]
+    tracer_provider.add_span_processor(BatchSpanProcessor(ReadingExporter()))  # type: ignore[arg-type]
     reader = InMemoryMetricReader()
     meter_provider = MeterProvider(metric_readers=[reader])
     bare_tracer = tracer_provider.get_tracer("floor")
@@ -160,8 +166,9 @@ def measure(calls: int, rounds: int) -> None:
         try:
             for _ in range(max(20, calls // 20)):  # warm this client
                 call()
+            tracer_provider.force_flush()  # the warm-up's spans exported before the clock starts
             gc.collect()
-            return per_call(call, calls)
+            return per_call(call, calls, tracer_provider.force_flush)
         finally:
             observation.install(None)
             client.close()
