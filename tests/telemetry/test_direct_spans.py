@@ -22,10 +22,11 @@ from opentelemetry import metrics, trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import SpanLimits, SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState
 
 CHAT = [{"role": "user", "content": "Name three rivers"}]
 _VARYING = frozenset({"gen_ai.response.id"})  # the gateway draws a new id per answer
@@ -46,10 +47,12 @@ class HeaderLog(httpx.HTTPTransport):
 class Run:
     """One provider set up as a configuration says, the client it traces, and what they produced."""
 
-    def __init__(self, emulator: Any, make_provider: Callable[[], TracerProvider], capture: bool) -> None:
+    def __init__(
+        self, emulator: Any, make_provider: Callable[[], TracerProvider], capture: bool, processor: type
+    ) -> None:  # fmt: skip
         self.exporter = InMemorySpanExporter()
         self.provider = make_provider()
-        self.provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+        self.provider.add_span_processor(processor(self.exporter))
         self.meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
         self.headers = HeaderLog()
         self.client = gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, display=False,
@@ -74,6 +77,11 @@ def _requests(run: Run) -> None:
                            prompt="a lighthouse at dusk")  # fmt: skip
     with run.provider.get_tracer("the user's code").start_as_current_span("user work"):
         client.chat.completions.create(model="chat-mini", messages=CHAT)
+    for flags in (TraceFlags.SAMPLED, TraceFlags.DEFAULT):  # a caller's trace from outside: sampled or not
+        outside = SpanContext(0x5CA1AB1E, 0xFEED, is_remote=True, trace_flags=TraceFlags(flags),
+                              trace_state=TraceState([("vendor", "kept")]))  # fmt: skip
+        with trace.use_span(NonRecordingSpan(outside)):
+            client.chat.completions.create(model="chat-mini", messages=CHAT)
     ask = lambda prompt: client.chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": prompt}])  # noqa: E731
     client.map(ask, ["one", "two"], concurrency=1)
     with pytest.raises(gk.InsufficientQuotaError):
@@ -104,6 +112,7 @@ def _traced(run: Run, direct: bool) -> GatewayTelemetry:
 
 def _exported(run: Run) -> list[dict[str, Any]]:
     """Every exported span with what identifies it replaced by its relations (parent, trace, header sent)."""
+    run.provider.force_flush()  # a batch processor's queue: exported (and read) now
     spans = run.exporter.get_finished_spans()
     position = {span.context.span_id: index for index, span in enumerate(spans)}
     sent = [header for header in run.headers.traceparents if header is not None]
@@ -112,7 +121,7 @@ def _exported(run: Run) -> list[dict[str, Any]]:
         context, parent = span.context, span.parent
         header = "00-%032x-%016x-%02x" % (context.trace_id, context.span_id, context.trace_flags)
         described.append({
-            "type": type(span).__name__, "name": span.name, "kind": span.kind,
+            "readable": isinstance(span, ReadableSpan), "name": span.name, "kind": span.kind,
             "parent": None if parent is None else position.get(parent.span_id, "outside"),
             "in the parent's trace": parent is None or parent.trace_id == context.trace_id,
             "parent remote": None if parent is None else parent.is_remote,
@@ -133,18 +142,23 @@ def _limited() -> TracerProvider:
 
 
 CONFIGURATIONS = {
-    "the SDK's defaults": (TracerProvider, False),
-    "a resource and captured content": (lambda: TracerProvider(resource=Resource.create({"service.name": "lab"})), True),
-    "span limits that cut": (_limited, True),
-    "a value length limit": (lambda: TracerProvider(span_limits=SpanLimits(max_span_attribute_length=4)), True),
-    "a sampler that drops every span": (lambda: TracerProvider(sampler=ALWAYS_OFF), False),
+    "the SDK's defaults": (TracerProvider, False, SimpleSpanProcessor),
+    "a batch processor": (TracerProvider, True, BatchSpanProcessor),  # spans read in its export thread
+    "a resource and captured content": (
+        lambda: TracerProvider(resource=Resource.create({"service.name": "lab"})), True, SimpleSpanProcessor
+    ),
+    "span limits that cut": (_limited, True, SimpleSpanProcessor),
+    "a value length limit": (
+        lambda: TracerProvider(span_limits=SpanLimits(max_span_attribute_length=4)), True, SimpleSpanProcessor
+    ),
+    "a sampler that drops every span": (lambda: TracerProvider(sampler=ALWAYS_OFF), False, SimpleSpanProcessor),
 }
 
 
 @pytest.fixture
 def runs(emulator: Any, request: Any) -> Iterator[tuple[Run, Run]]:
-    make_provider, capture = CONFIGURATIONS[request.param]
-    pair = (Run(emulator, make_provider, capture), Run(emulator, make_provider, capture))
+    make_provider, capture, processor = CONFIGURATIONS[request.param]
+    pair = (Run(emulator, make_provider, capture, processor), Run(emulator, make_provider, capture, processor))
     yield pair
     for run in pair:
         run.close()
@@ -157,7 +171,7 @@ def test_direct_spans_export_what_start_span_exports(runs: tuple[Run, Run]) -> N
     direct_run, sdk_run = runs
     direct = _traced(direct_run, direct=True)
     sdk = _traced(sdk_run, direct=False)
-    assert direct.direct_spans_started == 8 and sdk.direct_spans_started == 0  # each took the way it should
+    assert direct.direct_spans_started == 10 and sdk.direct_spans_started == 0  # each took the way it should
     mine, theirs = _exported(direct_run), _exported(sdk_run)
     assert mine == theirs
     assert len(direct_run.headers.traceparents) == len(sdk_run.headers.traceparents)
@@ -165,7 +179,9 @@ def test_direct_spans_export_what_start_span_exports(runs: tuple[Run, Run]) -> N
         assert mine == [] and direct_run.headers.traceparents[-1].endswith("-02")  # sent, not sampled
     else:
         clients = [span for span in mine if span.get("kind") == trace.SpanKind.CLIENT]
-        assert len(clients) == 8 and all(span["its traceparent was sent"] for span in clients)
+        assert len(clients) == 9 and all(span["its traceparent was sent"] for span in clients)
+        outside = [span for span in clients if span["parent remote"]]  # the sampled one; the other is not exported
+        assert len(outside) == 1 and "vendor" in outside[0]["trace state"] and outside[0]["flags"] & 1
         assert any(span["status"][0] == trace.StatusCode.ERROR for span in clients)
         assert any(span["parent"] == "outside" or isinstance(span["parent"], int) for span in clients)
 
@@ -231,7 +247,7 @@ def test_instrument_before_the_global_provider_is_set_gets_direct_spans_once_it_
         from gatewaykit.client.core import observation
         from opentelemetry import trace
         from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
         from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
         gk.instrument()
@@ -253,3 +269,101 @@ def test_instrument_before_the_global_provider_is_set_gets_direct_spans_once_it_
     assert done.returncode == 0, done.stderr[-3000:]
     assert "DIRECT 2" in done.stdout, done.stdout
     assert "SPANS ['chat chat-mini', 'chat chat-mini', 'chat chat-mini']" in done.stdout
+
+
+def _cost_points(reader: InMemoryMetricReader) -> float:
+    data = reader.get_metrics_data()
+    return sum(
+        point.value
+        for resource in (data.resource_metrics if data else ())
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        if metric.name == "gatewaykit.client.cost"
+        for point in metric.data.data_points
+    )
+
+
+def test_an_answer_s_values_are_worked_out_by_whichever_reads_them_first(client: gk.Client) -> None:
+    """Behind a batch processor a chat's span is queued before its answer's values (tokens, cost) are
+    worked out; the metrics' collection reads them first here, the exporter after, and both get them."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=600_000))
+    reader = InMemoryMetricReader()
+    gk.instrument(tracer_provider=provider, meter_provider=MeterProvider(metric_readers=[reader]))
+    try:
+        answers = [client.chat.completions.create(model="chat-mini", messages=CHAT) for _ in range(3)]
+        assert exporter.get_finished_spans() == ()  # queued in the processor, not exported yet
+        charged = sum(answer.usage.cost.total_cost for answer in answers)
+        assert _cost_points(reader) == pytest.approx(charged, abs=1e-9)
+        provider.force_flush()
+        spans = exporter.get_finished_spans()
+        assert [span.name for span in spans] == ["chat chat-mini"] * 3
+        assert sum(span.attributes["gen_ai.usage.cost.amount"] for span in spans) == pytest.approx(charged, abs=1e-9)
+        for span, answer in zip(spans, answers):
+            assert span.attributes["gen_ai.usage.output_tokens"] == answer.usage.completion_tokens
+            assert span.attributes["gen_ai.response.id"] == answer.id
+    finally:
+        gk.uninstrument()
+        provider.shutdown()
+
+
+def test_last_attributes_that_fail_are_logged_and_the_span_still_exported(caplog: Any) -> None:
+    """What ``end_later`` is given runs wherever the span is first read (an exporter's thread): if it fails,
+    the span goes out with the attributes it had, and the failure is logged."""
+    from gatewaykit.telemetry.direct_spans import DirectSpans
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    span = DirectSpans(provider.get_tracer("test")).start("chat m", trace.SpanKind.CLIENT, {"gen_ai.request.model": "m"})
+    span.set_attributes({"gatewaykit.status": "ok"})
+    with caplog.at_level(logging.ERROR, logger="gatewaykit"):
+        span.end_later(lambda: {"gen_ai.usage.cost.amount": 1 / 0})
+    (exported,) = exporter.get_finished_spans()
+    assert dict(exported.attributes) == {"gen_ai.request.model": "m", "gatewaykit.status": "ok"}
+    assert "could not be worked out" in caplog.text and "ZeroDivisionError" in caplog.text
+    span.set_attributes({"late": 1})  # an ended span takes nothing more, as the SDK's
+    assert "late" not in exported.attributes
+
+
+def _reaches(start: Any, target: Any, limit: int = 20_000) -> bool:
+    """Whether ``target`` can be reached from ``start`` through references (breadth first, ``limit`` objects)."""
+    import gc
+
+    seen, frontier = {id(start)}, [start]
+    while frontier and len(seen) < limit:
+        following = []
+        for each in frontier:
+            for referent in gc.get_referents(each):
+                if referent is target:
+                    return True
+                if id(referent) not in seen and not isinstance(referent, type):
+                    seen.add(id(referent))
+                    following.append(referent)
+        frontier = following
+    return False
+
+
+def test_a_queued_span_does_not_hold_the_answer(client: gk.Client) -> None:
+    """A span waiting in a batch processor's queue keeps what it will say of the answer (model, id, finish
+    reasons), not the answer itself: a run of images is not held in memory until the next export."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    processor = BatchSpanProcessor(exporter, schedule_delay_millis=600_000)
+    provider.add_span_processor(processor)
+    gk.instrument(tracer_provider=provider, meter_provider=MeterProvider(metric_readers=[InMemoryMetricReader()]))
+    try:
+        image = client.images.generate(model=client.models.pick("image"), prompt="a lighthouse at dusk")
+        chat = client.chat.completions.create(model="chat-mini", messages=CHAT)
+        queued = list(processor._batch_processor._queue)  # the SDK's queue: what waits for the export thread
+        assert len(queued) == 2
+        assert not any(_reaches(span, answer) for span in queued for answer in (image, chat))
+        assert not _reaches(observation.current, image)  # nor do the queued metrics
+        provider.force_flush()
+        spans = {span.name.split()[0]: span for span in exporter.get_finished_spans()}
+        assert spans["chat"].attributes["gen_ai.response.id"] == chat.id
+        assert spans["chat"].attributes["gen_ai.response.finish_reasons"] == ("stop",)
+    finally:
+        gk.uninstrument()
+        provider.shutdown()

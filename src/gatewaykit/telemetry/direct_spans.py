@@ -5,10 +5,13 @@ OpenTelemetry's SDK spends about 15 µs (no attributes) to 25 µs (ours) of the 
 ``on_start`` round through every processor, a second span object for ``on_end``. A request's span
 here is built with the SDK's own steps and no more: the parent from the current context, the ids
 from the provider's id generator, the provider's sampler asked through ``should_sample`` (its
-decision, attributes and trace state used as the SDK uses them), the tracer's resource and
-instrumentation scope; when it ends, one ``ReadableSpan`` goes to the processors' ``on_end``.
-What reaches an exporter is the span the SDK would have made (``tests/telemetry/test_direct_spans.py``
-exports both and compares them).
+decision, attributes and trace state used as the SDK uses them; the SDK's default sampler,
+``ParentBased(ALWAYS_ON)``, answered here as it answers), the tracer's resource and
+instrumentation scope; when it ends, the span itself, a ``ReadableSpan`` nothing changes any more,
+goes to the processors' ``on_end``. Its attributes are cleaned when first read, and the answer's
+(tokens, cost, finish reasons) are worked out then too (:meth:`DirectSpan.end_later`): behind a
+batch processor, in its export thread, not in the request's. What reaches an exporter is the span
+the SDK would have made (``tests/telemetry/test_direct_spans.py`` exports both and compares them).
 
 Only where nothing else could notice the difference (checked on every request, a few attribute
 reads); anything else keeps the SDK's ``start_span`` (``observer.py``):
@@ -34,7 +37,7 @@ import threading
 import traceback
 from time import time_ns
 from types import MappingProxyType
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from opentelemetry import trace as trace_api
 from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
@@ -47,19 +50,25 @@ _MOST_OWN_ATTRIBUTES = 64  # more than a request's span ever carries (about 30 w
 _PLAIN = frozenset({str, int, float, bool, bytes, type(None)})  # values the SDK's cleaner returns unchanged
 _SEQUENCES = frozenset({list, tuple})
 _KEYS = frozenset({str})
-_SAMPLED = TraceFlags(TraceFlags.SAMPLED)
-_NOT_SAMPLED = TraceFlags(TraceFlags.DEFAULT)
+_FLAGS = {  # (sampled, random trace id) -> the span's trace flags, as Tracer.start_span makes them
+    (sampled, random): TraceFlags((TraceFlags.SAMPLED if sampled else TraceFlags.DEFAULT)
+                                  | (TraceFlags.RANDOM_TRACE_ID if random else 0))
+    for sampled in (False, True) for random in (False, True)
+}  # fmt: skip
 _UNSET = Status(StatusCode.UNSET)
 
 try:  # the SDK's pieces; without any of them this path stays off
     from opentelemetry.attributes import BoundedAttributes, _clean_attribute_value
     from opentelemetry.sdk.trace import Event, ReadableSpan, SynchronousMultiSpanProcessor, Tracer
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+    from opentelemetry.sdk.trace.sampling import DEFAULT_ON as _DEFAULT_SAMPLER
+    from opentelemetry.sdk.trace.sampling import Decision
     from opentelemetry.sdk.util import BoundedList
 
     _QUIET_PROCESSORS: frozenset[type] = frozenset({BatchSpanProcessor, SimpleSpanProcessor})
 except ImportError:  # pragma: no cover - an SDK without them, or only the API installed
     Tracer = None  # type: ignore[assignment,misc]
+    _DEFAULT_SAMPLER = None  # type: ignore[assignment]
     _QUIET_PROCESSORS = frozenset()
 
 
@@ -95,19 +104,24 @@ class DirectSpans:
         else:
             trace_id = parent.trace_id
             random_trace_id = parent.trace_flags.random_trace_id
-        sampling = tracer.sampler.should_sample(None, trace_id, name, kind, attributes, ())
-        decision = sampling.decision
-        flags = _SAMPLED if decision.is_sampled() else _NOT_SAMPLED
-        if random_trace_id:
-            flags = TraceFlags(flags | TraceFlags.RANDOM_TRACE_ID)
-        context = SpanContext(
-            trace_id, ids.generate_span_id(), is_remote=False, trace_flags=flags, trace_state=sampling.trace_state
-        )
+        sampler = tracer.sampler
+        if sampler is _DEFAULT_SAMPLER:  # ParentBased(ALWAYS_ON): its answer, without its two context look-ups
+            if parent is None or parent.trace_flags.sampled:
+                decision, span_attributes = Decision.RECORD_AND_SAMPLE, attributes
+            else:
+                decision, span_attributes = Decision.DROP, None
+            trace_state = None if parent is None else parent.trace_state
+        else:
+            sampling = sampler.should_sample(None, trace_id, name, kind, attributes, ())
+            decision, span_attributes, trace_state = sampling.decision, sampling.attributes, sampling.trace_state
+        flags = _FLAGS[decision.is_sampled(), bool(random_trace_id)]
+        context = SpanContext(trace_id, ids.generate_span_id(), is_remote=False, trace_flags=flags,
+                              trace_state=trace_state)  # fmt: skip
         record_end_metrics = tracer_metrics.start_span(parent, decision)
         if not decision.is_recording():
             return NonRecordingSpan(context=context)
         return DirectSpan(
-            name, context, parent, kind, tracer.resource, scope, info, sampling.attributes, limits, processor,
+            name, context, parent, kind, tracer.resource, scope, info, span_attributes, limits, processor,
             record_end_metrics,
         )  # fmt: skip
 
@@ -149,51 +163,67 @@ class DirectSpans:
         return self._quiet
 
 
-class DirectSpan(trace_api.Span):
-    """A recording span with the SDK ``Span``'s behaviour for what a request's span is asked; one
-    ``ReadableSpan`` to the processors' ``on_end`` when it ends."""
+class DirectSpan(trace_api.Span, ReadableSpan):
+    """A recording span with the SDK ``Span``'s behaviour for what a request's span is asked, and the
+    ``ReadableSpan`` the processors' ``on_end`` gets when it ends (itself: nothing changes it once ended).
+
+    Its attributes are kept as they are given (the start's, each ``set_attributes``, and at most one
+    :meth:`end_later` callable) and worked into the SDK's cleaned mapping the first time anything reads
+    them: an exporter, in the batch processor's thread, or the metrics' collection. What they come to is
+    what setting them in that order would have made; a request pays for none of the cleaning. With a
+    count limit a request could reach, the SDK's ``BoundedAttributes`` take each value as it comes.
+    """
 
     __slots__ = (
-        "_name", "_context", "_parent", "_kind", "_resource", "_scope", "_info", "_attributes", "_limits",
-        "_processor", "_record_end_metrics", "_status", "_events", "_start_time", "_end_time", "_lock",
+        "_name", "_context", "_parent", "_kind", "_resource", "_instrumentation_scope", "_instrumentation_info",
+        "_limits", "_processor", "_record_end_metrics", "_status", "_events", "_links", "_start_time", "_end_time",
+        "_lock", "_given", "_store",
     )  # fmt: skip
 
     def __init__(
         self, name: str, context: SpanContext, parent: Optional[SpanContext], kind: SpanKind, resource: Any,
-        scope: Any, info: Any, attributes: Mapping[str, Any], limits: Any, processor: Any, record_end_metrics: Any,
+        scope: Any, info: Any, attributes: Optional[Mapping[str, Any]], limits: Any, processor: Any,
+        record_end_metrics: Any,
     ) -> None:  # fmt: skip
         self._name = name
         self._context = context
         self._parent = parent
         self._kind = kind
         self._resource = resource
-        self._scope = scope
-        self._info = info
+        self._instrumentation_scope = scope
+        self._instrumentation_info = info
         self._limits = limits
         self._processor = processor
         self._record_end_metrics = record_end_metrics
         self._status = _UNSET
         self._events: Any = ()
+        self._links = ()
         self._end_time: Optional[int] = None
         self._lock = threading.Lock()
+        self._given: Any = [attributes] if attributes else []  # what was set, in order, not yet worked in
+        self._store: Any = None  # the cleaned attributes once worked out
         count_limit = limits.max_span_attributes
-        if count_limit is not None and len(attributes) + _MOST_OWN_ATTRIBUTES > count_limit:
+        if count_limit is not None and len(attributes or ()) + _MOST_OWN_ATTRIBUTES > count_limit:
             # a limit a request could reach: the SDK's own container, which drops the oldest as it does
-            self._attributes: Any = BoundedAttributes(
+            self._store = BoundedAttributes(
                 count_limit, attributes, immutable=False, max_value_len=limits.max_span_attribute_length
             )
-        else:
-            self._attributes = {}
-            if attributes:
-                self._set(attributes)
+            self._given = None
         self._start_time = time_ns()
 
     # -- what the observer asks of a span ------------------------------------------------------------
     def get_span_context(self) -> SpanContext:
-        return self._context
+        return self._context  # type: ignore[return-value]  # always set here (ReadableSpan's may be None)
 
     def is_recording(self) -> bool:
         return self._end_time is None
+
+    @property  # what ReadableSpan's properties, to_json and exporters read (theirs is a plain attribute)
+    def _attributes(self) -> Any:  # type: ignore[override]
+        if self._given:
+            self._work_in()
+        store = self._store
+        return {} if store is None else store
 
     @property
     def attributes(self) -> Mapping[str, Any]:
@@ -204,10 +234,10 @@ class DirectSpan(trace_api.Span):
             if self._end_time is not None:
                 logger.warning("Setting attribute on ended span.")
                 return
-            if type(self._attributes) is dict:
-                self._set(attributes)
+            if self._given is None:
+                self._store._set_items(attributes)
             else:
-                self._attributes._set_items(attributes)
+                self._given.append(dict(attributes))  # the caller's mapping may change after this call
 
     def set_attribute(self, key: str, value: Any) -> None:
         self.set_attributes({key: value})
@@ -247,22 +277,43 @@ class DirectSpan(trace_api.Span):
             self._events.append(event)
 
     def end(self, end_time: Optional[int] = None) -> None:
+        self._end(None, end_time)
+
+    def end_later(self, last_attributes: Callable[[], Mapping[str, Any]]) -> None:
+        """End now; ``last_attributes()`` (the answer's values) is set last, when the attributes are first read.
+
+        It must give the same values whenever it is called, and not fail (a failure is logged and its values
+        left out): it may run in an exporter's thread."""
+        self._end(last_attributes, None)
+
+    def _end(self, last_attributes: Optional[Callable[[], Mapping[str, Any]]], end_time: Optional[int]) -> None:
         with self._lock:
             if self._end_time is not None:
                 logger.warning("Calling end() on an ended span.")
                 return
             self._end_time = end_time if end_time is not None else time_ns()
-            if type(self._attributes) is not dict:
-                self._attributes._immutable = True
+            if self._given is None:  # the SDK's container: its values now, then frozen, as the SDK does
+                if last_attributes is not None:
+                    self._store._set_items(_values_of(last_attributes))
+                self._store._immutable = True
+            elif last_attributes is not None:
+                self._given.append(last_attributes)
         self._record_end_metrics()
-        self._processor.on_end(
-            ReadableSpan(
-                name=self._name, context=self._context, parent=self._parent, resource=self._resource,
-                attributes=self._attributes, events=self._events, kind=self._kind, status=self._status,
-                start_time=self._start_time, end_time=self._end_time, instrumentation_info=self._info,
-                instrumentation_scope=self._scope,
-            )
-        )  # fmt: skip
+        self._processor.on_end(self)
+
+    def _work_in(self) -> None:
+        """Clean what was given into the store, in the order it was given (once; from any thread)."""
+        with self._lock:
+            given = self._given
+            if not given:
+                return
+            if self._store is None:
+                self._store = {}
+            for each in given:
+                self._set(_values_of(each) if callable(each) else each)
+            if self._end_time is not None and type(self._store) is not dict:
+                self._store._immutable = True  # ended: frozen, as the SDK's is
+            self._given = []  # only now: a reader that saw it non-empty waits on the lock, then reads it all
 
     # -- the rest of the Span API (a request's span is not asked these; kept correct all the same) -----
     def update_name(self, name: str) -> None:
@@ -284,7 +335,10 @@ class DirectSpan(trace_api.Span):
     # -- the SDK's cleaning of attribute values ------------------------------------------------------
     def _set(self, attributes: Mapping[str, Any]) -> None:
         """``BoundedAttributes._set_items`` without a count limit: values cleaned, a key set again moves last."""
-        store = self._attributes
+        store = self._store
+        if type(store) is not dict:  # the SDK's container
+            store._set_items(attributes)
+            return
         max_length = self._limits.max_span_attribute_length
         if (
             max_length is None and _PLAIN.issuperset(map(type, attributes.values()))
@@ -294,10 +348,10 @@ class DirectSpan(trace_api.Span):
             return
         for key, value in attributes.items():
             if type(key) is not str or not key:  # a key the SDK drops or converts (and counts): its container
-                self._attributes = BoundedAttributes(
+                self._store = BoundedAttributes(
                     self._limits.max_span_attributes, store, immutable=False, max_value_len=max_length
                 )
-                self._attributes._set_items(attributes)
+                self._store._set_items(attributes)
                 return
             kind = type(value)
             if kind in _SEQUENCES and max_length is None and _PLAIN.issuperset(map(type, value)):
@@ -307,3 +361,12 @@ class DirectSpan(trace_api.Span):
             if key in store:
                 del store[key]
             store[key] = value
+
+
+def _values_of(last_attributes: Callable[[], Mapping[str, Any]]) -> Mapping[str, Any]:
+    """What an ``end_later`` callable gives; nothing (logged) if it fails: a span is never lost to it."""
+    try:
+        return last_attributes()
+    except Exception:  # noqa: BLE001 - it may run in an exporter's thread, which must go on
+        logger.exception("gatewaykit: a request span's last attributes could not be worked out")
+        return {}

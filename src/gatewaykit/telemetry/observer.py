@@ -18,10 +18,11 @@ from typing import Any, Optional
 from opentelemetry.trace import SpanKind
 
 from gatewaykit.telemetry import names as n
-from gatewaykit.telemetry.direct_spans import DirectSpans
+from gatewaykit.telemetry.direct_spans import DirectSpan, DirectSpans
 from gatewaykit.telemetry.request_metrics import RequestMetrics
 from gatewaykit.telemetry.span_attributes import (
-    captured_input, cost_of, error_type_of, mark_error, request_attributes, response_attributes, server_of, token_counts,
+    answer_facts, captured_input, cost_of, error_type_of, mark_error, request_attributes, response_attributes,
+    server_of, token_counts,
 )  # fmt: skip
 from gatewaykit.telemetry.trace_context import TraceHeaders
 from gatewaykit.types import is_finished
@@ -36,6 +37,7 @@ _OPERATIONS = {
     "music": ("generate_content", "audio"),
 }
 _JOB_KINDS = frozenset({"video", "music"})
+_FAILED = frozenset({"error", "interrupted"})
 _SHAPES_KEPT = 256  # (kind, model, base URL) shapes whose attributes are kept built
 _SPAN_AS_OPERATION = {
     "chat_session": "invoke_agent",
@@ -121,26 +123,25 @@ class GatewayTelemetry:
         self, recording: Any, handle: _Running, status: str, fields: dict[str, Any], row: Any
     ) -> None:
         span = handle.span
-        values: dict[str, Any] = {n.STATUS: status}  # all set at once: the SDK cleans and locks per call
-        if recording.attempts and recording.attempts > 1:  # absent: sent once
-            values[n.ATTEMPTS] = recording.attempts
+        if type(span) is DirectSpan and status not in _FAILED:  # a plain answer: its values worked out when read
+            seconds = time.perf_counter() - handle.started
+            result = recording.result  # kept only for captured content; else what the span says of it, now
+            last = _LastValues(self._capture, recording.attempts, result if self._capture else None,
+                               None if result is None else answer_facts(result), status, fields, row,
+                               handle.metric_attributes)  # fmt: skip
+            span.end_later(last.span_values)
+            self._metrics.add_later(span, seconds, last)
+            return
         usage = fields.get("usage") or {}
         tokens = token_counts(usage)
-        if tokens[0] is not None:
-            values[n.USAGE_INPUT_TOKENS] = tokens[0]
-        if tokens[1] is not None:
-            values[n.USAGE_OUTPUT_TOKENS] = tokens[1]
-        result = recording.result
-        if result is not None and span.is_recording():  # a span a sampler dropped keeps nothing
-            response_attributes(values, result, self._capture)
-        if fields.get("images") is not None:
-            values[n.IMAGE_COUNT] = fields["images"]
+        values = answer_values(status, recording.attempts, tokens, recording.result, fields, self._capture,
+                               span.is_recording())  # fmt: skip
         if status == "error":
             mark_error(span, fields.get("error_code") or fields.get("error_type") or "error", fields)
         elif status == "interrupted":
             mark_error(span, "interrupted", fields)
         job_id = fields.get("id")
-        if recording.kind in _JOB_KINDS and job_id and status not in ("error", "interrupted"):
+        if recording.kind in _JOB_KINDS and job_id and status not in _FAILED:
             values[n.JOB_ID] = str(job_id)
             span.add_event(n.JOB_CREATED, {n.JOB_STATUS: status})
             if not is_finished(status):
@@ -233,24 +234,102 @@ class GatewayTelemetry:
         tokens: tuple[Optional[int], Optional[int]], values: dict[str, Any],
     ) -> None:
         span = handle.span
-        amount, source, ledger_source = cost_of(row, usage)
-        if ledger_source is not None and (source is None or amount is None):  # what the proposal's source cannot say
-            values[n.LEDGER_COST_SOURCE] = ledger_source
-        if amount is not None:
-            values[n.COST_AMOUNT] = amount
-            values[n.COST_CURRENCY] = n.CURRENCY
-            if source is not None:
-                values[n.COST_SOURCE] = source
+        amount, source = cost_values(values, row, usage)
         span.set_attributes(values)
         seconds = time.perf_counter() - handle.started
         span.end()
-        metric_attributes = handle.metric_attributes
-        model = getattr(row, "model", None) if row is not None else None
         failed = status in ("error", "interrupted", "failed")
-        if failed or (model and n.REQUEST_MODEL not in metric_attributes):
-            metric_attributes = dict(metric_attributes)
-            if model:
-                metric_attributes.setdefault(n.REQUEST_MODEL, model)
-            if failed:
-                metric_attributes[n.ERROR_TYPE] = error_type_of(span) or status
+        error_type = (error_type_of(span) or status) if failed else None
+        metric_attributes = metric_attributes_of(handle.metric_attributes, row, error_type)
         self._metrics.add(span, seconds, metric_attributes, tokens[0], tokens[1], amount, source)
+
+
+class _LastValues:
+    """A plain answer's span values and metric values, worked out once, when first asked (any thread).
+
+    It keeps what the request ended with: the answer's facts (model, id, finish reasons; the answer
+    itself only when content is captured: an image's bytes are not held until an export), the
+    ledger's fields and row (the request's own, not changed after it ends)."""
+
+    __slots__ = (
+        "_capture", "_attempts", "_result", "_facts", "_status", "_fields", "_row", "_metric_base", "_worked",
+    )  # fmt: skip
+
+    def __init__(
+        self, capture: bool, attempts: Any, result: Any, facts: Any, status: str, fields: dict[str, Any], row: Any,
+        metric_base: dict[str, Any],
+    ) -> None:  # fmt: skip
+        self._capture = capture
+        self._attempts = attempts
+        self._result = result
+        self._facts = facts
+        self._status = status
+        self._fields = fields
+        self._row = row
+        self._metric_base = metric_base
+        self._worked: Any = None
+
+    def span_values(self) -> dict[str, Any]:
+        """The attributes the answer adds to its span."""
+        return (self._worked or self._work())[0]
+
+    def metric_values(self) -> tuple[Any, ...]:
+        """(metric attributes, input tokens, output tokens, cost, cost source)."""
+        return (self._worked or self._work())[1]
+
+    def _work(self) -> tuple[Any, ...]:
+        fields, row = self._fields, self._row
+        usage = fields.get("usage") or {}
+        tokens = token_counts(usage)
+        values = answer_values(self._status, self._attempts, tokens, self._result, fields, self._capture, True,
+                               self._facts)  # fmt: skip
+        amount, source = cost_values(values, row, usage)
+        worked = (values, (metric_attributes_of(self._metric_base, row, None), tokens[0], tokens[1], amount, source))
+        self._worked = worked  # two threads (an exporter, a metrics collection) may both: the same values
+        return worked
+
+
+def answer_values(
+    status: str, attempts: Any, tokens: tuple[Optional[int], Optional[int]], result: Any, fields: dict[str, Any],
+    capture: bool, recording: bool, facts: Any = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The attributes a request's end sets on its span (``recording``: the span keeps attributes; ``facts``:
+    the answer's, taken when it ended, for a ``result`` not kept)."""
+    values: dict[str, Any] = {n.STATUS: status}  # all set at once: the SDK cleans and locks per call
+    if attempts and attempts > 1:  # absent: sent once
+        values[n.ATTEMPTS] = attempts
+    if tokens[0] is not None:
+        values[n.USAGE_INPUT_TOKENS] = tokens[0]
+    if tokens[1] is not None:
+        values[n.USAGE_OUTPUT_TOKENS] = tokens[1]
+    if (result is not None or facts is not None) and recording:  # a span a sampler dropped keeps nothing
+        response_attributes(values, result, capture, facts)
+    if fields.get("images") is not None:
+        values[n.IMAGE_COUNT] = fields["images"]
+    return values
+
+
+def cost_values(values: dict[str, Any], row: Any, usage: dict[str, Any]) -> tuple[Optional[float], Optional[str]]:
+    """Add the cost attributes to ``values``; (amount, the proposal's source) for the metrics."""
+    amount, source, ledger_source = cost_of(row, usage)
+    if ledger_source is not None and (source is None or amount is None):  # what the proposal's source cannot say
+        values[n.LEDGER_COST_SOURCE] = ledger_source
+    if amount is not None:
+        values[n.COST_AMOUNT] = amount
+        values[n.COST_CURRENCY] = n.CURRENCY
+        if source is not None:
+            values[n.COST_SOURCE] = source
+    return amount, source
+
+
+def metric_attributes_of(base: dict[str, Any], row: Any, error_type: Optional[str]) -> dict[str, Any]:
+    """A request's metric attributes: its shape's (shared: copied before a change), the row's model, the error."""
+    model = getattr(row, "model", None) if row is not None else None
+    if error_type is None and not (model and n.REQUEST_MODEL not in base):
+        return base
+    attributes = dict(base)
+    if model:
+        attributes.setdefault(n.REQUEST_MODEL, model)
+    if error_type is not None:
+        attributes[n.ERROR_TYPE] = error_type
+    return attributes

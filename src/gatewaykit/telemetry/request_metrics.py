@@ -68,15 +68,26 @@ class RequestMetrics:
         if len(self._queue) >= self._limit:
             self.flush()
 
+    def add_later(self, span: Any, seconds: float, last: Any) -> None:
+        """Queue one request's measurements, worked out when recorded (``last.metric_values()``)."""
+        self._queue.append((span, seconds, last))
+        if len(self._queue) >= self._limit:
+            self.flush()
+
     def flush(self) -> None:
         """Record every queued request's measurements in the instruments now."""
         with self._feeding:  # one feeder at a time; requests keep appending meanwhile
             queue = self._queue
             while queue:
                 try:
-                    span, seconds, attributes, input_tokens, output_tokens, cost, source = queue.popleft()
+                    entry = queue.popleft()
                 except IndexError:
                     break
+                if len(entry) == 3:  # add_later's
+                    span, seconds, last = entry
+                    attributes, input_tokens, output_tokens, cost, source = last.metric_values()
+                else:
+                    span, seconds, attributes, input_tokens, output_tokens, cost, source = entry
                 context = trace.set_span_in_context(span) if span is not None else None
                 self._duration.record(seconds, attributes, context=context)
                 if input_tokens is not None:

@@ -15,7 +15,7 @@ from opentelemetry.trace import Status, StatusCode
 from gatewaykit.telemetry import names as n
 
 __all__ = [
-    "captured_input", "cost_of", "error_type_of", "mark_error", "request_attributes", "response_attributes",
+    "answer_facts", "captured_input", "cost_of", "error_type_of", "mark_error", "request_attributes", "response_attributes",
     "server_of", "token_counts",
 ]  # fmt: skip
 
@@ -60,19 +60,27 @@ def token_counts(usage: dict[str, Any]) -> tuple[Optional[int], Optional[int]]:
     )
 
 
-def response_attributes(values: dict[str, Any], result: Any, capture: bool) -> None:
-    """Add the answer's model, id, finish reasons (and, when captured, its messages) to ``values``."""
-    model = getattr(result, "model", None)
-    if model:
-        values[n.RESPONSE_MODEL] = str(model)
-    response_id = getattr(result, "id", None)
-    if response_id:
-        values[n.RESPONSE_ID] = str(response_id)
+def answer_facts(result: Any) -> tuple[Any, Any, list[str]]:
+    """(model, id, finish reasons) of an answer: what its span says of it, without keeping it."""
     choices = getattr(result, "choices", None) or []
     reasons = [str(choice.finish_reason) for choice in choices if getattr(choice, "finish_reason", None)]
+    return getattr(result, "model", None), getattr(result, "id", None), reasons
+
+
+def response_attributes(values: dict[str, Any], result: Any, capture: bool, facts: Any = None) -> None:
+    """Add the answer's model, id, finish reasons (and, when captured, its messages) to ``values``.
+
+    ``facts``: the answer's :func:`answer_facts`, when taken earlier (``result`` is then only read for
+    captured messages)."""
+    model, response_id, reasons = facts if facts is not None else answer_facts(result)
+    if model:
+        values[n.RESPONSE_MODEL] = str(model)
+    if response_id:
+        values[n.RESPONSE_ID] = str(response_id)
     if reasons:
         values[n.RESPONSE_FINISH_REASONS] = reasons
-    if capture and choices:
+    choices = getattr(result, "choices", None) if capture else None
+    if choices:
         messages = [
             {"role": "assistant", "content": getattr(choice.message, "content", None),
              "finish_reason": getattr(choice, "finish_reason", None)}
