@@ -10,7 +10,8 @@ would) and sends nowhere, and an SDK meter, as a team's set-up would have them. 
   (what ``tracer.start_span(...).end()`` alone costs);
 - tracing on, SDK path: every request span through ``tracer.start_span`` (``direct_spans=False``);
 - tracing on, fast path: what ``gk.instrument()`` installs (``telemetry/direct_spans.py``: the SDK's
-  span built with its own steps and handed to the processor's ``on_end``).
+  span built with its own steps and handed to the processor's ``on_end``, the answer's values worked
+  out when the exporter reads them, in the batch processor's thread).
 
 Prints per call wall time, this thread's CPU (what the request pays in the caller's thread) and the
 process's CPU (adds the batch processor's export thread), each as the median over rounds and as the
