@@ -367,3 +367,52 @@ def test_a_queued_span_does_not_hold_the_answer(client: gk.Client) -> None:
     finally:
         gk.uninstrument()
         provider.shutdown()
+
+
+def test_with_only_the_api_installed_instrument_works_and_requests_go_through(tmp_path: Any) -> None:
+    """``gatewaykit[otel]`` installs OpenTelemetry's API only: with the SDK not importable, gk.instrument()
+    still works (the API's tracer: no spans), and requests and the ledger go on as before."""
+    script = textwrap.dedent(
+        """
+        import importlib.abc, logging, sys
+
+        class NoSdk(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name == "opentelemetry.sdk" or name.startswith("opentelemetry.sdk."):
+                    raise ImportError("no SDK here: " + name)
+                return None
+
+        sys.meta_path.insert(0, NoSdk())
+        logging.basicConfig(level=logging.ERROR)
+        import gatewaykit as gk
+
+        gk.instrument()
+        with gk.emulator.start(time_scale=0) as gateway:
+            with gk.Client(api_key=gateway.api_key, base_url=gateway.base_url, display=False,
+                           ledger=gk.Ledger(path=None)) as client:
+                answer = client.chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "hi"}])
+                print("ANSWER", bool(answer.choices[0].message.content), "ROWS", len(client.ledger.rows))
+        gk.uninstrument()
+        print("SDK LOADED", any(name.startswith("opentelemetry.sdk") for name in sys.modules))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "ANSWER True ROWS 1" in done.stdout and "SDK LOADED False" in done.stdout, done.stdout
+    assert "telemetry failed" not in done.stderr, done.stderr[-3000:]
+
+
+def test_an_sdk_whose_readable_span_has_a_field_direct_spans_do_not_set_keeps_start_span(
+    traces: Any, client: gk.Client, monkeypatch: Any
+) -> None:
+    """A DirectSpan is read as a ReadableSpan without its __init__; an SDK version whose ReadableSpan keeps
+    one more field (as read from a real instance at import) would have exporters read a missing one, so
+    its requests keep the SDK's start_span (a fresh gk.instrument() looks again)."""
+    from gatewaykit.telemetry import direct_spans
+
+    monkeypatch.setattr(direct_spans, "_READABLE_FIELDS", direct_spans._READABLE_FIELDS | {"_a_new_field"})
+    gk.instrument(tracer_provider=traces.tracer_provider, meter_provider=traces.meter_provider)
+    client.chat.completions.create(model="chat-mini", messages=CHAT)
+    assert observation.current.direct_spans_started == 0  # type: ignore[union-attr]
+    span = traces.one("chat chat-mini")
+    assert type(span) is ReadableSpan and span.attributes["gen_ai.usage.output_tokens"] > 0

@@ -66,10 +66,15 @@ try:  # the SDK's pieces; without any of them this path stays off
     from opentelemetry.sdk.util import BoundedList
 
     _QUIET_PROCESSORS: frozenset[type] = frozenset({BatchSpanProcessor, SimpleSpanProcessor})
-except ImportError:  # pragma: no cover - an SDK without them, or only the API installed
+    # A DirectSpan is read as a ReadableSpan without its __init__: an SDK whose ReadableSpan keeps a field
+    # DirectSpan does not set would have exporters read a missing one, so such an SDK keeps start_span.
+    _READABLE_FIELDS = frozenset(vars(ReadableSpan("probe", resource=False)))  # type: ignore[arg-type]
+except ImportError:  # pragma: no cover - an SDK without them, or only the API installed (gatewaykit[otel])
     Tracer = None  # type: ignore[assignment,misc]
+    ReadableSpan = object  # type: ignore[assignment,misc]  # DirectSpan's base: never made without the SDK
     _DEFAULT_SAMPLER = None  # type: ignore[assignment]
     _QUIET_PROCESSORS = frozenset()
+    _READABLE_FIELDS = frozenset()
 
 
 class DirectSpans:
@@ -129,7 +134,7 @@ class DirectSpans:
         """The SDK ``Tracer`` behind ours and what it keeps for its life; False (kept) for any other tracer,
         None (asked again next time) while a ``ProxyTracer`` has not resolved to one."""
         tracer = self._tracer
-        if Tracer is None:
+        if Tracer is None or not _READABLE_FIELDS <= _SET_BY_DIRECT_SPAN:
             self._fixed = False
             return False
         if type(tracer) is not Tracer:
@@ -361,6 +366,9 @@ class DirectSpan(trace_api.Span, ReadableSpan):
             if key in store:
                 del store[key]
             store[key] = value
+
+
+_SET_BY_DIRECT_SPAN = frozenset(DirectSpan.__slots__) | {"_attributes"}  # what ReadableSpan's readers may read
 
 
 def _values_of(last_attributes: Callable[[], Mapping[str, Any]]) -> Mapping[str, Any]:
