@@ -1,10 +1,14 @@
-"""A small CONNECT proxy on 127.0.0.1 for the classroom's proxy tests (imported by them).
+"""A small CONNECT proxy on 127.0.0.1 for the classroom's proxy tests (imported by them), which speaks SOCKS5 too.
 
 It counts CONNECTs, keeps what it was asked in the clear (the CONNECT heads), checks ``Proxy-Authorization``
 when it has a user and password, answers ``refuse_with`` instead of tunnelling when that is set, and tunnels
 bytes both ways (to loopback only: the tests' gateways are there; ``routes`` sends a ``host:port`` it is asked
 for to another loopback port, as a real proxy resolves names). ``serve_tls`` adds a TLS front for the offline
 gateway (which speaks plain http) with a certificate from :func:`make_certificate`'s own authority.
+
+A connection whose first byte is 5 is SOCKS5 (RFC 1928): the user/password login (RFC 1929) is required when
+the proxy has a user, each CONNECT's address is kept in ``socks_requests`` as (address type, address, port),
+and ``socks_refuse_with`` is a reply code to refuse with.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import datetime
+import ipaddress
 import ssl
 import threading
 from pathlib import Path
@@ -24,6 +29,9 @@ class ConnectProxy:
         self.routes = dict(routes or {})
         self.expected_auth = (b"Basic " + base64.b64encode(f"{user}:{password}".encode())) if user else None
         self.refuse_with: Optional[int] = None
+        self.socks_refuse_with: Optional[int] = None
+        self.socks_requests: list[tuple[int, str, int]] = []
+        self.user, self.password = user, password
         self.silent = False  # read CONNECT, never answer
         self.connects = 0
         self.heads: list[bytes] = []
@@ -35,9 +43,9 @@ class ConnectProxy:
         self._thread.start()
         assert self._started.wait(30), "the test proxy did not start"
 
-    def url(self, user: Optional[str] = None, password: Optional[str] = None) -> str:
+    def url(self, user: Optional[str] = None, password: Optional[str] = None, scheme: str = "http") -> str:
         credentials = f"{user}:{password}@" if user else ""
-        return f"http://{credentials}127.0.0.1:{self.port}"
+        return f"{scheme}://{credentials}127.0.0.1:{self.port}"
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
@@ -49,7 +57,11 @@ class ConnectProxy:
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._writers.add(writer)
         try:
-            head = await reader.readuntil(b"\r\n\r\n")
+            first = await reader.readexactly(1)
+            if first == b"\x05":
+                await self._socks(reader, writer)
+                return
+            head = first + await reader.readuntil(b"\r\n\r\n")
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError):
             writer.close()
             return
@@ -87,6 +99,58 @@ class ConnectProxy:
             return
         self._writers.add(up_writer)
         writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+
+    async def _socks(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connects += 1
+        methods = await reader.readexactly((await reader.readexactly(1))[0])
+        if self.user is not None:
+            if 2 not in methods:
+                writer.write(b"\x05\xff")
+                writer.close()
+                return
+            writer.write(b"\x05\x02")
+            version, length = await reader.readexactly(2)
+            user = (await reader.readexactly(length)).decode()
+            password = (await reader.readexactly((await reader.readexactly(1))[0])).decode()
+            if version != 1 or (user, password) != (self.user, self.password):
+                writer.write(b"\x01\x01")
+                writer.close()
+                return
+            writer.write(b"\x01\x00")
+        elif 0 in methods:
+            writer.write(b"\x05\x00")
+        else:
+            writer.write(b"\x05\xff")
+            writer.close()
+            return
+        version, command, _, kind = await reader.readexactly(4)
+        if kind == 1:
+            host = str(ipaddress.IPv4Address(await reader.readexactly(4)))
+        elif kind == 4:
+            host = str(ipaddress.IPv6Address(await reader.readexactly(16)))
+        else:
+            host = (await reader.readexactly((await reader.readexactly(1))[0])).decode()
+        port = int.from_bytes(await reader.readexactly(2), "big")
+        self.socks_requests.append((kind, host, port))
+        if self.silent:
+            await reader.read()
+            writer.close()
+            return
+        if version != 5 or command != 1 or self.socks_refuse_with is not None:
+            writer.write(bytes([5, self.socks_refuse_with or 7, 0, 1, 0, 0, 0, 0, 0, 0]))
+            writer.close()
+            return
+        try:
+            if f"{host}:{port}" not in self.routes and host not in ("127.0.0.1", "::1", "localhost"):
+                raise OSError(f"the test proxy connects to loopback only, not {host}")
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.routes.get(f"{host}:{port}", port))
+        except OSError:
+            writer.write(bytes([5, 4, 0, 1, 0, 0, 0, 0, 0, 0]))  # host unreachable
+            writer.close()
+            return
+        self._writers.add(up_writer)
+        writer.write(bytes([5, 0, 0, 3, 9]) + b"localhost" + port.to_bytes(2, "big"))  # bound: a name, as some say
         await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
 
     @staticmethod

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlsplit
@@ -218,10 +221,145 @@ def test_which_gateways_the_environment_sends_through_the_proxy(clean_env: pytes
     assert all_tunnel is not None and all_tunnel.shown == "proxy.school.internal:8080"
 
 
+@pytest.mark.parametrize("named", ["socks4://proxy.school.internal:1080", "https://proxy.school.internal:3129"])
 def test_a_proxy_the_classroom_cannot_speak_to_is_refused_at_start_naming_the_variable(
-        clean_env: pytest.MonkeyPatch) -> None:
-    clean_env.setenv("HTTPS_PROXY", f"socks5://school:{PASSWORD}@proxy.school.internal:1080")
+        clean_env: pytest.MonkeyPatch, named: str) -> None:
+    scheme, _, where = named.partition("://")
+    clean_env.setenv("HTTPS_PROXY", f"{scheme}://school:{PASSWORD}@{where}")
     with pytest.raises(ValueError) as failure:
         KeepAlivePool("https://gateway.example", timeout=5)
-    assert "HTTPS_PROXY" in str(failure.value) and "socks5" in str(failure.value)
+    assert "HTTPS_PROXY" in str(failure.value) and scheme in str(failure.value) and "socks5h://" in str(failure.value)
     assert PASSWORD not in str(failure.value)
+
+
+def test_socks5_proxies_are_read_from_the_environment(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("HTTPS_PROXY", f"socks5h://school:{PASSWORD}@proxy.school.internal")
+    proxy = KeepAlivePool("https://gateway.example", timeout=5).proxy
+    assert proxy is not None and proxy.scheme == "socks5h" and proxy.shown == "proxy.school.internal:1080"
+    assert PASSWORD not in repr(proxy) and "school:" not in repr(proxy) and "socks5h" in repr(proxy)
+    clean_env.setenv("HTTPS_PROXY", "SOCKS5://proxy.school.internal:9050")
+    proxy = KeepAlivePool("https://gateway.example", timeout=5).proxy
+    assert proxy is not None and proxy.scheme == "socks5" and proxy.port == 9050
+    clean_env.setenv("HTTPS_PROXY", f"socks5h://{'u' * 256}:{PASSWORD}@proxy.school.internal")
+    with pytest.raises(ValueError) as failure:  # RFC 1929 carries at most 255 bytes of each
+        KeepAlivePool("https://gateway.example", timeout=5)
+    assert "1 to 255 bytes" in str(failure.value) and PASSWORD not in str(failure.value)
+
+
+@pytest.mark.parametrize("scheme", ["socks5h", "socks5"])
+def test_chats_and_streams_go_through_a_socks5_proxy_with_its_login(upstream: Any, proxy: ConnectProxy,
+                                                                    clean_env: pytest.MonkeyPatch, scheme: str) -> None:
+    """socks5h:// sends the gateway's name for the proxy to resolve; socks5:// resolves it here and sends the
+    address (as curl and httpx read them). Both log in with the URL's user and password; tunnels are reused."""
+    port = urlsplit(upstream.base_url).port
+    clean_env.setenv("HTTP_PROXY", proxy.url("school", PASSWORD, scheme=scheme))
+    clean_env.setenv("NO_PROXY", ".school.internal")
+    room = classroom.start(upstream=f"http://localhost:{port}", upstream_key=TEACHER_KEY, roster=["ana"])
+    try:
+        statuses = student_calls(room, chats=6, streams=2)
+    finally:
+        room.stop()
+        clean_env.delenv("HTTP_PROXY")  # upstream_spent asks the gateway with httpx, which reads it
+    assert statuses == [200] * 8 and upstream_spent(upstream) > 0
+    assert 2 <= proxy.connects <= 4, proxy.connects
+    assert proxy.heads == [] and len(proxy.socks_requests) == proxy.connects  # SOCKS5 only, never an http CONNECT
+    if scheme == "socks5h":
+        assert set(proxy.socks_requests) == {(3, "localhost", port)}  # by name
+    else:
+        assert all(kind in (1, 4) and address in ("127.0.0.1", "::1") and asked == port
+                   for kind, address, asked in proxy.socks_requests)  # by the address resolved here
+
+
+def test_an_https_gateway_is_reached_with_tls_inside_a_socks5_tunnel(upstream: Any, proxy: ConnectProxy,
+                                                                    clean_env: pytest.MonkeyPatch,
+                                                                    tmp_path: Path) -> None:
+    port = urlsplit(upstream.base_url).port
+    authority, certificate, key = make_certificate(tmp_path, "localhost")
+    proxy.routes[f"localhost:{port}"] = proxy.serve_tls((certificate, key), to_port=port)
+    clean_env.setenv("SSL_CERT_FILE", str(authority))
+    clean_env.setenv("HTTPS_PROXY", proxy.url("school", PASSWORD, scheme="socks5h"))
+    clean_env.setenv("NO_PROXY", ".school.internal")
+    statuses = calls_in_a_new_room(upstream=f"https://localhost:{port}", upstream_key=TEACHER_KEY)
+    assert statuses == [200] * 3 and set(proxy.socks_requests) == {(3, "localhost", port)}
+
+
+def _socks_failure(proxy_url: str, clean_env: pytest.MonkeyPatch) -> ConnectionFailed:
+    """What a pool behind ``proxy_url`` raises for its first request (to a gateway the proxy would reach)."""
+    clean_env.setenv("HTTPS_PROXY", proxy_url)
+    clean_env.setenv("NO_PROXY", ".school.internal")
+
+    async def ask() -> ConnectionFailed:
+        pool = KeepAlivePool("https://localhost:9", timeout=5, connect_timeout=10)
+        try:
+            with pytest.raises(ConnectionFailed) as failure:
+                await pool.request("GET", "/v1/models", [])
+            return failure.value
+        finally:
+            await pool.aclose()
+
+    return asyncio.run(ask())
+
+
+def test_a_socks5_proxy_that_refuses_says_why_without_the_password(proxy: ConnectProxy,
+                                                                   clean_env: pytest.MonkeyPatch) -> None:
+    shown = f"127.0.0.1:{proxy.port}"
+    wrong = _socks_failure(proxy.url("school", "not-" + PASSWORD, scheme="socks5h"), clean_env)
+    assert f"the proxy {shown} refused the user and password" in wrong.cause and PASSWORD not in str(wrong)
+    missing = _socks_failure(proxy.url(scheme="socks5h"), clean_env)
+    assert f"the proxy {shown} wants a login" in missing.cause and "socks5h://user:password@" in missing.cause
+    proxy.socks_refuse_with = 2
+    refused = _socks_failure(proxy.url("school", PASSWORD, scheme="socks5h"), clean_env)
+    assert "answered 2 (not allowed by its rules) to SOCKS5 CONNECT localhost:9" in refused.cause
+    assert PASSWORD not in str(refused) and not refused.timed_out
+    proxy.socks_refuse_with = None
+    unreachable = _socks_failure(proxy.url("school", PASSWORD, scheme="socks5h"), clean_env)  # nothing on port 9
+    assert "answered 4 (host unreachable)" in unreachable.cause
+
+
+def test_a_classroom_started_behind_a_socks5_proxy_that_refuses_its_login_says_so(
+        upstream: Any, proxy: ConnectProxy, clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("HTTP_PROXY", proxy.url("school", "not-" + PASSWORD, scheme="socks5"))
+    clean_env.setenv("NO_PROXY", ".school.internal")
+    with pytest.raises(ConnectionError) as failure:
+        classroom.start(upstream=upstream.base_url, upstream_key=TEACHER_KEY, roster=["ana"])
+    message = str(failure.value)
+    assert "refused the user and password" in message and f"127.0.0.1:{proxy.port}" in message
+    assert PASSWORD not in message and proxy.connects == 1
+
+
+@pytest.fixture
+def pproxy() -> Iterator[tuple[int, str]]:
+    """pproxy (PyPI), a SOCKS5 server nobody here wrote, on 127.0.0.1 with a user and password: (port, URL)."""
+    with socket.socket() as probe:  # a free port for it (it does not report one it picked)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(  # --auth 0: ask every connection to log in (by default a client's IP is let in
+        [sys.executable, "-m", "pproxy", "-l", f"socks5://127.0.0.1:{port}#school:{PASSWORD}", "--auth", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)  # for 30 days once it logged in)
+    try:
+        assert server.stdout is not None
+        first = server.stdout.readline()  # "Serving on ... 127.0.0.1:<port> by socks5": it listens
+        assert f"127.0.0.1:{port}".encode() in first, first
+        yield port, f"socks5h://school:{PASSWORD}@127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(30)
+        server.stdout.close()  # type: ignore[union-attr]
+
+
+def test_a_socks5_server_nobody_here_wrote_carries_the_classroom(upstream: Any, pproxy: tuple[int, str],
+                                                                 clean_env: pytest.MonkeyPatch) -> None:
+    port, url = pproxy
+    clean_env.setenv("HTTP_PROXY", url)
+    clean_env.setenv("NO_PROXY", ".school.internal")
+    gateway_port = urlsplit(upstream.base_url).port
+    try:
+        statuses = calls_in_a_new_room(upstream=f"http://localhost:{gateway_port}", upstream_key=TEACHER_KEY)
+        clean_env.setenv("HTTP_PROXY", url.replace(PASSWORD, "not-" + PASSWORD))
+        with pytest.raises(ConnectionError) as failure:
+            classroom.start(upstream=f"http://localhost:{gateway_port}", upstream_key=TEACHER_KEY, roster=["ana"])
+    finally:
+        clean_env.delenv("HTTP_PROXY")
+    assert statuses == [200] * 3 and upstream_spent(upstream) > 0
+    message = str(failure.value)  # pproxy hangs up on a wrong login rather than answering it
+    assert f"127.0.0.1:{port}" in message and "user and password" in message and PASSWORD not in message

@@ -12,9 +12,10 @@ An outbound proxy named in the environment (``HTTPS_PROXY``, ``HTTP_PROXY``,
 ``ALL_PROXY``, ``NO_PROXY``; :mod:`gatewaykit.classroom.outbound_proxy` decides,
 once per pool, as httpx and urllib would) is used the way httpx uses one for
 https: each new connection is a ``CONNECT host:port`` tunnel through the proxy
-(with ``Proxy-Authorization`` when its URL has a user and password), upgraded to
-TLS for the gateway's own name; the teacher's key only ever travels inside the
-tunnel. The connect time-out covers the whole CONNECT and TLS handshake, and a
+(with ``Proxy-Authorization`` when its URL has a user and password; a
+``socks5h://`` / ``socks5://`` proxy's SOCKS5 CONNECT, with its user/password
+login), upgraded to TLS for the gateway's own name; the teacher's key only ever
+travels inside the tunnel. The connect time-out covers the whole CONNECT and TLS handshake, and a
 tunnel is kept alive and reused like any connection. A proxy that refuses
 (407, 502, ...) is a :class:`ConnectionFailed` naming the proxy's host, port and
 status, never its password.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import socket
 import ssl
 import time
 from typing import Any, AsyncIterator, Iterable, Optional
@@ -37,7 +39,9 @@ from urllib.parse import urlsplit
 import h11
 import orjson
 
-from gatewaykit.classroom.outbound_proxy import OutboundProxy, proxy_for
+from gatewaykit.classroom.outbound_proxy import (
+    SOCKS_DOMAIN, SOCKS_IPV4, SOCKS_IPV6, SOCKS_PASSWORD_LOGIN, OutboundProxy, proxy_for,
+)
 
 __all__ = ["ConnectionFailed", "KeepAlivePool", "UpstreamHeaders", "UpstreamResponse"]
 
@@ -252,28 +256,76 @@ class KeepAlivePool:
         return f" via the proxy {self.proxy.shown}" if self.proxy is not None else ""
 
     async def _tunnel(self, proxy: OutboundProxy) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        """A connection to the gateway through ``proxy``: CONNECT, the proxy's 2xx, then TLS for an https gateway.
-        A refusal is a :class:`ConnectionFailed` (not tried again: the proxy will say the same)."""
+        """A connection to the gateway through ``proxy``: CONNECT (an http proxy's, or SOCKS5's), the proxy's yes,
+        then TLS for an https gateway. A refusal is a :class:`ConnectionFailed` (not tried again: the proxy will
+        say the same)."""
+        address = None
+        if proxy.scheme == "socks5":  # the name resolved here (socks5h: by the proxy)
+            found = await asyncio.get_running_loop().getaddrinfo(self.hostname, self.port, type=socket.SOCK_STREAM)
+            address = str(found[0][4][0])
         reader, writer = await asyncio.open_connection(proxy.host, proxy.port, limit=_READ_BYTES)
         try:
-            writer.write(proxy.connect_request(self.hostname, self.port))
-            await writer.drain()
-            try:
-                head = await reader.readuntil(b"\r\n\r\n")
-            except asyncio.IncompleteReadError:
-                raise ConnectionFailed(False, f"the proxy {proxy.shown} closed the connection instead of answering "
-                                              "CONNECT") from None
-            except asyncio.LimitOverrunError:
-                raise ConnectionFailed(False, f"the proxy {proxy.shown} sent an over-long answer to CONNECT") from None
-            refusal = proxy.refusal(head, self.hostname, self.port)
-            if refusal is not None:
-                raise ConnectionFailed(False, refusal)
+            if proxy.socks:
+                await self._socks_handshake(proxy, reader, writer, address)
+            else:
+                writer.write(proxy.connect_request(self.hostname, self.port))
+                await writer.drain()
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except asyncio.IncompleteReadError:
+                    raise ConnectionFailed(False, f"the proxy {proxy.shown} closed the connection instead of "
+                                                  "answering CONNECT") from None
+                except asyncio.LimitOverrunError:
+                    raise ConnectionFailed(False, f"the proxy {proxy.shown} sent an over-long answer to "
+                                                  "CONNECT") from None
+                refusal = proxy.refusal(head, self.hostname, self.port)
+                if refusal is not None:
+                    raise ConnectionFailed(False, refusal)
             if self._ssl is not None:
                 await writer.start_tls(self._ssl, server_hostname=self.hostname)
         except BaseException:
             writer.close()
             raise
         return reader, writer
+
+    async def _socks_handshake(self, proxy: OutboundProxy, reader: asyncio.StreamReader,
+                               writer: asyncio.StreamWriter, address: Optional[str]) -> None:
+        """SOCKS5 (RFC 1928): the logins offered, the user/password one if chosen (RFC 1929), then CONNECT."""
+        stage = "during the SOCKS5 handshake"
+        try:
+            writer.write(proxy.socks_greeting())
+            await writer.drain()
+            chosen = await reader.readexactly(2)
+            refusal = proxy.socks_login_refusal(chosen)
+            if refusal is not None:
+                raise ConnectionFailed(False, refusal)
+            login = proxy.socks_login()
+            if chosen[1] == SOCKS_PASSWORD_LOGIN and login is not None:
+                writer.write(login)
+                await writer.drain()
+                stage = "after the login (check the user and password in the proxy URL)"  # some just hang up
+                if (await reader.readexactly(2))[1] != 0:
+                    raise ConnectionFailed(False, f"the proxy {proxy.shown} refused the user and password in the "
+                                                  "proxy URL")
+                stage = "during the SOCKS5 handshake"
+            writer.write(proxy.socks_connect_request(self.hostname, self.port, address))
+            await writer.drain()
+            reply = await reader.readexactly(4)
+            refusal = proxy.socks_refusal(reply, self.hostname, self.port)
+            if refusal is not None:
+                raise ConnectionFailed(False, refusal)
+            kind = reply[3]  # the address the proxy bound, then its port: read past them
+            if kind == SOCKS_IPV4:
+                await reader.readexactly(4 + 2)
+            elif kind == SOCKS_IPV6:
+                await reader.readexactly(16 + 2)
+            elif kind == SOCKS_DOMAIN:
+                await reader.readexactly((await reader.readexactly(1))[0] + 2)
+            else:
+                raise ConnectionFailed(False, f"the proxy {proxy.shown} answered SOCKS5 CONNECT with an unknown "
+                                              "address type")
+        except asyncio.IncompleteReadError:
+            raise ConnectionFailed(False, f"the proxy {proxy.shown} closed the connection {stage}") from None
 
     def give_back(self, connection: _Connection, reusable: bool) -> None:
         conn = connection.h11

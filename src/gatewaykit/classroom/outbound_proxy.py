@@ -10,10 +10,19 @@ offline gateway on this machine) is reached directly, where httpx would ask the
 proxy for it (and the proxy would connect to its own machine, never ours). Once
 ``NO_PROXY`` is set, its list alone decides, as in urllib and httpx.
 
-Only ``http://`` proxies are spoken to (a CONNECT tunnel; see
-:mod:`gatewaykit.classroom.keepalive`). The proxy's user and password become a
-``Proxy-Authorization`` header and appear nowhere else: not in ``repr``, not in
-``shown``, not in any error.
+Two kinds of proxy are spoken to, each as a tunnel to the gateway (see
+:mod:`gatewaykit.classroom.keepalive`):
+
+- ``http://`` (or no scheme): ``CONNECT host:port``; its user and password
+  become a ``Proxy-Authorization`` header;
+- ``socks5h://`` and ``socks5://`` (RFC 1928): SOCKS5's CONNECT, with its
+  user/password login (RFC 1929) when the URL has them. ``socks5h`` sends the
+  gateway's name for the proxy to resolve; ``socks5`` resolves it here and
+  sends the address (curl's and httpx's reading of the two).
+
+The user and password appear nowhere else: not in ``repr``, not in ``shown``,
+not in any error. Anything else (``https://`` proxies, SOCKS4) is refused when
+the pool is made, naming the variable to change.
 """
 
 from __future__ import annotations
@@ -22,32 +31,60 @@ import base64
 import ipaddress
 import re
 import urllib.request
-from typing import Optional
+from typing import Optional, Union
 from urllib.parse import unquote, urlsplit
 
 __all__ = ["OutboundProxy", "proxy_for"]
 
 _STATUS_LINE = re.compile(rb"HTTP/1\.[01] (\d{3})(?: ([^\r\n]*))?\r\n")
+_SCHEMES = ("http", "socks5", "socks5h")
+_DEFAULT_PORTS = {"http": 80, "socks5": 1080, "socks5h": 1080}
+# SOCKS5 (RFC 1928)
+SOCKS_VERSION = 5
+SOCKS_NO_LOGIN, SOCKS_PASSWORD_LOGIN, SOCKS_NO_ACCEPTABLE_LOGIN = 0x00, 0x02, 0xFF
+SOCKS_IPV4, SOCKS_DOMAIN, SOCKS_IPV6 = 0x01, 0x03, 0x04
+_SOCKS_REPLIES = {
+    0x01: "a general failure", 0x02: "not allowed by its rules", 0x03: "network unreachable",
+    0x04: "host unreachable", 0x05: "connection refused", 0x06: "TTL expired", 0x07: "command not supported",
+    0x08: "address type not supported",
+}  # fmt: skip
 
 
 class OutboundProxy:
-    """An ``http://`` proxy: where it is (``shown``: host and port, never credentials) and how to ask it for a tunnel."""
+    """An outbound proxy: its kind (``scheme``), where it is (``shown``: host and port, never credentials) and how to
+    ask it for a tunnel (an ``http`` proxy's CONNECT; a ``socks5`` / ``socks5h`` proxy's handshake)."""
 
-    __slots__ = ("host", "port", "_authorization")
+    __slots__ = ("host", "port", "scheme", "_authorization", "_login")
 
-    def __init__(self, host: str, port: int, user: Optional[str] = None, password: Optional[str] = None) -> None:
-        self.host, self.port = host, port
+    def __init__(self, host: str, port: int, user: Optional[str] = None, password: Optional[str] = None,
+                 scheme: str = "http") -> None:
+        if scheme not in _SCHEMES:
+            raise ValueError(f"not a proxy the classroom speaks to: {scheme}:// (http://, socks5h:// or socks5://)")
+        self.host, self.port, self.scheme = host, port, scheme
         self._authorization: Optional[bytes] = None
+        self._login: Optional[bytes] = None
         if user is not None:
             pair = f"{user}:{password or ''}".encode("utf-8")
             self._authorization = b"Basic " + base64.b64encode(pair)
+            name, secret = user.encode("utf-8"), (password or "").encode("utf-8")
+            if scheme != "http":
+                if not 0 < len(name) < 256 or len(secret) > 255:
+                    raise ValueError(f"A SOCKS5 proxy's user and password are each 1 to 255 bytes; the ones in the "
+                                     f"proxy URL for {self.shown} are not: change them in the URL.")
+                self._login = bytes([1, len(name)]) + name + bytes([len(secret)]) + secret  # RFC 1929
+
+    @property
+    def socks(self) -> bool:
+        """Whether this is a SOCKS5 proxy (else an http one)."""
+        return self.scheme != "http"
 
     @property
     def shown(self) -> str:
         return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
 
     def __repr__(self) -> str:
-        return f"OutboundProxy({self.shown!r}{', with a password' if self._authorization else ''})"
+        kind = "" if self.scheme == "http" else f", {self.scheme}"
+        return f"OutboundProxy({self.shown!r}{kind}{', with a password' if self._authorization else ''})"
 
     def connect_request(self, host: str, port: int) -> bytes:
         """``CONNECT host:port``: the only thing the proxy reads; the teacher's key goes inside the tunnel."""
@@ -75,6 +112,56 @@ class OutboundProxy:
         return why
 
 
+    # -- SOCKS5 ----------------------------------------------------------------------------------------------------
+    def socks_greeting(self) -> bytes:
+        """The logins offered: none, and user/password when the URL has them."""
+        if self._login is None:
+            return bytes([SOCKS_VERSION, 1, SOCKS_NO_LOGIN])
+        return bytes([SOCKS_VERSION, 2, SOCKS_NO_LOGIN, SOCKS_PASSWORD_LOGIN])
+
+    def socks_login(self) -> Optional[bytes]:
+        """The user/password login (RFC 1929), or None when the URL has none."""
+        return self._login
+
+    def socks_login_refusal(self, chosen: bytes) -> Optional[str]:
+        """None when the proxy's choice of login (its 2 bytes) is one offered, else why not (for logs)."""
+        if len(chosen) != 2 or chosen[0] != SOCKS_VERSION:
+            return f"the proxy {self.shown} did not answer in SOCKS5"
+        method = chosen[1]
+        if method == SOCKS_NO_LOGIN or (method == SOCKS_PASSWORD_LOGIN and self._login is not None):
+            return None
+        if method == SOCKS_NO_ACCEPTABLE_LOGIN and self._login is None:
+            return (f"the proxy {self.shown} wants a login (a user and password: "
+                    f"{self.scheme}://user:password@host:port)")
+        return f"the proxy {self.shown} accepts none of the logins offered"
+
+    def socks_connect_request(self, host: str, port: int, address: Optional[str] = None) -> bytes:
+        """SOCKS5's CONNECT to ``host:port``: by name, or by ``address`` (an IP resolved here, for ``socks5``)."""
+        where: bytes
+        target: Union[ipaddress.IPv4Address, ipaddress.IPv6Address, None] = None
+        try:
+            target = ipaddress.ip_address(address if address is not None else host)
+        except ValueError:
+            target = None
+        if target is None:
+            name = host if host.isascii() else host.encode("idna").decode("ascii")
+            where = bytes([SOCKS_DOMAIN, len(name)]) + name.encode("ascii")
+        elif target.version == 4:
+            where = bytes([SOCKS_IPV4]) + target.packed
+        else:
+            where = bytes([SOCKS_IPV6]) + target.packed
+        return bytes([SOCKS_VERSION, 1, 0]) + where + port.to_bytes(2, "big")
+
+    def socks_refusal(self, reply: bytes, host: str, port: int) -> Optional[str]:
+        """None when the proxy's reply (its first 4 bytes) opened the tunnel, else why not (for logs)."""
+        if len(reply) != 4 or reply[0] != SOCKS_VERSION:
+            return f"the proxy {self.shown} did not answer SOCKS5's CONNECT in SOCKS5"
+        if reply[1] == 0:
+            return None
+        why = _SOCKS_REPLIES.get(reply[1], "an unknown refusal")
+        return f"the proxy {self.shown} answered {reply[1]} ({why}) to SOCKS5 CONNECT {host}:{port}"
+
+
 def _loopback(hostname: str) -> bool:
     name = hostname.lower().rstrip(".")
     if name == "localhost" or name.endswith(".localhost"):
@@ -88,7 +175,8 @@ def _loopback(hostname: str) -> bool:
 def proxy_for(url: str) -> Optional[OutboundProxy]:
     """The proxy the environment names for ``url`` (http or https), or None to connect directly.
 
-    ValueError when the proxy named is not an ``http://`` one (a SOCKS or TLS proxy), saying which variable to change."""
+    ValueError when the proxy named is not one the classroom speaks to (an ``https://`` or SOCKS4 one), saying
+    which variable to change."""
     parts = urlsplit(url)
     hostname = parts.hostname or ""
     if not hostname:
@@ -106,11 +194,13 @@ def proxy_for(url: str) -> Optional[OutboundProxy]:
         port = proxy.port
     except ValueError:
         port = -1
-    if proxy.scheme != "http" or not proxy.hostname or port == -1:
+    scheme = proxy.scheme.lower()
+    if scheme not in _SCHEMES or not proxy.hostname or port == -1:
         where = proxy.hostname or "?"
         raise ValueError(f"The proxy for {parts.scheme} URLs in the environment ({proxy.scheme}://{where}) is not "
-                         "an http://host:port proxy; the classroom tunnels only through http:// proxies. Change "
-                         f"{parts.scheme.upper()}_PROXY / ALL_PROXY, or list {hostname} in NO_PROXY.")
+                         "one the classroom can tunnel through (http://host:port, socks5h://host:port or "
+                         f"socks5://host:port). Change {parts.scheme.upper()}_PROXY / ALL_PROXY, or list {hostname} "
+                         "in NO_PROXY.")
     user = unquote(proxy.username) if proxy.username is not None else None
     password = unquote(proxy.password) if proxy.password is not None else None
-    return OutboundProxy(proxy.hostname, port or 80, user, password)
+    return OutboundProxy(proxy.hostname, port or _DEFAULT_PORTS[scheme], user, password, scheme)
