@@ -15,8 +15,8 @@ from opentelemetry.trace import Status, StatusCode
 from gatewaykit.telemetry import names as n
 
 __all__ = [
-    "answer_facts", "captured_input", "cost_of", "error_type_of", "mark_error", "request_attributes", "response_attributes",
-    "server_of", "token_counts",
+    "answer_facts", "captured_input", "cost_of", "error_type_of", "mark_error", "request_attributes",
+    "response_attributes", "server_of", "token_counts",
 ]  # fmt: skip
 
 _COST_SOURCES = {"reported": "provider", "estimated": "local"}  # the ledger's source -> the proposal's
