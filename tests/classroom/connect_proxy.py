@@ -8,7 +8,8 @@ gateway (which speaks plain http) with a certificate from :func:`make_certificat
 
 A connection whose first byte is 5 is SOCKS5 (RFC 1928): the user/password login (RFC 1929) is required when
 the proxy has a user, each CONNECT's address is kept in ``socks_requests`` as (address type, address, port),
-and ``socks_refuse_with`` is a reply code to refuse with.
+and ``socks_refuse_with`` is a reply code to refuse with. With ``tls`` (a certificate and its key) it is an
+https proxy: the same, inside TLS.
 """
 
 from __future__ import annotations
@@ -25,7 +26,11 @@ from typing import Optional
 
 class ConnectProxy:
     def __init__(self, user: Optional[str] = None, password: Optional[str] = None,
-                 routes: Optional[dict[str, int]] = None) -> None:
+                 routes: Optional[dict[str, int]] = None, tls: Optional[tuple[Path, Path]] = None) -> None:
+        self._tls: Optional[ssl.SSLContext] = None
+        if tls is not None:  # an https proxy: its own listener speaks TLS (certificate and key)
+            self._tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            self._tls.load_cert_chain(*tls)
         self.routes = dict(routes or {})
         self.expected_auth = (b"Basic " + base64.b64encode(f"{user}:{password}".encode())) if user else None
         self.refuse_with: Optional[int] = None
@@ -43,13 +48,15 @@ class ConnectProxy:
         self._thread.start()
         assert self._started.wait(30), "the test proxy did not start"
 
-    def url(self, user: Optional[str] = None, password: Optional[str] = None, scheme: str = "http") -> str:
+    def url(self, user: Optional[str] = None, password: Optional[str] = None, scheme: str = "http",
+            host: str = "127.0.0.1") -> str:
         credentials = f"{user}:{password}@" if user else ""
-        return f"{scheme}://{credentials}127.0.0.1:{self.port}"
+        return f"{scheme}://{credentials}{host}:{self.port}"
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
-        self._server = self._loop.run_until_complete(asyncio.start_server(self._handle, "127.0.0.1", 0))
+        self._server = self._loop.run_until_complete(asyncio.start_server(self._handle, "127.0.0.1", 0,
+                                                                          ssl=self._tls))
         self.port = self._server.sockets[0].getsockname()[1]
         self._started.set()
         self._loop.run_forever()

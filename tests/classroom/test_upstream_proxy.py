@@ -221,14 +221,15 @@ def test_which_gateways_the_environment_sends_through_the_proxy(clean_env: pytes
     assert all_tunnel is not None and all_tunnel.shown == "proxy.school.internal:8080"
 
 
-@pytest.mark.parametrize("named", ["socks4://proxy.school.internal:1080", "https://proxy.school.internal:3129"])
+@pytest.mark.parametrize("named", ["socks4://proxy.school.internal:1080", "ftp://proxy.school.internal:2121"])
 def test_a_proxy_the_classroom_cannot_speak_to_is_refused_at_start_naming_the_variable(
         clean_env: pytest.MonkeyPatch, named: str) -> None:
     scheme, _, where = named.partition("://")
     clean_env.setenv("HTTPS_PROXY", f"{scheme}://school:{PASSWORD}@{where}")
     with pytest.raises(ValueError) as failure:
         KeepAlivePool("https://gateway.example", timeout=5)
-    assert "HTTPS_PROXY" in str(failure.value) and scheme in str(failure.value) and "socks5h://" in str(failure.value)
+    assert "HTTPS_PROXY" in str(failure.value) and scheme in str(failure.value)
+    assert "https://host:port" in str(failure.value) and "socks5h://" in str(failure.value)
     assert PASSWORD not in str(failure.value)
 
 
@@ -283,7 +284,7 @@ def test_an_https_gateway_is_reached_with_tls_inside_a_socks5_tunnel(upstream: A
     assert statuses == [200] * 3 and set(proxy.socks_requests) == {(3, "localhost", port)}
 
 
-def _socks_failure(proxy_url: str, clean_env: pytest.MonkeyPatch) -> ConnectionFailed:
+def _proxy_failure(proxy_url: str, clean_env: pytest.MonkeyPatch) -> ConnectionFailed:
     """What a pool behind ``proxy_url`` raises for its first request (to a gateway the proxy would reach)."""
     clean_env.setenv("HTTPS_PROXY", proxy_url)
     clean_env.setenv("NO_PROXY", ".school.internal")
@@ -303,16 +304,16 @@ def _socks_failure(proxy_url: str, clean_env: pytest.MonkeyPatch) -> ConnectionF
 def test_a_socks5_proxy_that_refuses_says_why_without_the_password(proxy: ConnectProxy,
                                                                    clean_env: pytest.MonkeyPatch) -> None:
     shown = f"127.0.0.1:{proxy.port}"
-    wrong = _socks_failure(proxy.url("school", "not-" + PASSWORD, scheme="socks5h"), clean_env)
+    wrong = _proxy_failure(proxy.url("school", "not-" + PASSWORD, scheme="socks5h"), clean_env)
     assert f"the proxy {shown} refused the user and password" in wrong.cause and PASSWORD not in str(wrong)
-    missing = _socks_failure(proxy.url(scheme="socks5h"), clean_env)
+    missing = _proxy_failure(proxy.url(scheme="socks5h"), clean_env)
     assert f"the proxy {shown} wants a login" in missing.cause and "socks5h://user:password@" in missing.cause
     proxy.socks_refuse_with = 2
-    refused = _socks_failure(proxy.url("school", PASSWORD, scheme="socks5h"), clean_env)
+    refused = _proxy_failure(proxy.url("school", PASSWORD, scheme="socks5h"), clean_env)
     assert "answered 2 (not allowed by its rules) to SOCKS5 CONNECT localhost:9" in refused.cause
     assert PASSWORD not in str(refused) and not refused.timed_out
     proxy.socks_refuse_with = None
-    unreachable = _socks_failure(proxy.url("school", PASSWORD, scheme="socks5h"), clean_env)  # nothing on port 9
+    unreachable = _proxy_failure(proxy.url("school", PASSWORD, scheme="socks5h"), clean_env)  # nothing on port 9
     assert "answered 4 (host unreachable)" in unreachable.cause
 
 
@@ -363,3 +364,45 @@ def test_a_socks5_server_nobody_here_wrote_carries_the_classroom(upstream: Any, 
     assert statuses == [200] * 3 and upstream_spent(upstream) > 0
     message = str(failure.value)  # pproxy hangs up on a wrong login rather than answering it
     assert f"127.0.0.1:{port}" in message and "user and password" in message and PASSWORD not in message
+
+
+@pytest.fixture
+def tls_proxy(tmp_path: Path, clean_env: pytest.MonkeyPatch) -> Iterator[tuple[ConnectProxy, tuple[Path, Path]]]:
+    """An https proxy (TLS to the proxy itself) named localhost, its certificate from a test authority that
+    ``SSL_CERT_FILE`` makes trusted; and that certificate, for a TLS gateway front of the same authority."""
+    authority, certificate, key = make_certificate(tmp_path, "localhost")
+    clean_env.setenv("SSL_CERT_FILE", str(authority))
+    server = ConnectProxy(user="school", password=PASSWORD, tls=(certificate, key))
+    yield server, (certificate, key)
+    server.stop()
+
+
+@pytest.mark.parametrize("gateway_tls", [False, True], ids=["http gateway", "https gateway: TLS in TLS"])
+def test_an_https_proxy_carries_the_tunnels_inside_tls(upstream: Any, tls_proxy: Any,
+                                                       clean_env: pytest.MonkeyPatch, gateway_tls: bool) -> None:
+    """https://user:password@proxy: CONNECT and its Proxy-Authorization go inside TLS to the proxy; an https
+    gateway's own TLS runs inside that (TLS in TLS)."""
+    proxy, certificate = tls_proxy
+    port = urlsplit(upstream.base_url).port
+    if gateway_tls:
+        proxy.routes[f"localhost:{port}"] = proxy.serve_tls(certificate, to_port=port)
+    clean_env.setenv("HTTPS_PROXY" if gateway_tls else "HTTP_PROXY",
+                     proxy.url("school", PASSWORD, scheme="https", host="localhost"))
+    clean_env.setenv("NO_PROXY", ".school.internal")
+    scheme = "https" if gateway_tls else "http"
+    statuses = calls_in_a_new_room(upstream=f"{scheme}://localhost:{port}", upstream_key=TEACHER_KEY)
+    assert statuses == [200] * 3 and 2 <= proxy.connects <= 4, proxy.connects
+    assert all(head.startswith(f"CONNECT localhost:{port} HTTP/1.1\r\n".encode()) for head in proxy.heads)
+    assert all(b"Proxy-Authorization: Basic " in head for head in proxy.heads)
+
+
+def test_an_https_proxy_whose_certificate_is_not_trusted_is_not_spoken_to(tls_proxy: Any,
+                                                                         clean_env: pytest.MonkeyPatch,
+                                                                         tmp_path: Path) -> None:
+    proxy, _ = tls_proxy
+    (tmp_path / "other").mkdir()
+    other, _, _ = make_certificate(tmp_path / "other", "localhost")
+    clean_env.setenv("SSL_CERT_FILE", str(other))  # trusts another authority: the proxy's certificate is refused
+    failure = _proxy_failure(proxy.url("school", PASSWORD, scheme="https", host="localhost"), clean_env)
+    assert "SSLCertVerificationError" in failure.cause and f"via the proxy localhost:{proxy.port}" in failure.cause
+    assert PASSWORD not in str(failure) and proxy.heads == []  # nothing was sent to it: not the login, not CONNECT

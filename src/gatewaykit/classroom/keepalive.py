@@ -12,9 +12,10 @@ An outbound proxy named in the environment (``HTTPS_PROXY``, ``HTTP_PROXY``,
 ``ALL_PROXY``, ``NO_PROXY``; :mod:`gatewaykit.classroom.outbound_proxy` decides,
 once per pool, as httpx and urllib would) is used the way httpx uses one for
 https: each new connection is a ``CONNECT host:port`` tunnel through the proxy
-(with ``Proxy-Authorization`` when its URL has a user and password; a
-``socks5h://`` / ``socks5://`` proxy's SOCKS5 CONNECT, with its user/password
-login), upgraded to TLS for the gateway's own name; the teacher's key only ever
+(with ``Proxy-Authorization`` when its URL has a user and password; inside TLS
+to an ``https://`` proxy; a ``socks5h://`` / ``socks5://`` proxy's SOCKS5
+CONNECT, with its user/password login), upgraded to TLS for the gateway's own
+name (TLS inside TLS, through an https proxy); the teacher's key only ever
 travels inside the tunnel. The connect time-out covers the whole CONNECT and TLS handshake, and a
 tunnel is kept alive and reused like any connection. A proxy that refuses
 (407, 502, ...) is a :class:`ConnectionFailed` naming the proxy's host, port and
@@ -187,6 +188,7 @@ class KeepAlivePool:
         self._closed = False
         #: The proxy every connection tunnels through (None: direct); ``trust_env=False`` ignores the environment.
         self.proxy: Optional[OutboundProxy] = proxy_for(base_url) if trust_env else None
+        self._proxy_ssl = ssl.create_default_context() if self.proxy is not None and self.proxy.tls else None
 
     @property
     def open_connections(self) -> int:
@@ -263,7 +265,9 @@ class KeepAlivePool:
         if proxy.scheme == "socks5":  # the name resolved here (socks5h: by the proxy)
             found = await asyncio.get_running_loop().getaddrinfo(self.hostname, self.port, type=socket.SOCK_STREAM)
             address = str(found[0][4][0])
-        reader, writer = await asyncio.open_connection(proxy.host, proxy.port, limit=_READ_BYTES)
+        reader, writer = await asyncio.open_connection(  # an https proxy: TLS to it first, its name checked
+            proxy.host, proxy.port, limit=_READ_BYTES, ssl=self._proxy_ssl,
+            server_hostname=proxy.host if self._proxy_ssl is not None else None)
         try:
             if proxy.socks:
                 await self._socks_handshake(proxy, reader, writer, address)
@@ -383,7 +387,7 @@ class KeepAlivePool:
             connection.close()
             closing.append(connection.writer)
             self._open -= 1
-        if self.tls and closing:
+        if (self.tls or self._proxy_ssl is not None) and closing:  # TLS to the gateway, or to an https proxy
             # TLS closes with an exchange of close_notify: wait a moment for it, then drop what is left, so that no
             # socket outlives the loop that would close it
             waits = [asyncio.ensure_future(writer.wait_closed()) for writer in closing]

@@ -14,14 +14,16 @@ Two kinds of proxy are spoken to, each as a tunnel to the gateway (see
 :mod:`gatewaykit.classroom.keepalive`):
 
 - ``http://`` (or no scheme): ``CONNECT host:port``; its user and password
-  become a ``Proxy-Authorization`` header;
+  become a ``Proxy-Authorization`` header; ``https://``: the same inside TLS to
+  the proxy (its certificate checked for its name), so the login is never in
+  the clear on the school's network;
 - ``socks5h://`` and ``socks5://`` (RFC 1928): SOCKS5's CONNECT, with its
   user/password login (RFC 1929) when the URL has them. ``socks5h`` sends the
   gateway's name for the proxy to resolve; ``socks5`` resolves it here and
   sends the address (curl's and httpx's reading of the two).
 
 The user and password appear nowhere else: not in ``repr``, not in ``shown``,
-not in any error. Anything else (``https://`` proxies, SOCKS4) is refused when
+not in any error. Anything else (SOCKS4, SOCKS5 over TLS) is refused when
 the pool is made, naming the variable to change.
 """
 
@@ -37,8 +39,8 @@ from urllib.parse import unquote, urlsplit
 __all__ = ["OutboundProxy", "proxy_for"]
 
 _STATUS_LINE = re.compile(rb"HTTP/1\.[01] (\d{3})(?: ([^\r\n]*))?\r\n")
-_SCHEMES = ("http", "socks5", "socks5h")
-_DEFAULT_PORTS = {"http": 80, "socks5": 1080, "socks5h": 1080}
+_SCHEMES = ("http", "https", "socks5", "socks5h")
+_DEFAULT_PORTS = {"http": 80, "https": 443, "socks5": 1080, "socks5h": 1080}
 # SOCKS5 (RFC 1928)
 SOCKS_VERSION = 5
 SOCKS_NO_LOGIN, SOCKS_PASSWORD_LOGIN, SOCKS_NO_ACCEPTABLE_LOGIN = 0x00, 0x02, 0xFF
@@ -59,7 +61,8 @@ class OutboundProxy:
     def __init__(self, host: str, port: int, user: Optional[str] = None, password: Optional[str] = None,
                  scheme: str = "http") -> None:
         if scheme not in _SCHEMES:
-            raise ValueError(f"not a proxy the classroom speaks to: {scheme}:// (http://, socks5h:// or socks5://)")
+            raise ValueError(f"not a proxy the classroom speaks to: {scheme}:// (http://, https://, socks5h:// or "
+                             "socks5://)")
         self.host, self.port, self.scheme = host, port, scheme
         self._authorization: Optional[bytes] = None
         self._login: Optional[bytes] = None
@@ -67,7 +70,7 @@ class OutboundProxy:
             pair = f"{user}:{password or ''}".encode("utf-8")
             self._authorization = b"Basic " + base64.b64encode(pair)
             name, secret = user.encode("utf-8"), (password or "").encode("utf-8")
-            if scheme != "http":
+            if scheme.startswith("socks"):
                 if not 0 < len(name) < 256 or len(secret) > 255:
                     raise ValueError(f"A SOCKS5 proxy's user and password are each 1 to 255 bytes; the ones in the "
                                      f"proxy URL for {self.shown} are not: change them in the URL.")
@@ -75,15 +78,20 @@ class OutboundProxy:
 
     @property
     def socks(self) -> bool:
-        """Whether this is a SOCKS5 proxy (else an http one)."""
-        return self.scheme != "http"
+        """Whether this is a SOCKS5 proxy (else an http one, or https: the same inside TLS to the proxy)."""
+        return self.scheme.startswith("socks")
+
+    @property
+    def tls(self) -> bool:
+        """Whether the connection to the proxy itself is TLS (an ``https://`` proxy)."""
+        return self.scheme == "https"
 
     @property
     def shown(self) -> str:
         return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
 
     def __repr__(self) -> str:
-        kind = "" if self.scheme == "http" else f", {self.scheme}"
+        kind = "" if self.scheme == "http" else f", {self.scheme}"  # never the login
         return f"OutboundProxy({self.shown!r}{kind}{', with a password' if self._authorization else ''})"
 
     def connect_request(self, host: str, port: int) -> bytes:
@@ -175,8 +183,8 @@ def _loopback(hostname: str) -> bool:
 def proxy_for(url: str) -> Optional[OutboundProxy]:
     """The proxy the environment names for ``url`` (http or https), or None to connect directly.
 
-    ValueError when the proxy named is not one the classroom speaks to (an ``https://`` or SOCKS4 one), saying
-    which variable to change."""
+    ValueError when the proxy named is not one the classroom speaks to (a SOCKS4 one, say), saying which
+    variable to change."""
     parts = urlsplit(url)
     hostname = parts.hostname or ""
     if not hostname:
@@ -198,8 +206,8 @@ def proxy_for(url: str) -> Optional[OutboundProxy]:
     if scheme not in _SCHEMES or not proxy.hostname or port == -1:
         where = proxy.hostname or "?"
         raise ValueError(f"The proxy for {parts.scheme} URLs in the environment ({proxy.scheme}://{where}) is not "
-                         "one the classroom can tunnel through (http://host:port, socks5h://host:port or "
-                         f"socks5://host:port). Change {parts.scheme.upper()}_PROXY / ALL_PROXY, or list {hostname} "
+                         "one the classroom can tunnel through (http://host:port, https://host:port, "
+                         f"socks5h://host:port or socks5://host:port). Change {parts.scheme.upper()}_PROXY / ALL_PROXY, or list {hostname} "
                          "in NO_PROXY.")
     user = unquote(proxy.username) if proxy.username is not None else None
     password = unquote(proxy.password) if proxy.password is not None else None
