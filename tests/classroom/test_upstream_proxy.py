@@ -233,7 +233,7 @@ def test_a_proxy_the_classroom_cannot_speak_to_is_refused_at_start_naming_the_va
     assert PASSWORD not in str(failure.value)
 
 
-def test_socks5_proxies_are_read_from_the_environment(clean_env: pytest.MonkeyPatch) -> None:
+def test_socks5_and_https_proxies_are_read_from_the_environment(clean_env: pytest.MonkeyPatch) -> None:
     clean_env.setenv("HTTPS_PROXY", f"socks5h://school:{PASSWORD}@proxy.school.internal")
     proxy = KeepAlivePool("https://gateway.example", timeout=5).proxy
     assert proxy is not None and proxy.scheme == "socks5h" and proxy.shown == "proxy.school.internal:1080"
@@ -241,6 +241,10 @@ def test_socks5_proxies_are_read_from_the_environment(clean_env: pytest.MonkeyPa
     clean_env.setenv("HTTPS_PROXY", "SOCKS5://proxy.school.internal:9050")
     proxy = KeepAlivePool("https://gateway.example", timeout=5).proxy
     assert proxy is not None and proxy.scheme == "socks5" and proxy.port == 9050
+    clean_env.setenv("HTTPS_PROXY", f"https://school:{PASSWORD}@proxy.school.internal")
+    proxy = KeepAlivePool("https://gateway.example", timeout=5).proxy
+    assert proxy is not None and proxy.tls and not proxy.socks and proxy.shown == "proxy.school.internal:443"
+    assert PASSWORD not in repr(proxy)
     clean_env.setenv("HTTPS_PROXY", f"socks5h://{'u' * 256}:{PASSWORD}@proxy.school.internal")
     with pytest.raises(ValueError) as failure:  # RFC 1929 carries at most 255 bytes of each
         KeepAlivePool("https://gateway.example", timeout=5)
