@@ -106,14 +106,13 @@ def test_an_https_gateway_is_reached_with_tls_inside_the_tunnel(upstream: Any, p
     assert not any(TEACHER_KEY.encode() in head for head in proxy.heads)
 
 
-def test_a_proxy_that_never_answers_connect_is_a_connect_timeout(proxy: ConnectProxy,
-                                                                 clean_env: pytest.MonkeyPatch) -> None:
-    proxy.silent = True
-    clean_env.setenv("HTTPS_PROXY", proxy.url("school", PASSWORD))
+def _proxy_failure(proxy_url: str, clean_env: pytest.MonkeyPatch, connect_timeout: float = 10) -> ConnectionFailed:
+    """What a pool behind ``proxy_url`` raises for its first request (to a gateway the proxy would reach)."""
+    clean_env.setenv("HTTPS_PROXY", proxy_url)
     clean_env.setenv("NO_PROXY", ".school.internal")
 
     async def ask() -> ConnectionFailed:
-        pool = KeepAlivePool("https://localhost:9", timeout=5, connect_timeout=0.3)
+        pool = KeepAlivePool("https://localhost:9", timeout=5, connect_timeout=connect_timeout)
         try:
             with pytest.raises(ConnectionFailed) as failure:
                 await pool.request("GET", "/v1/models", [])
@@ -121,7 +120,13 @@ def test_a_proxy_that_never_answers_connect_is_a_connect_timeout(proxy: ConnectP
         finally:
             await pool.aclose()
 
-    failure = asyncio.run(ask())
+    return asyncio.run(ask())
+
+
+def test_a_proxy_that_never_answers_connect_is_a_connect_timeout(proxy: ConnectProxy,
+                                                                 clean_env: pytest.MonkeyPatch) -> None:
+    proxy.silent = True
+    failure = _proxy_failure(proxy.url("school", PASSWORD), clean_env, connect_timeout=0.3)
     assert failure.timed_out and f"via the proxy 127.0.0.1:{proxy.port}" in failure.cause
     assert PASSWORD not in str(failure) and proxy.connects == 2  # tried once more: nothing was sent yet
 
@@ -286,23 +291,6 @@ def test_an_https_gateway_is_reached_with_tls_inside_a_socks5_tunnel(upstream: A
     clean_env.setenv("NO_PROXY", ".school.internal")
     statuses = calls_in_a_new_room(upstream=f"https://localhost:{port}", upstream_key=TEACHER_KEY)
     assert statuses == [200] * 3 and set(proxy.socks_requests) == {(3, "localhost", port)}
-
-
-def _proxy_failure(proxy_url: str, clean_env: pytest.MonkeyPatch) -> ConnectionFailed:
-    """What a pool behind ``proxy_url`` raises for its first request (to a gateway the proxy would reach)."""
-    clean_env.setenv("HTTPS_PROXY", proxy_url)
-    clean_env.setenv("NO_PROXY", ".school.internal")
-
-    async def ask() -> ConnectionFailed:
-        pool = KeepAlivePool("https://localhost:9", timeout=5, connect_timeout=10)
-        try:
-            with pytest.raises(ConnectionFailed) as failure:
-                await pool.request("GET", "/v1/models", [])
-            return failure.value
-        finally:
-            await pool.aclose()
-
-    return asyncio.run(ask())
 
 
 def test_a_socks5_proxy_that_refuses_says_why_without_the_password(proxy: ConnectProxy,
