@@ -9,13 +9,13 @@ The interrupt is a real SIGINT sent to the main thread while it is inside
 from __future__ import annotations
 
 import signal
-import sys
 import threading
 import time
 from typing import Any, Callable
 
 import pytest
 from factories import video_job
+from worker_watch import current_frames
 
 from gatewaykit.client.resources.job_flows import PollSchedule
 from gatewaykit.notebook.job_views.job_progress import JobProgress
@@ -50,7 +50,7 @@ def wait_until(condition: Callable[[], bool], what: str, seconds: float = 60) ->
 
 
 def main_thread_in(code: Any) -> bool:
-    frame = sys._current_frames().get(threading.main_thread().ident or 0)
+    frame = current_frames().get(threading.main_thread().ident or 0)
     while frame is not None:
         if frame.f_code is code:
             return True
