@@ -130,7 +130,7 @@ class GatewayTelemetry:
                                None if result is None else answer_facts(result), status, fields, row,
                                handle.metric_attributes)  # fmt: skip
             span.end_later(last.span_values)
-            self._metrics.add_later(span, seconds, last)
+            self._metrics.add_later(span, seconds, last.metric_values)
             return
         usage = fields.get("usage") or {}
         tokens = token_counts(usage)

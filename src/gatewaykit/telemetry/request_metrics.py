@@ -23,7 +23,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import deque
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from opentelemetry import trace
 
@@ -64,13 +64,15 @@ class RequestMetrics:
         cost_source: Optional[str],
     ) -> None:
         """Queue one request's measurements (``attributes``: the metric attributes, not copied, not changed)."""
-        self._queue.append((span, seconds, attributes, input_tokens, output_tokens, cost, cost_source))
-        if len(self._queue) >= self._limit:
-            self.flush()
+        self._queue_entry(span, seconds, (attributes, input_tokens, output_tokens, cost, cost_source))
 
-    def add_later(self, span: Any, seconds: float, last: Any) -> None:
-        """Queue one request's measurements, worked out when recorded (``last.metric_values()``)."""
-        self._queue.append((span, seconds, last))
+    def add_later(self, span: Any, seconds: float, values: Callable[[], tuple[Any, ...]]) -> None:
+        """Queue one request's measurements, worked out when recorded: ``values()`` gives what :meth:`add` takes
+        after ``seconds`` (attributes, input tokens, output tokens, cost, cost source)."""
+        self._queue_entry(span, seconds, values)
+
+    def _queue_entry(self, span: Any, seconds: float, values: Any) -> None:
+        self._queue.append((span, seconds, values))
         if len(self._queue) >= self._limit:
             self.flush()
 
@@ -80,14 +82,10 @@ class RequestMetrics:
             queue = self._queue
             while queue:
                 try:
-                    entry = queue.popleft()
+                    span, seconds, values = queue.popleft()
                 except IndexError:
                     break
-                if len(entry) == 3:  # add_later's
-                    span, seconds, last = entry
-                    attributes, input_tokens, output_tokens, cost, source = last.metric_values()
-                else:
-                    span, seconds, attributes, input_tokens, output_tokens, cost, source = entry
+                attributes, input_tokens, output_tokens, cost, source = values() if callable(values) else values
                 context = trace.set_span_in_context(span) if span is not None else None
                 self._duration.record(seconds, attributes, context=context)
                 if input_tokens is not None:
