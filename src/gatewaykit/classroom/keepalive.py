@@ -16,8 +16,8 @@ https: each new connection is a ``CONNECT host:port`` tunnel through the proxy
 to an ``https://`` proxy; a ``socks5h://`` / ``socks5://`` proxy's SOCKS5
 CONNECT, with its user/password login), upgraded to TLS for the gateway's own
 name (TLS inside TLS, through an https proxy); the teacher's key only ever
-travels inside the tunnel. The connect time-out covers the whole CONNECT and TLS handshake, and a
-tunnel is kept alive and reused like any connection. A proxy that refuses
+travels inside the tunnel. The connect time-out covers the whole CONNECT and
+TLS handshake, and a tunnel is kept alive and reused like any connection. A proxy that refuses
 (407, 502, ...) is a :class:`ConnectionFailed` naming the proxy's host, port and
 status, never its password.
 
@@ -272,25 +272,29 @@ class KeepAlivePool:
             if proxy.socks:
                 await self._socks_handshake(proxy, reader, writer, address)
             else:
-                writer.write(proxy.connect_request(self.hostname, self.port))
-                await writer.drain()
-                try:
-                    head = await reader.readuntil(b"\r\n\r\n")
-                except asyncio.IncompleteReadError:
-                    raise ConnectionFailed(False, f"the proxy {proxy.shown} closed the connection instead of "
-                                                  "answering CONNECT") from None
-                except asyncio.LimitOverrunError:
-                    raise ConnectionFailed(False, f"the proxy {proxy.shown} sent an over-long answer to "
-                                                  "CONNECT") from None
-                refusal = proxy.refusal(head, self.hostname, self.port)
-                if refusal is not None:
-                    raise ConnectionFailed(False, refusal)
+                await self._http_connect(proxy, reader, writer)
             if self._ssl is not None:
                 await writer.start_tls(self._ssl, server_hostname=self.hostname)
         except BaseException:
             writer.close()
             raise
         return reader, writer
+
+    async def _http_connect(self, proxy: OutboundProxy, reader: asyncio.StreamReader,
+                            writer: asyncio.StreamWriter) -> None:
+        """An http(s) proxy's ``CONNECT host:port`` and its 2xx."""
+        writer.write(proxy.connect_request(self.hostname, self.port))
+        await writer.drain()
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.IncompleteReadError:
+            raise ConnectionFailed(False, f"the proxy {proxy.shown} closed the connection instead of answering "
+                                          "CONNECT") from None
+        except asyncio.LimitOverrunError:
+            raise ConnectionFailed(False, f"the proxy {proxy.shown} sent an over-long answer to CONNECT") from None
+        refusal = proxy.refusal(head, self.hostname, self.port)
+        if refusal is not None:
+            raise ConnectionFailed(False, refusal)
 
     async def _socks_handshake(self, proxy: OutboundProxy, reader: asyncio.StreamReader,
                                writer: asyncio.StreamWriter, address: Optional[str]) -> None:

@@ -54,7 +54,7 @@ _SOCKS_REPLIES = {
 
 class OutboundProxy:
     """An outbound proxy: its kind (``scheme``), where it is (``shown``: host and port, never credentials) and how to
-    ask it for a tunnel (an ``http`` proxy's CONNECT; a ``socks5`` / ``socks5h`` proxy's handshake)."""
+    ask it for a tunnel (an ``http`` / ``https`` proxy's CONNECT; a ``socks5`` / ``socks5h`` proxy's handshake)."""
 
     __slots__ = ("host", "port", "scheme", "_authorization", "_login")
 
@@ -119,7 +119,6 @@ class OutboundProxy:
             why += ", http://user:password@host:port)"
         return why
 
-
     # -- SOCKS5 ----------------------------------------------------------------------------------------------------
     def socks_greeting(self) -> bytes:
         """The logins offered: none, and user/password when the URL has them."""
@@ -145,11 +144,10 @@ class OutboundProxy:
 
     def socks_connect_request(self, host: str, port: int, address: Optional[str] = None) -> bytes:
         """SOCKS5's CONNECT to ``host:port``: by name, or by ``address`` (an IP resolved here, for ``socks5``)."""
-        where: bytes
-        target: Union[ipaddress.IPv4Address, ipaddress.IPv6Address, None] = None
+        target: Union[ipaddress.IPv4Address, ipaddress.IPv6Address, None]
         try:
             target = ipaddress.ip_address(address if address is not None else host)
-        except ValueError:
+        except ValueError:  # a name
             target = None
         if target is None:
             name = host if host.isascii() else host.encode("idna").decode("ascii")
@@ -207,8 +205,8 @@ def proxy_for(url: str) -> Optional[OutboundProxy]:
         where = proxy.hostname or "?"
         raise ValueError(f"The proxy for {parts.scheme} URLs in the environment ({proxy.scheme}://{where}) is not "
                          "one the classroom can tunnel through (http://host:port, https://host:port, "
-                         f"socks5h://host:port or socks5://host:port). Change {parts.scheme.upper()}_PROXY / ALL_PROXY, or list {hostname} "
-                         "in NO_PROXY.")
+                         f"socks5h://host:port or socks5://host:port). Change {parts.scheme.upper()}_PROXY / "
+                         f"ALL_PROXY, or list {hostname} in NO_PROXY.")
     user = unquote(proxy.username) if proxy.username is not None else None
     password = unquote(proxy.password) if proxy.password is not None else None
     return OutboundProxy(proxy.hostname, port or _DEFAULT_PORTS[scheme], user, password, scheme)
