@@ -66,6 +66,16 @@ def student_calls(room: Any, chats: int, streams: int) -> list[int]:
     return statuses
 
 
+def calls_in_a_new_room(chats: int = 2, streams: int = 1, **options: Any) -> list[int]:
+    """``chats`` chats and ``streams`` streams from one student of a classroom started with ``options``; their
+    statuses."""
+    room = classroom.start(roster=["ana"], **options)
+    try:
+        return student_calls(room, chats=chats, streams=streams)
+    finally:
+        room.stop()
+
+
 def test_chats_and_streams_go_through_the_proxy_in_reused_tunnels(upstream: Any, proxy: ConnectProxy,
                                                                   clean_env: pytest.MonkeyPatch) -> None:
     behind_proxy(clean_env, proxy.url("school", PASSWORD))
@@ -95,11 +105,7 @@ def test_an_https_gateway_is_reached_with_tls_inside_the_tunnel(upstream: Any, p
     clean_env.setenv("SSL_CERT_FILE", str(authority))  # ssl.create_default_context() trusts the test authority
     clean_env.setenv("HTTPS_PROXY", proxy.url("school", PASSWORD))
     clean_env.setenv("NO_PROXY", ".school.internal")
-    room = classroom.start(upstream=f"https://localhost:{port}", upstream_key=TEACHER_KEY, roster=["ana"])
-    try:
-        statuses = student_calls(room, chats=6, streams=2)
-    finally:
-        room.stop()
+    statuses = calls_in_a_new_room(6, 2, upstream=f"https://localhost:{port}", upstream_key=TEACHER_KEY)
     assert statuses == [200] * 8
     assert 2 <= proxy.connects <= 4, proxy.connects
     assert all(head.startswith(f"CONNECT localhost:{port} HTTP/1.1\r\n".encode()) for head in proxy.heads)
@@ -166,15 +172,6 @@ def test_a_classroom_started_behind_a_refusing_proxy_says_so_without_the_passwor
     message = str(failure.value)
     assert "407" in message and "user and password" in message and f"127.0.0.1:{proxy.port}" in message
     assert PASSWORD not in message and proxy.connects == 1
-
-
-def calls_in_a_new_room(**options: Any) -> list[int]:
-    """Two chats and a stream from one student of a classroom started with ``options``; their statuses."""
-    room = classroom.start(roster=["ana"], **options)
-    try:
-        return student_calls(room, chats=2, streams=1)
-    finally:
-        room.stop()
 
 
 def test_a_loopback_gateway_stays_direct_while_no_proxy_is_unset(upstream: Any, proxy: ConnectProxy,
@@ -264,12 +261,8 @@ def test_chats_and_streams_go_through_a_socks5_proxy_with_its_login(upstream: An
     port = urlsplit(upstream.base_url).port
     clean_env.setenv("HTTP_PROXY", proxy.url("school", PASSWORD, scheme=scheme))
     clean_env.setenv("NO_PROXY", ".school.internal")
-    room = classroom.start(upstream=f"http://localhost:{port}", upstream_key=TEACHER_KEY, roster=["ana"])
-    try:
-        statuses = student_calls(room, chats=6, streams=2)
-    finally:
-        room.stop()
-        clean_env.delenv("HTTP_PROXY")  # upstream_spent asks the gateway with httpx, which reads it
+    statuses = calls_in_a_new_room(6, 2, upstream=f"http://localhost:{port}", upstream_key=TEACHER_KEY)
+    clean_env.delenv("HTTP_PROXY")  # upstream_spent asks the gateway with httpx, which reads it
     assert statuses == [200] * 8 and upstream_spent(upstream) > 0
     assert 2 <= proxy.connects <= 4, proxy.connects
     assert proxy.heads == [] and len(proxy.socks_requests) == proxy.connects  # SOCKS5 only, never an http CONNECT
