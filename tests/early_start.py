@@ -52,6 +52,16 @@ _OWNER = "gw0"
 _SHARED = (Path(tempfile.gettempdir()) / f"gatewaykit-early-{os.environ['PYTEST_XDIST_TESTRUNUID']}"
            if _WORKER and os.environ.get("PYTEST_XDIST_TESTRUNUID") else None)
 _elsewhere: set[str] = set()  # works another worker (gw0) runs for this one
+# The environment as this process had it before any test ran (conftest imports this module first). A work runs
+# beside the tests of its own process, and a test's monkeypatch.setenv is seen by every thread: the Colab venv's
+# kernel once started while a proxy test had HTTP_PROXY set to a proxy of its own, then gone, and every call it
+# made was refused. Works take their subprocesses' environment from here.
+_ENVIRONMENT = dict(os.environ)
+
+
+def environment() -> dict[str, str]:
+    """A copy of the environment as the session started (before any test changed ``os.environ``)."""
+    return dict(_ENVIRONMENT)
 
 
 def key(work: Callable[..., Any]) -> str:

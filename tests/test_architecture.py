@@ -31,7 +31,7 @@ def tool(name: str) -> str:
 
 
 def lint_imports(source: Path) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "PYTHONPATH": str(source)}
+    environment = {**early_start.environment(), "PYTHONPATH": str(source)}
     return subprocess.run(
         [tool("lint-imports"), "--no-cache", "--config", str(ROOT / "pyproject.toml")],
         capture_output=True, text=True, timeout=240, cwd=ROOT, env=environment,
@@ -44,7 +44,7 @@ def mypy(*targets: Path) -> subprocess.CompletedProcess[str]:
     cache = Path(tempfile.gettempdir()) / f"gatewaykit-mypy-cache-{checkout}"
     return early_start.run(
         [tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache), *map(str, targets)],
-        timeout=600, cwd=ROOT, env={**os.environ, "MYPYPATH": str(SOURCE)},
+        timeout=600, cwd=ROOT, env={**early_start.environment(), "MYPYPATH": str(SOURCE)},
     )  # fmt: skip
 
 
@@ -93,7 +93,7 @@ def import_cycles(source: Path) -> list[dict[str, list[str]]]:
     """The cycles in ``source``'s gatewaykit (see tests/import_graph.py), found in a fresh interpreter."""
     done = subprocess.run(
         [sys.executable, str(ROOT / "tests" / "import_graph.py"), str(source)],
-        capture_output=True, text=True, timeout=240, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(source)},
+        capture_output=True, text=True, timeout=240, cwd=ROOT, env={**early_start.environment(), "PYTHONPATH": str(source)},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)  # type: ignore[no-any-return]

@@ -31,7 +31,7 @@ def build_binder_venv_and_run_the_quickstart(tmp_path: Path) -> None:
     home = tmp_path / "binder-venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(home)
     python = str(home / "bin" / "python")
-    env = {key: value for key, value in os.environ.items() if key not in ("SVC_API_KEY", "SVC_BASE_URL", "PYTHONPATH")}
+    env = {key: value for key, value in early_start.environment().items() if key not in ("SVC_API_KEY", "SVC_BASE_URL", "PYTHONPATH")}
     env.update(PATH=f"{home / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(home),
                GATEWAYKIT_OFFLINE_TIME_SCALE="0.05", PIP_DISABLE_PIP_VERSION_CHECK="1",
                # Started before any fixture sets them (tests/early_start.py): never the user's ledger or cache.

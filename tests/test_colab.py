@@ -62,7 +62,7 @@ def install_colab_stack_and_gatewaykit_then_run_notebooks(tmp_path: Path) -> Non
     home = tmp_path / "colab-venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(home)
     python = str(home / "bin" / "python")
-    env = {key: value for key, value in os.environ.items() if key not in ("SVC_API_KEY", "SVC_BASE_URL", "PYTHONPATH")}
+    env = {key: value for key, value in early_start.environment().items() if key not in ("SVC_API_KEY", "SVC_BASE_URL", "PYTHONPATH")}
     env.update(PATH=f"{home / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(home),
                GATEWAYKIT_OFFLINE_TIME_SCALE="0.05", PIP_DISABLE_PIP_VERSION_CHECK="1",
                # Started before any fixture sets them (tests/early_start.py): never the user's ledger or cache.

@@ -138,7 +138,7 @@ class Client(_Surface):
     def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
         from gatewaykit.client.transports.http import SyncTransport  # httpx loads with the first client
 
-        return SyncTransport(base_url, headers, timeout, http_transport)
+        return SyncTransport(base_url, headers, timeout, http_transport, trust_env=not self._settings.offline)
 
     def _run(self, flow: Flow[Any]) -> Any:
         return run_sync(flow, self._transport, _sleep)
@@ -290,7 +290,7 @@ class AsyncClient(_Surface):
     def _make_transport(self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any) -> Any:
         from gatewaykit.client.transports.http import AsyncTransport
 
-        return AsyncTransport(base_url, headers, timeout, http_transport)
+        return AsyncTransport(base_url, headers, timeout, http_transport, trust_env=not self._settings.offline)
 
     def _run(self, flow: Flow[Any]) -> Awaitable[Any]:
         return run_async(flow, self._transport)

@@ -114,7 +114,8 @@ class BaseClient:
             from gatewaykit.client.transports.cassette import cassette_transport  # httpx loads with the first client
 
             store: Any = self._cassette or self._cache
-            http_transport = cassette_transport(store, self._settings.base_url, http_transport, is_async=self._is_async)
+            http_transport = cassette_transport(store, self._settings.base_url, http_transport, is_async=self._is_async,
+                                                trust_env=not self._settings.offline)
         self._transport = self._make_transport(self._settings.base_url, headers, options.timeout, http_transport)
         self._transport.max_response_bytes = max_response_bytes
 

@@ -25,6 +25,7 @@ from typing import Any, AsyncIterator, Callable, Iterator, Optional
 import httpx
 
 from gatewaykit.client.transports.cassette_store import ANSWERED_BY, REPLAYED_HEADER, Cassette, normalise_request
+from gatewaykit.client.transports.environment_proxies import AsyncEnvironmentNetwork, EnvironmentNetwork
 
 __all__ = ["AsyncCassetteTransport", "CassetteTransport", "cassette_transport"]
 
@@ -164,16 +165,18 @@ class _AsyncRecordingStream(_RecordingStream, httpx.AsyncByteStream):
 class CassetteTransport(_Shared, httpx.BaseTransport):
     """A blocking httpx transport that records to, or replays from, a cassette."""
 
-    def __init__(self, cassette: Cassette, base_url: str, network: Optional[httpx.BaseTransport] = None) -> None:
+    def __init__(self, cassette: Cassette, base_url: str, network: Optional[httpx.BaseTransport] = None, *,
+                 trust_env: bool = True) -> None:
         super().__init__(cassette, base_url)
         self._network = network
+        self._trust_env = trust_env  # False: never the environment's proxies (the offline gateway)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         normalised, answer = self._prepare(request)
         if answer is not None:
             return self._replayed(answer)
         if self._network is None:
-            self._network = httpx.HTTPTransport()
+            self._network = EnvironmentNetwork() if self._trust_env else httpx.HTTPTransport()
         response = self._network.handle_request(request)
         stream = _SyncRecordingStream(response.stream, self._recorder(request, normalised, response))
         return httpx.Response(
@@ -188,16 +191,18 @@ class CassetteTransport(_Shared, httpx.BaseTransport):
 class AsyncCassetteTransport(_Shared, httpx.AsyncBaseTransport):
     """The awaitable twin of :class:`CassetteTransport`."""
 
-    def __init__(self, cassette: Cassette, base_url: str, network: Optional[httpx.AsyncBaseTransport] = None) -> None:
+    def __init__(self, cassette: Cassette, base_url: str, network: Optional[httpx.AsyncBaseTransport] = None, *,
+                 trust_env: bool = True) -> None:
         super().__init__(cassette, base_url)
         self._network = network
+        self._trust_env = trust_env  # False: never the environment's proxies (the offline gateway)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         normalised, answer = self._prepare(request)
         if answer is not None:
             return self._replayed(answer)
         if self._network is None:
-            self._network = httpx.AsyncHTTPTransport()
+            self._network = AsyncEnvironmentNetwork() if self._trust_env else httpx.AsyncHTTPTransport()
         response = await self._network.handle_async_request(request)
         stream = _AsyncRecordingStream(response.stream, self._recorder(request, normalised, response))
         return httpx.Response(
@@ -209,7 +214,11 @@ class AsyncCassetteTransport(_Shared, httpx.AsyncBaseTransport):
             await self._network.aclose()
 
 
-def cassette_transport(cassette: Cassette, base_url: str, network: Any = None, *, is_async: bool) -> Any:
-    """The transport for a client: ``network`` (the user's ``http_transport=``, if any) under the cassette."""
+def cassette_transport(cassette: Cassette, base_url: str, network: Any = None, *, is_async: bool,
+                       trust_env: bool = True) -> Any:
+    """The transport for a client: ``network`` (the user's ``http_transport=``, if any) under the cassette.
+
+    Without one, the network is direct or through the environment's proxy for each URL (``trust_env``), as
+    the client's own ``httpx.Client`` would go (``environment_proxies.py``)."""
     kind = AsyncCassetteTransport if is_async else CassetteTransport
-    return kind(cassette, base_url, network)
+    return kind(cassette, base_url, network, trust_env=trust_env)

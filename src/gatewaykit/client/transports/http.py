@@ -199,10 +199,11 @@ class SyncTransport(_TransportBase):
 
     def __init__(
         self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any = None,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, *, trust_env: bool = True,
     ) -> None:
         super().__init__(base_url, headers, timeout, max_response_bytes)
-        self._client = _Client(transport=http_transport, follow_redirects=False, timeout=make_timeout(timeout))
+        self._client = _Client(transport=http_transport, follow_redirects=False, timeout=make_timeout(timeout),
+                               trust_env=trust_env)
 
     def send(self, request: ApiRequest) -> Any:
         try:
@@ -251,11 +252,11 @@ class AsyncTransport(_TransportBase):
 
     def __init__(
         self, base_url: str, headers: dict[str, str], timeout: Any, http_transport: Any = None,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, *, trust_env: bool = True,
     ) -> None:
         super().__init__(base_url, headers, timeout, max_response_bytes)
         self._client = _AsyncClient(
-            transport=http_transport, follow_redirects=False, timeout=make_timeout(timeout)
+            transport=http_transport, follow_redirects=False, timeout=make_timeout(timeout), trust_env=trust_env
         )
 
     async def send(self, request: ApiRequest) -> Any:

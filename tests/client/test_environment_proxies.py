@@ -1,0 +1,142 @@
+"""The client and ``HTTP_PROXY`` / ``ALL_PROXY`` / ``NO_PROXY``: a school network with only a proxy way out.
+
+- The offline gateway runs in this process on loopback, where no proxy can reach it: the environment's
+  proxy is never used for it (it used to be, and every call was "Connection refused" wherever
+  ``HTTP_PROXY`` was set without ``NO_PROXY``), with or without the cache or a cassette.
+- A real gateway is reached through the proxy the environment names with ``cache=`` on as with it off
+  (the cache's network transport used to go direct, ignoring the proxy).
+
+The proxy is pproxy (PyPI), an HTTP proxy nobody here wrote, which asks for a login: a call with the
+right one in the proxy URL is answered, with a wrong one it is refused, so a call that went direct
+would be seen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+import gatewaykit as gk
+from gatewaykit.client.transports.environment_proxies import environment_proxy
+
+PASSWORD = "proxy-secret-42"
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                   "no_proxy", "REQUEST_METHOD")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+@pytest.fixture
+def dead_proxy() -> str:
+    """A proxy URL where nothing listens: any call sent there fails."""
+    return f"http://127.0.0.1:{_free_port()}"
+
+
+@pytest.fixture(scope="module")
+def http_proxy() -> Iterator[int]:
+    """pproxy as an HTTP proxy on 127.0.0.1 that asks every connection for school's login; its port."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "pproxy", "-l", f"http://127.0.0.1:{port}#school:{PASSWORD}", "--auth", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        assert server.stdout is not None
+        first = server.stdout.readline()  # "Serving on 127.0.0.1:<port> by http": it listens
+        assert f"127.0.0.1:{port}".encode() in first, first
+        yield port
+    finally:
+        server.terminate()
+        server.wait(30)
+        server.stdout.close()  # type: ignore[union-attr]
+
+
+def _ask(client: Any) -> str:
+    answer = client.chat.ask("Say hello.", model=client.models.pick("chat"), max_tokens=8)
+    return str(answer.choices[0].message.content)
+
+
+@pytest.mark.parametrize("variable", ["HTTP_PROXY", "ALL_PROXY", "http_proxy"])
+@pytest.mark.parametrize("storage", ["none", "cache", "cassette"])
+def test_the_offline_gateway_is_never_reached_through_a_proxy(clean_env: pytest.MonkeyPatch, dead_proxy: str,
+                                                               tmp_path: Path, variable: str, storage: str) -> None:
+    clean_env.setenv(variable, dead_proxy)
+    options: dict[str, Any] = {"display": False, "ledger": gk.Ledger(path=None)}
+    if storage == "cache":
+        options["cache"] = tmp_path / "cache"
+    elif storage == "cassette":
+        options.update(cassette=tmp_path / "lesson.jsonl", cassette_mode="record")
+    with gk.Client(offline=True, **options) as client:
+        assert client.offline and _ask(client)
+
+
+def test_the_async_client_on_the_offline_gateway_ignores_the_proxy(clean_env: pytest.MonkeyPatch,
+                                                                   dead_proxy: str, tmp_path: Path) -> None:
+    clean_env.setenv("HTTP_PROXY", dead_proxy)
+
+    async def both() -> list[str]:
+        answers = []
+        for cache in (None, tmp_path / "cache"):
+            async with gk.AsyncClient(offline=True, cache=cache, display=False, ledger=gk.Ledger(path=None)) as client:
+                answer = await client.chat.ask("Say hello.", model=await client.models.pick("chat"), max_tokens=8)
+                answers.append(answer.choices[0].message.content)
+        return answers
+
+    assert all(asyncio.run(both()))
+
+
+@pytest.mark.parametrize("cache", [False, True], ids=["no cache", "cache"])
+def test_a_real_gateway_is_reached_through_the_environments_proxy(emulator: Any, keys: Any, http_proxy: int,
+                                                                    clean_env: pytest.MonkeyPatch, tmp_path: Path,
+                                                                    cache: bool) -> None:
+    """Right login in HTTP_PROXY: answered through pproxy; wrong login: refused there (so nothing went direct)."""
+
+    def client() -> gk.Client:
+        return gk.Client(api_key=keys.acme, base_url=emulator.base_url, display=False, ledger=gk.Ledger(path=None),
+                         cache=tmp_path / f"cache-{len(list(tmp_path.iterdir()))}" if cache else False,
+                         max_retries=0)
+
+    clean_env.setenv("HTTP_PROXY", f"http://school:{PASSWORD}@127.0.0.1:{http_proxy}")
+    with client() as through:
+        assert _ask(through)
+    clean_env.setenv("HTTP_PROXY", f"http://school:not-{PASSWORD}@127.0.0.1:{http_proxy}")
+    with client() as refused, pytest.raises(gk.GatewayError) as failure:
+        _ask(refused)
+    assert PASSWORD not in str(failure.value)
+    clean_env.setenv("NO_PROXY", "127.0.0.1")  # listed: direct, whatever the proxy says
+    with client() as direct:
+        assert _ask(direct)
+
+
+def test_which_proxy_the_environment_names(clean_env: pytest.MonkeyPatch) -> None:
+    import httpx
+
+    clean_env.setenv("HTTPS_PROXY", "proxy.school.internal:3128")  # no scheme: http://, as httpx reads it
+    clean_env.setenv("HTTP_PROXY", "socks5h://proxy.school.internal:1080")
+    clean_env.setenv("NO_PROXY", "localhost, .school.internal")
+    assert environment_proxy(httpx.URL("https://api.example.com/v1")) == "http://proxy.school.internal:3128"
+    assert environment_proxy(httpx.URL("http://api.example.com/v1")) == "socks5h://proxy.school.internal:1080"
+    assert environment_proxy(httpx.URL("https://media.school.internal/x.mp4")) is None
+    assert environment_proxy(httpx.URL("http://localhost:8080/v1")) is None
+    clean_env.setenv("NO_PROXY", "*")
+    assert environment_proxy(httpx.URL("https://api.example.com/v1")) is None
+    clean_env.delenv("NO_PROXY")
+    clean_env.delenv("HTTPS_PROXY")
+    clean_env.delenv("HTTP_PROXY")
+    assert environment_proxy(httpx.URL("https://api.example.com/v1")) is None
