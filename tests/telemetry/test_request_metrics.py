@@ -94,3 +94,36 @@ def test_a_second_instrument_on_the_same_meter_is_still_collected(traces: Any, c
     assert len(queue) == 1
     (duration,) = traces.metric_points(names.DURATION_METRIC)
     assert duration.count == 2 and len(queue) == 0
+
+
+def test_a_request_whose_span_a_sampler_dropped_still_counts_in_every_metric(emulator: Any) -> None:
+    """Sampling thins traces, never the metrics: tokens, duration and cost as with a span, and no exemplar."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+
+    from gateway_accounts import ACME_KEY
+
+    points: dict[str, Any] = {}
+    for label, provider in (("sampled", TracerProvider()), ("dropped", TracerProvider(sampler=ALWAYS_OFF))):
+        reader = InMemoryMetricReader()
+        gk.instrument(tracer_provider=provider, meter_provider=MeterProvider(metric_readers=[reader]))
+        try:
+            with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, display=False,
+                           ledger=gk.Ledger(path=None)) as client:  # fmt: skip
+                answer = client.chat.completions.create(model="chat-mini", messages=CHAT, seed=7)
+                assert observation.current._metrics._queue  # type: ignore[union-attr]  # queued, not recorded yet
+            data = reader.get_metrics_data()
+        finally:
+            gk.uninstrument()
+        found = {metric.name: list(metric.data.data_points) for resource in data.resource_metrics
+                 for scope in resource.scope_metrics for metric in scope.metrics}  # fmt: skip
+        points[label] = found
+        (cost,) = found[names.COST_METRIC]
+        assert cost.value == answer.usage.cost.total_cost
+        tokens = sorted(point.sum for point in found[names.TOKEN_USAGE_METRIC])
+        assert tokens == sorted([answer.usage.prompt_tokens, answer.usage.completion_tokens])
+    sampled, dropped = points["sampled"], points["dropped"]
+    assert {name: sorted(str(sorted(p.attributes.items())) for p in found) for name, found in dropped.items()} == {
+        name: sorted(str(sorted(p.attributes.items())) for p in found) for name, found in sampled.items()}
+    (duration,) = dropped[names.DURATION_METRIC]
+    assert duration.count == 1 and duration.exemplars == []  # no sampled span to point at

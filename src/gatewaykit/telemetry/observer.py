@@ -132,6 +132,14 @@ class GatewayTelemetry:
             span.end_later(last.span_values)
             self._metrics.add_later(span, seconds, last.metric_values)
             return
+        if status not in _FAILED and recording.kind not in _JOB_KINDS and not span.is_recording():
+            # A plain answer whose span a sampler dropped: it keeps nothing; only the metrics, worked out when
+            # a reader collects them (a sampled-out request pays about what the sampled one does otherwise).
+            seconds = time.perf_counter() - handle.started
+            span.end()
+            dropped = _LastValues(False, recording.attempts, None, None, status, fields, row, handle.metric_attributes)
+            self._metrics.add_later(span, seconds, dropped.metric_values)
+            return
         usage = fields.get("usage") or {}
         tokens = token_counts(usage)
         values = answer_values(status, recording.attempts, tokens, recording.result, fields, self._capture,
