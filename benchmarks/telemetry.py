@@ -11,7 +11,9 @@ would) and sends nowhere, and an SDK meter, as a team's set-up would have them. 
 - tracing on, SDK path: every request span through ``tracer.start_span`` (``direct_spans=False``);
 - tracing on, fast path: what ``gk.instrument()`` installs (``telemetry/direct_spans.py``: the SDK's
   span built with its own steps and handed to the processor's ``on_end``, the answer's values worked
-  out when the exporter reads them, in the batch processor's thread).
+  out when the exporter reads them, in the batch processor's thread);
+- tracing on behind the SDK's ratio sampler keeping 1% of traces (``ParentBased(TraceIdRatioBased(0.01))``):
+  what a request whose span is dropped still pays (its sampling decision, ``traceparent``, its metrics).
 
 Prints per call wall time, this thread's CPU (what the request pays in the caller's thread) and the
 process's CPU (adds the batch processor's export thread), each as the median over rounds and as the
@@ -119,6 +121,7 @@ def measure(calls: int, rounds: int, as_built: bool = False) -> None:
     from opentelemetry.sdk.metrics.export import InMemoryMetricReader
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
 
     from gatewaykit.telemetry.observer import GatewayTelemetry
 
@@ -146,6 +149,12 @@ def measure(calls: int, rounds: int, as_built: bool = False) -> None:
     gk.instrument(tracer_provider=tracer_provider, meter_provider=meter_provider)
     direct = observation.current  # what gk.instrument() installs: request spans handed to the processor directly
     gk.uninstrument()
+    # A team at volume keeps 1 request in 100 (the SDK's ratio sampler): the other 99 have no span to build.
+    thinned_provider = TracerProvider(sampler=ParentBased(TraceIdRatioBased(0.01)))
+    thinned_provider.add_span_processor(BatchSpanProcessor(ReadingExporter()))  # type: ignore[arg-type]
+    gk.instrument(tracer_provider=thinned_provider, meter_provider=meter_provider)
+    thinned = observation.current
+    gk.uninstrument()
     tracer = trace.get_tracer("gatewaykit", gk.__version__, tracer_provider=tracer_provider)
     meter = metrics.get_meter("gatewaykit", gk.__version__, meter_provider=meter_provider)
     sdk = GatewayTelemetry(tracer, meter, direct_spans=False)  # the same tracer, every span through start_span
@@ -170,14 +179,16 @@ def measure(calls: int, rounds: int, as_built: bool = False) -> None:
             "off + SDK span, attrs": (None, chat_in_a_span_with_our_attributes),
             "on, SDK path": (sdk, chat),
             "on, fast path": (direct, chat),
+            "on, 1% sampled": (thinned, chat),
         }[variant]
         observation.install(observer)
         try:
             for _ in range(max(20, calls // 20)):  # warm this client
                 call()
             tracer_provider.force_flush()  # the warm-up's spans exported before the clock starts
+            thinned_provider.force_flush()
             gc.collect()
-            return per_call(call, calls, tracer_provider.force_flush)
+            return per_call(call, calls, lambda: (tracer_provider.force_flush(), thinned_provider.force_flush()))
         finally:
             observation.install(None)
             client.close()
@@ -190,8 +201,9 @@ def measure(calls: int, rounds: int, as_built: bool = False) -> None:
             figures[variant].append(run(variant))
         started = time.process_time()
         reader.get_metrics_data()  # a reader's collection: the queued request metrics are recorded here
-        collect.append((time.process_time() - started) / calls / 2 * 1e6)
+        collect.append((time.process_time() - started) / calls / 3 * 1e6)  # the three variants with tracing on
     tracer_provider.shutdown()
+    thinned_provider.shutdown()
     shutil.rmtree(folder, ignore_errors=True)
     if not direct.direct_spans_started or sdk.direct_spans_started:  # type: ignore[union-attr]
         raise SystemExit("the fast path was not taken where it should be (or taken where it should not)")
@@ -206,7 +218,8 @@ def measure(calls: int, rounds: int, as_built: bool = False) -> None:
           " (in the reader's collection, not on the request)")  # fmt: skip
 
 
-VARIANTS = ("tracing off", "off + empty SDK span", "off + SDK span, attrs", "on, SDK path", "on, fast path")
+VARIANTS = ("tracing off", "off + empty SDK span", "off + SDK span, attrs", "on, SDK path", "on, fast path",
+            "on, 1% sampled")
 
 
 def main() -> None:
