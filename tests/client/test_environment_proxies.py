@@ -124,6 +124,44 @@ def test_a_real_gateway_is_reached_through_the_environments_proxy(emulator: Any,
         assert _ask(direct)
 
 
+@pytest.mark.parametrize("cache", [False, True], ids=["no cache", "cache"])
+def test_a_proxy_that_cannot_be_reached_is_named_in_the_error_without_its_login(
+    emulator: Any, keys: Any, clean_env: pytest.MonkeyPatch, dead_proxy: str, tmp_path: Path, cache: bool
+) -> None:
+    clean_env.setenv("HTTP_PROXY", dead_proxy.replace("http://", f"http://school:{PASSWORD}@"))
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, display=False, ledger=gk.Ledger(path=None),
+                   cache=tmp_path / "cache" if cache else False, max_retries=0) as client:  # fmt: skip
+        with pytest.raises(gk.APIConnectionError) as failure:
+            client.models.list()
+    message = str(failure.value)
+    assert f"through the proxy at {dead_proxy}" in message and "NO_PROXY" in message, message
+    assert PASSWORD not in message and "school" not in message
+    assert not failure.value.request_sent  # type: ignore[attr-defined]  # never reached anyone: safe to retry
+
+
+def test_a_direct_failure_names_no_proxy(emulator: Any, keys: Any, clean_env: pytest.MonkeyPatch,
+                                         dead_proxy: str) -> None:
+    """NO_PROXY lists the host, or the client has a transport of its own: a failure says nothing of a proxy."""
+    import httpx
+
+    clean_env.setenv("HTTP_PROXY", dead_proxy)
+    clean_env.setenv("NO_PROXY", "127.0.0.1")
+    with gk.Client(api_key=keys.acme, base_url=dead_proxy, display=False, ledger=gk.Ledger(path=None),
+                   max_retries=0) as client, pytest.raises(gk.APIConnectionError) as direct:  # fmt: skip
+        client.models.list()
+    clean_env.delenv("NO_PROXY")
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused by the test transport", request=request)
+
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, display=False, ledger=gk.Ledger(path=None),
+                   max_retries=0, http_transport=httpx.MockTransport(refuse)) as client:  # fmt: skip
+        with pytest.raises(gk.APIConnectionError) as own:
+            client.models.list()
+    assert "proxy" not in str(direct.value) and "proxy" not in str(own.value)
+    assert "refused by the test transport" in str(own.value)
+
+
 def test_which_proxy_the_environment_names(clean_env: pytest.MonkeyPatch) -> None:
     import httpx
 

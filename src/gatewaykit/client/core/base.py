@@ -118,6 +118,9 @@ class BaseClient:
                                                 trust_env=not self._settings.offline)
         self._transport = self._make_transport(self._settings.base_url, headers, options.timeout, http_transport)
         self._transport.max_response_bytes = max_response_bytes
+        # Its requests go through the proxy the environment names (a connection error then says which): not to
+        # the offline gateway, and not through a transport of the user's own, which decides for itself.
+        self._transport.environment_proxies = not self._settings.offline and options.http_transport is None
 
     def _resolve_settings(self, options: ClientOptions) -> ConnectionSettings:
         switches = self._switches

@@ -25,6 +25,7 @@ import httpx
 
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
 from gatewaykit.client.transports.body_reading import DEFAULT_MAX_RESPONSE_BYTES, BodyReader
+from gatewaykit.client.transports.environment_proxies import environment_proxy
 from gatewaykit.error_text import python_call
 from gatewaykit.errors import APIConnectionError, APITimeoutError
 
@@ -35,19 +36,33 @@ _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.
 _PARSED_PATHS = 256  # how many of the gateway's paths a transport keeps parsed
 
 
-def translate_error(exc: Exception, request: ApiRequest | None = None) -> APIConnectionError:
-    """Map an httpx exception to the gatewaykit error tree (never mentions headers or keys)."""
+def translate_error(
+    exc: Exception, request: ApiRequest | None = None, proxy: Optional[httpx.URL] = None
+) -> APIConnectionError:
+    """Map an httpx exception to the gatewaykit error tree (never mentions headers or keys).
+
+    ``proxy``: the request went through this proxy (the environment named it): the message says so, and how to
+    go direct, without the proxy's login."""
     sent = not isinstance(exc, _NOT_SENT)
     call = python_call(request.method, request.path) if request is not None else None
     where = f" ({call or f'{request.method} {request.path}'})" if request is not None else ""
     if isinstance(exc, httpx.TimeoutException):
         what = "connecting" if not sent else "waiting for the answer"
-        err: APIConnectionError = APITimeoutError(f"Timed out {what}{where}: {type(exc).__name__}")
+        text = f"Timed out {what}{where}: {type(exc).__name__}"
+        err: APIConnectionError = APITimeoutError(text + _through(proxy))
     else:
         detail = str(exc) or type(exc).__name__
-        err = APIConnectionError(f"Connection to the gateway failed{where}: {detail}")
+        err = APIConnectionError(f"Connection to the gateway failed{where}: {detail}{_through(proxy)}")
     err.request_sent = sent  # type: ignore[attr-defined]
     return err
+
+
+def _through(proxy: Optional[httpx.URL]) -> str:
+    if proxy is None:
+        return ""
+    shown = f"{proxy.scheme}://{proxy.host}" + (f":{proxy.port}" if proxy.port else "")  # never its user or password
+    return (f". It went through the proxy at {shown}, which HTTP_PROXY / HTTPS_PROXY / ALL_PROXY name in this "
+            "environment: check that proxy, or list the gateway's host in NO_PROXY to go direct")
 
 
 def make_timeout(timeout: Any) -> httpx.Timeout:
@@ -135,6 +150,23 @@ class _TransportBase:
         self._timeout_ext = make_timeout(timeout).as_dict()
         self._origin = _origin_of(base_url)
         self._urls: dict[str, httpx.URL] = {}  # a path on the gateway -> its parsed URL (parsed once, not per request)
+        #: Requests go through the proxy the environment names (set by the client; False for the offline gateway).
+        self.environment_proxies = False
+
+    def _failed(self, exc: Exception, request: ApiRequest) -> APIConnectionError:
+        """``exc`` translated, naming the environment's proxy when the request went through one."""
+        proxy = None
+        if self.environment_proxies:
+            path = request.path
+            url = self._gateway_url(path) if path.startswith("/") else httpx.URL(
+                path if path.startswith(("http://", "https://")) else self.base_url + path)
+            named = environment_proxy(url)
+            if named is not None:
+                try:
+                    proxy = httpx.URL(named)
+                except httpx.InvalidURL:  # httpx refused it already; nothing better to name
+                    proxy = None
+        return translate_error(exc, request, proxy)
 
     def _reader(self, response: Any, capped: bool = True) -> BodyReader:
         limit = self.max_response_bytes if capped else None
@@ -212,7 +244,7 @@ class SyncTransport(_TransportBase):
                 response = self._read_whole(response)
             return response
         except httpx.HTTPError as exc:
-            raise translate_error(exc, request) from None
+            raise self._failed(exc, request) from None
 
     def _read_whole(self, response: httpx.Response) -> httpx.Response:
         already = self._read_already(response)
@@ -266,7 +298,7 @@ class AsyncTransport(_TransportBase):
                 response = await self._read_whole(response)
             return response
         except httpx.HTTPError as exc:
-            raise translate_error(exc, request) from None
+            raise self._failed(exc, request) from None
 
     async def _read_whole(self, response: httpx.Response) -> httpx.Response:
         already = self._read_already(response)
