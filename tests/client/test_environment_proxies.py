@@ -124,6 +124,20 @@ def test_a_real_gateway_is_reached_through_the_environments_proxy(emulator: Any,
         assert _ask(direct)
 
 
+def test_the_async_client_with_a_cache_goes_through_the_proxy_too(emulator: Any, keys: Any, http_proxy: int,
+                                                                  clean_env: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    async def ask(password: str, folder: str) -> str:
+        clean_env.setenv("HTTP_PROXY", f"http://school:{password}@127.0.0.1:{http_proxy}")
+        async with gk.AsyncClient(api_key=keys.acme, base_url=emulator.base_url, display=False, max_retries=0,
+                                  ledger=gk.Ledger(path=None), cache=tmp_path / folder) as client:  # fmt: skip
+            answer = await client.chat.ask("Say hello.", model="chat-mini", max_tokens=8)
+            return str(answer.choices[0].message.content)
+
+    assert asyncio.run(ask(PASSWORD, "right"))
+    with pytest.raises(gk.GatewayError):
+        asyncio.run(ask("not-" + PASSWORD, "wrong"))  # a fresh cache: asked, and refused at the proxy
+
+
 @pytest.mark.parametrize("cache", [False, True], ids=["no cache", "cache"])
 def test_a_proxy_that_cannot_be_reached_is_named_in_the_error_without_its_login(
     emulator: Any, keys: Any, clean_env: pytest.MonkeyPatch, dead_proxy: str, tmp_path: Path, cache: bool
