@@ -176,6 +176,36 @@ def test_a_direct_failure_names_no_proxy(emulator: Any, keys: Any, clean_env: py
     assert "refused by the test transport" in str(own.value)
 
 
+@pytest.mark.parametrize("cache", [False, True], ids=["no cache", "cache"])
+@pytest.mark.parametrize("variable", ["ALL_PROXY", "https_proxy"])
+def test_a_socks_proxy_without_socksio_is_a_configuration_error_naming_the_variable(
+    emulator: Any, keys: Any, clean_env: pytest.MonkeyPatch, tmp_path: Path, variable: str, cache: bool
+) -> None:
+    """httpx raised a bare ImportError (at the client's construction, or under a cache at its first call)."""
+    clean_env.setitem(sys.modules, "socksio", None)  # not installed, whatever this environment has
+    clean_env.setenv(variable, f"socks5h://school:{PASSWORD}@proxy.school.internal:1080")
+    with pytest.raises(gk.ConfigurationError) as failure:
+        gk.Client(api_key=keys.acme, base_url=emulator.base_url, display=False, ledger=gk.Ledger(path=None),
+                  cache=tmp_path / "cache" if cache else False)  # fmt: skip
+    message = str(failure.value)
+    assert variable.upper() in message and 'pip install "httpx[socks]"' in message, message
+    assert "socks5h://proxy.school.internal:1080" in message and PASSWORD not in message and "school:" not in message
+    with gk.Client(offline=True, display=False, ledger=gk.Ledger(path=None)) as offline:  # no proxy for it
+        assert _ask(offline)
+
+
+def test_a_proxy_scheme_httpx_does_not_speak_is_a_configuration_error(keys: Any, emulator: Any,
+                                                                      clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("HTTPS_PROXY", f"socks4://school:{PASSWORD}@proxy.school.internal:1080")
+    with pytest.raises(gk.ConfigurationError) as failure:
+        gk.Client(api_key=keys.acme, base_url=emulator.base_url, display=False)
+    message = str(failure.value)
+    assert "HTTPS_PROXY" in message and "socks5h://" in message and PASSWORD not in message, message
+    clean_env.setenv("NO_PROXY", "*")  # nothing goes through a proxy: nothing to refuse
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, display=False, ledger=gk.Ledger(path=None)) as client:
+        assert _ask(client)
+
+
 def test_which_proxy_the_environment_names(clean_env: pytest.MonkeyPatch) -> None:
     import httpx
 

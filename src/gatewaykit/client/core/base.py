@@ -107,6 +107,11 @@ class BaseClient:
             headers[name] = value
         # Under GATEWAYKIT_OFFLINE=1 a student's transport (a proxy, a mock) is not used: only the offline gateway.
         http_transport = None if switches.offline else options.http_transport
+        replaying = self._cassette is not None and self._cassette.mode == "replay"
+        if not (self._settings.offline or replaying or http_transport is not None):
+            from gatewaykit.client.transports.environment_proxies import check_environment_proxies
+
+            check_environment_proxies()  # a proxy httpx cannot use: a ConfigurationError naming the variable
         # Under a grading switch every run computes afresh (a response cache on disk would make a run depend
         # on the runs before it); the switch's cassette answers instead.
         self._cache: Any = None if switches.offline or switches.cassette else self._response_cache(options.cache)

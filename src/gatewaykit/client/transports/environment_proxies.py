@@ -14,12 +14,18 @@ reach it (``trust_env=False`` for it, see ``client/clients.py``).
 
 from __future__ import annotations
 
+import importlib.util
 import urllib.request
 from typing import Callable, Generic, Optional, TypeVar
+from urllib.parse import urlsplit
 
 import httpx
 
-__all__ = ["AsyncEnvironmentNetwork", "EnvironmentNetwork", "environment_proxy"]
+from gatewaykit.errors import ConfigurationError
+
+__all__ = ["AsyncEnvironmentNetwork", "EnvironmentNetwork", "check_environment_proxies", "environment_proxy"]
+
+_SCHEMES = ("http", "https", "socks5", "socks5h")  # the proxies httpx speaks to
 
 T = TypeVar("T")
 
@@ -33,6 +39,36 @@ def environment_proxy(url: httpx.URL) -> Optional[str]:
     if "no" in proxies and urllib.request.proxy_bypass(url.netloc.decode("ascii")):
         return None
     return named if "://" in named else f"http://{named}"
+
+
+def check_environment_proxies() -> None:
+    """:class:`ConfigurationError` naming the variable when the environment names a proxy httpx cannot use.
+
+    httpx builds a transport for every proxy the environment names when a client is made (or, under the cache,
+    at the first call), and fails with a bare ``ImportError`` for a SOCKS proxy without the socksio package,
+    or a ``ValueError`` for a scheme it does not speak (``socks4://``): said here, before anything is sent,
+    with what to change and never the proxy's login."""
+    proxies = urllib.request.getproxies()
+    if proxies.get("no", "").strip() == "*":
+        return
+    for scheme in ("http", "https", "all"):
+        named = proxies.get(scheme)
+        if not named:
+            continue
+        parts = urlsplit(named if "://" in named else f"http://{named}")
+        variable = f"{scheme.upper()}_PROXY"
+        try:
+            shown = f"{parts.scheme}://{parts.hostname or '?'}" + (f":{parts.port}" if parts.port else "")
+        except ValueError:  # a port that is not a number
+            shown = f"{parts.scheme}://{parts.hostname or '?'}"
+        if parts.scheme.lower() not in _SCHEMES:
+            raise ConfigurationError(
+                f"{variable} names a proxy gatewaykit cannot talk to ({shown}): httpx speaks to http://, "
+                f"https://, socks5:// and socks5h:// proxies. Change {variable}, or unset it for this program.")
+        if parts.scheme.lower().startswith("socks") and importlib.util.find_spec("socksio") is None:
+            raise ConfigurationError(
+                f"{variable} names a SOCKS proxy ({shown}), and talking to one needs the socksio package: "
+                f'pip install "httpx[socks]". Or unset {variable} for this program.')
 
 
 class _ByProxy(Generic[T]):
