@@ -36,6 +36,8 @@ import urllib.request
 from typing import Optional, Union
 from urllib.parse import unquote, urlsplit
 
+from gatewaykit.proxy_environment import named_proxy
+
 __all__ = ["OutboundProxy", "proxy_for"]
 
 _STATUS_LINE = re.compile(rb"HTTP/1\.[01] (\d{3})(?: ([^\r\n]*))?\r\n")
@@ -190,12 +192,10 @@ def proxy_for(url: str) -> Optional[OutboundProxy]:
     proxies = urllib.request.getproxies()
     if "no" not in proxies and _loopback(hostname):
         return None
-    named = proxies.get(parts.scheme) or proxies.get("all")
-    if not named:
+    named = named_proxy(parts.scheme, parts.netloc, proxies)
+    if named is None:
         return None
-    if urllib.request.proxy_bypass(parts.netloc.rpartition("@")[2]):
-        return None
-    proxy = urlsplit(named if "://" in named else f"http://{named}")
+    proxy = urlsplit(named)
     try:
         port = proxy.port
     except ValueError:

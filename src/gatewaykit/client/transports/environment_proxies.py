@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from gatewaykit.errors import ConfigurationError
+from gatewaykit.proxy_environment import named_proxy, shown_proxy
 
 __all__ = ["AsyncEnvironmentNetwork", "EnvironmentNetwork", "check_environment_proxies", "environment_proxy"]
 
@@ -31,14 +32,8 @@ T = TypeVar("T")
 
 
 def environment_proxy(url: httpx.URL) -> Optional[str]:
-    """The proxy URL the environment names for ``url`` (``http://`` when it names none), or None: direct."""
-    proxies = urllib.request.getproxies()
-    named = proxies.get(url.scheme) or proxies.get("all")
-    if not named:
-        return None
-    if "no" in proxies and urllib.request.proxy_bypass(url.netloc.decode("ascii")):
-        return None
-    return named if "://" in named else f"http://{named}"
+    """The proxy URL the environment names for ``url``, or None: direct."""
+    return named_proxy(url.scheme, url.netloc.decode("ascii"))
 
 
 def check_environment_proxies() -> None:
@@ -55,34 +50,37 @@ def check_environment_proxies() -> None:
         named = proxies.get(scheme)
         if not named:
             continue
-        parts = urlsplit(named if "://" in named else f"http://{named}")
+        kind = urlsplit(named if "://" in named else f"http://{named}").scheme.lower()
         variable = f"{scheme.upper()}_PROXY"
-        try:
-            shown = f"{parts.scheme}://{parts.hostname or '?'}" + (f":{parts.port}" if parts.port else "")
-        except ValueError:  # a port that is not a number
-            shown = f"{parts.scheme}://{parts.hostname or '?'}"
-        if parts.scheme.lower() not in _SCHEMES:
+        if kind not in _SCHEMES:
             raise ConfigurationError(
-                f"{variable} names a proxy gatewaykit cannot talk to ({shown}): httpx speaks to http://, "
-                f"https://, socks5:// and socks5h:// proxies. Change {variable}, or unset it for this program.")
-        if parts.scheme.lower().startswith("socks") and importlib.util.find_spec("socksio") is None:
+                f"{variable} names a proxy gatewaykit cannot talk to ({shown_proxy(named)}): httpx speaks to "
+                f"http://, https://, socks5:// and socks5h:// proxies. Change {variable}, or unset it for this "
+                "program.")
+        if kind.startswith("socks") and importlib.util.find_spec("socksio") is None:
             raise ConfigurationError(
-                f"{variable} names a SOCKS proxy ({shown}), and talking to one needs the socksio package: "
-                f'pip install "httpx[socks]". Or unset {variable} for this program.')
+                f"{variable} names a SOCKS proxy ({shown_proxy(named)}), and talking to one needs the socksio "
+                f'package: pip install "httpx[socks]". Or unset {variable} for this program.')
 
 
 class _ByProxy(Generic[T]):
-    """One transport per proxy (None: direct), made on first use."""
+    """One transport per proxy (None: direct), made on first use; the environment read once per origin (as
+    ``httpx.Client`` reads it once), not on every request."""
 
     def __init__(self, make: Callable[[Optional[str]], T]) -> None:
         self._make = make
         self._made: dict[Optional[str], T] = {}
+        self._by_origin: dict[tuple[str, bytes], T] = {}
 
     def _for(self, url: httpx.URL) -> T:
-        proxy = environment_proxy(url)
-        transport = self._made.get(proxy)
+        origin = (url.scheme, url.netloc)
+        transport = self._by_origin.get(origin)
         if transport is None:
-            transport = self._made[proxy] = self._make(proxy)
+            proxy = environment_proxy(url)
+            transport = self._made.get(proxy)
+            if transport is None:
+                transport = self._made[proxy] = self._make(proxy)
+            self._by_origin[origin] = transport
         return transport
 
 

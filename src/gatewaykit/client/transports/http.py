@@ -28,6 +28,7 @@ from gatewaykit.client.transports.body_reading import DEFAULT_MAX_RESPONSE_BYTES
 from gatewaykit.client.transports.environment_proxies import environment_proxy
 from gatewaykit.error_text import python_call
 from gatewaykit.errors import APIConnectionError, APITimeoutError
+from gatewaykit.proxy_environment import shown_proxy
 
 __all__ = ["AsyncTransport", "SyncTransport", "translate_error"]
 
@@ -37,7 +38,7 @@ _PARSED_PATHS = 256  # how many of the gateway's paths a transport keeps parsed
 
 
 def translate_error(
-    exc: Exception, request: ApiRequest | None = None, proxy: Optional[httpx.URL] = None
+    exc: Exception, request: ApiRequest | None = None, proxy: Optional[str] = None
 ) -> APIConnectionError:
     """Map an httpx exception to the gatewaykit error tree (never mentions headers or keys).
 
@@ -57,12 +58,11 @@ def translate_error(
     return err
 
 
-def _through(proxy: Optional[httpx.URL]) -> str:
+def _through(proxy: Optional[str]) -> str:
     if proxy is None:
         return ""
-    shown = f"{proxy.scheme}://{proxy.host}" + (f":{proxy.port}" if proxy.port else "")  # never its user or password
-    return (f". It went through the proxy at {shown}, which HTTP_PROXY / HTTPS_PROXY / ALL_PROXY name in this "
-            "environment: check that proxy, or list the gateway's host in NO_PROXY to go direct")
+    return (f". It went through the proxy at {shown_proxy(proxy)}, which HTTP_PROXY / HTTPS_PROXY / ALL_PROXY "
+            "name in this environment: check that proxy, or list the gateway's host in NO_PROXY to go direct")
 
 
 def make_timeout(timeout: Any) -> httpx.Timeout:
@@ -160,12 +160,7 @@ class _TransportBase:
             path = request.path
             url = self._gateway_url(path) if path.startswith("/") else httpx.URL(
                 path if path.startswith(("http://", "https://")) else self.base_url + path)
-            named = environment_proxy(url)
-            if named is not None:
-                try:
-                    proxy = httpx.URL(named)
-                except httpx.InvalidURL:  # httpx refused it already; nothing better to name
-                    proxy = None
+            proxy = environment_proxy(url)
         return translate_error(exc, request, proxy)
 
     def _reader(self, response: Any, capped: bool = True) -> BodyReader:
