@@ -107,8 +107,11 @@ class BaseClient:
             headers[name] = value
         # Under GATEWAYKIT_OFFLINE=1 a student's transport (a proxy, a mock) is not used: only the offline gateway.
         http_transport = None if switches.offline else options.http_transport
+        # Requests go through the proxy the environment names: never to the offline gateway (in this process, on
+        # loopback), and not through a transport of the user's own, which decides for itself.
+        through_environment = not self._settings.offline and http_transport is None
         replaying = self._cassette is not None and self._cassette.mode == "replay"
-        if not (self._settings.offline or replaying or http_transport is not None):
+        if through_environment and not replaying:
             from gatewaykit.client.transports.environment_proxies import check_environment_proxies
 
             check_environment_proxies()  # a proxy httpx cannot use: a ConfigurationError naming the variable
@@ -120,12 +123,10 @@ class BaseClient:
 
             store: Any = self._cassette or self._cache
             http_transport = cassette_transport(store, self._settings.base_url, http_transport, is_async=self._is_async,
-                                                trust_env=not self._settings.offline)
+                                                trust_env=through_environment)
         self._transport = self._make_transport(self._settings.base_url, headers, options.timeout, http_transport)
         self._transport.max_response_bytes = max_response_bytes
-        # Its requests go through the proxy the environment names (a connection error then says which): not to
-        # the offline gateway, and not through a transport of the user's own, which decides for itself.
-        self._transport.environment_proxies = not self._settings.offline and options.http_transport is None
+        self._transport.environment_proxies = through_environment  # a connection error then names the proxy
 
     def _resolve_settings(self, options: ClientOptions) -> ConnectionSettings:
         switches = self._switches
