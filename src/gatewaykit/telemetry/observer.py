@@ -123,22 +123,20 @@ class GatewayTelemetry:
         self, recording: Any, handle: _Running, status: str, fields: dict[str, Any], row: Any
     ) -> None:
         span = handle.span
-        if type(span) is DirectSpan and status not in _FAILED:  # a plain answer: its values worked out when read
+        direct = type(span) is DirectSpan
+        if status not in _FAILED and (direct or (recording.kind not in _JOB_KINDS and not span.is_recording())):
+            # A plain answer: its values worked out when read (a direct span's, by the exporter or the metrics'
+            # collection); a span a sampler dropped keeps nothing, so only its metrics are, at collection.
             seconds = time.perf_counter() - handle.started
-            result = recording.result  # kept only for captured content; else what the span says of it, now
+            result = recording.result if direct else None  # kept only for captured content; else its facts, now
             last = _LastValues(self._capture, recording.attempts, result if self._capture else None,
                                None if result is None else answer_facts(result), status, fields, row,
                                handle.metric_attributes)  # fmt: skip
-            span.end_later(last.span_values)
+            if direct:
+                span.end_later(last.span_values)
+            else:
+                span.end()
             self._metrics.add_later(span, seconds, last.metric_values)
-            return
-        if status not in _FAILED and recording.kind not in _JOB_KINDS and not span.is_recording():
-            # A plain answer whose span a sampler dropped: it keeps nothing; only the metrics, worked out when
-            # a reader collects them (a sampled-out request pays about what the sampled one does otherwise).
-            seconds = time.perf_counter() - handle.started
-            span.end()
-            dropped = _LastValues(False, recording.attempts, None, None, status, fields, row, handle.metric_attributes)
-            self._metrics.add_later(span, seconds, dropped.metric_values)
             return
         usage = fields.get("usage") or {}
         tokens = token_counts(usage)
