@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlsplit
@@ -21,20 +18,17 @@ import httpx
 import pytest
 from classroom_fixtures import TEACHER_KEY, auth, chat, upstream_spent
 from connect_proxy import ConnectProxy, make_certificate
+from proxy_servers import running_pproxy, without_proxy_variables
 
 from gatewaykit import classroom
 from gatewaykit.classroom.keepalive import ConnectionFailed, KeepAlivePool
 
 PASSWORD = "pr0xy-Secret-7731"
-PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "REQUEST_METHOD")
 
 
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-        monkeypatch.delenv(name.lower(), raising=False)
-    return monkeypatch
+    return without_proxy_variables(monkeypatch)
 
 
 @pytest.fixture
@@ -315,22 +309,9 @@ def test_a_classroom_started_behind_a_socks5_proxy_that_refuses_its_login_says_s
 
 @pytest.fixture
 def pproxy() -> Iterator[tuple[int, str]]:
-    """pproxy (PyPI), a SOCKS5 server nobody here wrote, on 127.0.0.1 with a user and password: (port, URL)."""
-    with socket.socket() as probe:  # a free port for it (it does not report one it picked)
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(  # --auth 0: ask every connection to log in (by default a client's IP is let in
-        [sys.executable, "-m", "pproxy", "-l", f"socks5://127.0.0.1:{port}#school:{PASSWORD}", "--auth", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)  # for 30 days once it logged in)
-    try:
-        assert server.stdout is not None
-        first = server.stdout.readline()  # "Serving on ... 127.0.0.1:<port> by socks5": it listens
-        assert f"127.0.0.1:{port}".encode() in first, first
+    """pproxy as a SOCKS5 server on 127.0.0.1 with a user and password: (port, URL)."""
+    with running_pproxy("socks5", "school", PASSWORD) as port:
         yield port, f"socks5h://school:{PASSWORD}@127.0.0.1:{port}"
-    finally:
-        server.terminate()
-        server.wait(30)
-        server.stdout.close()  # type: ignore[union-attr]
 
 
 def test_a_socks5_server_nobody_here_wrote_carries_the_classroom(upstream: Any, pproxy: tuple[int, str],

@@ -14,57 +14,35 @@ would be seen.
 from __future__ import annotations
 
 import asyncio
-import socket
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+from proxy_servers import free_port, running_pproxy, without_proxy_variables
 
 import gatewaykit as gk
 from gatewaykit.client.transports.environment_proxies import environment_proxy
 
 PASSWORD = "proxy-secret-42"
-PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
-                   "no_proxy", "REQUEST_METHOD")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    return monkeypatch
+    return without_proxy_variables(monkeypatch)
 
 
 @pytest.fixture
 def dead_proxy() -> str:
     """A proxy URL where nothing listens: any call sent there fails."""
-    return f"http://127.0.0.1:{_free_port()}"
+    return f"http://127.0.0.1:{free_port()}"
 
 
 @pytest.fixture(scope="module")
 def http_proxy() -> Iterator[int]:
     """pproxy as an HTTP proxy on 127.0.0.1 that asks every connection for school's login; its port."""
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "pproxy", "-l", f"http://127.0.0.1:{port}#school:{PASSWORD}", "--auth", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        assert server.stdout is not None
-        first = server.stdout.readline()  # "Serving on 127.0.0.1:<port> by http": it listens
-        assert f"127.0.0.1:{port}".encode() in first, first
+    with running_pproxy("http", "school", PASSWORD) as port:
         yield port
-    finally:
-        server.terminate()
-        server.wait(30)
-        server.stdout.close()  # type: ignore[union-attr]
 
 
 def _ask(client: Any) -> str:
