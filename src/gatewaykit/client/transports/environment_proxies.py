@@ -2,9 +2,9 @@
 
 ``httpx.Client(trust_env=True)`` reads ``HTTP_PROXY`` / ``HTTPS_PROXY`` / ``ALL_PROXY`` / ``NO_PROXY``
 only for the transports it builds itself; a transport handed to it (the cassette, which the response
-cache is) is used as it is. So the cassette's own network transport reads them here, per request URL
-(a content redirect can go to another host, which ``NO_PROXY`` may name), with the standard library's
-rules (``urllib.request.getproxies`` and ``proxy_bypass``, as ``requests`` reads them). Without this, a
+cache is) is used as it is. So the cassette's own network transport reads them here, once for each
+origin it is sent to (a content redirect can go to another host, which ``NO_PROXY`` may name), with
+``gatewaykit/proxy_environment.py`` (the classroom reads them the same way). Without this, a
 notebook at a school whose network has only a proxy way out worked with ``cache=False`` and failed with
 ``cache=True``.
 
@@ -85,7 +85,7 @@ class _ByProxy(Generic[T]):
 
 
 class EnvironmentNetwork(_ByProxy[httpx.HTTPTransport], httpx.BaseTransport):
-    """A blocking network transport that goes through the environment's proxy for each URL."""
+    """A blocking network transport that goes through the environment's proxy for each origin."""
 
     def __init__(self) -> None:
         super().__init__(lambda proxy: httpx.HTTPTransport(proxy=proxy))
