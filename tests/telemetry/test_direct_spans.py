@@ -25,6 +25,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState
 
@@ -137,6 +138,21 @@ def _exported(run: Run) -> list[dict[str, Any]]:
     return described
 
 
+class CountingIds(IdGenerator):
+    """An id generator of the user's own (not the SDK's random one): ids counted up, trace ids not random."""
+
+    def __init__(self) -> None:
+        self.last = 0
+
+    def generate_span_id(self) -> int:
+        self.last += 1
+        return self.last
+
+    def generate_trace_id(self) -> int:
+        self.last += 1
+        return self.last << 64
+
+
 def _limited() -> TracerProvider:
     return TracerProvider(span_limits=SpanLimits(max_span_attributes=9, max_span_attribute_length=5))
 
@@ -152,6 +168,7 @@ CONFIGURATIONS = {
         lambda: TracerProvider(span_limits=SpanLimits(max_span_attribute_length=4)), True, SimpleSpanProcessor
     ),
     "a sampler that drops every span": (lambda: TracerProvider(sampler=ALWAYS_OFF), False, SimpleSpanProcessor),
+    "an id generator of the user's": (lambda: TracerProvider(id_generator=CountingIds()), False, SimpleSpanProcessor),
 }
 
 
@@ -184,6 +201,42 @@ def test_direct_spans_export_what_start_span_exports(runs: tuple[Run, Run]) -> N
         assert len(outside) == 1 and "vendor" in outside[0]["trace state"] and outside[0]["flags"] & 1
         assert any(span["status"][0] == trace.StatusCode.ERROR for span in clients)
         assert any(span["parent"] == "outside" or isinstance(span["parent"], int) for span in clients)
+
+
+@pytest.mark.parametrize("parent", ["none", "a local span", "a remote sampled parent with a trace state",
+                                    "a remote parent not sampled", "an invalid parent"])
+def test_a_direct_span_s_context_is_the_one_start_span_draws(parent: str) -> None:
+    """The same seed of ``random`` (which the SDK's id generator draws from) gives the same SpanContext both
+    ways: ids, is_remote, flags (sampled, random trace id), trace state and validity; each parent kind."""
+    import random
+
+    from gatewaykit.telemetry.direct_spans import DirectSpans
+
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(InMemorySpanExporter()))
+    tracer = provider.get_tracer("gatewaykit")
+    parents = {
+        "none": None,
+        "a local span": tracer.start_span("user work"),
+        "a remote sampled parent with a trace state": NonRecordingSpan(SpanContext(
+            0xABC, 0xDEF, is_remote=True, trace_flags=TraceFlags(TraceFlags.SAMPLED),
+            trace_state=TraceState([("vendor", "kept")]))),
+        "a remote parent not sampled": NonRecordingSpan(SpanContext(0xABC, 0xDEF, is_remote=True)),
+        "an invalid parent": NonRecordingSpan(SpanContext(0, 0, is_remote=False)),
+    }  # fmt: skip
+    contexts = []
+    for make in (lambda: DirectSpans(tracer).start("chat m", trace.SpanKind.CLIENT, {"a": 1}),
+                 lambda: tracer.start_span("chat m", kind=trace.SpanKind.CLIENT, attributes={"a": 1})):  # fmt: skip
+        random.seed(11)
+        if parents[parent] is None:
+            span = make()
+        else:
+            with trace.use_span(parents[parent]):
+                span = make()
+        contexts.append(span.get_span_context())
+    ours, theirs = contexts
+    assert type(ours) is SpanContext and ours == theirs, (ours, theirs)
+    assert ours.is_valid and not ours.is_remote and ours.trace_state == theirs.trace_state
 
 
 class StartWatcher(SpanProcessor):

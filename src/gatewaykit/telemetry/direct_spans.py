@@ -33,6 +33,7 @@ a change in the SDK only sends requests back to ``start_span``.
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import traceback
 from time import time_ns
@@ -41,6 +42,8 @@ from typing import Any, Callable, Mapping, Optional
 
 from opentelemetry import trace as trace_api
 from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+
+from gatewaykit.telemetry.current_context import current_context, span_key
 
 __all__ = ["DirectSpan", "DirectSpans"]
 
@@ -62,6 +65,7 @@ try:  # the SDK's pieces; without any of them this path stays off
     from opentelemetry.sdk.trace import Event, ReadableSpan, SynchronousMultiSpanProcessor, Tracer
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
     from opentelemetry.sdk.trace.sampling import DEFAULT_ON as _DEFAULT_SAMPLER
+    from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
     from opentelemetry.sdk.trace.sampling import Decision
     from opentelemetry.sdk.util import BoundedList
 
@@ -71,10 +75,30 @@ try:  # the SDK's pieces; without any of them this path stays off
     _READABLE_FIELDS = frozenset(vars(ReadableSpan("probe", resource=False)))  # type: ignore[arg-type]
 except ImportError:  # pragma: no cover - an SDK without them, or only the API installed (gatewaykit[otel])
     Tracer = None  # type: ignore[assignment,misc]
+    RandomIdGenerator = None  # type: ignore[assignment,misc]
     ReadableSpan = object  # type: ignore[assignment,misc]  # DirectSpan's base: never made without the SDK
     _DEFAULT_SAMPLER = None  # type: ignore[assignment]
     _QUIET_PROCESSORS = frozenset()
     _READABLE_FIELDS = frozenset()
+
+
+def _span_context(trace_id: int, span_id: int, flags: TraceFlags, trace_state: Any) -> SpanContext:
+    """``SpanContext(trace_id, span_id, is_remote=False, ...)`` for ids known to be valid (drawn, or a valid
+    parent's): the tuple its constructor makes, without its checks (a third of a request's span start)."""
+    return _tuple_new(SpanContext, (trace_id, span_id, False, flags, trace_state or _NO_TRACE_STATE, True))
+
+
+def _span_context_checked(trace_id: int, span_id: int, flags: TraceFlags, trace_state: Any) -> SpanContext:
+    return SpanContext(trace_id, span_id, is_remote=False, trace_flags=flags, trace_state=trace_state)
+
+
+_tuple_new = tuple.__new__
+_NO_TRACE_STATE = SpanContext(1, 1, False).trace_state  # the API's shared empty TraceState
+if SpanContext(5, 7, False, _FLAGS[True, True], None) != _span_context(5, 7, _FLAGS[True, True], None) or any(
+    getattr(SpanContext(5, 7, False), name) != value
+    for name, value in (("trace_id", 5), ("span_id", 7), ("is_remote", False), ("is_valid", True))
+):  # an API whose SpanContext is not that tuple any more: its constructor, always
+    _span_context = _span_context_checked  # noqa: F811
 
 
 class DirectSpans:
@@ -98,14 +122,16 @@ class DirectSpans:
         if not (tracer._tracer_config.is_enabled and self._processors_quiet(processor)):
             return None
         # From here on, Tracer.start_span's steps, in its order.
-        parent: Optional[SpanContext] = trace_api.get_current_span().get_span_context()
+        current = current_context().get(span_key)  # trace_api.get_current_span(), without its four calls
+        parent: Optional[SpanContext] = None if current is None else current.get_span_context()
         if parent is not None and type(parent) is not SpanContext:
             return None  # the SDK raises on anything but a SpanContext (and a subclass may be odd): let it
         ids = tracer.id_generator
+        random_ids = type(ids) is RandomIdGenerator  # its ids drawn here as it draws them, without two calls
         if parent is None or not parent.is_valid:
             parent = None
-            trace_id = ids.generate_trace_id()
-            random_trace_id = ids.is_trace_id_random()
+            trace_id = (random.getrandbits(128) or ids.generate_trace_id()) if random_ids else ids.generate_trace_id()
+            random_trace_id = random_ids or ids.is_trace_id_random()
         else:
             trace_id = parent.trace_id
             random_trace_id = parent.trace_flags.random_trace_id
@@ -120,8 +146,8 @@ class DirectSpans:
             sampling = sampler.should_sample(None, trace_id, name, kind, attributes, ())
             decision, span_attributes, trace_state = sampling.decision, sampling.attributes, sampling.trace_state
         flags = _FLAGS[decision.is_sampled(), bool(random_trace_id)]
-        context = SpanContext(trace_id, ids.generate_span_id(), is_remote=False, trace_flags=flags,
-                              trace_state=trace_state)  # fmt: skip
+        span_id = (random.getrandbits(64) or ids.generate_span_id()) if random_ids else ids.generate_span_id()
+        context = (_span_context if random_ids else _span_context_checked)(trace_id, span_id, flags, trace_state)
         record_end_metrics = tracer_metrics.start_span(parent, decision)
         if not decision.is_recording():
             return NonRecordingSpan(context=context)
@@ -134,7 +160,7 @@ class DirectSpans:
         """The SDK ``Tracer`` behind ours and what it keeps for its life; False (kept) for any other tracer,
         None (asked again next time) while a ``ProxyTracer`` has not resolved to one."""
         tracer = self._tracer
-        if Tracer is None or not _READABLE_FIELDS <= _SET_BY_DIRECT_SPAN:
+        if Tracer is None or span_key is None or not _READABLE_FIELDS <= _SET_BY_DIRECT_SPAN:
             self._fixed = False
             return False
         if type(tracer) is not Tracer:

@@ -17,6 +17,8 @@ from opentelemetry.baggage.propagation import W3CBaggagePropagator
 from opentelemetry.propagators.composite import CompositePropagator
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
+from gatewaykit.telemetry.current_context import baggage_key, current_context
+
 __all__ = ["TraceHeaders"]
 
 
@@ -33,13 +35,24 @@ class TraceHeaders:
             self._default = _is_default(textmap)
             self._checked = textmap
         context = span.get_span_context()
-        if self._default and not context.trace_state and not baggage.get_all():
+        if self._default and (context.trace_state is _NO_TRACE_STATE or not context.trace_state) and not _baggage():
             if not context.is_valid:
                 return None
             return {"traceparent": "00-%032x-%016x-%02x" % (context.trace_id, context.span_id, context.trace_flags)}
         carrier: dict[str, str] = {}
         textmap.inject(carrier, context=trace.set_span_in_context(span))
         return carrier or None
+
+
+_NO_TRACE_STATE = trace.SpanContext(1, 1, False).trace_state  # the API's shared empty TraceState
+
+
+def _baggage() -> Any:
+    """The current context's baggage (empty: nothing to send), as ``baggage.get_all()`` finds it."""
+    if baggage_key is None:
+        return baggage.get_all()
+    values = current_context().get(baggage_key)
+    return values if isinstance(values, dict) else None
 
 
 def _is_default(textmap: Any) -> bool:
