@@ -12,6 +12,9 @@ would) and sends nowhere, and an SDK meter, as a team's set-up would have them. 
 - tracing on, fast path: what ``gk.instrument()`` installs (``telemetry/direct_spans.py``: the SDK's
   span built with its own steps and handed to the processor's ``on_end``, the answer's values worked
   out when the exporter reads them, in the batch processor's thread);
+- the floor under any tracing: a request observer that only does what every design must do in the
+  request's thread (read the current span, draw two ids, send ``traceparent``, queue one record at the
+  end) and builds no span at all;
 - tracing on behind the SDK's ratio sampler keeping 1% of traces (``ParentBased(TraceIdRatioBased(0.01))``):
   what a request whose span is dropped still pays (its sampling decision, ``traceparent``, its metrics).
 
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import random
 import shutil
 import statistics
 import tempfile
@@ -66,6 +70,30 @@ class ReadingExporter:
 
     def force_flush(self, timeout_millis: int = 0) -> bool:
         return True
+
+
+class TraceparentOnly:
+    """The floor under any tracing of a request, in its own thread: the parent read, two ids drawn, ``traceparent``
+    sent, one record queued when it ends; no span, no attributes, no metrics (an observer, not a product)."""
+
+    def __init__(self) -> None:
+        import collections
+
+        from gatewaykit.telemetry.current_context import current_context, span_key
+
+        self._current, self._key = current_context, span_key
+        self.ended: Any = collections.deque(maxlen=10_000)
+
+    def request_started(self, recording: Any, request: Any, body: dict[str, Any]) -> Any:
+        parent = self._current().get(self._key)
+        trace_id, span_id = random.getrandbits(128), random.getrandbits(64)
+        header = {"traceparent": "00-%032x-%016x-01" % (trace_id, span_id)}
+        request.headers = {**request.headers, **header} if request.headers else header
+        recording.observed = (parent, trace_id, span_id, time.time_ns())  # has no .observer: this one is asked
+        return request
+
+    def request_finished(self, recording: Any, handle: Any, status: str, fields: Any, row: Any) -> None:
+        self.ended.append((handle, time.time_ns(), status, fields, row))
 
 
 def attributes_of_one_span(client: Any) -> dict[str, Any]:
@@ -177,6 +205,7 @@ def measure(calls: int, rounds: int, as_built: bool = False) -> None:
             "tracing off": (None, chat),
             "off + empty SDK span": (None, chat_in_an_empty_span),
             "off + SDK span, attrs": (None, chat_in_a_span_with_our_attributes),
+            "floor: traceparent only": (TraceparentOnly(), chat),
             "on, SDK path": (sdk, chat),
             "on, fast path": (direct, chat),
             "on, 1% sampled": (thinned, chat),
@@ -220,8 +249,8 @@ def measure(calls: int, rounds: int, as_built: bool = False) -> None:
           " (in the reader's collection, not on the request)")  # fmt: skip
 
 
-VARIANTS = ("tracing off", "off + empty SDK span", "off + SDK span, attrs", "on, SDK path", "on, fast path",
-            "on, 1% sampled")
+VARIANTS = ("tracing off", "floor: traceparent only", "off + empty SDK span", "off + SDK span, attrs",
+            "on, SDK path", "on, fast path", "on, 1% sampled")
 TRACED = sum(variant.startswith("on,") for variant in VARIANTS)  # the variants whose requests queue metrics
 
 
