@@ -46,6 +46,29 @@ def test_base_url_without_key_is_a_configuration_error() -> None:
         gk.Client(base_url="https://gateway.example")
 
 
+def test_an_environment_base_url_without_a_key_is_a_configuration_error_not_the_offline_gateway(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A student who set SVC_BASE_URL (the classroom) and forgot SVC_API_KEY is told so, and is not sent to
+    the offline gateway's synthetic answers without noticing; offline=True and GATEWAYKIT_OFFLINE=1 still win."""
+    monkeypatch.setenv("SVC_BASE_URL", "http://127.0.0.1:8100")
+    with pytest.raises(gk.ConfigurationError, match="SVC_BASE_URL is set but no API key") as raised:
+        gk.Client()
+    assert "SVC_API_KEY" in str(raised.value) and "offline=True" in str(raised.value)
+    with gk.Client(offline=True) as client:
+        assert client.offline
+    from gatewaykit.client.core import grading_switches
+
+    monkeypatch.setattr(grading_switches, "_switches", grading_switches.GradingSwitches(offline=True))  # as read
+    with gk.Client() as client:  # from GATEWAYKIT_OFFLINE=1 by the process's first client
+        assert client.offline
+    monkeypatch.undo()
+    monkeypatch.delenv("SVC_API_KEY", raising=False)
+    monkeypatch.setenv("SVC_BASE_URL", "  ")  # set to blanks: as good as unset
+    with pytest.warns(gk.OfflineGatewayWarning):
+        gk.Client().close()
+
+
 def test_colab_secret_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     """In Colab, the SVC_API_KEY secret is read through google.colab.userdata."""
     colab = types.ModuleType("google.colab")

@@ -15,7 +15,8 @@ a Colab secret named ``SVC_BASE_URL``.
   the source line, again for every client).
 - No provider (only the core installed): :class:`ConfigurationError` naming
   ``pip install "gatewaykit[offline]"``.
-- A key but no base URL, or ``base_url=`` but no key: :class:`ConfigurationError`.
+- A key but no base URL, or a base URL but no key (``base_url=``, or ``SVC_BASE_URL`` set and the key
+  forgotten: a student pointed at a classroom): :class:`ConfigurationError`, never the offline gateway.
 - ``GATEWAYKIT_OFFLINE=1`` (:mod:`gatewaykit.client.core.grading_switches`): the
   offline gateway whatever was given (:func:`offline_gateway_settings`); the
   key and URL arguments, ``SVC_*`` and Colab secrets are not read at all.
@@ -140,6 +141,14 @@ def resolve_settings(
             raise ConfigurationError(
                 f"base_url= was given but no API key: pass api_key=, set {KEY_VARIABLE}, "
                 "or use offline=True for the built-in offline gateway"
+            )
+        if os.environ.get(BASE_URL_VARIABLE, "").strip():
+            # A gateway was named (a class's, say) and its key forgotten: going offline quietly would
+            # give synthetic answers to someone who meant to reach it.
+            raise ConfigurationError(
+                f"{BASE_URL_VARIABLE} is set but no API key was found: set {KEY_VARIABLE} to the key for that "
+                f"gateway (in a class, the key your teacher gave you), or unset {BASE_URL_VARIABLE} "
+                "(or pass offline=True) to use the built-in offline gateway"
             )
         return _offline_settings(implicit=True)
     check_key(key, source)
