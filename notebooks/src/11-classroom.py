@@ -111,7 +111,7 @@ room.report(by="model")[["student", "model", "spent_usd", "requests", "refused"]
 room.pause("Break until 10:15")
 try:
     students["ana"].chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "Hello?"}])
-except gk.ServerError as exc:
+except gk.ClassPausedError as exc:  # a 503, so also a gk.ServerError
     print(exc.message)
 
 # %%

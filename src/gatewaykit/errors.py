@@ -54,12 +54,14 @@ __all__ = [
     "BadRequestError",
     "BudgetExceededError",
     "CassetteMissError",
+    "ClassPausedError",
     "ConfigurationError",
     "ConfirmationRequiredError",
     "GatewayError",
     "InsufficientQuotaError",
     "JobFailedError",
     "JobTimeoutError",
+    "ModelNotAllowedError",
     "ModelNotFoundError",
     "NotFoundError",
     "PermissionDeniedError",
@@ -222,6 +224,15 @@ class ServerError(APIStatusError):
     type = "api_error"
 
 
+class ClassPausedError(ServerError):
+    """503 ``class_paused``: the classroom's teacher has paused the class (its message gives their reason).
+
+    A :class:`ServerError` (a 503), named so that it does not read as a fault: nothing is wrong with the
+    request; ask again once the teacher resumes the class."""
+
+    code = "class_paused"
+
+
 class UnexpectedResponseError(APIStatusError):
     """The server answered something the client cannot use: a body that is not JSON, or not the
     shape the call returns (a chat chunk without a readable ``choices``, ...).
@@ -357,6 +368,7 @@ _BY_CODE: dict[str, type[APIStatusError]] = {
     "rate_limit_exceeded": RateLimitError,
     "video_not_found": NotFoundError,
     "audio_not_found": NotFoundError,
+    "class_paused": ClassPausedError,
 }
 
 _BY_STATUS: dict[int, type[APIStatusError]] = {
@@ -374,7 +386,7 @@ _BY_STATUS: dict[int, type[APIStatusError]] = {
 def _class_for(status: int, code: str | None) -> type[APIStatusError]:
     if code == "model_not_found" and status == 403:
         # Not permitted to use the model: both a permission error and a model error.
-        return _ForbiddenModelError
+        return ModelNotAllowedError
     if code in _BY_CODE and not (code in ("video_not_found", "audio_not_found") and status >= 500):
         return _BY_CODE[code]
     if status >= 500:
@@ -382,10 +394,15 @@ def _class_for(status: int, code: str | None) -> type[APIStatusError]:
     return _BY_STATUS.get(status, APIStatusError)
 
 
-class _ForbiddenModelError(ModelNotFoundError, PermissionDeniedError):
-    """403 ``model_not_found``: the key may not use this model."""
+class ModelNotAllowedError(ModelNotFoundError, PermissionDeniedError):
+    """403 ``model_not_found``: the model exists but this key may not use it (a class's list of models, say).
+
+    Both a :class:`ModelNotFoundError` and a :class:`PermissionDeniedError`: ``except`` either catches it."""
 
     status = 403
+
+
+_ForbiddenModelError = ModelNotAllowedError  # its name before it was public
 
 
 _TAG = re.compile(r"<[^<>]*>")  # no '<' inside: one pass, never a rescan from every '<' of a broken page

@@ -56,8 +56,15 @@ def test_the_gatewaykit_client_raises_its_usual_classes(rooms: Any) -> None:
     with gk.Client(api_key=room.keys.key[0], base_url=room.base_url, max_retries=0) as client:
         with pytest.raises(gk.InsufficientQuotaError, match="class budget of \\$0.00 is used up"):
             client.chat.ask("hello", model="chat-mini")
-        with pytest.raises(gk.PermissionDeniedError, match="Allowed models: chat-mini"):
+        with pytest.raises(gk.PermissionDeniedError, match="Allowed models: chat-mini") as refused:
             client.chat.ask("hello", model="chat-reasoner")
+        # named as what it is (a traceback shows the class), and still caught as a model error too
+        assert type(refused.value) is gk.ModelNotAllowedError and isinstance(refused.value, gk.ModelNotFoundError)
+        room.pause("exam starts")
+        with pytest.raises(gk.ClassPausedError, match="paused the class \\(exam starts\\)") as paused:
+            client.chat.ask("hello", model="chat-mini")
+        assert isinstance(paused.value, gk.ServerError) and paused.value.status == 503
+        room.resume()
     with gk.Client(api_key="sk-bf-not-a-student-key-000000000", base_url=room.base_url, max_retries=0) as stranger:
         with pytest.raises(gk.AuthenticationError):
             stranger.chat.ask("hello", model="chat-mini")
