@@ -90,6 +90,7 @@ def test_the_cli_serves_a_class_and_writes_keys_only_to_the_keys_file(tmp_path: 
                                      next((l for l in lines if "classroom on" in l), None)), 60, "the server")
         base_url = url_line.split("classroom on ")[1].split()[0]
         assert oct(keys_file.stat().st_mode & 0o777) == "0o600"
+        assert b"\r" not in keys_file.read_bytes()  # a shell's `cut -d, -f2` gives the key, not the key and a \r
         keys = dict(line.split(",") for line in keys_file.read_text().splitlines()[1:])
         assert set(keys) == {"ana", "bo"}
         answer = httpx.post(f"{base_url}/v1/chat/completions", json=chat(), headers=auth(keys["ana"]))

@@ -125,7 +125,7 @@ def _write_keys(path: str, keys: list[tuple[str, str]]) -> None:
     new = not os.path.exists(path)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     with os.fdopen(fd, "a", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csv.writer(handle, lineterminator="\n")  # not csv's \r\n: `cut -d, -f2` would keep a \r on each key
         if new:
             writer.writerow(["student", "key"])
         writer.writerows(keys)
