@@ -140,3 +140,54 @@ def test_the_gateways_own_refusals_pass_through_unchanged(upstream: Any) -> None
         assert answer.status_code == 400 and answer.json()["error"]["code"] == "model_not_found"
         assert "Did you mean 'chat-mini'?" in answer.json()["error"]["message"]
         assert room.report_rows()[0]["held_usd"] == 0
+
+
+def test_in_front_of_an_offline_gateway_the_classroom_s_own_refusals_are_marked_offline_too(
+    rooms: Any, tmp_path: Any, monkeypatch: Any
+) -> None:
+    """Practice on the offline gateway: its forwarded answers say X-Gateway-Offline: 1, and so do the classroom's
+    own refusals and 404s, so a student's ledger keeps all of them in memory with the synthetic rows, and its
+    file holds none (before, it held only the refusals: a history of nothing but errors)."""
+    import gatewaykit as gk
+
+    room = rooms(roster=["ana"], cap=0.0001, models=["chat-mini"])
+    key = room.keys.key[0]
+    for path, body in (("/v1/chat/completions", chat("chat-reasoner")), ("/v1/nothing-here", {})):
+        answer = httpx.post(f"{room.base_url}{path}", json=body, headers=auth(key))
+        assert answer.status_code in (403, 404) and answer.headers.get_list("x-gateway-offline") == ["1"]
+    ledger_path = tmp_path / "ana.sqlite"
+    monkeypatch.setenv("GATEWAYKIT_LEDGER_PATH", str(ledger_path))  # where ana's own ledger (gk.Ledger()) keeps rows
+    with gk.Client(api_key=key, base_url=room.base_url, max_retries=0, display=False,
+                   ledger=gk.Ledger()) as client:  # fmt: skip
+        client.chat.ask("hello", model="chat-mini", max_tokens=5)  # fits the cap
+        with pytest.raises(gk.InsufficientQuotaError):
+            client.chat.ask("hello again, at length", model="chat-mini", max_tokens=4000)
+        rows = client.ledger.to_pandas()
+        assert list(rows["status"]) == ["ok", "error"] and rows["offline"].all()
+        assert not ledger_path.exists()  # nothing synthetic among real spending: not even a file for none
+
+
+def test_the_offline_mark_is_added_once_and_only_in_front_of_an_offline_gateway() -> None:
+    import asyncio
+
+    from gatewaykit.classroom.app import BugsAsEnvelopes
+
+    async def answer(scope: Any, receive: Any, send: Any) -> None:
+        forwarded = [(b"x-gateway-offline", b"1")] if scope["path"] == "/forwarded" else []
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain"),
+                                                                               *forwarded]})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    def headers_of(offline: bool, path: str) -> list[tuple[bytes, bytes]]:
+        sent: list[Any] = []
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(), "headers": []}
+        asyncio.run(BugsAsEnvelopes(answer, offline=offline)(scope, None, send))  # type: ignore[arg-type]
+        return [pair for pair in sent[0]["headers"] if pair[0] == b"x-gateway-offline"]
+
+    assert headers_of(True, "/own") == [(b"x-gateway-offline", b"1")]
+    assert headers_of(True, "/forwarded") == [(b"x-gateway-offline", b"1")]  # not twice
+    assert headers_of(False, "/own") == []

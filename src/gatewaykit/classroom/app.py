@@ -24,7 +24,7 @@ from gatewaykit.classroom import routes
 from gatewaykit.classroom.admin import admin_routes
 from gatewaykit.classroom.jobs import watch_jobs
 from gatewaykit.classroom.state import ClassroomState
-from gatewaykit.emulator.app import without_trailing_slash
+from gatewaykit.emulator.app import OFFLINE_HEADER, without_trailing_slash
 from gatewaykit.emulator.errors import ApiError, error_envelope
 from gatewaykit.emulator.routes.responses import JSONResponse
 
@@ -51,11 +51,14 @@ def under_root_path(scope: Scope, root_path: str) -> Scope:
 
 class BugsAsEnvelopes:
     """Pure ASGI middleware: the root path is taken off, one trailing slash is ignored; an unexpected exception
-    becomes the 500 envelope."""
+    becomes the 500 envelope. In front of an offline gateway (``offline``), every answer carries its
+    ``X-Gateway-Offline: 1`` (forwarded ones have it already): the classroom's own refusals are practice too, and
+    a student's ledger keeps them with the synthetic rows, in memory, not among real spending."""
 
-    def __init__(self, app: ASGIApp, root_path: str = "") -> None:
+    def __init__(self, app: ASGIApp, root_path: str = "", offline: bool = False) -> None:
         self.app = app
         self.root_path = root_path
+        self.offline = offline
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -68,7 +71,10 @@ class BugsAsEnvelopes:
 
         async def send_marked(message: Any) -> None:
             nonlocal started
-            started = started or message["type"] == "http.response.start"
+            if message["type"] == "http.response.start":
+                started = True
+                if self.offline:
+                    message = _marked_offline(message)
             await send(message)
 
         try:
@@ -78,10 +84,21 @@ class BugsAsEnvelopes:
                 raise
             log.error("classroom bug on %s %s: %s", scope.get("method"), scope.get("path"), type(exc).__name__)
             body = orjson.dumps(error_envelope("The classroom hit an internal error. Tell your teacher.", "api_error"))
-            await send({"type": "http.response.start", "status": 500,
-                        "headers": [(b"content-type", b"application/json"),
-                                    (b"content-length", str(len(body)).encode())]})
+            await send_marked({"type": "http.response.start", "status": 500,
+                               "headers": [(b"content-type", b"application/json"),
+                                           (b"content-length", str(len(body)).encode())]})
             await send({"type": "http.response.body", "body": body})
+
+
+_OFFLINE_MARK = (OFFLINE_HEADER.lower().encode(), b"1")
+
+
+def _marked_offline(start: Any) -> Any:
+    """A response start with ``x-gateway-offline: 1`` among its headers (once: a forwarded answer has it)."""
+    headers = list(start.get("headers") or [])
+    if any(bytes(name).lower() == _OFFLINE_MARK[0] for name, _ in headers):
+        return start
+    return {**start, "headers": [*headers, _OFFLINE_MARK]}
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:
@@ -133,5 +150,5 @@ def create_app(state: ClassroomState) -> Starlette:
                     lifespan=lifespan)
     app.router.redirect_slashes = False
     app.state.classroom = state
-    app.add_middleware(BugsAsEnvelopes, root_path=state.settings.root_path)
+    app.add_middleware(BugsAsEnvelopes, root_path=state.settings.root_path, offline=state.settings.upstream_offline)
     return app

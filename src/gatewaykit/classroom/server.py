@@ -47,8 +47,9 @@ def checked_root_path(root_path: Optional[str]) -> str:
     return root_path.rstrip("/")
 
 
-def _catalog(base_url: str, key: str, trust_env: bool = True) -> list[dict[str, Any]]:
-    """The gateway's model list (with the teacher's key): what the classroom prices holds from."""
+def _catalog(base_url: str, key: str, trust_env: bool = True) -> tuple[list[dict[str, Any]], bool]:
+    """The gateway's model list (with the teacher's key): what the classroom prices holds from; and whether the
+    gateway is an offline one (its answers say so: ``X-Gateway-Offline: 1``)."""
     # The same connections as forwarding (an outbound proxy from the environment too), on a loop of its own in a
     # worker thread: start() may be called where a loop is running already (a notebook).
     import asyncio
@@ -78,7 +79,8 @@ def _catalog(base_url: str, key: str, trust_env: bool = True) -> list[dict[str, 
     if response.status_code != 200:
         raise ConnectionError(f"The gateway at {base_url} answered {response.status_code} to GET /v1/models.")
     data = response.json().get("data")
-    return [m for m in data if isinstance(m, dict)] if isinstance(data, list) else []
+    offline = response.headers.get("x-gateway-offline") == "1"  # the offline gateway's mark (emulator/app.py)
+    return ([m for m in data if isinstance(m, dict)] if isinstance(data, list) else []), offline
 
 
 class Classroom:
@@ -264,7 +266,8 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
             raise ValueError("The classroom needs the teacher's key: pass upstream_key= or set SVC_API_KEY.")
     try:
         # the classroom's own offline gateway is in this process: never through an outbound proxy
-        catalog = WorstCase(_catalog(base_url, key, trust_env=gateway is None))
+        models, upstream_offline = _catalog(base_url, key, trust_env=gateway is None)
+        catalog = WorstCase(models)
         if allowed is not None:
             unknown = sorted(allowed - set(catalog.entries))
             if unknown:
@@ -272,7 +275,8 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
                                  f"{', '.join(sorted(catalog.entries))}")
         settings = ClassSettings(cap_usd=cap_usd or 0.0, window=window, models=allowed, max_request_cost_usd=limit,
                                  default_max_tokens=default_max_tokens, job_check_seconds=job_check_seconds,
-                                 admin_token=admin_token or secrets.token_urlsafe(24), root_path=prefix)
+                                 admin_token=admin_token or secrets.token_urlsafe(24), root_path=prefix,
+                                 upstream_offline=upstream_offline)
         forwarding = Upstream(base_url, key, timeout=upstream_timeout, trust_env=gateway is None)
         state = ClassroomState(settings, store or SQLiteStore(db or ":memory:"), forwarding, catalog, window_rule)
         new_keys = []

@@ -48,6 +48,8 @@ class ClassSettings:
     admin_token: str = field(default="", repr=False)
     #: The path the classroom is served under (``/services/classroom`` behind JupyterHub's proxy), or "".
     root_path: str = ""
+    #: The gateway behind the class is an offline one (practice): the classroom's own answers say so too.
+    upstream_offline: bool = False
 
 
 class ClassroomState:
