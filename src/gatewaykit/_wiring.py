@@ -26,11 +26,10 @@ only these seams (``client/config``, ``client/display``,
 from __future__ import annotations
 
 import importlib
-import sys
 from typing import Any, Optional
 
 from gatewaykit.client.core.config import OFFLINE_EXTRA_HINT, OfflineGateway, set_offline_gateway_provider
-from gatewaykit.client.core.display import Display, NullDisplay, in_kernel, set_default_display
+from gatewaykit.client.core.display import Display, NullDisplay, in_kernel, in_marimo, set_default_display
 from gatewaykit.client.resources.session_seam import set_session_factory
 from gatewaykit.client.terminal_display import TerminalDisplay
 from gatewaykit.errors import ConfigurationError
@@ -40,16 +39,6 @@ __all__ = ["install_defaults"]
 
 # Third-party modules the offline gateway needs; missing one means the extra is not installed.
 _OFFLINE_DEPENDENCIES = frozenset({"starlette", "uvicorn", "multipart", "python_multipart", "numpy", "PIL", "av", "lameenc", "orjson"})
-
-
-def in_marimo() -> bool:
-    """True in a running marimo notebook or app (never imports marimo)."""
-    marimo = sys.modules.get("marimo")
-    running = getattr(marimo, "running_in_notebook", None)
-    try:
-        return bool(running()) if callable(running) else False
-    except Exception:  # noqa: BLE001
-        return False
 
 
 def choose_default_display() -> Display:

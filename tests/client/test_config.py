@@ -100,6 +100,20 @@ def test_no_key_uses_the_offline_gateway_and_warns() -> None:
         assert client.offline and client.models.list().ids
 
 
+def test_in_marimo_the_banner_says_it_and_no_warning_repeats_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a marimo notebook the display's banner announces the offline gateway (as in a Jupyter kernel): the
+    OfflineGatewayWarning would print the same notice a second time under the cell."""
+    import warnings
+
+    marimo = types.ModuleType("marimo")
+    marimo.running_in_notebook = lambda: True  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "marimo", marimo)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gk.OfflineGatewayWarning)
+        settings = resolve_settings(None, None, False)
+    assert settings.offline and settings.offline_implicit
+
+
 def test_explicit_offline_does_not_warn(caplog: pytest.LogCaptureFixture) -> None:
     """offline=True is announced with one INFO log line, not a warning."""
     with caplog.at_level(logging.INFO, logger="gatewaykit"):

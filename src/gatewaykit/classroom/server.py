@@ -266,8 +266,8 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
             raise ValueError("The classroom needs the teacher's key: pass upstream_key= or set SVC_API_KEY.")
     try:
         # the classroom's own offline gateway is in this process: never through an outbound proxy
-        models, upstream_offline = _catalog(base_url, key, trust_env=gateway is None)
-        catalog = WorstCase(models)
+        listed, upstream_offline = _catalog(base_url, key, trust_env=gateway is None)
+        catalog = WorstCase(listed)
         if allowed is not None:
             unknown = sorted(allowed - set(catalog.entries))
             if unknown:

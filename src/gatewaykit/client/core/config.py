@@ -10,8 +10,8 @@ a Colab secret named ``SVC_BASE_URL``.
   (you asked for it) and the client's display (a banner in a notebook).
 - No key anywhere: the same offline gateway, announced outside a kernel with
   an :class:`OfflineGatewayWarning` (synthetic results must never pass for
-  real ones); inside an IPython kernel the client's display shows its banner
-  instead, once per process (a warning there would print a pink block echoing
+  real ones); inside an IPython kernel or a marimo notebook the client's display
+  shows its banner instead, once per process (a warning there would print a pink block echoing
   the source line, again for every client).
 - No provider (only the core installed): :class:`ConfigurationError` naming
   ``pip install "gatewaykit[offline]"``.
@@ -33,7 +33,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol
 
-from gatewaykit.client.core.display import in_kernel
+from gatewaykit.client.core.display import in_kernel, in_marimo
 from gatewaykit.errors import ConfigurationError
 
 __all__ = [
@@ -186,7 +186,7 @@ def offline_gateway_settings(*, switched: bool = False) -> ConnectionSettings:
 def _offline_settings(*, implicit: bool) -> ConnectionSettings:
     server = _offline_provider()
     url = normalise_base_url(server.base_url)
-    if implicit and not in_kernel():  # in a kernel, the display's banner says it (once)
+    if implicit and not (in_kernel() or in_marimo()):  # in a kernel or marimo, the display's banner says it (once)
         warnings.warn(
             OfflineGatewayWarning(
                 f"No API key found ({KEY_VARIABLE} is not set): using the built-in OFFLINE "

@@ -62,6 +62,7 @@ __all__ = [
     "choose_display",
     "default_display",
     "in_kernel",
+    "in_marimo",
     "set_default_display",
     "turn_view_of",
 ]
@@ -227,6 +228,16 @@ def in_kernel() -> bool:
     except Exception:  # noqa: BLE001
         return False
     return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def in_marimo() -> bool:
+    """True in a running marimo notebook or app (never imports marimo)."""
+    marimo = sys.modules.get("marimo")
+    running = getattr(marimo, "running_in_notebook", None)
+    try:
+        return bool(running()) if callable(running) else False
+    except Exception:  # noqa: BLE001
+        return False
 
 
 _chooser: Callable[[], Display] = NullDisplay
