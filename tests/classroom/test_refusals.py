@@ -110,6 +110,9 @@ def test_admin_endpoints_answer_only_with_the_admin_token(rooms: Any) -> None:
         for headers in ({}, auth(student), auth("wrong-token")):
             answer = httpx.get(f"{room.base_url}{path}", headers=headers)
             assert answer.status_code == 401 and answer.json()["error"]["code"] == "invalid_admin_token"
+            message = answer.json()["error"]["message"]  # none given: how to give it; a wrong one: not accepted
+            assert ("does not accept this admin token" in message) == bool(headers), message
+            assert student not in message
     assert httpx.post(f"{room.base_url}/_classroom/pause", headers=auth(student)).status_code == 401
     assert room.status()["paused"] is False
     report = httpx.get(f"{room.base_url}/_classroom/report", headers=auth(room.admin_token)).json()

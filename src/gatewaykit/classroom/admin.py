@@ -41,8 +41,12 @@ def _state(request: Request) -> ClassroomState:
     token = state.settings.admin_token
     if not token or scheme.lower() != "bearer" or not hmac.compare_digest(
             presented.strip().encode("utf-8", "surrogatepass"), token.encode()):
-        raise ApiError(401, "The classroom's teacher endpoints need 'Authorization: Bearer <admin token>'.",
-                       code="invalid_admin_token")
+        if scheme.lower() == "bearer" and presented.strip():
+            message = ("The classroom does not accept this admin token. Use the one the classroom printed when it "
+                       "started (or gave admin_token=); a student's key is not an admin token.")
+        else:
+            message = "The classroom's teacher endpoints need 'Authorization: Bearer <admin token>'."
+        raise ApiError(401, message, code="invalid_admin_token")
     return state
 
 

@@ -56,7 +56,8 @@ def _admin_parser(command: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"python -m gatewaykit.classroom {command}")
     parser.add_argument("--url", required=True, help="the classroom's URL")
     parser.add_argument("--admin-token", default=os.environ.get("GATEWAYKIT_CLASSROOM_ADMIN_TOKEN"),
-                        required="GATEWAYKIT_CLASSROOM_ADMIN_TOKEN" not in os.environ)
+                        required="GATEWAYKIT_CLASSROOM_ADMIN_TOKEN" not in os.environ,
+                        help="the token the server printed when it started (or set $GATEWAYKIT_CLASSROOM_ADMIN_TOKEN)")
     if command == "pause":
         parser.add_argument("--reason", default=None)
         parser.add_argument("--cancel-jobs", action="store_true", help="also cancel running video jobs")
