@@ -107,8 +107,8 @@ made.to_pandas().groupby("kind").size()
 #
 # With `cache=True`, a request identical to one already answered (same body,
 # same pictures, same key and gateway) is answered from a per-user cache and
-# nothing is sent. The answer says **cached · saved $…**, and its ledger row is
-# `cost_source="cached"` at $0, keeping what it saved. `cache="refresh"` sends
+# nothing is sent. The answer says **cached · saved \$…**, and its ledger row is
+# `cost_source="cached"` at \$0, keeping what it saved. `cache="refresh"` sends
 # again and keeps the new answer. It is off unless you turn it on; here it uses
 # a folder of its own, so the notebook starts cold every time it runs.
 
