@@ -126,6 +126,23 @@ def test_a_dry_run_quotes_the_judge_too(client: gk.Client) -> None:
     assert (plain.requests, judged.requests) == (2, 4)
 
 
+def test_a_dry_run_prices_the_judge_s_pictures_and_every_prompt_near_what_the_run_costs(
+    client: gk.Client, book: gk.Ledger
+) -> None:
+    """The quote counts each chat's prompt (it counted none without confirm_over) and each picture a judge is
+    shown as a picture (it was shown none): an image evaluation's quote came to 92% of what the run cost, the
+    judging left out."""
+    judge = gk.judge(model=client.models.pick("chat", needs=["vision", "json_schema"]), rubric="Is it a fox?")
+    cases, models = ["a red fox in snow", "a fox asleep"], ["image-pixels", "image-aspect"]
+    quote = client.evaluate(cases, models=models, scorers=[judge], dry_run=True).quote
+    client.evaluate(cases, models=models, scorers=[judge])
+    spent = book.total_cost
+    assert quote.total_cost is not None and 0.97 * spent <= quote.total_cost <= 1.03 * spent, (quote, spent)
+    short, long = (client.evaluate([prompt], models=["chat-mini"], dry_run=True).quote
+                   for prompt in ("Hi.", "Describe the sea. " * 400))  # fmt: skip
+    assert long.total_cost > short.total_cost, (long, short)  # about 1,800 more prompt tokens
+
+
 class CountingConfirm(gk.NullDisplay):
     """A display that can be asked; counts the questions and answers yes."""
 

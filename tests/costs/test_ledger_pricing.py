@@ -111,3 +111,24 @@ def test_catalog_sources_do_not_pickle():
     table.add_source("http://gw", CatalogPrices([{"id": "x", "pricing": {"usd_per_song": 1}}]))
     copy = pickle.loads(pickle.dumps(table))
     assert copy.estimate("music", "m") == 0.05 and copy.sources == {}
+
+
+def test_a_chat_quote_counts_a_picture_as_a_picture_not_its_base64_as_text() -> None:
+    """An image part is IMAGE_PART_TOKENS prompt tokens (85 at detail "low"), whatever the length of its data URI;
+    the text around it still counts at about 4 characters a token."""
+    import base64
+
+    from gatewaykit.costs.pricing import IMAGE_PART_TOKENS, LOW_DETAIL_IMAGE_TOKENS, prompt_token_estimate
+
+    picture = "data:image/png;base64," + base64.b64encode(bytes(300_000)).decode()  # 400 KB of base64
+
+    def asking(*details: str) -> list[dict]:
+        parts = [{"type": "image_url", "image_url": {"url": picture, **({"detail": d} if d else {})}} for d in details]
+        return [{"role": "user", "content": [{"type": "text", "text": "What is in these?"}, *parts]}]
+
+    text_only = prompt_token_estimate(asking())
+    assert 0 < text_only < 40
+    assert prompt_token_estimate(asking("")) == text_only + IMAGE_PART_TOKENS
+    assert prompt_token_estimate(asking("high", "low")) == text_only + IMAGE_PART_TOKENS + LOW_DETAIL_IMAGE_TOKENS
+    plain = [{"role": "user", "content": "x" * 400}]
+    assert prompt_token_estimate(plain) == len('[{"role": "user", "content": "' + "x" * 400 + '"}]') // 4

@@ -274,13 +274,46 @@ class PriceTable:
         """What ``request`` would cost, from the first source that prices it (a :class:`Quote`)."""
         prompt_tokens = completion_tokens = None
         if kind in ("chat", "chat.stream"):
-            try:
-                text = json.dumps(request.get("messages") or [], default=str)
-            except (TypeError, ValueError):
-                text = ""
-            prompt_tokens = len(text) // 4
+            prompt_tokens = prompt_token_estimate(request.get("messages") or [])
             completion_tokens = int(request.get("max_completion_tokens") or request.get("max_tokens") or 0)
         found = self.price(kind, model, request, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
         if found is None:
             return Quote(kind=kind, model=model, total_cost=None, source=None, assumptions={})
         return Quote(kind=kind, model=model, total_cost=found[0], source=found[1], assumptions=found[2])
+
+
+#: Prompt tokens an image part is counted at in a quote: a 1024x1024 picture at ``detail`` "high" (85, plus 170
+#: per 512-pixel tile: 765), the gateway's rule for vision input; ``detail: "low"`` is 85 whatever its size.
+IMAGE_PART_TOKENS = 765
+LOW_DETAIL_IMAGE_TOKENS = 85
+
+
+def prompt_token_estimate(messages: Any) -> int:
+    """A chat's prompt tokens before it is sent: its text at about 4 characters a token, each image part at what
+    a picture costs (its base64 is not text: a 300 KB PNG is not 75,000 tokens)."""
+    images = 0
+    low = 0
+    text_only = messages
+    if isinstance(messages, list) and any(isinstance(m, dict) and isinstance(m.get("content"), list) for m in messages):
+        text_only = []
+        for message in messages:
+            content = message.get("content") if isinstance(message, dict) else None
+            if not isinstance(content, list):
+                text_only.append(message)
+                continue
+            kept = []
+            for part in content:
+                if isinstance(part, dict) and part.get("type") == "image_url":
+                    image = part.get("image_url")
+                    if isinstance(image, dict) and image.get("detail") == "low":
+                        low += 1
+                    else:
+                        images += 1
+                else:
+                    kept.append(part)
+            text_only.append({**message, "content": kept})
+    try:
+        text = json.dumps(text_only, default=str)
+    except (TypeError, ValueError):
+        text = ""
+    return len(text) // 4 + images * IMAGE_PART_TOKENS + low * LOW_DETAIL_IMAGE_TOKENS

@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextvars
 import math
 import threading
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Optional, Union
 
 from gatewaykit.costs.quotes import Quote
 from gatewaykit.errors import ConfirmationRequiredError
@@ -136,8 +136,9 @@ def ask(client: BaseClient, quote: Quote, threshold: float, how: str = "confirm=
         raise error
 
 
-def confirm_flow(client: BaseClient, recording: "Recording") -> "Flow[None]":
-    """Quote the request about to be sent; ask when it passes ``confirm_over`` (see the module docstring)."""
+def confirm_flow(client: BaseClient, recording: "Recording", body: Optional[Mapping[str, Any]] = None) -> "Flow[None]":
+    """Quote the request about to be sent (``body``: the whole of it, a chat's messages included); ask when it
+    passes ``confirm_over`` (see the module docstring)."""
     threshold = client._confirm_over
     collecting = _COLLECTING.get()
     approval = _CONFIRMED.get()
@@ -148,7 +149,7 @@ def confirm_flow(client: BaseClient, recording: "Recording") -> "Flow[None]":
             return
     if client._catalog is None:
         yield from client._catalog_entry(recording.model)  # read once: the catalog's prices
-    quote = client._quote(recording.kind, recording.model, recording.body or recording.request)
+    quote = client._quote(recording.kind, recording.model, body or recording.body or recording.request)
     if collecting is not None:
         collecting.append(quote)
         raise QuotedInstead

@@ -148,7 +148,7 @@ def _price_with_catalog(client: BaseClient, call: Call) -> Flow[None]:
 def confirm(client: BaseClient, call: Call) -> Flow[None]:
     """``confirm_over``: the call's quote, asked about when it passes the threshold (``confirm=True`` skips it)."""
     assert call.recording is not None  # price ran
-    yield from confirm_flow(client, call.recording)
+    yield from confirm_flow(client, call.recording, call.body)
 
 
 def send(client: BaseClient, call: Call) -> Flow[None]:

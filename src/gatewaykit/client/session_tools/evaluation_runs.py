@@ -23,6 +23,7 @@ nothing is sent for a typo. Then:
 from __future__ import annotations
 
 import functools
+from types import SimpleNamespace
 from typing import Any, Callable, Optional
 
 from gatewaykit.client.core.comparison_view import GuardedComparisonView, evaluation_view_of
@@ -54,12 +55,15 @@ def _judges(plan: EvaluationPlan) -> list[Judge]:
     return [scorer for _, scorer in plan.scorers if isinstance(scorer, Judge)]
 
 
-def _judge_calls(client: Any, plan: EvaluationPlan, cells: list[EvaluationCell]) -> list[Callable[[], Any]]:
-    """Each judge's request per cell for a quote, the prompt standing in for the output (images: none)."""
+def _judge_calls(client: Any, plan: EvaluationPlan, cells: list[EvaluationCell],
+                 params: dict[str, Any]) -> list[Callable[[], Any]]:
+    """Each judge's request per cell for a quote, the prompt standing in for the output (images: as many pictures as
+    the request asks for, priced as pictures are; video and music: their description)."""
     calls: list[Callable[[], Any]] = []
+    pictures = _pictures_asked(params)
     for scorer in _judges(plan):
         for cell in cells:
-            stand_in: Any = cell.prompt if cell.kind == "chat" else _NoMedia()
+            stand_in: Any = cell.prompt if cell.kind == "chat" else _StandIn(pictures if cell.kind == "image" else 0)
             request = scorer.request(stand_in, cell.case, cell.kind)
             calls.append(functools.partial(client.chat.completions.create, **request))
     return calls
@@ -72,10 +76,23 @@ def _to_judge(plan: EvaluationPlan, store: Optional[EvaluationStore], todo: list
     return missing + todo
 
 
-class _NoMedia:
-    data: list[Any] = []
+class _StandIn:
+    """What a judge's quote reads in place of a media output not made yet: ``count`` pictures, or a finished job."""
+
     status = "completed"
     seconds = None
+
+    def __init__(self, count: int) -> None:
+        self.data = [_PICTURE] * count
+
+
+_PICTURE = SimpleNamespace(b64_json=None, url="data:image/png;base64,")  # a picture's part; its size is the quote's
+
+
+def _pictures_asked(params: dict[str, Any]) -> int:
+    """How many pictures an image request with ``params`` makes (``n``, 1 by default; a judge sees at most 4)."""
+    count = params.get("n")
+    return min(4, count) if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1
 
 
 def _finish_request(client: Any, cell: EvaluationCell, timer: Timer) -> None:
@@ -171,14 +188,14 @@ def run_evaluation(client: Any, cases: Any, models: Any, scorers: Any, repeats: 
     evaluation = plan.evaluation
     if dry_run:
         evaluation.dry_run = True
-        calls = [_send(client, cell, params, False) for cell in evaluation.cells] + _judge_calls(client, plan, evaluation.cells)
+        calls = [_send(client, cell, params, False) for cell in evaluation.cells] + _judge_calls(client, plan, evaluation.cells, params)
         evaluation.quote = collect_quote(client, calls)
         return evaluation
     store, todo = _open(client, plan, checkpoint, params)
     try:
         confirming = client._confirm_over is not None
         if confirming and not confirm:
-            calls = [_send(client, c, params, False) for c in todo] + _judge_calls(client, plan, _to_judge(plan, store, todo))
+            calls = [_send(client, c, params, False) for c in todo] + _judge_calls(client, plan, _to_judge(plan, store, todo), params)
             quote = collect_quote(client, calls)
             confirm_quote(client, quote, how="confirm=True to evaluate")
     except BaseException:
@@ -239,14 +256,14 @@ async def run_evaluation_async(client: Any, cases: Any, models: Any, scorers: An
     evaluation = plan.evaluation
     if dry_run:
         evaluation.dry_run = True
-        calls = [_send(client, cell, params, False) for cell in evaluation.cells] + _judge_calls(client, plan, evaluation.cells)
+        calls = [_send(client, cell, params, False) for cell in evaluation.cells] + _judge_calls(client, plan, evaluation.cells, params)
         evaluation.quote = await collect_async_quote(client, calls)
         return evaluation
     store, todo = _open(client, plan, checkpoint, params)
     try:
         confirming = client._confirm_over is not None
         if confirming and not confirm:
-            calls = [_send(client, c, params, False) for c in todo] + _judge_calls(client, plan, _to_judge(plan, store, todo))
+            calls = [_send(client, c, params, False) for c in todo] + _judge_calls(client, plan, _to_judge(plan, store, todo), params)
             quote = await collect_async_quote(client, calls)
             confirm_quote(client, quote, how="confirm=True to evaluate")
     except BaseException:
