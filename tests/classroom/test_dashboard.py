@@ -36,11 +36,18 @@ def test_the_live_widget_pauses_and_resumes_the_class(rooms: Any, monkeypatch: A
         assert "Paused: quiz" in live.view.value
         live.resume_button.click()
         assert room.status()["paused"] is False and "Open" in live.view.value
+        assert "0 requests" in live.view.value
+        # after the dashboard's last refresh and before the class stops, ana chats once more
+        assert httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(),
+                          headers=auth(room.keys.key[0])).status_code == 200  # fmt: skip
         room.stop()
         live.refresh()
         assert "stopped" in live.message.value
-        # a stopped class no longer reads "Open", keeps its last figures, and its buttons are greyed
+        # a stopped class no longer reads "Open", shows its figures as it stopped (not the last refresh's),
+        # and its buttons are greyed
         assert "Stopped" in live.view.value and "Open" not in live.view.value and "ana" in live.view.value
+        assert ">1 request<" in live.view.value, live.view.value
+        assert room.final_figures is not None and room.final_figures[0][0]["requests"] == 1
         assert live.pause_button.disabled and live.resume_button.disabled and live.reason.disabled
     finally:
         live.close()

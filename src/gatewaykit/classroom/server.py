@@ -100,6 +100,7 @@ class Classroom:
         self._state = state
         self._offline = offline_gateway
         self._new_keys = list(new_keys)
+        self._final: Optional[tuple[list[dict[str, Any]], dict[str, Any]]] = None
         self.admin_token = state.settings.admin_token
         self.app = create_app(state)
 
@@ -205,8 +206,18 @@ class Classroom:
     def running(self) -> bool:
         return self._thread.is_alive()
 
+    @property
+    def final_figures(self) -> Optional[tuple[list[dict[str, Any]], dict[str, Any]]]:
+        """``(report_rows(), status())`` as they were when :meth:`stop` stopped the class; None while it runs."""
+        return self._final
+
     def stop(self) -> None:
         """Stop the server (and the offline gateway it started); idempotent. The database stays."""
+        if self._final is None and self._thread.is_alive():
+            try:  # the figures a dashboard shows once the class has stopped: these, not its last refresh
+                self._final = (self.report_rows(), self.status())
+            except Exception:  # noqa: BLE001 - stopping never fails for want of a last report
+                pass
         if self._admin is not None:
             self._admin.close()
             self._admin = None

@@ -119,8 +119,9 @@ class ClassroomDashboard:
             self.message.value = f'<div style="{style.ERROR_BOX}">Could not refresh: {esc(type(exc).__name__)}</div>'
 
     def _show_stopped(self) -> None:
-        """The last figures stay, headed "Stopped"; the buttons can do nothing more, so they are greyed."""
-        rows, status = self._last
+        """The figures as the class stopped, headed "Stopped" (the last refresh when the room kept none); the
+        buttons can do nothing more, so they are greyed."""
+        rows, status = getattr(self.room, "final_figures", None) or self._last
         self.view.value = dashboard_html(rows, {**status, "stopped": True})
         self.message.value = f'<div style="{style.FOOTER}">The classroom has stopped; these are its last figures.</div>'
         for control in (self.pause_button, self.resume_button, self.reason):
