@@ -115,9 +115,13 @@ class Gallery:
         return target
 
     def __repr__(self) -> str:
+        return f"Gallery({self.summary() or 'empty'})"
+
+    def summary(self) -> str:
+        """What it holds in words: ``"3 images, 1 song"`` (empty when nothing)."""
         counts = {kind: sum(1 for item in self.items if item.kind == kind) for kind in KINDS}
-        parts = [f"{n} {kind if kind != 'music' else 'song'}{'s' if n != 1 else ''}" for kind, n in counts.items() if n]
-        return f"Gallery({', '.join(parts) or 'empty'})"
+        return ", ".join(f"{n} {kind if kind != 'music' else 'song'}{'s' if n != 1 else ''}"
+                         for kind, n in counts.items() if n)
 
     def __str__(self) -> str:
         from gatewaykit.costs.money import format_usd

@@ -67,7 +67,7 @@ def render_gallery_html(gallery: Any) -> str:
         return f'<div style="{BOX};{MUTED}">Nothing made yet in this session.</div>'
     hidden = max(0, len(items) - SHOWN)
     cards = "".join(_card_html(item) for item in items[hidden:])
-    head = f'<div style="{MUTED};margin-bottom:6px">{esc(repr(gallery))}</div>'
+    head = f'<div style="{MUTED};margin-bottom:6px">Gallery: {esc(gallery.summary() or "empty")}</div>'
     tail = (
         f'<div class="gk-footer" style="{FOOTER}">+ {hidden} earlier item{"s" if hidden != 1 else ""}: '
         f"gallery.save(folder) writes them all, gallery[i] is one</div>"
