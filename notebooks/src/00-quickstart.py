@@ -131,5 +131,8 @@ print(f"spent so far: ${gk.ledger.total_cost:.6f}")
 # [video](03-video.ipynb), [music](04-music.ipynb), [the cost ledger](05-cost-ledger.ipynb),
 # [many requests at once](06-many-requests.ipynb),
 # [errors and retries](07-errors-and-retries.ipynb),
-# [conversations with tools](08-conversations.ipynb) and
-# [the playground](09-playground.ipynb), a form to try any model without code.
+# [conversations with tools](08-conversations.ipynb),
+# [the playground](09-playground.ipynb), a form to try any model without code,
+# [exploring](10-exploring.ipynb) (a chat box, comparisons, the gallery, free re-runs),
+# [a class on one key](11-classroom.ipynb) and
+# [evaluating models on your own cases](12-evaluate.ipynb).

@@ -109,7 +109,7 @@ careful_client = gk.Client(ledger=careful)
 try:
     careful_client.videos.create(model=VIDEO, prompt="an expensive epic", duration=8, resolution="1080p")
 except gk.BudgetExceededError as error:
-    print("not sent:", error)
+    print("refused:", error)
 assert len(careful) == 0
 
 # %% [markdown]
