@@ -5,7 +5,8 @@ subshell (JupyterLab 4.4+ does, one subshell per comm target); the kernel
 handles those in the subshell's thread while the cell blocks. Otherwise they
 reach the main shell, where the wait's own widget-event pump handles them.
 These tests click Cancel through each path, and through both at once, in a
-real kernel, and count the ``job.cancel()`` calls.
+real kernel, and count the ``job.cancel()`` calls. A job only shown (no wait)
+keeps its Cancel working through the subshell while another cell runs.
 """
 
 from __future__ import annotations
@@ -88,6 +89,29 @@ def test_clicks_on_both_paths_cancel_once(kernel: LiveKernel) -> None:
     kernel.click(button, subshell_id=subshell)
     kernel.click(button)
     assert finish(kernel, msg_id) == ("cancelled", 1)
+
+
+def described(kernel: LiveKernel, model_id: str, description: str) -> bool:
+    """Whether the kernel has set the widget's description to ``description``."""
+    return any(m["msg_type"] == "comm_msg" and m["content"]["comm_id"] == model_id
+               and m["content"]["data"].get("state", {}).get("description") == description
+               for m in kernel.messages)  # fmt: skip
+
+
+def test_a_shown_jobs_cancel_works_while_another_cell_runs(kernel: LiveKernel) -> None:
+    """A job shown live, not waited for: its Cancel clicked through the subshell while the next cell sleeps is
+    handled during the sleep. (ipykernel 7.3+ sends a comm's messages to the shell that last published on it,
+    the main shell for a widget built in a cell, unless gatewaykit routes its widgets by the front end's choice.)"""
+    subshell = kernel.create_subshell()
+    known = set(kernel.button_ids())
+    kernel.run("shown = client.videos.create(model='video-range', prompt='keep working', duration=12)\nshown")
+    (button,) = sorted(set(kernel.button_ids()) - known)
+    busy = kernel.execute("import time\ntime.sleep(30)")
+    kernel.pump(0.5)
+    kernel.click(button, subshell_id=subshell)
+    kernel.pump(15, until=lambda: described(kernel, button, "Cancelled"))
+    assert described(kernel, button, "Cancelled"), "the click waited for the busy cell"
+    assert not kernel.idle(busy)
 
 
 def test_building_a_client_opens_one_widget_comm(kernel: LiveKernel) -> None:

@@ -25,7 +25,8 @@ in ``time.sleep`` instead, which holds no lock another thread shares; the
 thread's :attr:`CellThread.ended` says when it is done.
 
 :func:`open_widget_subshell` keeps a kernel that waits looking busy in
-JupyterLab 4.4+ and Notebook 7 (see its docstring).
+JupyterLab 4.4+ and Notebook 7 (see its docstring); :func:`route_to_frontend_subshell`
+lets gatewaykit's own widgets be clicked while another cell runs.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ from typing import Any, Callable, Optional
 
 from gatewaykit.client.core.display import in_kernel  # the one kernel detector (the core chooses displays with it)
 
-__all__ = ["CellThread", "in_kernel", "open_widget_subshell", "shell", "sleep_until", "start_thread"]
+__all__ = ["CellThread", "in_kernel", "open_widget_subshell", "route_to_frontend_subshell", "shell", "sleep_until",
+           "start_thread"]
 
 
 def shell() -> Optional[Any]:
@@ -137,3 +139,36 @@ def open_widget_subshell(ip: Any = None) -> bool:
     except Exception:  # noqa: BLE001 - no widgets here: waits work as before
         return False
     return True
+
+
+def _frontend_subshell(_data: Any, subshell_id: Optional[str]) -> Optional[str]:
+    return subshell_id  # where the front end sent the message (None: the main shell)
+
+
+def route_to_frontend_subshell(widget: Any) -> None:
+    """Have the kernel handle the front end's messages for ``widget`` and the widgets inside it where the front
+    end sends them: on its widget subshell, while another cell keeps the main shell busy.
+
+    ipykernel 7.3+ does not route a comm's incoming messages by their ``subshell_id``: it sends them to the shell
+    that last published on the comm (``BaseComm._reply_subshell_for``, asked by the shell channel thread), so an
+    async cell awaiting a widget's answer gets it on its own loop. A widget built in a cell last published from
+    the main shell, so a click JupyterLab sent through its subshell waited for any busy cell to end (a shown
+    job's Cancel did nothing until the sleeping cell after it ended), until a click handled while idle changed
+    the button from a message carrying the subshell's id, after which its clicks did go there. gatewaykit's
+    handlers await nothing and are safe on another thread (long work runs in threads of its own), so its
+    widgets take the front end's choice; other comms keep ipykernel's routing. Call it again after adding
+    widgets to the tree. Older kernels: nothing to do; never raises.
+    """
+    pending, seen = [widget], set()
+    while pending:
+        item = pending.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        comm = getattr(item, "comm", None)
+        try:
+            if comm is not None and hasattr(comm, "_reply_subshell_for"):
+                comm._reply_subshell_for = _frontend_subshell
+            pending.extend(getattr(item, "children", None) or ())
+        except Exception:  # noqa: BLE001 - that widget keeps the kernel's routing
+            pass

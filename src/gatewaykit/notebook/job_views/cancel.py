@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Optional
 
-from gatewaykit.notebook.cell_output.kernel import in_kernel
+from gatewaykit.notebook.cell_output.kernel import in_kernel, route_to_frontend_subshell
 from gatewaykit.types import is_finished
 
 __all__ = ["CancelButtons", "FALLBACK_TEXT", "enable_colab_widgets"]
@@ -53,6 +53,7 @@ class CancelButtons:
             button.on_click(lambda clicked, job=job: self._cancel(clicked, job))
             self.buttons.append(button)
         self.box = widgets.HBox(self.buttons)
+        route_to_frontend_subshell(self.box)  # a click is handled at once, even while another cell runs
 
     @classmethod
     def create(cls, progress: Any, jobs: list[Any]) -> Optional["CancelButtons"]:

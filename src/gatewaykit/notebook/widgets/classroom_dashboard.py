@@ -13,6 +13,7 @@ import threading
 from typing import Any, Optional
 
 from gatewaykit.costs.money import format_usd, plural
+from gatewaykit.notebook.cell_output.kernel import route_to_frontend_subshell
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.html_views.style import esc
 
@@ -93,6 +94,7 @@ class ClassroomDashboard:
         self.message = widgets.HTML()
         controls = widgets.HBox([self.pause_button, self.reason, self.resume_button])
         self.widget = widgets.VBox([self.view, controls, self.message])
+        route_to_frontend_subshell(self.widget)  # Pause works while another cell runs
         self._stop = threading.Event()
         self._last: tuple[list[dict[str, Any]], dict[str, Any]] = ([], {})
         self.refresh()

@@ -28,7 +28,7 @@ from typing import Any, Optional
 from gatewaykit.errors import GatewayError, JobFailedError, JobTimeoutError
 from gatewaykit.notebook.html_views import html as views
 from gatewaykit.notebook.html_views import style
-from gatewaykit.notebook.cell_output.kernel import CellThread, sleep_until, start_thread
+from gatewaykit.notebook.cell_output.kernel import CellThread, route_to_frontend_subshell, sleep_until, start_thread
 from gatewaykit.notebook.widgets.playground_fields import (
     build_request,
     check_request,
@@ -131,6 +131,7 @@ class Playground:
             self.form.remove_class(name)
         self.form.add_class("gk-form-" + re.sub(r"[^A-Za-z0-9_-]", "-", entry.id))  # which model the form is for
         self.message.value = ""
+        route_to_frontend_subshell(self.widget)  # the new fields too: Run and Cancel work while another cell runs
         self.check()  # the new form's quote (and any check message)
 
     def _changed(self, _change: Any) -> None:
