@@ -33,6 +33,31 @@ def test_a_stream_closed_early_is_estimated_from_its_tokens_and_counted(emulator
     assert ledger.total_cost == pytest.approx(expected) and ledger.estimated_cost == pytest.approx(expected)
 
 
+def test_a_stopped_stream_with_a_picture_counts_it_as_a_picture_not_its_base64(emulator: Any, keys: Any) -> None:
+    """A vision chat stopped early: its prompt is estimated as the quote counts it (a picture is 765 tokens),
+    not from the length of the picture's base64 (400 KB of it read as 100,000 tokens)."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    picture = io.BytesIO()
+    Image.effect_noise((512, 512), 64).convert("RGB").save(picture, format="PNG")  # noise: a large PNG
+    uri = "data:image/png;base64," + base64.b64encode(picture.getvalue()).decode()
+    assert len(uri) > 200_000
+    ledger = gk.Ledger(path=None)
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, ledger=ledger, display=False) as client:
+        vision = client.models.pick("chat", needs=["vision"])
+        stream = client.chat.completions.create(model=vision, stream=True, messages=[{"role": "user", "content": [
+            {"type": "text", "text": "Describe this at length."}, {"type": "image_url", "image_url": {"url": uri}}]}])
+        for count, _chunk in enumerate(stream):
+            if count == 3:
+                break
+        stream.close()
+    (row,) = ledger.rows
+    assert row["cost_source"] == "estimated" and 765 < row["prompt_tokens"] < 900, row["prompt_tokens"]
+
+
 def test_a_stream_the_network_broke_off_stays_unknown(emulator: Any, keys: Any) -> None:
     """A disconnect is not a Stop: the gateway may not have charged it, so nothing is estimated or counted."""
     ledger = gk.Ledger(path=None)

@@ -64,8 +64,8 @@ try:  # the SDK's pieces; without any of them this path stays off
     from opentelemetry.attributes import BoundedAttributes, _clean_attribute_value
     from opentelemetry.sdk.trace import Event, ReadableSpan, SynchronousMultiSpanProcessor, Tracer
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
-    from opentelemetry.sdk.trace.sampling import DEFAULT_ON as _DEFAULT_SAMPLER
     from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
+    from opentelemetry.sdk.trace.sampling import DEFAULT_ON as _DEFAULT_SAMPLER
     from opentelemetry.sdk.trace.sampling import Decision
     from opentelemetry.sdk.util import BoundedList
 

@@ -164,14 +164,11 @@ class Recording:
             logger.debug("gatewaykit: no price could be fetched for %s", self.model, exc_info=True)
 
     def _estimated_tokens(self, received: str) -> Optional[dict[str, int]]:
-        import json
+        from gatewaykit.costs.pricing import prompt_token_estimate  # what a quote counts: pictures as pictures
 
         if self.body is None:
             return None
-        try:
-            prompt = len(json.dumps(self.body.get("messages") or [], default=str)) // 4
-        except (TypeError, ValueError):
-            return None
+        prompt = prompt_token_estimate(self.body.get("messages") or [])
         completion = -(-len(received) // 4)  # rounded up: a few characters are a token
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
