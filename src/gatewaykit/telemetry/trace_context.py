@@ -35,16 +35,13 @@ class TraceHeaders:
             self._default = _is_default(textmap)
             self._checked = textmap
         context = span.get_span_context()
-        if self._default and (context.trace_state is _NO_TRACE_STATE or not context.trace_state) and not _baggage():
+        if self._default and not context.trace_state and not _baggage():
             if not context.is_valid:
                 return None
             return {"traceparent": "00-%032x-%016x-%02x" % (context.trace_id, context.span_id, context.trace_flags)}
         carrier: dict[str, str] = {}
         textmap.inject(carrier, context=trace.set_span_in_context(span))
         return carrier or None
-
-
-_NO_TRACE_STATE = trace.SpanContext(1, 1, False).trace_state  # the API's shared empty TraceState
 
 
 def _baggage() -> Any:

@@ -20,6 +20,7 @@ import math
 import threading
 from typing import Any, Optional
 
+from gatewaykit.notebook.cell_output.kernel import route_to_frontend_subshell
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.chat_views.chat_view import BoxTurnView, ChatBoxDisplay, render_transcript_html, turn_cost
 
@@ -329,8 +330,6 @@ class ChatUI:
         box = widgets.VBox([widgets.HBox([picker, w["totals"]]), widgets.HBox([budget, budget_label]), conversation, entry, controls,
                             w["status"]], layout=widgets.Layout(width="100%"))  # fmt: skip
         box.add_class("gk-chat-box")
-        from gatewaykit.notebook.cell_output.kernel import route_to_frontend_subshell
-
         route_to_frontend_subshell(box)  # Send and Stop work while another cell runs
         self._refresh()
         return box
