@@ -65,16 +65,16 @@ def test_test_markers_are_cell_tags_not_comments(source: Path) -> None:
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda source: source.stem)
 def test_dollar_amounts_in_markdown_are_not_read_as_maths(source: Path) -> None:
-    """Two unescaped ``$`` in one Markdown cell make JupyterLab's MathJax (and GitHub) set the text between them
-    as a formula: "at $0.03 each ... bo's $0.05" showed as run-together italic letters. Write ``\\$``."""
+    """Two ``$`` in one stretch of Markdown make JupyterLab's MathJax set the text between them as a formula:
+    "at $0.03 each ... bo's $0.05" showed as run-together italic letters. JupyterLab 4.6 ignores a ``\\$``
+    escape (seen in Chromium); a code span between them does end the stretch. Reword (cents) or use code."""
     import re
 
     for cell in build.cells_from(source).cells:
         if cell.cell_type != "markdown":
             continue
-        text = re.sub(r"`[^`]*`", "", cell.source)  # code spans keep their dollars as they are
-        dollars = re.findall(r"(?<!\\)\$", text)
-        assert len(dollars) < 2, f"{source.name}: escape the $ signs (\\$) in the cell {cell.source[:80]!r}"
+        for stretch in re.split(r"`[^`]*`", cell.source):  # code spans keep their dollars and split the text
+            assert stretch.count("$") < 2, f"{source.name}: two $ in one stretch of {cell.source[:80]!r}"
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda source: source.stem)

@@ -54,10 +54,10 @@ picture = students["cy"].images.generate(model="image-gpt", prompt="a lighthouse
 print(f"ana's answer cost ${answer.usage.cost.total_cost:.6f}; cy's picture ${picture.usage.cost.total_cost:.3f}")
 
 # %% [markdown]
-# bo draws pictures at \$0.03 each. Before a request is forwarded, the classroom
+# bo draws pictures at 3 cents each. Before a request is forwarded, the classroom
 # holds its worst-case price; the second picture does not fit what is left of
-# bo's \$0.05, so it is refused with **402**, in words meant for a student, and
-# nothing is sent to the gateway.
+# bo's 5-cent budget, so it is refused with **402**, in words meant for a student,
+# and nothing is sent to the gateway.
 
 # %%
 try:
