@@ -82,7 +82,7 @@ class TraceparentOnly:
         from gatewaykit.telemetry.current_context import current_context, span_key
 
         self._current, self._key = current_context, span_key
-        self.ended: Any = collections.deque(maxlen=10_000)
+        self.ended: Any = collections.deque(maxlen=512)  # what a batch processor holds before it exports (its batch size)
 
     def request_started(self, recording: Any, request: Any, body: dict[str, Any]) -> Any:
         parent = self._current().get(self._key)

@@ -127,3 +127,54 @@ def test_a_request_whose_span_a_sampler_dropped_still_counts_in_every_metric(emu
         name: sorted(str(sorted(p.attributes.items())) for p in found) for name, found in sampled.items()}
     (duration,) = dropped[names.DURATION_METRIC]
     assert duration.count == 1 and duration.exemplars == []  # no sampled span to point at
+
+
+def test_a_queued_request_keeps_neither_its_exported_span_nor_its_answer(client: gk.Client) -> None:
+    """Metrics wait for a collection (every 60 s in the SDK's periodic reader), thousands of requests at volume:
+    an entry keeps its span's context and its worked-out values, not the exported span, its row or its fields,
+    which would otherwise stay alive (and lengthen every garbage collection) until the reader comes."""
+    import gc
+    import weakref
+
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExportResult
+
+    exported: list[Any] = []
+
+    class Reading:  # reads each span as an encoder does and keeps only a weak reference to it
+        def export(self, spans: Any) -> Any:
+            for span in spans:
+                dict(span.attributes or {})
+                exported.append((weakref.ref(span), span.context))
+            return SpanExportResult.SUCCESS
+
+        def shutdown(self) -> None:
+            pass
+
+        def force_flush(self, timeout_millis: int = 0) -> bool:
+            return True
+
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(BatchSpanProcessor(Reading()))  # type: ignore[arg-type]
+    reader = InMemoryMetricReader()
+    gk.instrument(tracer_provider=tracer_provider, meter_provider=MeterProvider(metric_readers=[reader]))
+    try:
+        answer = client.chat.completions.create(model="chat-mini", messages=CHAT)
+        assert observation.current.direct_spans_started == 1  # type: ignore[union-attr]
+        tracer_provider.force_flush()
+        ((span_ref, context),) = exported
+        (entry,) = observation.current._metrics._queue  # type: ignore[union-attr]
+        values = entry[2].__self__  # the request's _LastValues, worked out by the export
+        gc.collect()
+        assert span_ref() is None
+        assert values._worked is not None and (values._row, values._fields, values._facts) == (None, None, None)
+        data = reader.get_metrics_data()
+    finally:
+        gk.uninstrument()
+        tracer_provider.shutdown()
+    found = {metric.name: list(metric.data.data_points) for resource in data.resource_metrics
+             for scope in resource.scope_metrics for metric in scope.metrics}  # fmt: skip
+    (cost,) = found[names.COST_METRIC]
+    assert cost.value == answer.usage.cost.total_cost  # the values survived letting the answer go
+    (duration,) = found[names.DURATION_METRIC]
+    assert [(e.trace_id, e.span_id) for e in duration.exemplars] == [(context.trace_id, context.span_id)]

@@ -250,6 +250,9 @@ class GatewayTelemetry:
         self._metrics.add(span, seconds, metric_attributes, tokens[0], tokens[1], amount, source)
 
 
+_WORKING = threading.Lock()  # taken only where _LastValues are worked out: an exporter's or a collection's thread
+
+
 class _LastValues:
     """A plain answer's span values and metric values, worked out once, when first asked (any thread).
 
@@ -284,15 +287,22 @@ class _LastValues:
         return (self._worked or self._work())[1]
 
     def _work(self) -> tuple[Any, ...]:
+        with _WORKING:  # two threads (an exporter, a metrics collection) may ask at once: worked out once
+            worked = self._worked
+            if worked is None:
+                worked = self._worked = self._work_out()
+                # what it was worked out from is let go: a queued request keeps only its values
+                self._result = self._facts = self._fields = self._row = self._metric_base = None
+            return worked
+
+    def _work_out(self) -> tuple[Any, ...]:
         fields, row = self._fields, self._row
         usage = fields.get("usage") or {}
         tokens = token_counts(usage)
         values = answer_values(self._status, self._attempts, tokens, self._result, fields, self._capture, True,
                                self._facts)  # fmt: skip
         amount, source = cost_values(values, row, usage)
-        worked = (values, (metric_attributes_of(self._metric_base, row, None), tokens[0], tokens[1], amount, source))
-        self._worked = worked  # two threads (an exporter, a metrics collection) may both: the same values
-        return worked
+        return values, (metric_attributes_of(self._metric_base, row, None), tokens[0], tokens[1], amount, source)
 
 
 def answer_values(

@@ -26,6 +26,7 @@ from collections import deque
 from typing import Any, Callable, Iterable, Optional
 
 from opentelemetry import trace
+from opentelemetry.trace import NonRecordingSpan
 
 from gatewaykit.telemetry import names as n
 
@@ -72,7 +73,9 @@ class RequestMetrics:
         self._queue_entry(span, seconds, values)
 
     def _queue_entry(self, span: Any, seconds: float, values: Any) -> None:
-        self._queue.append((span, seconds, values))
+        # the span's context, not the span: all an exemplar reads of it, and an exported span is not kept alive
+        # (a queue of thousands of live spans and their attributes makes every garbage collection longer)
+        self._queue.append((None if span is None else span.get_span_context(), seconds, values))
         if len(self._queue) >= self._limit:
             self.flush()
 
@@ -82,11 +85,11 @@ class RequestMetrics:
             queue = self._queue
             while queue:
                 try:
-                    span, seconds, values = queue.popleft()
+                    span_context, seconds, values = queue.popleft()
                 except IndexError:
                     break
                 attributes, input_tokens, output_tokens, cost, source = values() if callable(values) else values
-                context = trace.set_span_in_context(span) if span is not None else None
+                context = None if span_context is None else trace.set_span_in_context(NonRecordingSpan(span_context))
                 self._duration.record(seconds, attributes, context=context)
                 if input_tokens is not None:
                     self._tokens.record(input_tokens, {**attributes, **_INPUT}, context=context)
