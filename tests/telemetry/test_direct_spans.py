@@ -469,3 +469,44 @@ def test_an_sdk_whose_readable_span_has_a_field_direct_spans_do_not_set_keeps_st
     assert observation.current.direct_spans_started == 0  # type: ignore[union-attr]
     span = traces.one("chat chat-mini")
     assert type(span) is ReadableSpan and span.attributes["gen_ai.usage.output_tokens"] > 0
+
+
+def test_a_request_waiting_for_its_export_holds_three_objects_a_garbage_collection_walks(emulator: Any) -> None:
+    """Spans wait in a batch processor's queue (512, or 5 s) and metrics for a reader (60 s): at volume,
+    thousands. Each object a waiting request holds is walked by every garbage collection meanwhile and
+    brings the next full one closer, so a request holds three more than untraced: its span, its span
+    context and its worked-later values (not a lock, a list of attribute sets, bound methods, a queue
+    tuple, the answer's fields: 12 before)."""
+    import gc
+    from collections import Counter
+
+    def held_per_request(traced: bool) -> dict[str, float]:
+        never = BatchSpanProcessor(InMemorySpanExporter(), max_queue_size=4096, max_export_batch_size=4096,
+                                   schedule_delay_millis=10**8)  # fmt: skip  # exports nothing during the test
+        provider = TracerProvider()
+        provider.add_span_processor(never)
+        if traced:
+            gk.instrument(tracer_provider=provider,
+                          meter_provider=MeterProvider(metric_readers=[InMemoryMetricReader()]))  # fmt: skip
+        try:
+            with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, display=False, ledger=gk.Ledger(path=None),
+                           max_retries=0) as client:  # fmt: skip
+                client.chat.completions.create(model="chat-mini", messages=CHAT)  # warm: shapes, caches
+                counts = []
+                for requests in (0, 40):
+                    for _ in range(requests):
+                        client.chat.completions.create(model="chat-mini", messages=CHAT)
+                    gc.collect()
+                    counts.append(Counter(type(each).__name__ for each in gc.get_objects()))
+                if traced:
+                    assert observation.current.direct_spans_started == 41  # type: ignore[union-attr]
+        finally:
+            gk.uninstrument()
+            provider.shutdown()
+        return {name: count / 40 for name, count in (counts[1] - counts[0]).items()}
+
+    untraced, traced = held_per_request(False), held_per_request(True)
+    more = {name: count - untraced.get(name, 0) for name, count in traced.items()}
+    assert {name: count for name, count in more.items() if count >= 0.5} == {
+        "DirectSpan": 1.0, "SpanContext": 1.0, "_LastValues": 1.0
+    }

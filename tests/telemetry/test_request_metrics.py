@@ -164,10 +164,10 @@ def test_a_queued_request_keeps_neither_its_exported_span_nor_its_answer(client:
         tracer_provider.force_flush()
         ((span_ref, context),) = exported
         (entry,) = observation.current._metrics._queue  # type: ignore[union-attr]
-        values = entry[2].__self__  # the request's _LastValues, worked out by the export
+        values = entry  # the request's _LastValues, worked out by the export
         gc.collect()
         assert span_ref() is None
-        assert values._worked is not None and (values._row, values._fields, values._facts) == (None, None, None)
+        assert values._worked is not None and (values._row, values._usage, values._result) == (None, None, None)
         data = reader.get_metrics_data()
     finally:
         gk.uninstrument()

@@ -59,6 +59,10 @@ _FLAGS = {  # (sampled, random trace id) -> the span's trace flags, as Tracer.st
     for sampled in (False, True) for random in (False, True)
 }  # fmt: skip
 _UNSET = Status(StatusCode.UNSET)
+# One lock for every direct span (a lock of its own is one more object per span a garbage collection walks).
+# Held only for a few dictionary steps, or to work in one span's attributes (an exporter's thread, a few µs);
+# nothing run under it calls back into a span.
+_LOCK = threading.Lock()
 
 try:  # the SDK's pieces; without any of them this path stays off
     from opentelemetry.attributes import BoundedAttributes, _clean_attribute_value
@@ -208,7 +212,7 @@ class DirectSpan(trace_api.Span, ReadableSpan):
     __slots__ = (
         "_name", "_context", "_parent", "_kind", "_resource", "_instrumentation_scope", "_instrumentation_info",
         "_limits", "_processor", "_record_end_metrics", "_status", "_events", "_links", "_start_time", "_end_time",
-        "_lock", "_given", "_store",
+        "_given", "_later", "_bounded", "_store",
     )  # fmt: skip
 
     def __init__(
@@ -230,8 +234,13 @@ class DirectSpan(trace_api.Span, ReadableSpan):
         self._events: Any = ()
         self._links = ()
         self._end_time: Optional[int] = None
-        self._lock = threading.Lock()
-        self._given: Any = [attributes] if attributes else []  # what was set, in order, not yet worked in
+        # What was set and is not worked in yet: the start's attributes (a mapping), or a list once more are
+        # set; and ``end_later``'s callable. A request's span holds no other object of its own until it is
+        # exported: thousands wait in a batch processor's queue, and each object they hold lengthens every
+        # garbage collection meanwhile (``benchmarks/telemetry.py``).
+        self._given: Any = attributes if attributes else None
+        self._later: Optional[Callable[[], Mapping[str, Any]]] = None
+        self._bounded = False  # True: the SDK's BoundedAttributes take each value as it comes
         self._store: Any = None  # the cleaned attributes once worked out
         count_limit = limits.max_span_attributes
         if count_limit is not None and len(attributes or ()) + _MOST_OWN_ATTRIBUTES > count_limit:
@@ -239,7 +248,7 @@ class DirectSpan(trace_api.Span, ReadableSpan):
             self._store = BoundedAttributes(
                 count_limit, attributes, immutable=False, max_value_len=limits.max_span_attribute_length
             )
-            self._given = None
+            self._given, self._bounded = None, True
         self._start_time = time_ns()
 
     # -- what the observer asks of a span ------------------------------------------------------------
@@ -251,7 +260,7 @@ class DirectSpan(trace_api.Span, ReadableSpan):
 
     @property  # what ReadableSpan's properties, to_json and exporters read (theirs is a plain attribute)
     def _attributes(self) -> Any:  # type: ignore[override]
-        if self._given:
+        if self._given is not None or self._later is not None:
             self._work_in()
         store = self._store
         return {} if store is None else store
@@ -261,14 +270,22 @@ class DirectSpan(trace_api.Span, ReadableSpan):
         return MappingProxyType(self._attributes)
 
     def set_attributes(self, attributes: Mapping[str, Any]) -> None:
-        with self._lock:
-            if self._end_time is not None:
-                logger.warning("Setting attribute on ended span.")
-                return
-            if self._given is None:
+        with _LOCK:
+            ended = self._end_time is not None
+            if ended:
+                pass
+            elif self._bounded:
                 self._store._set_items(attributes)
             else:
-                self._given.append(dict(attributes))  # the caller's mapping may change after this call
+                given, copy = self._given, dict(attributes)  # the caller's mapping may change after this call
+                if given is None:
+                    self._given = copy
+                elif type(given) is list:
+                    given.append(copy)
+                else:
+                    self._given = [given, copy]
+        if ended:
+            logger.warning("Setting attribute on ended span.")
 
     def set_attribute(self, key: str, value: Any) -> None:
         self.set_attributes({key: value})
@@ -299,13 +316,14 @@ class DirectSpan(trace_api.Span, ReadableSpan):
             ),
             timestamp=timestamp,
         )
-        with self._lock:
-            if self._end_time is not None:
-                logger.warning("Calling add_event on an ended span.")
-                return
-            if not self._events:
-                self._events = BoundedList(limits.max_events)
-            self._events.append(event)
+        with _LOCK:
+            ended = self._end_time is not None
+            if not ended:
+                if not self._events:
+                    self._events = BoundedList(limits.max_events)
+                self._events.append(event)
+        if ended:
+            logger.warning("Calling add_event on an ended span.")
 
     def end(self, end_time: Optional[int] = None) -> None:
         self._end(None, end_time)
@@ -318,33 +336,38 @@ class DirectSpan(trace_api.Span, ReadableSpan):
         self._end(last_attributes, None)
 
     def _end(self, last_attributes: Optional[Callable[[], Mapping[str, Any]]], end_time: Optional[int]) -> None:
-        with self._lock:
-            if self._end_time is not None:
-                logger.warning("Calling end() on an ended span.")
-                return
-            self._end_time = end_time if end_time is not None else time_ns()
-            if self._given is None:  # the SDK's container: its values now, then frozen, as the SDK does
-                if last_attributes is not None:
-                    self._store._set_items(_values_of(last_attributes))
-                self._store._immutable = True
-            elif last_attributes is not None:
-                self._given.append(last_attributes)
+        with _LOCK:
+            ended = self._end_time is not None
+            if not ended:
+                self._end_time = end_time if end_time is not None else time_ns()
+                if not self._bounded:
+                    self._later = last_attributes
+        if ended:
+            logger.warning("Calling end() on an ended span.")
+            return
+        if self._bounded:  # the SDK's container: its values now, then frozen, as the SDK does (nothing else
+            if last_attributes is not None:  # changes an ended span, so no lock is needed)
+                self._store._set_items(_values_of(last_attributes))
+            self._store._immutable = True
         self._record_end_metrics()
         self._processor.on_end(self)
 
     def _work_in(self) -> None:
         """Clean what was given into the store, in the order it was given (once; from any thread)."""
-        with self._lock:
-            given = self._given
-            if not given:
+        with _LOCK:
+            given, later = self._given, self._later
+            if given is None and later is None:
                 return
             if self._store is None:
                 self._store = {}
-            for each in given:
-                self._set(_values_of(each) if callable(each) else each)
+            if given is not None:
+                for each in given if type(given) is list else (given,):
+                    self._set(each)
+            if later is not None:
+                self._set(_values_of(later))
             if self._end_time is not None and type(self._store) is not dict:
                 self._store._immutable = True  # ended: frozen, as the SDK's is
-            self._given = []  # only now: a reader that saw it non-empty waits on the lock, then reads it all
+            self._given = self._later = None  # only now: a reader that saw them waits on the lock, then reads all
 
     # -- the rest of the Span API (a request's span is not asked these; kept correct all the same) -----
     def update_name(self, name: str) -> None:

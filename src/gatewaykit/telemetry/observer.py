@@ -129,18 +129,17 @@ class GatewayTelemetry:
             # collection); a span a sampler dropped keeps nothing, so only its metrics are, at collection.
             seconds = time.perf_counter() - handle.started
             result = recording.result if direct else None  # kept only for captured content; else its facts, now
-            last = _LastValues(self._capture, recording.attempts, result if self._capture else None,
-                               None if result is None else answer_facts(result), status, fields, row,
-                               handle.metric_attributes)  # fmt: skip
+            last = _LastValues(self._capture, recording.attempts, result, status, fields, row,
+                               handle.metric_attributes, span.get_span_context(), seconds)  # fmt: skip
             if direct:
-                span.end_later(last.span_values)
+                span.end_later(last)
             else:
                 span.end()
-            self._metrics.add_later(span, seconds, last.metric_values)
+            self._metrics.add_later(last)
             return
         usage = fields.get("usage") or {}
         tokens = token_counts(usage)
-        values = answer_values(status, recording.attempts, tokens, recording.result, fields, self._capture,
+        values = answer_values(status, recording.attempts, tokens, recording.result, fields.get("images"), self._capture,
                                span.is_recording())  # fmt: skip
         if status == "error":
             mark_error(span, fields.get("error_code") or fields.get("error_type") or "error", fields)
@@ -256,29 +255,39 @@ _WORKING = threading.Lock()  # taken only where _LastValues are worked out: an e
 class _LastValues:
     """A plain answer's span values and metric values, worked out once, when first asked (any thread).
 
-    It keeps what the request ended with: the answer's facts (model, id, finish reasons; the answer
-    itself only when content is captured: an image's bytes are not held until an export), the
-    ledger's fields and row (the request's own, not changed after it ends)."""
+    Called, it gives the span's last attributes (:meth:`DirectSpan.end_later`); it is also the request's
+    entry in the metrics' queue (:meth:`RequestMetrics.add_later`). It keeps what the request ended with
+    (its token counts, the answer's model, id and finish reasons, the ledger's row; the answer itself
+    only when content is captured: an image's bytes are not held until an export) in as few objects as
+    it can: thousands wait for an export or a collection, and each object lengthens every garbage
+    collection meanwhile. Once worked out, only the values are kept."""
 
     __slots__ = (
-        "_capture", "_attempts", "_result", "_facts", "_status", "_fields", "_row", "_metric_base", "_worked",
+        "_capture", "_attempts", "_result", "_model", "_response_id", "_reasons", "_status", "_images",
+        "_input_tokens", "_output_tokens", "_usage", "_row", "_metric_base", "_worked", "span_context", "seconds",
     )  # fmt: skip
 
     def __init__(
-        self, capture: bool, attempts: Any, result: Any, facts: Any, status: str, fields: dict[str, Any], row: Any,
-        metric_base: dict[str, Any],
+        self, capture: bool, attempts: Any, result: Any, status: str, fields: dict[str, Any], row: Any,
+        metric_base: dict[str, Any], span_context: Any, seconds: float,
     ) -> None:  # fmt: skip
         self._capture = capture
         self._attempts = attempts
-        self._result = result
-        self._facts = facts
+        self._result = result if capture else None
+        facts: tuple[Any, Any, tuple[str, ...]] = answer_facts(result) if result is not None else _NO_FACTS
+        self._model, self._response_id, self._reasons = facts
         self._status = status
-        self._fields = fields
+        self._images = fields.get("images")
+        usage = fields.get("usage") or {}
+        self._input_tokens, self._output_tokens = token_counts(usage)
+        self._usage = usage if row is None else None  # the cost is the row's when there is one
         self._row = row
-        self._metric_base = metric_base
+        self._metric_base: Optional[dict[str, Any]] = metric_base
         self._worked: Any = None
+        self.span_context = span_context  # what the metrics' exemplars point at
+        self.seconds = seconds
 
-    def span_values(self) -> dict[str, Any]:
+    def __call__(self) -> dict[str, Any]:
         """The attributes the answer adds to its span."""
         return (self._worked or self._work())[0]
 
@@ -292,25 +301,28 @@ class _LastValues:
             if worked is None:
                 worked = self._worked = self._work_out()
                 # what it was worked out from is let go: a queued request keeps only its values
-                self._result = self._facts = self._fields = self._row = self._metric_base = None
+                self._result = self._usage = self._row = self._metric_base = None
             return worked
 
     def _work_out(self) -> tuple[Any, ...]:
-        fields, row = self._fields, self._row
-        usage = fields.get("usage") or {}
-        tokens = token_counts(usage)
-        values = answer_values(self._status, self._attempts, tokens, self._result, fields, self._capture, True,
-                               self._facts)  # fmt: skip
-        amount, source = cost_values(values, row, usage)
-        return values, (metric_attributes_of(self._metric_base, row, None), tokens[0], tokens[1], amount, source)
+        row, tokens = self._row, (self._input_tokens, self._output_tokens)
+        facts = None if self._model is _NOT_SEEN else (self._model, self._response_id, self._reasons)
+        values = answer_values(self._status, self._attempts, tokens, self._result, self._images, self._capture, True,
+                               facts)  # fmt: skip
+        amount, source = cost_values(values, row, self._usage or {})
+        return values, (metric_attributes_of(self._metric_base or {}, row, None), tokens[0], tokens[1], amount, source)
+
+
+_NOT_SEEN = object()  # no answer to take facts from (a span a sampler dropped: its metrics only)
+_NO_FACTS = (_NOT_SEEN, None, ())
 
 
 def answer_values(
-    status: str, attempts: Any, tokens: tuple[Optional[int], Optional[int]], result: Any, fields: dict[str, Any],
+    status: str, attempts: Any, tokens: tuple[Optional[int], Optional[int]], result: Any, images: Any,
     capture: bool, recording: bool, facts: Any = None,
 ) -> dict[str, Any]:  # fmt: skip
-    """The attributes a request's end sets on its span (``recording``: the span keeps attributes; ``facts``:
-    the answer's, taken when it ended, for a ``result`` not kept)."""
+    """The attributes a request's end sets on its span (``recording``: the span keeps attributes; ``images``:
+    how many images it made, if any; ``facts``: the answer's, taken when it ended, for a ``result`` not kept)."""
     values: dict[str, Any] = {n.STATUS: status}  # all set at once: the SDK cleans and locks per call
     if attempts and attempts > 1:  # absent: sent once
         values[n.ATTEMPTS] = attempts
@@ -320,8 +332,8 @@ def answer_values(
         values[n.USAGE_OUTPUT_TOKENS] = tokens[1]
     if (result is not None or facts is not None) and recording:  # a span a sampler dropped keeps nothing
         response_attributes(values, result, capture, facts)
-    if fields.get("images") is not None:
-        values[n.IMAGE_COUNT] = fields["images"]
+    if images is not None:
+        values[n.IMAGE_COUNT] = images
     return values
 
 

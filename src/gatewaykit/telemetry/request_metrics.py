@@ -23,7 +23,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import deque
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Iterable, Optional, Protocol
 
 from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan
@@ -36,12 +36,24 @@ _INPUT = {n.TOKEN_TYPE: "input"}
 _OUTPUT = {n.TOKEN_TYPE: "output"}
 
 
+class LaterMeasurements(Protocol):
+    """A request's measurements, worked out when recorded (``observer._LastValues``)."""
+
+    span_context: Any  # the request span's context (None: none), which the exemplars point at
+    seconds: float  # the request's duration
+
+    def metric_values(self) -> tuple[Any, ...]:
+        """(metric attributes, input tokens, output tokens, cost, cost source), as :meth:`RequestMetrics.add`
+        takes them."""
+        ...
+
+
 class RequestMetrics:
     """The three request metrics of one meter, with a queue in front of them."""
 
     def __init__(self, meter: Any, *, limit: int = 4096) -> None:
         self._limit = limit
-        self._queue: deque[tuple[Any, ...]] = deque()  # append / popleft are atomic: no lock on the request path
+        self._queue: deque[Any] = deque()  # (span context, seconds, values) tuples and LaterMeasurements  # append / popleft are atomic: no lock on the request path
         self._feeding = threading.Lock()
         self._tokens = meter.create_histogram(
             n.TOKEN_USAGE_METRIC, unit="{token}", description="Input and output tokens of each request"
@@ -67,10 +79,12 @@ class RequestMetrics:
         """Queue one request's measurements (``attributes``: the metric attributes, not copied, not changed)."""
         self._queue_entry(span, seconds, (attributes, input_tokens, output_tokens, cost, cost_source))
 
-    def add_later(self, span: Any, seconds: float, values: Callable[[], tuple[Any, ...]]) -> None:
-        """Queue one request's measurements, worked out when recorded: ``values()`` gives what :meth:`add` takes
-        after ``seconds`` (attributes, input tokens, output tokens, cost, cost source)."""
-        self._queue_entry(span, seconds, values)
+    def add_later(self, entry: "LaterMeasurements") -> None:
+        """Queue one request's measurements, worked out when recorded (``entry`` is queued as it is: one
+        object per request while it waits, not a tuple around it)."""
+        self._queue.append(entry)
+        if len(self._queue) >= self._limit:
+            self.flush()
 
     def _queue_entry(self, span: Any, seconds: float, values: Any) -> None:
         # the span's context, not the span: all an exemplar reads of it, and an exported span is not kept alive
@@ -85,10 +99,14 @@ class RequestMetrics:
             queue = self._queue
             while queue:
                 try:
-                    span_context, seconds, values = queue.popleft()
+                    entry = queue.popleft()
                 except IndexError:
                     break
-                attributes, input_tokens, output_tokens, cost, source = values() if callable(values) else values
+                if type(entry) is tuple:
+                    span_context, seconds, values = entry
+                else:
+                    span_context, seconds, values = entry.span_context, entry.seconds, entry.metric_values()
+                attributes, input_tokens, output_tokens, cost, source = values
                 context = None if span_context is None else trace.set_span_in_context(NonRecordingSpan(span_context))
                 self._duration.record(seconds, attributes, context=context)
                 if input_tokens is not None:

@@ -60,10 +60,11 @@ def token_counts(usage: dict[str, Any]) -> tuple[Optional[int], Optional[int]]:
     )
 
 
-def answer_facts(result: Any) -> tuple[Any, Any, list[str]]:
-    """(model, id, finish reasons) of an answer: what its span says of it, without keeping it."""
+def answer_facts(result: Any) -> tuple[Any, Any, tuple[str, ...]]:
+    """(model, id, finish reasons) of an answer: what its span says of it, without keeping it (a tuple of
+    strings, which a garbage collection stops tracking: the SDK keeps a sequence attribute as one anyway)."""
     choices = getattr(result, "choices", None) or []
-    reasons = [str(choice.finish_reason) for choice in choices if getattr(choice, "finish_reason", None)]
+    reasons = tuple([str(choice.finish_reason) for choice in choices if getattr(choice, "finish_reason", None)])
     return getattr(result, "model", None), getattr(result, "id", None), reasons
 
 
