@@ -46,7 +46,7 @@ def test_the_live_widget_pauses_and_resumes_the_class(rooms: Any, monkeypatch: A
         # a stopped class no longer reads "Open", shows its figures as it stopped (not the last refresh's),
         # and its buttons are greyed
         assert "Stopped" in live.view.value and "Open" not in live.view.value and "ana" in live.view.value
-        assert ">1 request<" in live.view.value, live.view.value
+        assert ">1 request, 1 refused<" in live.view.value, live.view.value  # the chat refused while paused
         assert room.final_figures is not None and room.final_figures[0][0]["requests"] == 1
         assert live.pause_button.disabled and live.resume_button.disabled and live.reason.disabled
     finally:

@@ -40,7 +40,7 @@ def _limits(state: ClassroomState) -> Any:
 def _admit(request: Request) -> tuple[ClassroomState, str]:
     state = _state(request)
     student = state.authenticate(request.headers.get("authorization"))
-    state.check_open()
+    state.check_open(student)  # before the body is read: a refusal here is counted under NO_MODEL
     return state, student
 
 

@@ -21,9 +21,12 @@ from gatewaykit.classroom.worst_case import WorstCase
 from gatewaykit.emulator.accounts import key_digest, usd_to_nanos
 from gatewaykit.emulator.errors import ApiError
 
-__all__ = ["ClassSettings", "ClassroomState", "new_student_key"]
+__all__ = ["NO_MODEL", "ClassSettings", "ClassroomState", "new_student_key"]
 
 KEY_PREFIX = "sk-bf-"
+#: The model a refusal is counted under when it came before the request's body was read (a paused class, a
+#: revoked key): the report's ``by="model"`` rows show it as this, the per-student rows include it.
+NO_MODEL = "-"
 
 
 def new_student_key() -> str:
@@ -65,12 +68,14 @@ class ClassroomState:
                                   else usd_to_nanos(settings.max_request_cost_usd))
         self._students: dict[str, str] = {}  # key digest -> student (active keys only)
         self.known: dict[str, bool] = {}  # student -> revoked
-        self._revoked_digests: set[str] = set()
+        # key digest -> student, for every key revoked (reissuing revokes the old key): a request with one is
+        # refused and counted against its student; a key never issued counts against nobody
+        self._revoked_digests: dict[str, str] = dict(store.revoked_keys())
         for row in store.students():
             self.known[row.student] = row.revoked
             self.budgets.caps[row.student] = row.cap_nanos
-            if row.revoked:
-                self._revoked_digests.add(row.key_digest)
+            if row.revoked:  # (a database older than the store's revoked_keys has only the student's last key)
+                self._revoked_digests[row.key_digest] = row.student
             else:
                 self._students[row.key_digest] = row.student
         self.paused_reason: Optional[str] = store.get_meta("paused_reason")
@@ -107,7 +112,7 @@ class ClassroomState:
         self.known[student] = True
         for digest in [d for d, name in self._students.items() if name == student]:
             del self._students[digest]
-            self._revoked_digests.add(digest)
+            self._revoked_digests[digest] = student
 
     def reissue(self, student: str) -> str:
         self._require(student)
@@ -119,7 +124,8 @@ class ClassroomState:
         return key
 
     def authenticate(self, authorization: Optional[str]) -> str:
-        """The student an ``Authorization: Bearer`` header names; 401 for a missing, unknown or revoked key."""
+        """The student an ``Authorization: Bearer`` header names; 401 for a missing, unknown or revoked key (a
+        revoked key's request is counted as refused against its student, under :data:`NO_MODEL`)."""
         scheme, _, token = (authorization or "").partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token or len(token) > 512:
@@ -128,7 +134,11 @@ class ClassroomState:
         digest = key_digest(token)
         student = self._students.get(digest)
         if student is None:
-            raise refusals.revoked_key() if digest in self._revoked_digests else refusals.unknown_key()
+            owner = self._revoked_digests.get(digest)
+            if owner is None:
+                raise refusals.unknown_key()
+            self.store.count_refusal(owner, NO_MODEL, self.window.key())
+            raise refusals.revoked_key()
         return student
 
     # -- the kill switch ---------------------------------------------------------------------------------------
@@ -144,8 +154,10 @@ class ClassroomState:
         self.store.set_meta("paused_reason", None)
 
     # -- admission ---------------------------------------------------------------------------------------------
-    def check_open(self) -> None:
+    def check_open(self, student: str, model: str = NO_MODEL) -> None:
+        """503 while the class is paused, counted as refused against ``student`` (``model``: when it is known)."""
         if self.paused:
+            self.store.count_refusal(student, model, self.window.key())
             raise refusals.paused(self.paused_reason)
 
     def check_model(self, student: str, model: str) -> None:
@@ -155,9 +167,9 @@ class ClassroomState:
             raise refusals.model_not_allowed(model, allowed)
 
     def take_hold(self, student: str, model: str, kind: str, quote: Optional[int]):  # noqa: ANN201 - Hold
-        """Hold the request's worst case (402 in the student's words when it does not fit)."""
-        if self.paused:
-            raise refusals.paused(self.paused_reason)
+        """Hold the request's worst case (402 in the student's words when it does not fit; 503 when the class was
+        paused while the request's body was read)."""
+        self.check_open(student, model)
         limit = self.max_request_nanos
         window = self.window.key()
         if limit is not None:

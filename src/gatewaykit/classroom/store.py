@@ -4,7 +4,10 @@
 Keys are stored only as SHA-256 digests. Every forwarded request is a row
 (student, model, kind, status, hold, cost, upstream id) written when it is held
 and updated when it settles; ``totals`` keeps running sums per student, model
-and window, so a report reads a few rows whatever the number of requests.
+and window, so a report reads a few rows whatever the number of requests;
+its ``refused`` counts the requests the classroom refused (a paused class or a
+revoked key before the body is read: under the model ``"-"``). Revoked keys'
+digests are kept with their student's name.
 Money is in integer nano-dollars. The teacher's key is never passed to a store.
 See docs/classroom.md for how several instances would share one Postgres database
 behind the same interface.
@@ -51,6 +54,7 @@ class Store(Protocol):
     def set_cap(self, student: str, cap_nanos: Optional[int]) -> None: ...
     def set_key(self, student: str, key_digest: str) -> None: ...
     def revoke(self, student: str) -> None: ...
+    def revoked_keys(self) -> list[tuple[str, str]]: ...
     def open_request(self, student: str, model: str, kind: str, hold_nanos: int, window: str) -> int: ...
     def attach_job(self, row_id: int, job_id: str, kind: str, price_nanos: Optional[int]) -> None: ...
     def finish_request(self, row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str] = None) -> None: ...
@@ -82,6 +86,7 @@ CREATE TABLE IF NOT EXISTS totals (
     requests INTEGER NOT NULL DEFAULT 0, refused INTEGER NOT NULL DEFAULT 0, last_request REAL,
     PRIMARY KEY (student, model, window));
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS revoked_keys (key_digest TEXT PRIMARY KEY, student TEXT NOT NULL, revoked REAL NOT NULL);
 """
 
 
@@ -120,7 +125,23 @@ class SQLiteStore:
         self._write("UPDATE students SET key_digest = ?, revoked = 0 WHERE student = ?", (key_digest, student))
 
     def revoke(self, student: str) -> None:
-        self._write("UPDATE students SET revoked = 1 WHERE student = ?", (student,))
+        """Revoke the student's key, and keep its digest and whose it was (``revoked_keys``): a request with it
+        is then counted against the student, after a restart too, and after the key is reissued."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.execute("INSERT OR IGNORE INTO revoked_keys (key_digest, student, revoked) "
+                                 "SELECT key_digest, student, ? FROM students WHERE student = ?",
+                                 (time.time(), student))
+                self._db.execute("UPDATE students SET revoked = 1 WHERE student = ?", (student,))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def revoked_keys(self) -> list[tuple[str, str]]:
+        """``(key digest, student)`` of every key revoked (by ``revoke``, or by reissuing the student's key)."""
+        return [(d, s) for d, s in self._read("SELECT key_digest, student FROM revoked_keys ORDER BY rowid")]
 
     def open_request(self, student: str, model: str, kind: str, hold_nanos: int, window: str) -> int:
         cursor = self._write(
