@@ -8,6 +8,7 @@ A front end without the widget manager shows a one-line text instead.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Optional
 
 from gatewaykit.notebook.cell_output.kernel import in_kernel, route_to_frontend_subshell
@@ -36,12 +37,26 @@ def cancellable(job: Any) -> bool:
     return getattr(job, "object", None) == "video" and callable(getattr(job, "cancel", None)) and not is_finished(job.status)
 
 
-class CancelButtons:
-    """One ``Cancel <id>`` button per running video job; ``progress.poll_soon()`` after a click."""
+REVEAL_AFTER = 0.75  # seconds a job runs before its buttons show: one that ends sooner never flashes them
+SHOWN_AT_LEAST = 0.5  # seconds shown buttons stay before their output is blanked
 
-    def __init__(self, progress: Any, jobs: list[Any], widgets: Any) -> None:
+
+class CancelButtons:
+    """One ``Cancel <id>`` button per running video job; ``progress.poll_soon()`` after a click.
+
+    Their output is made at once, blank, right under the card (:meth:`show`), and becomes the buttons
+    once the job has run ``REVEAL_AFTER`` seconds (:meth:`reveal_when_due`, from the card's repaints).
+    Buttons shown and taken away within moments made JupyterLab log "Could not add child view to
+    box" and a TypeError (notebook 07's failing video): the output was replaced while the widget
+    manager was still building the box's views. So a job that fails at once never shows them, and
+    shown ones stay ``SHOWN_AT_LEAST`` seconds."""
+
+    def __init__(self, progress: Any, jobs: list[Any], widgets: Any, *, clock: Any = time.monotonic) -> None:
         self._progress = progress
+        self._clock = clock
         self._handle: Optional[Any] = None
+        self._shown_at: Optional[float] = None
+        self._revealed_at: Optional[float] = None
         # Clicks may arrive on two threads at once (a kernel subshell and the wait's own pump): one cancel per job.
         self._lock = threading.Lock()
         self._cancelling: set[str] = set()
@@ -91,19 +106,43 @@ class CancelButtons:
         self._progress.poll_soon()
 
     def show(self) -> None:
+        """Make the buttons' output, blank for now: :meth:`reveal_when_due` fills it."""
         from IPython.display import display
 
+        self._handle = display({"text/plain": ""}, raw=True, display_id=True)
+        self._shown_at = self._clock()
+
+    @property
+    def revealed(self) -> bool:
+        return self._revealed_at is not None
+
+    def reveal_when_due(self) -> None:
+        """Show the buttons once their job has run ``REVEAL_AFTER`` seconds since :meth:`show`."""
+        handle, shown_at = self._handle, self._shown_at
+        if handle is None or shown_at is None or self._revealed_at is not None:
+            return
+        now = self._clock()
+        if now - shown_at < REVEAL_AFTER:
+            return
         bundle = _widget_view_bundle(self.box)
         bundle["text/plain"] = FALLBACK_TEXT
-        self._handle = display(bundle, raw=True, display_id=True)
+        try:
+            handle.update(bundle, raw=True)
+        except Exception:  # noqa: BLE001 - no buttons rather than a traceback
+            return
+        self._revealed_at = now
 
     def remove(self) -> None:
-        """Blank the buttons' output and close the widgets (idempotent)."""
+        """Blank the buttons' output (if they were shown) and close the widgets (idempotent)."""
         if self._handle is None:
             return
         handle, self._handle = self._handle, None
         try:
-            handle.update({"text/plain": ""}, raw=True)
+            if self._revealed_at is not None:
+                left = SHOWN_AT_LEAST - (self._clock() - self._revealed_at)
+                if left > 0:  # their views may still be in the making: replaced now, the browser logs errors
+                    time.sleep(left)
+                handle.update({"text/plain": ""}, raw=True)
             self.box.close()
             for button in self.buttons:
                 button.close()

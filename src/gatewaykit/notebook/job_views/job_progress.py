@@ -205,8 +205,11 @@ class JobProgress:
 
     def paint(self) -> None:
         self.sink.update(self.bundle())
-        if self.done and self._buttons is not None:
-            self._buttons.remove()
+        if self._buttons is not None:
+            if self.done:
+                self._buttons.remove()
+            else:
+                self._buttons.reveal_when_due()
 
     def observe(self, job: Any) -> None:
         """A fresh view of a job arrived (``wait(on_update=...)`` calls this)."""
