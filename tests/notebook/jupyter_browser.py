@@ -72,14 +72,14 @@ class JupyterServer:
             target.write_text(json.dumps(value))
         self.kernels_dir = home / "jupyter-data" / "kernels"  # kernelspecs added while it runs: add_kernel()
         self.kernels_dir.mkdir(parents=True, exist_ok=True)
-        env = dict(
-            os.environ,
-            JUPYTERLAB_SETTINGS_DIR=str(settings),
-            JUPYTERLAB_WORKSPACES_DIR=str(home / "jupyter-workspaces"),
-            JUPYTER_PATH=os.pathsep.join(filter(None, [str(self.kernels_dir.parent), os.environ.get("JUPYTER_PATH")])),
-            GATEWAYKIT_OFFLINE_TIME_SCALE="0",
-            **(env or {}),
-        )
+        env = {
+            **os.environ,
+            "JUPYTERLAB_SETTINGS_DIR": str(settings),
+            "JUPYTERLAB_WORKSPACES_DIR": str(home / "jupyter-workspaces"),
+            "JUPYTER_PATH": os.pathsep.join(filter(None, [str(self.kernels_dir.parent), os.environ.get("JUPYTER_PATH")])),
+            "GATEWAYKIT_OFFLINE_TIME_SCALE": "0",
+            **(env or {}),  # the caller's win, GATEWAYKIT_OFFLINE_TIME_SCALE included (dict(..., **env) raised on it)
+        }
         command = [
             sys.executable, "-m", "jupyterlab" if app == "lab" else "notebook",
             "--no-browser", "--ServerApp.open_browser=False", "--allow-root",
