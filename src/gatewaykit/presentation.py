@@ -7,13 +7,17 @@ or when it fails, an object shows as ``text/plain`` only. The composition root
 (``gatewaykit/_wiring.py``) registers a loader that imports the notebook layer
 on the first display, so ``import gatewaykit`` stays light and a saved or
 converted notebook still gets the HTML.
+
+:func:`replayed_from_cassette` tells a display that a chat stream's answer is
+one the client's cassette replayed (nothing sent, nothing charged), so the
+notebook's live view and the terminal can say so.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-__all__ = ["Bundle", "Renderer", "register_renderer", "rich_bundle"]
+__all__ = ["Bundle", "Renderer", "register_renderer", "replayed_from_cassette", "rich_bundle"]
 
 Bundle = dict[str, Any]
 Renderer = Callable[[Any], Optional[Bundle]]
@@ -45,3 +49,13 @@ def _safe_repr(obj: Any) -> str:
         return repr(obj)
     except Exception:  # noqa: BLE001
         return f"<{type(obj).__name__}>"
+
+
+def replayed_from_cassette(stream: Any) -> bool:
+    """Whether ``stream`` (a ``ChatStream``/``AsyncChatStream``) is an answer the client's cassette replayed.
+
+    Its ledger hand-over knows, from the response extension only the cassette sets (never a header
+    the network could send): the row it writes says ``cost_source="replayed"``. False for anything else.
+    """
+    recording = getattr(stream, "_recording", None)
+    return getattr(recording, "replayed", False) is True

@@ -1,7 +1,9 @@
 """``TerminalDisplay``: the client's display outside a kernel (a script, a terminal REPL, a marimo console).
 
 - ``chat.ask()`` writes the answer's text to stdout as it arrives (plain text,
-  control characters removed: model output is untrusted), then a newline;
+  control characters removed: model output is untrusted), then a newline; an
+  answer the client's cassette replayed is followed by one stderr line saying
+  so (``replayed from a cassette: not charged``, as its ledger row says);
 - a conversation turn writes each tool call and its result as one line;
 - ``client.compare`` writes one line per model as it finishes (latency, cost, the answer's start or the error);
 - ``client.evaluate`` writes one line per cell as it finishes (its scores too);
@@ -29,6 +31,7 @@ from gatewaykit.client.core.comparison_view import NullComparisonView
 from gatewaykit.client.core.display import BatchProgress, BatchTally, TurnView
 from gatewaykit.terminal_text import plain_text  # escape sequences from a model must not drive the terminal
 from gatewaykit.client.core.grading_switches import current_switches
+from gatewaykit.presentation import replayed_from_cassette
 
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
@@ -123,37 +126,58 @@ class _TextSink:
             self._last = "\n"
 
 
-def _stream_text(stream: "ChatStream", out: _Channel) -> "ChatCompletion":
+def _replay_line(completion: Any) -> str:
+    """The stderr line after an answer the cassette replayed: not charged, and what the recording paid
+    (the ledger row's words; the notebook's footer says the same)."""
+    from gatewaykit.costs.money import format_usd
+    from gatewaykit.costs.rows import REPLAYED_NOTE
+
+    usage = getattr(completion, "usage", None)
+    recorded = getattr(usage, "total_cost", None) if usage is not None else None
+    known = isinstance(recorded, (int, float)) and not isinstance(recorded, bool) and recorded > 0
+    return f"gatewaykit: {REPLAYED_NOTE}" + (f" (recorded cost {format_usd(recorded)})" if known else "") + "\n"
+
+
+def _stream_text(stream: "ChatStream", out: _Channel, err: Optional[_Channel] = None) -> "ChatCompletion":
     sink = _TextSink(out)
     try:
         for piece in stream.iter_text():
             sink.add(piece)
     finally:
         sink.end()
-    return stream.final()
+    completion = stream.final()
+    if err is not None and replayed_from_cassette(stream):
+        err.write(_replay_line(completion))
+    return completion
 
 
-async def _stream_text_async(stream: "AsyncChatStream", out: _Channel) -> "ChatCompletion":
+async def _stream_text_async(
+    stream: "AsyncChatStream", out: _Channel, err: Optional[_Channel] = None
+) -> "ChatCompletion":
     sink = _TextSink(out)
     try:
         async for piece in stream.iter_text():
             sink.add(piece)
     finally:
         sink.end()
-    return await stream.final()
+    completion = await stream.final()
+    if err is not None and replayed_from_cassette(stream):
+        err.write(_replay_line(completion))
+    return completion
 
 
 class TerminalTurnView:
     """A conversation turn in a terminal: each request's text streams; each tool step is one line."""
 
-    def __init__(self, out: _Channel) -> None:
+    def __init__(self, out: _Channel, err: Optional[_Channel] = None) -> None:
         self._out = out
+        self._err = err
 
     def chat_stream(self, stream: "ChatStream") -> "ChatCompletion":
-        return _stream_text(stream, self._out)
+        return _stream_text(stream, self._out, self._err)
 
     async def async_chat_stream(self, stream: "AsyncChatStream") -> "ChatCompletion":
-        return await _stream_text_async(stream, self._out)
+        return await _stream_text_async(stream, self._out, self._err)
 
     def event(self, event: Any) -> None:
         kind = getattr(event, "kind", "")
@@ -233,10 +257,10 @@ class TerminalDisplay:
         self._err = _Channel("stderr")
 
     def chat_stream(self, stream: "ChatStream") -> "ChatCompletion":
-        return _stream_text(stream, self._out)
+        return _stream_text(stream, self._out, self._err)
 
     async def async_chat_stream(self, stream: "AsyncChatStream") -> "ChatCompletion":
-        return await _stream_text_async(stream, self._out)
+        return await _stream_text_async(stream, self._out, self._err)
 
     def job_wait(self, job: J, wait: Callable[[Optional[Callable[[Any], Any]]], J]) -> J:
         line = _ProgressLine(self._err)
@@ -254,7 +278,7 @@ class TerminalDisplay:
         return TerminalBatchProgress(total, self._err)
 
     def turn_view(self) -> TurnView:
-        return TerminalTurnView(self._out)
+        return TerminalTurnView(self._out, self._err)
 
     def compare_view(self, prompt: str, kind: str, entries: list[Any]) -> TerminalComparisonView:
         return TerminalComparisonView(self._out)

@@ -38,6 +38,10 @@ partial answer is on the exception as ``partial``. On
 ``StreamInterruptedError`` the partial text stays visible with an error note
 and the error is re-raised. Any other error replaces the live view with the
 error and is re-raised.
+
+An answer the client's cassette replayed (:func:`~gatewaykit.presentation.replayed_from_cassette`)
+says so in its status line and its final footer ("replayed from a cassette: not charged",
+with the recorded cost) instead of showing the recorded cost as if it were paid again.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ from gatewaykit.notebook.chat_views.live_renderer import (
     LiveChatRenderer,
 )
 from gatewaykit.notebook.cell_output.sinks import DisplaySink, default_sink
+from gatewaykit.presentation import replayed_from_cassette
 from gatewaykit.types import ChatCompletion, ChatCompletionChunk
 
 __all__ = [
@@ -104,7 +109,7 @@ def render_stream(
 
     renderer = LiveChatRenderer(
         sink if sink is not None else default_sink(), model=model, interval=interval, clock=clock,
-        assembly=getattr(stream, "assembly", None),
+        assembly=getattr(stream, "assembly", None), replayed=replayed_from_cassette(stream),
     )  # fmt: skip
     renderer.start()
     try:
@@ -152,7 +157,7 @@ async def render_async_stream(
 
     renderer = LiveChatRenderer(
         sink if sink is not None else default_sink(), model=model, interval=interval, clock=clock,
-        assembly=getattr(stream, "assembly", None),
+        assembly=getattr(stream, "assembly", None), replayed=replayed_from_cassette(stream),
     )  # fmt: skip
     renderer.start()
     try:

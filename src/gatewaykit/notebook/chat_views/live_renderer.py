@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional
 
 from gatewaykit.client.core.assembly import ChatAssembler
 from gatewaykit.notebook.html_views import html as views
+from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.markdown_html.markdown_stream import IncrementalMarkdown
 from gatewaykit.notebook.html_views.rendering import chat_text, mimebundle
 from gatewaykit.notebook.cell_output.sinks import DisplaySink
@@ -38,6 +39,9 @@ class LiveChatRenderer:
     (``ChatStream.assembly``): the renderer reads it for the model and the
     partial answer and never assembles the chunks again. Without one (any plain
     iterable of chunks) the renderer keeps an assembly of its own.
+
+    ``replayed``: the stream is an answer the client's cassette replayed; the status line and the
+    final footer say so (not charged) instead of the recorded cost.
     """
 
     def __init__(
@@ -48,11 +52,13 @@ class LiveChatRenderer:
         interval: float = UPDATE_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
         assembly: Optional[ChatAssembler] = None,
+        replayed: bool = False,
     ) -> None:
 
         self.sink = sink
         self.model = model
         self.interval = interval
+        self.replayed = replayed
         self._clock = clock
         self._content: list[str] = []  # pieces since the last update
         self._reasoning: list[str] = []
@@ -196,12 +202,13 @@ class LiveChatRenderer:
         unfrozen = parts[0][self._frozen_html :] if len(parts[0]) > self._frozen_html else ""
         model = self.model or self._assembler.model
         offline = f"{self._offline} (offline gateway)" if self._offline else ""
+        replayed = style.replayed_note() if self.replayed else ""
         bundle = {
             "text/plain": self._text[self._frozen_text :] or f"({note})",
             "text/html": views.render_live_part_html(
                 (unfrozen, *parts[1:]),
                 reasoning="" if self._reasoning_frozen else self._reasoning_text,
-                footer=[model or "", offline, note],
+                footer=[model or "", offline, replayed, note],
             ),
         }
         self._tail_size = len(bundle["text/html"]) + len(bundle["text/plain"])
@@ -239,6 +246,7 @@ class LiveChatRenderer:
                 model=model,
                 note=note,
                 offline=self._offline,
+                replayed=self.replayed,
             ),
         }
 
@@ -252,8 +260,11 @@ class LiveChatRenderer:
     def finish(self, completion: ChatCompletion, note: str = "") -> None:
         """Replace the live view with the complete, static answer."""
         self._complete_markdown(completion)
-        if note:
-            bundle = {"text/plain": chat_text(completion, note), "text/html": views.render_chat_html(completion, note=note)}
+        if note or self.replayed:  # what the completion's own display cannot know: said in its footer
+            bundle = {
+                "text/plain": chat_text(completion, note, replayed=self.replayed),
+                "text/html": views.render_chat_html(completion, note=note, replayed=self.replayed),
+            }
         else:
             bundle = mimebundle(completion)
         self._show_final(bundle)

@@ -28,6 +28,7 @@ from gatewaykit.notebook.html_views import html as views
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.html_views.conversation_html import render_tool_block_html
 from gatewaykit.notebook.cell_output.sinks import DisplaySink, default_sink
+from gatewaykit.presentation import replayed_from_cassette
 
 __all__ = ["LiveTurnView", "render_step_html"]
 
@@ -51,17 +52,19 @@ class Step:
     completion: Any
     sink: DisplaySink
     calls: dict[str, ToolStep] = field(default_factory=dict)
+    replayed: bool = False  # the reply came from the client's cassette (not charged)
 
 
-def render_step_html(completion: Any, calls: list[ToolStep], *, step: int) -> str:
-    """A tool-calling reply: its text (sanitised Markdown) and reasoning, then a collapsible block per call."""
+def render_step_html(completion: Any, calls: list[ToolStep], *, step: int, replayed: bool = False) -> str:
+    """A tool-calling reply: its text (sanitised Markdown) and reasoning, then a collapsible block per call
+    (``replayed``: from the client's cassette, the footer says so instead of a cost)."""
     message = completion.choices[0].message if completion.choices else None
     body = ""
     if message is not None:
         body = views.render_reasoning_html(message.reasoning) + (views._markdown(message.content) if message.content else "")
     blocks = "".join(render_tool_block_html(call.name, call.arguments, call.result, call.status) for call in calls)
     count = len(calls)
-    parts = [style.esc(completion.model), *style.usage_parts(completion.usage, cached=style.cached_saving(completion))]
+    parts = [style.esc(completion.model), *style.usage_parts(completion.usage, cached=views.not_charged(completion, replayed))]
     parts.append(f"step {step}: {count} tool call{'' if count == 1 else 's'}")
     return (
         f'<div class="gk-chat gk-turn-step" style="{style.BOX}"><div class="gk-answer">{body}</div>'
@@ -84,6 +87,7 @@ class LiveTurnView:
     def __init__(self, new_sink: Callable[[], DisplaySink] = default_sink) -> None:
         self._new_sink = new_sink
         self._streamed: Optional[DisplaySink] = None  # the output of the request that just streamed
+        self._replayed = False  # that request was answered by the client's cassette
         self._steps: list[Step] = []
         self.updates = 0
 
@@ -91,13 +95,13 @@ class LiveTurnView:
     def chat_stream(self, stream: Any) -> Any:
         from gatewaykit.notebook.chat_views.live import render_stream
 
-        self._streamed = self._new_sink()
+        self._streamed, self._replayed = self._new_sink(), replayed_from_cassette(stream)
         return render_stream(stream, sink=self._streamed)
 
     async def async_chat_stream(self, stream: Any) -> Any:
         from gatewaykit.notebook.chat_views.live import render_async_stream
 
-        self._streamed = self._new_sink()
+        self._streamed, self._replayed = self._new_sink(), replayed_from_cassette(stream)
         return await render_async_stream(stream, sink=self._streamed)
 
     # -- steps ---------------------------------------------------------------------------
@@ -110,10 +114,11 @@ class LiveTurnView:
     def _event(self, event: Any) -> None:
         if event.kind == "completion":
             streamed, self._streamed = self._streamed, None
+            replayed, self._replayed = self._replayed and streamed is not None, False
             calls = _tool_calls(event.completion)
             if not calls:
                 return  # the answer: render_stream already left it as static output (or it was not streamed)
-            step = Step(event.completion, streamed if streamed is not None else self._new_sink())
+            step = Step(event.completion, streamed if streamed is not None else self._new_sink(), replayed=replayed)
             for call in calls:
                 step.calls[call.id or str(len(step.calls))] = ToolStep(call.function.name or "?", call.function.arguments or "")
             self._steps.append(step)
@@ -133,7 +138,7 @@ class LiveTurnView:
         calls = list(step.calls.values())
         number = self._steps.index(step) + 1
         step.sink.update({"text/plain": _step_text(step.completion, calls),
-                          "text/html": render_step_html(step.completion, calls, step=number)})  # fmt: skip
+                          "text/html": render_step_html(step.completion, calls, step=number, replayed=step.replayed)})  # fmt: skip
         self.updates += 1
 
     def close(self, error: Optional[BaseException] = None) -> None:

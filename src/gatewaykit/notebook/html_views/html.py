@@ -128,9 +128,15 @@ def _offline_label(kind: Optional[str]) -> str:
     return f"<strong>{esc(kind)}</strong> (offline gateway)" if kind else ""
 
 
-def _chat_footer(completion: Any, finish_reason: Optional[str], note: str = "") -> str:
+def not_charged(completion: Any, replayed: bool = False) -> Optional[str]:
+    """What stands for the cost of an answer nothing was paid for: replayed from a cassette
+    (``replayed``, known to whoever read the stream), or answered by the response cache; else None."""
+    return style.replayed_note(completion.usage) if replayed else style.cached_saving(completion)
+
+
+def _chat_footer(completion: Any, finish_reason: Optional[str], note: str = "", replayed: bool = False) -> str:
     parts = [esc(completion.model), _offline_label(offline_content(completion))] + style.usage_parts(
-        completion.usage, cached=style.cached_saving(completion)
+        completion.usage, cached=not_charged(completion, replayed)
     )
     if finish_reason and finish_reason != "stop":
         parts.append(f"finish: {esc(finish_reason)}")
@@ -139,8 +145,11 @@ def _chat_footer(completion: Any, finish_reason: Optional[str], note: str = "") 
     return style.footer(parts)
 
 
-def render_chat_html(completion: Any, *, note: str = "") -> str:
-    """A chat completion: Markdown answer, collapsible reasoning, tool calls, quiet footer."""
+def render_chat_html(completion: Any, *, note: str = "", replayed: bool = False) -> str:
+    """A chat completion: Markdown answer, collapsible reasoning, tool calls, quiet footer.
+
+    ``replayed``: the answer came from the client's cassette; the footer says so instead of a cost.
+    """
     choices = list(completion.choices or [])
     blocks = []
     for choice in choices:
@@ -163,18 +172,19 @@ def render_chat_html(completion: Any, *, note: str = "") -> str:
     return (
         f'<div class="gk-chat" style="{style.CHAT_BOX}">'
         + "".join(blocks)
-        + _chat_footer(completion, finish, note)
+        + _chat_footer(completion, finish, note, replayed)
         + "</div>"
     )
 
 
 def render_live_chat_html(
     answer_html: Union[str, Sequence[str]], *, reasoning: str = "", model: Optional[str] = None, note: str = "",
-    offline: Optional[str] = None,
+    offline: Optional[str] = None, replayed: bool = False,
 ) -> str:
     """The live view of a streaming answer: already-sanitised answer HTML and a status line.
 
     ``answer_html`` may be a sequence of fragments, joined here without an intermediate copy.
+    ``replayed``: the stream comes from the client's cassette (the status line says it is not charged).
     """
     # Called up to ~15 times a second with a growing answer: one join, no intermediate copies.
     fragments = (answer_html,) if isinstance(answer_html, str) else tuple(answer_html)
@@ -185,7 +195,7 @@ def render_live_chat_html(
             '<div class="gk-answer">',
             *fragments,
             "</div>",
-            style.footer([esc(model), _offline_label(offline), esc(note)]),
+            style.footer([esc(model), _offline_label(offline), esc(style.replayed_note()) if replayed else "", esc(note)]),
             "</div>",
         )
     )

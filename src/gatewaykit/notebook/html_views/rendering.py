@@ -71,8 +71,9 @@ def _bundle(obj: Any) -> dict[str, Any]:
     return plain_bundle(obj)
 
 
-def chat_text(completion: ChatCompletion, note: str = "") -> str:
-    """A chat completion as plain text: answer, tool calls, then a footer line."""
+def chat_text(completion: ChatCompletion, note: str = "", *, replayed: bool = False) -> str:
+    """A chat completion as plain text: answer, tool calls, then a footer line (the HTML footer's facts:
+    ``replayed`` from a cassette or cached, it says so instead of a cost)."""
     lines = []
     for choice in completion.choices:
         message = choice.message
@@ -89,7 +90,8 @@ def chat_text(completion: ChatCompletion, note: str = "") -> str:
             lines.append(f"tool call: {call.function.name}({call.function.arguments})")
     finish = completion.choices[0].finish_reason if completion.choices else None
     offline = views.offline_content(completion)
-    foot = [completion.model or "", f"{offline} (offline gateway)" if offline else "", style.usage_text(completion.usage)]
+    foot = [completion.model or "", f"{offline} (offline gateway)" if offline else "",
+            style.usage_text(completion.usage, cached=views.not_charged(completion, replayed))]  # fmt: skip
     if finish and finish != "stop":
         foot.append(f"finish: {finish}")
     foot.append(note)

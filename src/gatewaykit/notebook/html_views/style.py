@@ -13,6 +13,7 @@ import html
 from typing import Any, Iterable, Optional
 
 from gatewaykit.costs.money import format_usd
+from gatewaykit.costs.rows import REPLAYED_NOTE
 
 BOX = "font-family:var(--jp-content-font-family,inherit);line-height:1.45;max-width:100%"
 # A chat answer is visibly the model's: a shaded panel with an accent bar, distinct from the notebook's own text.
@@ -110,8 +111,17 @@ def cached_saving(obj: Any) -> Optional[str]:
     return "cached · saved " + format_cost(saved) if isinstance(saved, (int, float)) else "cached · not sent"
 
 
+def replayed_note(usage: Any = None) -> str:
+    """``replayed from a cassette: not charged (recorded cost $0.0021)``: what stands for the cost of an answer
+    the client's cassette replayed, in its ledger row's words (the recorded cost is what the recording paid)."""
+    recorded = getattr(usage, "total_cost", None) if usage is not None else None
+    known = isinstance(recorded, (int, float)) and not isinstance(recorded, bool) and recorded > 0
+    return REPLAYED_NOTE + (f" (recorded cost {format_cost(recorded)})" if known else "")
+
+
 def usage_parts(usage: Any, *, cached: Optional[str] = None) -> list[str]:
-    """Escaped footer parts for a ``Usage``: tokens, reasoning tokens, cost (or, when cached, what it saved)."""
+    """Escaped footer parts for a ``Usage``: tokens, reasoning tokens, cost (or, for an answer not charged,
+    ``cached``: what stands for it, :func:`cached_saving` or :func:`replayed_note`)."""
     if usage is None:
         return [esc(cached)] if cached else []
     parts = [f"{usage.prompt_tokens:,} in + {usage.completion_tokens:,} out tokens"]
@@ -127,6 +137,6 @@ def usage_parts(usage: Any, *, cached: Optional[str] = None) -> list[str]:
     return parts
 
 
-def usage_text(usage: Any) -> str:
+def usage_text(usage: Any, *, cached: Optional[str] = None) -> str:
     """The same facts as :func:`usage_parts`, as plain text."""
-    return " · ".join(html.unescape(part) for part in usage_parts(usage))
+    return " · ".join(html.unescape(part) for part in usage_parts(usage, cached=cached))

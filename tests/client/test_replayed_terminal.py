@@ -1,0 +1,59 @@
+"""In a terminal, an answer replayed from a cassette is followed by one stderr line saying it was not charged.
+
+A cassette is recorded against the shared offline gateway through the terminal
+display (whose output is kept for comparison), then replayed with no gateway and
+no key through a fresh terminal display.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import gatewaykit as gk
+from gatewaykit.client.terminal_display import TerminalDisplay
+from gatewaykit.costs.money import format_usd
+
+PROMPT = "Say hello to the terminal, replayed."
+
+
+def ask_twice(client: gk.Client) -> gk.ChatCompletion:
+    """chat.ask(), then a conversation turn (the session streams through the display's turn view)."""
+    answer = client.chat.ask(PROMPT, model="chat-mini")
+    client.chat.session(model="chat-mini")(PROMPT)
+    return answer
+
+
+@pytest.fixture
+def recorded(emulator: Any, keys: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, Any, Any]:
+    """The cassette, the fresh answer, and what the fresh run wrote (stdout, stderr)."""
+    path = tmp_path / "terminal.jsonl"
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, cassette=path, cassette_mode="record",
+                   ledger=gk.Ledger(), display=TerminalDisplay()) as client:  # fmt: skip
+        answer = ask_twice(client)
+    return path, answer, capsys.readouterr()
+
+
+def test_a_fresh_answer_writes_only_its_text(recorded: tuple[Path, Any, Any]) -> None:
+    """Answered by the gateway: the text on stdout, nothing on stderr."""
+    _path, answer, fresh = recorded
+    assert fresh.out == (answer.content + "\n") * 2 and fresh.err == ""
+
+
+def test_a_replayed_answer_says_so_on_stderr(
+    recorded: tuple[Path, Any, Any], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replayed: the same text on stdout, and after each answer one stderr line, the ledger's words."""
+    path, answer, fresh = recorded
+    monkeypatch.delenv("SVC_API_KEY", raising=False)
+    monkeypatch.delenv("SVC_BASE_URL", raising=False)
+    with gk.Client(cassette=path, cassette_mode="replay", ledger=gk.Ledger(), display=TerminalDisplay()) as client:
+        ask_twice(client)
+        notes = {row["note"] for row in client.ledger.rows}
+    replayed = capsys.readouterr()
+    line = f"gatewaykit: replayed from a cassette: not charged (recorded cost {format_usd(answer.usage.total_cost)})\n"
+    assert replayed.out == fresh.out
+    assert replayed.err == line * 2
+    assert notes == {line[len("gatewaykit: "):].strip()}  # the display and the ledger row say the same
