@@ -7,13 +7,16 @@ after an answer, mid-stream, and after Stop.
 
 from __future__ import annotations
 
-import time
+import functools
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
+from conditions import wait_for
 from jupyter_browser import NotebookPage
 from jupyter_testbed import JupyterTestbed
+
+_wait_for = functools.partial(wait_for, timeout=90.0)  # this file's pace
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -28,14 +31,6 @@ CELLS = [
     "import sys\nsys.modules['anywidget'] = None  # a kernel without anywidget (Colab): the Textarea fallback\n"
     "plain = gk.chat_ui(client, model='chat-mini')\nplain",
 ]
-
-
-def _wait_for(condition: Callable[[], Any], what: str, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module", params=["lab", "notebook"])

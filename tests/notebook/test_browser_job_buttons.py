@@ -8,11 +8,10 @@ moment. In the browser tests' shared JupyterLab and Chromium (``jupyter_testbed`
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
-from typing import Any, Callable
 
 import pytest
+from conditions import wait_for
 from jupyter_testbed import JupyterTestbed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -40,14 +39,6 @@ CELLS = [
 FAILING, RUNNING = 1, 2
 
 
-def _wait_for(condition: Callable[[], Any], what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.05)
-
-
 def test_a_job_that_fails_at_once_leaves_no_widget_error_and_a_running_one_gets_its_button(
     jupyter_testbed: JupyterTestbed,
 ) -> None:
@@ -69,7 +60,7 @@ def test_a_job_that_fails_at_once_leaves_no_widget_error_and_a_running_one_gets_
         button.first.wait_for(timeout=60_000)  # a job that runs on gets its button
         notebook.screenshot("running-job-with-its-button", RUNNING)
         notebook.wait_done(RUNNING, timeout=180)
-        _wait_for(lambda: notebook.cell(RUNNING).locator(".gk-cancel").count() == 0, "the button to go")
+        wait_for(lambda: notebook.cell(RUNNING).locator(".gk-cancel").count() == 0, "the button to go")
         assert "completed" in notebook.output_text(RUNNING)
         assert page.evaluate("window.gkCancelSeen") is True
     assert _widget_errors(errors) == []

@@ -9,11 +9,11 @@ Screenshots: ``test-artifacts/browser-notices/*.png``.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Iterator
 
 import pytest
+from conditions import wait_for
 from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -29,14 +29,6 @@ CELLS = [
     f"asking.videos.create({BIG_VIDEO})",
 ]
 CHAT, PLAYGROUND, CONFIRM = 1, 2, 3
-
-
-def _wait_for(condition: Callable[[], Any], what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +55,7 @@ def test_the_budget_label_reads_as_money_not_maths(lab: NotebookPage) -> None:
     lab.run_and_wait(CHAT, timeout=90)
     box = lab.cell(CHAT).locator(".gk-chat-box")
     box.wait_for(timeout=60_000)
-    _wait_for(lambda: "of $0.05" in box.inner_text(), "the budget label")
+    wait_for(lambda: "of $0.05" in box.inner_text(), "the budget label")
     lab.screenshot("chat-box-budget", CHAT)
     assert box.locator("mjx-container, .MathJax").count() == 0
 
@@ -73,7 +65,7 @@ def test_a_fresh_playground_shows_a_hint_not_an_error(lab: NotebookPage) -> None
     lab.run_and_wait(PLAYGROUND, timeout=90)
     message = lab.cell(PLAYGROUND).locator(".gk-playground-message")
     message.wait_for(timeout=60_000)
-    _wait_for(lambda: "Write a prompt" in message.inner_text(), "the hint")
+    wait_for(lambda: "Write a prompt" in message.inner_text(), "the hint")
     lab.screenshot("playground-fresh", PLAYGROUND)
     assert "Error" not in message.inner_text() and "400" not in message.inner_text()
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
-import time
 from typing import Any, Iterator
 
 import pytest
 
 import gatewaykit as gk
+from conditions import wait_for
 from gateway_accounts import ACME_KEY, TEST_ACCOUNTS
+
+_wait_for = functools.partial(wait_for, every=0.01)  # this file's pace
 
 LONG = "Write a long explanation of server-sent events with ten bullet points and a code example in Python"
 
@@ -26,14 +29,6 @@ def paced() -> Iterator[Any]:
     """A gateway that streams at a realistic pace, so Stop can land mid-answer."""
     with gk.emulator.start(accounts=TEST_ACCOUNTS, time_scale=1.0, seed=0) as running:
         yield running
-
-
-def _wait_for(condition: Any, what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.01)
 
 
 def test_send_adds_a_turn_and_returns_its_completion(client: gk.Client) -> None:

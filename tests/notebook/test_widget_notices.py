@@ -9,12 +9,16 @@ show an error card.
 from __future__ import annotations
 
 import datetime
+import functools
 from typing import Any, Iterator
 
 import pytest
 
 import gatewaykit as gk
+from conditions import wait_for
 from gateway_accounts import ACME_KEY
+
+_wait_for = functools.partial(wait_for, every=0.01)  # this file's pace
 
 
 @pytest.fixture
@@ -170,16 +174,6 @@ def paced() -> Iterator[Any]:
 
     with gk.emulator.start(accounts=TEST_ACCOUNTS, time_scale=1.0, seed=0) as running:
         yield running
-
-
-def _wait_for(condition: Any, what: str, timeout: float = 60.0) -> None:
-    import time
-
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.01)
 
 
 def test_the_playground_chat_has_a_stop_that_keeps_the_partial_answer(paced: Any) -> None:
