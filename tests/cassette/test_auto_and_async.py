@@ -45,7 +45,8 @@ def test_auto_appends_what_it_fetched(copy_of: Path, no_key: None) -> None:
             fetched = client.chat.completions.create(model="chat-mini", messages=NEW)
     assert len(copy_of.read_text().splitlines()) == before + 1
     with gk.Client(cassette=copy_of, cassette_mode="replay") as replay:
-        assert replay.chat.completions.create(model="chat-mini", messages=NEW).model_dump() == fetched.model_dump()
+        assert replay.chat.completions.create(model="chat-mini", messages=NEW).model_dump() == {
+            **fetched.model_dump(), "gatewaykit_cassette": "replayed"}
 
 
 def test_record_mode_rewrites_the_file(copy_of: Path) -> None:
@@ -72,7 +73,7 @@ def test_async_client_replays_chat_stream_and_job(recorded: Recorded, no_key: No
 
     chat, chunks, video, spent = asyncio.run(replay())
     assert (chat.model_dump(), chunks, video, spent) == (
-        recorded.chat.model_dump(), recorded.stream_chunks, recorded.video_bytes, 0.0
+        {**recorded.chat.model_dump(), "gatewaykit_cassette": "replayed"}, recorded.stream_chunks, recorded.video_bytes, 0.0
     )
 
 

@@ -24,9 +24,9 @@ def test_replay_client_needs_no_key_and_starts_no_gateway(recorded: Recorded, no
 
 
 def test_chat_replays_the_same_answer(recorded: Recorded, replay: gk.Client) -> None:
-    """A recorded chat comes back with the same id, text and usage."""
+    """A recorded chat comes back with the same id, text and usage, marked as replayed (what its display says)."""
     answer = replay.chat.completions.create(model="chat-mini", messages=CHAT)
-    assert answer.model_dump() == recorded.chat.model_dump()
+    assert answer.model_dump() == {**recorded.chat.model_dump(), "gatewaykit_cassette": "replayed"}
 
 
 def test_stream_replays_as_a_stream_with_the_same_chunks(recorded: Recorded, replay: gk.Client) -> None:

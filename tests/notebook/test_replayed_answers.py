@@ -27,6 +27,7 @@ from gatewaykit.notebook.html_views.rendering import mimebundle
 LABEL = "replayed from a cassette: not charged"
 QUESTION = [{"role": "user", "content": "Name three rivers in one sentence."}]
 WEATHER = "What is the weather in Paris?"
+BUFFERED = [{"role": "user", "content": "Name one lake, buffered."}]
 
 
 def get_weather(city: str) -> dict:
@@ -72,6 +73,8 @@ class Recorded:
     path: Path
     stream_html: str = ""  # the fresh streamed answer's final output
     cost: float = 0.0  # what the recording session paid for it
+    buffered: dict[str, Any] = field(default_factory=dict)  # the fresh buffered answer's bundle
+    image: dict[str, Any] = field(default_factory=dict)  # the fresh image's bundle
     turn_html: list[str] = field(default_factory=list)  # the fresh turn's outputs
 
 
@@ -86,6 +89,8 @@ def recorded(emulator: Any, keys: Any, tmp_path_factory: pytest.TempPathFactory)
         out.stream_html, out.cost = sink.saved()[0]["text/html"], answer.usage.total_cost
         client.chat.session(model="chat-mini", tools=[get_weather])(WEATHER)
         out.turn_html = [sink.saved()[0]["text/html"] for sink in display.outputs]
+        out.buffered = mimebundle(client.chat.completions.create(model="chat-mini", messages=BUFFERED))
+        out.image = mimebundle(client.images.generate(model="image-pixels", prompt="a red fox", width=256, height=256))
     return out
 
 
@@ -165,3 +170,17 @@ def test_a_cached_answer_plain_text_says_what_it_saved(emulator: Any, keys: Any,
     bundle = mimebundle(again)
     assert "cached · saved $" in footers(bundle["text/html"])[0]
     assert "cached · saved $" in bundle["text/plain"].splitlines()[-1]
+
+
+def test_a_replayed_buffered_answer_and_image_say_they_are_not_charged(recorded: Recorded, replay: gk.Client) -> None:
+    """Not streamed: the cassette marks a replayed answer that reports usage, and its HTML and text/plain footers
+    say not charged where the recording's showed a cost (a chat answer and an image alike)."""
+    assert LABEL not in str(recorded.buffered) and LABEL not in str(recorded.image)
+    answer = replay.chat.completions.create(model="chat-mini", messages=BUFFERED)
+    image = replay.images.generate(model="image-pixels", prompt="a red fox", width=256, height=256)
+    for shown in (mimebundle(answer), mimebundle(image)):
+        assert LABEL in footers(shown["text/html"])[-1]
+        assert LABEL in shown["text/plain"]
+    assert answer.choices[0].message.content[:40] in recorded.buffered["text/plain"]  # the same answer, replayed
+    assert (answer.model_extra or {}).get("gatewaykit_cassette") == "replayed"
+    assert [row["cost_source"] for row in replay.ledger.rows[-2:]] == ["replayed", "replayed"]

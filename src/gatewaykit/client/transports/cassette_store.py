@@ -44,10 +44,16 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from gatewaykit.errors import CassetteMissError, ConfigurationError
 
-__all__ = ["ANSWERED_BY", "MODES", "REPLAYED_HEADER", "REPLAY_BASE_URL", "Cassette", "normalise_request"]
+__all__ = [
+    "ANSWERED_BY", "MODES", "REPLAYED_HEADER", "REPLAY_BASE_URL", "REPLAY_MARKER", "Cassette", "append_field",
+    "normalise_request",
+]  # fmt: skip
 
 MODES = ("auto", "record", "replay")
 REPLAYED_HEADER = "x-gatewaykit-cassette"
+# The field a replayed JSON answer gains (``"gatewaykit_cassette": "replayed"``): what tells a display that the
+# answer was not bought again (as ``gatewaykit_cache`` does for the response cache); the recorded body is unchanged.
+REPLAY_MARKER = "gatewaykit_cassette"
 # The httpx response extension the client's own cassette or cache sets on what it answers ("replayed",
 # "cached"). The ledger trusts only this: a header can come from the network, an extension cannot.
 ANSWERED_BY = "gatewaykit_answered_by"
@@ -153,6 +159,14 @@ class Cassette:
 
     def __repr__(self) -> str:
         return f"Cassette({str(self.path)!r}, mode={self.mode!r})"
+
+    def on_replay(self, answer: dict[str, Any], chunks: list[bytes]) -> list[bytes]:
+        """A replayed answer that reports usage (a paid call's JSON) marked ``"gatewaykit_cassette": "replayed"``
+        (its last field), so its display says it was replayed and not charged; a stream (its ledger hand-over
+        says so), media, a model list and anything else as recorded."""
+        if answer.get("stream") or len(chunks) != 1 or chunks[0][:1] != b"{" or b'"usage"' not in chunks[0]:
+            return chunks
+        return [append_field(chunks[0], REPLAY_MARKER, "replayed")]
 
     def _load(self) -> None:
         text = self.path.read_text(encoding="utf-8")
@@ -304,3 +318,15 @@ def _scrub(text: str, secrets: list[str]) -> str:
     for secret in secrets:
         text = text.replace(secret, "[redacted]")
     return text
+
+
+def append_field(body: bytes, name: str, value: Any) -> bytes:
+    """The JSON object ``body`` with ``"name": value`` added as its last field (one copy, no parsing); ``body``
+    unchanged when it does not end with the object's ``}``."""
+    close = body.rfind(b"}")
+    if close < 0 or body[close + 1 :].strip():
+        return body
+    before = body[max(0, close - 64) : close].rstrip()
+    separator = b"" if before.endswith(b"{") else b","
+    field = json.dumps(name).encode() + b":" + json.dumps(value).encode()
+    return b"".join((memoryview(body)[:close], separator, field, b"}"))

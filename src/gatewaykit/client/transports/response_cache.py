@@ -48,6 +48,7 @@ from gatewaykit.client.transports.cassette_store import (
     _key,
     _scrub,
     _sha256,
+    append_field,
     is_text,
 )
 from gatewaykit.costs.private_files import create_private_file, make_private_folder, write_private_file
@@ -301,13 +302,7 @@ def _mark_json(body: bytes) -> bytes:
 
 def _append_marker(body: bytes, saved: Optional[float]) -> bytes:
     """``{...}`` with ``"gatewaykit_cache": {"saved_cost": ...}`` added as its last field: one copy, no parsing."""
-    close = body.rfind(b"}")
-    if close < 0 or body[close + 1 :].strip():
-        return body
-    before = body[max(0, close - 64) : close].rstrip()
-    separator = b"" if before.endswith(b"{") else b","
-    marker = json.dumps({"saved_cost": saved}).encode()
-    return b"".join((memoryview(body)[:close], separator, b'"', CACHE_MARKER.encode(), b'":', marker, b"}"))
+    return append_field(body, CACHE_MARKER, {"saved_cost": saved})
 
 
 def _mark_stream_chunk(chunk: bytes) -> bytes:

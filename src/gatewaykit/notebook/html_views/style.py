@@ -102,8 +102,11 @@ def status_badge(status: Optional[str]) -> str:
 
 
 def cached_saving(obj: Any) -> Optional[str]:
-    """``cached · saved $0.0021`` when ``obj`` (a response) was answered from the response cache, else None."""
+    """``cached · saved $0.0021`` when ``obj`` (a response) was answered from the response cache, its
+    :func:`replayed_note` when the client's cassette replayed it, else None."""
     extra = getattr(obj, "model_extra", None) or {}
+    if extra.get("gatewaykit_cassette") == "replayed":
+        return replayed_note(getattr(obj, "usage", None))
     marker = extra.get("gatewaykit_cache")
     if not isinstance(marker, dict):
         return None
