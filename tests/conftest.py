@@ -70,6 +70,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     early_start.stop(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED or bool(session.shouldstop))
 
 
+@pytest.fixture
+def no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No SVC_* variables (a cassette's replay, the offline default must not need them)."""
+    monkeypatch.delenv("SVC_API_KEY", raising=False)
+    monkeypatch.delenv("SVC_BASE_URL", raising=False)
+
+
 @pytest.fixture(scope="session")
 def ledger_folder(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return tmp_path_factory.mktemp("ledgers")

@@ -81,13 +81,6 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recorded]:
 
 
 @pytest.fixture
-def no_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No SVC_* variables: a replay must not need them."""
-    monkeypatch.delenv("SVC_API_KEY", raising=False)
-    monkeypatch.delenv("SVC_BASE_URL", raising=False)
-
-
-@pytest.fixture
 def replay(recorded: Recorded, no_key: None) -> Iterator[gk.Client]:
     """A fresh replay-only client on the recorded cassette, with its own ledger."""
     with gk.Client(cassette=recorded.path, cassette_mode="replay", ledger=gk.Ledger()) as client:

@@ -95,12 +95,6 @@ def recorded(emulator: Any, keys: Any, tmp_path_factory: pytest.TempPathFactory)
 
 
 @pytest.fixture
-def no_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("SVC_API_KEY", raising=False)
-    monkeypatch.delenv("SVC_BASE_URL", raising=False)
-
-
-@pytest.fixture
 def replay(recorded: Recorded, no_key: None) -> Iterator[gk.Client]:
     with gk.Client(cassette=recorded.path, cassette_mode="replay", ledger=gk.Ledger(), display=TurnDisplay()) as client:
         yield client
