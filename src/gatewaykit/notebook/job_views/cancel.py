@@ -51,9 +51,8 @@ class CancelButtons:
     manager was still building the box's views. So a job that fails at once never shows them, and
     shown ones stay ``SHOWN_AT_LEAST`` seconds."""
 
-    def __init__(self, progress: Any, jobs: list[Any], widgets: Any, *, clock: Any = time.monotonic) -> None:
+    def __init__(self, progress: Any, jobs: list[Any], widgets: Any) -> None:
         self._progress = progress
-        self._clock = clock
         self._handle: Optional[Any] = None
         self._shown_at: Optional[float] = None
         self._revealed_at: Optional[float] = None
@@ -110,18 +109,14 @@ class CancelButtons:
         from IPython.display import display
 
         self._handle = display({"text/plain": ""}, raw=True, display_id=True)
-        self._shown_at = self._clock()
-
-    @property
-    def revealed(self) -> bool:
-        return self._revealed_at is not None
+        self._shown_at = time.monotonic()
 
     def reveal_when_due(self) -> None:
         """Show the buttons once their job has run ``REVEAL_AFTER`` seconds since :meth:`show`."""
         handle, shown_at = self._handle, self._shown_at
         if handle is None or shown_at is None or self._revealed_at is not None:
             return
-        now = self._clock()
+        now = time.monotonic()
         if now - shown_at < REVEAL_AFTER:
             return
         bundle = _widget_view_bundle(self.box)
@@ -139,7 +134,7 @@ class CancelButtons:
         handle, self._handle = self._handle, None
         try:
             if self._revealed_at is not None:
-                left = SHOWN_AT_LEAST - (self._clock() - self._revealed_at)
+                left = SHOWN_AT_LEAST - (time.monotonic() - self._revealed_at)
                 if left > 0:  # their views may still be in the making: replaced now, the browser logs errors
                     time.sleep(left)
                 handle.update({"text/plain": ""}, raw=True)
