@@ -127,15 +127,10 @@ class _TextSink:
 
 
 def _replay_line(completion: Any) -> str:
-    """The stderr line after an answer the cassette replayed: not charged, and what the recording paid
-    (the ledger row's words; the notebook's footer says the same)."""
-    from gatewaykit.costs.money import format_usd
-    from gatewaykit.costs.rows import REPLAYED_NOTE
+    """The stderr line after an answer the cassette replayed (the notebook's footer says the same)."""
+    from gatewaykit.costs.rows import replayed_note
 
-    usage = getattr(completion, "usage", None)
-    recorded = getattr(usage, "total_cost", None) if usage is not None else None
-    known = isinstance(recorded, (int, float)) and not isinstance(recorded, bool) and recorded > 0
-    return f"gatewaykit: {REPLAYED_NOTE}" + (f" (recorded cost {format_usd(recorded)})" if known else "") + "\n"
+    return f"gatewaykit: {replayed_note(getattr(completion, 'usage', None))}\n"
 
 
 def _stream_text(stream: "ChatStream", out: _Channel, err: Optional[_Channel] = None) -> "ChatCompletion":

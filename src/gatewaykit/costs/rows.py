@@ -56,6 +56,7 @@ __all__ = [
     "job_transition",
     "row_from_record",
     "valid_amount",
+    "replayed_note",
 ]
 
 REPORTED = "reported"
@@ -65,6 +66,14 @@ NONE = "none"
 UNKNOWN = "unknown"
 REPLAYED = "replayed"
 REPLAYED_NOTE = "replayed from a cassette: not charged"
+
+
+def replayed_note(usage: Any = None) -> str:
+    """``replayed from a cassette: not charged (recorded cost $0.0021)``: what a display shows for the cost of
+    an answer the client's cassette replayed (the row's note, and what the recording paid when ``usage`` says)."""
+    recorded = getattr(usage, "total_cost", None) if usage is not None else None
+    known = isinstance(recorded, (int, float)) and not isinstance(recorded, bool) and recorded > 0
+    return REPLAYED_NOTE + (f" (recorded cost {format_usd(recorded)})" if known else "")
 CACHED = "cached"
 NOT_SENT_SOURCES = frozenset({REPLAYED, CACHED})  # answered locally: never charged, whatever the status
 CHARGED_SOURCES = frozenset({REPORTED, NOT_REPORTED, ESTIMATED})

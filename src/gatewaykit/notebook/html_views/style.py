@@ -13,7 +13,7 @@ import html
 from typing import Any, Iterable, Optional
 
 from gatewaykit.costs.money import format_usd
-from gatewaykit.costs.rows import REPLAYED_NOTE
+from gatewaykit.costs.rows import replayed_note
 
 BOX = "font-family:var(--jp-content-font-family,inherit);line-height:1.45;max-width:100%"
 # A chat answer is visibly the model's: a shaded panel with an accent bar, distinct from the notebook's own text.
@@ -112,14 +112,6 @@ def cached_saving(obj: Any) -> Optional[str]:
         return None
     saved = marker.get("saved_cost")
     return "cached · saved " + format_cost(saved) if isinstance(saved, (int, float)) else "cached · not sent"
-
-
-def replayed_note(usage: Any = None) -> str:
-    """``replayed from a cassette: not charged (recorded cost $0.0021)``: what stands for the cost of an answer
-    the client's cassette replayed, in its ledger row's words (the recorded cost is what the recording paid)."""
-    recorded = getattr(usage, "total_cost", None) if usage is not None else None
-    known = isinstance(recorded, (int, float)) and not isinstance(recorded, bool) and recorded > 0
-    return REPLAYED_NOTE + (f" (recorded cost {format_cost(recorded)})" if known else "")
 
 
 def usage_parts(usage: Any, *, cached: Optional[str] = None) -> list[str]:
