@@ -7,6 +7,7 @@ from typing import Any, Iterator
 import pytest
 
 import gatewaykit as gk
+from gatewaykit.costs.money import format_usd
 
 
 @pytest.fixture(scope="module")
@@ -92,3 +93,35 @@ def test_the_notebook_model_table_has_the_price_column_out_of_mathjax_reach(resu
     html = results["models"]._repr_mimebundle_()["text/html"]
     assert "<th" in html and ">price</th>" in html and "tex2jax_ignore" in html
     assert "$0.15 / $0.60 per 1M tokens" in html
+
+
+REPLAYED = "replayed from a cassette: not charged"
+
+
+def test_a_replayed_answer_and_image_print_as_not_charged(emulator: Any, keys: Any, tmp_path: Any, no_key: None) -> None:
+    """print() of what a cassette replays (an answer, a streamed chat.ask() answer, an image) says, where the
+    recording's print showed a cost, the replayed note its ledger row has, with the recorded cost as such."""
+    path = tmp_path / "printed.jsonl"
+    question = [{"role": "user", "content": "Name a lake, printed."}]
+
+    def run(client: gk.Client) -> list[Any]:
+        return [client.chat.completions.create(model="chat-mini", messages=question),
+                client.chat.ask("Name a river, printed.", model="chat-mini"),
+                client.images.generate(model="image-pixels", prompt="a heron", width=256, height=256)]  # fmt: skip
+
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, cassette=path, cassette_mode="record",
+                   ledger=gk.Ledger(), display=False) as client:  # fmt: skip
+        fresh = run(client)
+    with gk.Client(cassette=path, cassette_mode="replay", ledger=gk.Ledger(), display=False) as client:
+        replayed = run(client)
+        notes = [row["note"] for row in client.ledger.rows]
+    for before, after, note in zip(fresh, replayed, notes):
+        paid = f"${before.usage.total_cost:.6f}".rstrip("0")
+        said = f"{REPLAYED} (recorded cost {format_usd(before.usage.total_cost)})"
+        assert str(before).endswith(paid) or f"· {paid}  (" in str(before)
+        assert REPLAYED not in str(before) + repr(before)
+        assert said == note  # the ledger row's words
+        assert said in str(after) and said in repr(after) and paid not in str(after).replace(said, "")
+    answer, asked, _image = replayed
+    assert str(answer).splitlines()[-1] == f"— chat-mini · {answer.usage.prompt_tokens} + {answer.usage.completion_tokens} tokens · {notes[0]}"
+    assert str(asked).splitlines()[-1].endswith(f"tokens · {notes[1]}")  # chat.ask() streamed it

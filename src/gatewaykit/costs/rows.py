@@ -42,13 +42,14 @@ from gatewaykit.costs.money import format_usd
 from gatewaykit.costs.records import CostRecord
 from gatewaykit.types.common import Cost
 from gatewaykit.types.jobs import FINISHED_STATES, JobStatus
-from gatewaykit.costs.money import format_usd
+from gatewaykit.types.replayed import REPLAYED_NOTE, replayed_note
 
 __all__ = [
     "CHARGED_SOURCES",
     "COLUMNS",
     "COST_FIELDS",
     "JOB_KINDS",
+    "REPLAYED_NOTE",
     "STATUS_ALIASES",
     "TERMINAL_STATES",
     "JobTransition",
@@ -65,15 +66,8 @@ ESTIMATED = "estimated"
 NONE = "none"
 UNKNOWN = "unknown"
 REPLAYED = "replayed"
-REPLAYED_NOTE = "replayed from a cassette: not charged"
-
-
-def replayed_note(usage: Any = None) -> str:
-    """``replayed from a cassette: not charged (recorded cost $0.0021)``: what a display shows for the cost of
-    an answer the client's cassette replayed (the row's note, and what the recording paid when ``usage`` says)."""
-    recorded = getattr(usage, "total_cost", None) if usage is not None else None
-    known = isinstance(recorded, (int, float)) and not isinstance(recorded, bool) and recorded > 0
-    return REPLAYED_NOTE + (f" (recorded cost {format_usd(recorded)})" if known else "")
+# REPLAYED_NOTE and replayed_note(usage): the replayed row's note, in gatewaykit.types.replayed (the types' own
+# text faces say it too) and imported here, where the ledger's code and the displays have always found them.
 CACHED = "cached"
 NOT_SENT_SOURCES = frozenset({REPLAYED, CACHED})  # answered locally: never charged, whatever the status
 CHARGED_SOURCES = frozenset({REPORTED, NOT_REPORTED, ESTIMATED})
@@ -276,7 +270,7 @@ def row_from_record(record: CostRecord, tags: tuple = (), session: Optional[str]
         for name in COST_FIELDS:
             setattr(row, name, None)
         row.total_cost, row.cost_source = 0.0, REPLAYED
-        row.note = REPLAYED_NOTE + (f" (recorded cost {format_usd(recorded)})" if recorded else "")
+        row.note = replayed_note(recorded)
         return row
     if record.kind in JOB_KINDS or (record.kind.startswith("image") and row.images is None):
         row.pricing = _pricing_fields(record.request)

@@ -2,7 +2,9 @@
 
 ``str(result)`` is readable and short (an answer is its text and one line of
 model, tokens and cost; a model list is a table of ids and kinds; a job is one
-line); ``repr(result)`` is one line of ids and key figures, under
+line); an answer the client's cassette replayed shows, where its cost would
+stand, the note its ledger row has (:func:`gatewaykit.types.replayed.replayed_note`:
+not charged, and what the recording paid); ``repr(result)`` is one line of ids and key figures, under
 :data:`REPR_LIMIT` characters. Model output is untrusted: control characters
 and escape sequences are removed from everything shown here (:func:`gatewaykit.terminal_text.plain_text`).
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional
 
 from gatewaykit.terminal_text import plain_text
+from gatewaykit.types.replayed import replayed_answer, replayed_note
 
 __all__ = [
     "REPR_LIMIT",
@@ -54,6 +57,14 @@ def short_repr(text: str) -> str:
     return flat if len(flat) < REPR_LIMIT else flat[: REPR_LIMIT - 3] + "…)"
 
 
+def _cost(answer: Any) -> str:
+    """What stands for an answer's cost: the amount, or (replayed from a cassette) the replayed note."""
+    usage = answer.usage
+    if replayed_answer(answer):
+        return replayed_note(usage)
+    return _usd(usage.total_cost) if usage is not None else ""
+
+
 def usage_repr(usage: Any) -> str:
     cost = usage.total_cost
     return short_repr(
@@ -61,11 +72,14 @@ def usage_repr(usage: Any) -> str:
     )
 
 
-def _usage_line(model: Optional[str], usage: Any) -> str:
+def _usage_line(completion: Any) -> str:
+    model, usage = completion.model, completion.usage
     parts = [_clean(model) if model else "unknown model"]
     if usage is not None:
         parts.append(f"{usage.prompt_tokens} + {usage.completion_tokens} tokens")
-        parts.append(_usd(usage.total_cost))
+    cost = _cost(completion)
+    if cost:
+        parts.append(cost)
     return " · ".join(parts)
 
 
@@ -78,13 +92,15 @@ def completion_text(completion: Any) -> str:
         body = f"(calls tools: {names})"
     if not body and message is not None and getattr(message, "refusal", None):
         body = f"(refused: {_clean(message.refusal)})"
-    footer = "— " + _usage_line(completion.model, completion.usage)
+    footer = "— " + _usage_line(completion)
     return f"{body}\n{footer}" if body else f"(no text)\n{footer}"
 
 
 def completion_repr(completion: Any) -> str:
     usage = completion.usage
-    figures = f", {usage.total_tokens} tokens, {_usd(usage.total_cost)}" if usage is not None else ""
+    figures = f", {usage.total_tokens} tokens" if usage is not None else ""
+    cost = _cost(completion)
+    figures += f", {cost}" if cost else ""
     message = completion.message
     text = f", content={_snippet(message.content)!r}" if message is not None and message.content else ""
     calls = f", {_plural(len(message.tool_calls), 'tool call')}" if message is not None and message.tool_calls else ""
@@ -157,11 +173,13 @@ def image_result_text(result: Any) -> str:
     parts = [_clean(result.model or "unknown model"), _plural(len(result.data), "image")]
     if result.size:
         parts.append(_clean(result.size).replace("x", "×"))
-    if result.usage is not None:
-        parts.append(_usd(result.usage.total_cost))
+    cost = _cost(result)
+    if cost:
+        parts.append(cost)
     return " · ".join(parts) + "  (result.images, result.save(dir))"
 
 
 def image_result_repr(result: Any) -> str:
-    cost = f", {_usd(result.usage.total_cost)}" if result.usage is not None else ""
-    return short_repr(f"ImageResult(model={result.model!r}, {_plural(len(result.data), 'image')}, size={result.size!r}{cost})")
+    cost = _cost(result)
+    figures = f", {cost}" if cost else ""
+    return short_repr(f"ImageResult(model={result.model!r}, {_plural(len(result.data), 'image')}, size={result.size!r}{figures})")

@@ -12,6 +12,9 @@ the whole answer before the caller closed it; the client cannot tell.
 A gateway error raised into the caller's loop (or ``final()``, ``iter_text()``)
 leaves out the library's inner frames, as a public call's does
 (:func:`~gatewaykit.error_text.leaving_gatewaykit`; on the error path only).
+The answer ``final()`` assembles from a stream the client's cassette replayed is
+marked as a replayed JSON answer is (:mod:`gatewaykit.types.replayed`), so its
+displays say it was not charged.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from gatewaykit.errors import (
     status_named_in,
 )
 from gatewaykit.types import ChatCompletion, ChatCompletionChunk
+from gatewaykit.types.replayed import mark_replayed
 from gatewaykit.types.spec_chunks import SpecChunkReader
 
 __all__ = ["AsyncChatStream", "ChatStream"]
@@ -97,6 +101,8 @@ class _StreamBase:
         self._state = "done"
         self._final = self._assembler.result()
         if self._recording is not None:
+            if getattr(self._recording, "replayed", False) is True:  # the cassette's: marked as its JSON answers are
+                mark_replayed(self._final)
             self._recording.ok(id=self._assembler.id, usage=self._assembler.usage, result=self._final)
 
     def _failed(self, exc: BaseException) -> BaseException:

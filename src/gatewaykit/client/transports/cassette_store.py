@@ -43,6 +43,7 @@ from typing import Any, Iterable, Optional, Union
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from gatewaykit.errors import CassetteMissError, ConfigurationError
+from gatewaykit.types.replayed import REPLAY_MARKER
 
 __all__ = [
     "ANSWERED_BY", "MODES", "REPLAYED_HEADER", "REPLAY_BASE_URL", "REPLAY_MARKER", "Cassette", "append_field",
@@ -51,9 +52,9 @@ __all__ = [
 
 MODES = ("auto", "record", "replay")
 REPLAYED_HEADER = "x-gatewaykit-cassette"
-# The field a replayed JSON answer gains (``"gatewaykit_cassette": "replayed"``): what tells a display that the
-# answer was not bought again (as ``gatewaykit_cache`` does for the response cache); the recorded body is unchanged.
-REPLAY_MARKER = "gatewaykit_cassette"
+# REPLAY_MARKER (gatewaykit.types.replayed): the field a replayed JSON answer gains (``"gatewaykit_cassette":
+# "replayed"``): what tells a display that the answer was not bought again (as ``gatewaykit_cache`` does for the
+# response cache); the recorded body is unchanged.
 # The httpx response extension the client's own cassette or cache sets on what it answers ("replayed",
 # "cached"). The ledger trusts only this: a header can come from the network, an extension cannot.
 ANSWERED_BY = "gatewaykit_answered_by"

@@ -14,6 +14,7 @@ from typing import Any, Iterable, Optional
 
 from gatewaykit.costs.money import format_usd
 from gatewaykit.costs.rows import replayed_note
+from gatewaykit.types.replayed import replayed_answer
 
 BOX = "font-family:var(--jp-content-font-family,inherit);line-height:1.45;max-width:100%"
 # A chat answer is visibly the model's: a shaded panel with an accent bar, distinct from the notebook's own text.
@@ -104,9 +105,9 @@ def status_badge(status: Optional[str]) -> str:
 def cached_saving(obj: Any) -> Optional[str]:
     """``cached · saved $0.0021`` when ``obj`` (a response) was answered from the response cache, its
     :func:`replayed_note` when the client's cassette replayed it, else None."""
-    extra = getattr(obj, "model_extra", None) or {}
-    if extra.get("gatewaykit_cassette") == "replayed":
+    if replayed_answer(obj):
         return replayed_note(getattr(obj, "usage", None))
+    extra = getattr(obj, "model_extra", None) or {}
     marker = extra.get("gatewaykit_cache")
     if not isinstance(marker, dict):
         return None
