@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import sys
 import threading
 from typing import Any, Iterator
@@ -195,3 +196,39 @@ def test_the_conversation_total_keeps_what_is_known_beside_a_stopped_turn() -> N
     assert conversation_cost_text(0.003, [0.001, 0.002]) == "$0.003"
     assert conversation_cost_text(None, [0.001, None, 0.002]) == "$0.003 + 1 turn of unknown cost"
     assert conversation_cost_text(None, [None, None]) == "not reported"
+
+
+def test_a_replayed_turn_says_not_charged_where_a_turn_shows_its_cost(emulator: Any, tmp_path: Any, no_key: None) -> None:
+    """A chat box over a cassette's replay: each turn's footer, 'this turn' and the conversation total say what
+    the ledger rows say (replayed, not charged, the recorded cost as such), not the recording's cost as paid."""
+    import re
+
+    from gatewaykit.costs.money import format_usd
+
+    path = tmp_path / "box.jsonl"
+    prompts = ["Name a river, boxed.", "And a lake?"]
+
+    def converse(client: gk.Client) -> gk.ChatUI:
+        ui = gk.chat_ui(client, model="chat-mini")
+        for prompt in prompts:
+            ui.send(prompt)
+        return ui
+
+    with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, cassette=path, cassette_mode="record",
+                   ledger=gk.Ledger(path=None), display=False) as recording:  # fmt: skip
+        fresh = converse(recording)
+    with gk.Client(cassette=path, cassette_mode="replay", ledger=gk.Ledger(path=None), display=False) as client:
+        ui = converse(client)
+        rows = client.ledger.rows
+    paid = [turn.reply.usage.total_cost for turn in fresh.session.turns]
+    notes = [f"replayed from a cassette: not charged (recorded cost {format_usd(cost)})" for cost in paid]
+    footers = re.findall(r'<div class="gk-footer"[^>]*>(.*?)</div>', ui.static_html())
+    assert [footer.split(" · ")[-1] for footer in footers] == notes
+    assert [row["note"] for row in rows] == notes and {row["total_cost"] for row in rows} == {0.0}
+    fresh_footers = re.findall(r'<div class="gk-footer"[^>]*>(.*?)</div>', fresh.static_html())
+    assert [footer.split(" · ")[-1] for footer in fresh_footers] == [format_usd(cost) for cost in paid]
+    assert "replayed" not in fresh._totals_html()
+    totals = ui._totals_html()
+    assert f"this turn {notes[1]}" in totals
+    assert f"conversation $0.00, 2 turns replayed from a cassette: not charged (recorded cost {format_usd(math.fsum(paid))})" in totals
+    assert ui.cost == 0.0 == math.fsum(row["total_cost"] for row in rows)  # the session agrees with its ledger rows

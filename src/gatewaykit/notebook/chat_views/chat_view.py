@@ -5,8 +5,9 @@ chat box's session streams through: it reads the stream, updates the box's
 live area at most :data:`UPDATES_PER_SECOND` times a second, and when Stop is
 pressed closes the stream and hands the session the partial answer (with no
 tool calls, so the turn ends there). :func:`render_transcript_html` draws
-the finished turns, each with its cost; everything from a model is rendered as
-sanitised Markdown or escaped.
+the finished turns, each with its cost (a turn the client's cassette replayed:
+the replayed note its ledger rows have, instead of the recording's cost);
+everything from a model is rendered as sanitised Markdown or escaped.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from typing import Any, Callable, Optional
 
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.html_views.conversation_html import render_tool_block_html
+from gatewaykit.presentation import replayed_from_cassette
+from gatewaykit.types.replayed import mark_replayed, replayed_answer
 
-__all__ = ["BoxTurnView", "ChatBoxDisplay", "render_transcript_html", "turn_cost"]
+__all__ = ["BoxTurnView", "ChatBoxDisplay", "render_transcript_html", "turn_cost", "turn_replayed"]
 
 UPDATES_PER_SECOND = 15
 _USER = "margin:0.5em 0 0.2em 0;padding:.35em .8em;border-radius:6px;background:rgba(13,110,253,0.09);white-space:pre-wrap"
@@ -27,15 +30,38 @@ _STOPPED = "stopped: the answer above is what arrived before Stop"
 
 
 def turn_cost(turn: Any) -> Optional[float]:
-    """USD the gateway reported for a turn's requests (None when one of them reported none)."""
+    """USD the gateway reported for a turn's requests (None when one of them reported none); a request the
+    client's cassette replayed was not charged: $0, as its ledger row (:func:`turn_replayed` has what it cost)."""
     costs = []
     for completion in turn.completions:
+        if replayed_answer(completion):
+            continue
         cost = getattr(getattr(completion, "usage", None), "cost", None)
         total = getattr(cost, "total_cost", None)
         if total is None or not math.isfinite(total):
             return None
         costs.append(total)
     return math.fsum(costs)
+
+
+def turn_replayed(turn: Any) -> tuple[int, float]:
+    """How many of a turn's requests the client's cassette replayed, and what the recording paid for them
+    (the costs their answers report)."""
+    replayed = [completion for completion in turn.completions if replayed_answer(completion)]
+    recorded = [getattr(getattr(completion, "usage", None), "total_cost", None) for completion in replayed]
+    return len(replayed), math.fsum(cost for cost in recorded if isinstance(cost, (int, float)) and math.isfinite(cost))
+
+
+def _cost_facts(turn: Any) -> list[str]:
+    """A finished turn's cost as its footer says it: the amount, or (all replayed) the replayed note, or both."""
+    replayed, recorded = turn_replayed(turn)
+    facts = []
+    if replayed < len(turn.completions) or not replayed:
+        cost = turn_cost(turn)
+        facts.append(style.esc(style.format_cost(cost)) if cost is not None else "cost not reported")
+    if replayed:
+        facts.append(style.esc(style.replayed_note(recorded)))
+    return facts
 
 
 def _user_html(content: Any) -> str:
@@ -77,9 +103,8 @@ def render_transcript_html(session: Any, stopped: set[int]) -> str:
         if reply is not None and reply.choices:
             answer = reply.choices[0].message.content or ""
         tokens = sum(getattr(getattr(c, "usage", None), "total_tokens", 0) or 0 for c in turn.completions)
-        cost = turn_cost(turn)
         facts = [style.esc(getattr(reply, "model", None) or session.model or ""), f"{tokens:,} tokens" if tokens else "",
-                 style.esc(style.format_cost(cost)) if cost is not None else "cost not reported"]  # fmt: skip
+                 *_cost_facts(turn)]  # fmt: skip
         if index in stopped:
             facts.append(_STOPPED)
         if turn.note:
@@ -122,6 +147,8 @@ class BoxTurnView:
         for choice in partial.choices:
             choice.message.tool_calls = None
             choice.finish_reason = "stop"
+        if replayed_from_cassette(stream):  # stopped, still the cassette's: marked as its whole answer would be
+            mark_replayed(partial)
         self._on_stopped()
         return partial
 
