@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "src"
 BIN = Path(sys.executable).parent
 # The core: what must work with only `pip install gatewaykit` and never reach up a layer.
-CORE = ["client", "types", "costs", "errors.py", "presentation.py"]
+CORE = ["client", "types", "costs", "errors.py", "presentation.py", "money.py"]
 UPPER_LAYERS = re.compile(r"gatewaykit\.(notebook|emulator)|gatewaykit import (notebook|emulator)|import_module")
 
 
@@ -65,7 +65,7 @@ def test_a_core_import_of_the_notebook_layer_breaks_the_contracts(tmp_path: Path
 
 
 def test_the_core_names_no_upper_layer_even_in_strings() -> None:
-    """client/, types/, costs/, errors.py and presentation.py never spell the notebook or emulator module (no importlib)."""
+    """client/, types/, costs/, errors.py, presentation.py and money.py never spell the notebook or emulator module (no importlib)."""
     offenders = []
     for entry in CORE:
         path = SOURCE / "gatewaykit" / entry

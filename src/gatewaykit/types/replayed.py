@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from gatewaykit.types.money import format_usd
+from gatewaykit.money import format_usd
 
 __all__ = ["REPLAYED_NOTE", "REPLAY_MARKER", "mark_replayed", "replayed_answer", "replayed_note"]
 
