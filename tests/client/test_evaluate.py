@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import math
 import os
 import signal
 import subprocess
@@ -388,3 +389,42 @@ def test_music_cells_wait_for_their_jobs_and_save_the_songs(client: gk.Client, t
     ev.save(tmp_path)
     assert (tmp_path / "pop-music-song.mp3").stat().st_size > 0
 
+
+
+def test_a_replayed_evaluation_marks_its_cells_and_totals_as_not_charged(emulator: Any, tmp_path: Path, no_key: None) -> None:
+    """Replayed from a cassette, each cell's cost says what its ledger row says (replayed, not charged, the
+    recorded cost as such) in print(ev) and the grid; each model's total, the grid's 'in all' and the judging say
+    how many cells and judge requests were replayed, instead of a bare $0."""
+    import re
+
+    from gatewaykit.costs.money import format_usd
+    from gatewaykit.notebook.html_views.evaluation_html import render_evaluation_html
+
+    path = tmp_path / "evaluation.jsonl"
+    cases = [{"id": "river", "prompt": "Name a river, evaluated."}, {"id": "lake", "prompt": "Name a lake, evaluated."}]
+    models = ["chat-mini", "chat-vision"]
+    scorers = [long_enough, gk.judge(model="chat-mini", rubric="Does it name a place?")]
+    with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, cassette=path, cassette_mode="record",
+                   ledger=gk.Ledger(path=None), display=False) as recording:  # fmt: skip
+        fresh = recording.evaluate(cases, models=models, scorers=scorers, concurrency=2)
+    with gk.Client(cassette=path, cassette_mode="replay", ledger=gk.Ledger(path=None), display=False) as client:
+        ev = client.evaluate(cases, models=models, scorers=scorers, concurrency=2)
+        row_notes = {row["tags"][-1]: row["note"] for row in client.ledger.rows if "-judge" not in " ".join(row["tags"])}
+    assert fresh.judge_cost > 0 and all(cell.cost_source == "reported" for cell in fresh.cells)
+    assert "replayed" not in str(fresh) + render_evaluation_html(fresh)
+    notes = [f"replayed from a cassette: not charged (recorded cost {format_usd(cell.total_cost)})" for cell in fresh.cells]
+    assert [(cell.cost_source, cell.total_cost) for cell in ev.cells] == [("replayed", 0.0)] * 4
+    assert [row_notes[cell.tag] for cell in ev.cells] == notes  # the cells say what their ledger rows say
+    text = str(ev)
+    assert [line.split(" · ")[2] for line in text.splitlines() if line.startswith("  chat-") and " — " in line] == notes
+    for model in models:
+        recorded = format_usd(math.fsum(cell.total_cost for cell in fresh.cells if cell.model == model))
+        said = f"$0.00 · 2 cells replayed from a cassette: not charged (recorded cost {recorded})"
+        assert any(line.startswith(f"  {model} ·") and said in line for line in text.splitlines())
+    assert ev.judge_replayed == 4 and "  judging: 4 judge requests replayed from a cassette: not charged" in text
+    html = render_evaluation_html(ev)
+    footers = re.findall(r'<div class="gk-footer"[^>]*>(.*?)</div>', html)
+    assert [footer.split(" · ")[-1] for footer in footers[:4]] == notes
+    everything = format_usd(math.fsum(cell.total_cost for cell in fresh.cells))
+    assert footers[-1] == (f"in all: $0.00 · 4 cells replayed from a cassette: not charged (recorded cost {everything})"
+                           " · 4 judge requests replayed from a cassette: not charged")  # fmt: skip

@@ -5,8 +5,8 @@ case, each repeat a row, the models across). A cell holds the model's result
 (or the error it ended with), its scores by column (a scorer's name; a scorer
 that returns a dict gives ``name.key`` columns), the errors of scorers that
 raised, its latency and what it cost (the ledger's figure: reported,
-estimated, ``cached`` at $0, or ``checkpoint`` at $0 when a stored result was
-reused).
+estimated, ``cached`` at $0, ``replayed`` at $0 when the client's cassette
+answered it, or ``checkpoint`` at $0 when a stored result was reused).
 
 ``to_pandas()`` has one row per cell (the columns: :data:`FIXED_COLUMNS`
 around the score columns), ``summary()`` one per model, ``save(folder)``
@@ -114,6 +114,7 @@ class Evaluation:
     quote: Any = None
     dry_run: bool = False
     judge_cost: float = 0.0  # USD the judges' requests cost this run (not in the cells' total_cost)
+    judge_replayed: int = 0  # how many of the judges' requests the client's cassette replayed (at $0 in judge_cost)
 
     @property
     def rows(self) -> list[list[EvaluationCell]]:

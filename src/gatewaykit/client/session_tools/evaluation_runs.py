@@ -142,9 +142,11 @@ async def _score_async(client: Any, plan: EvaluationPlan, cell: EvaluationCell, 
             cell.score_errors[name] = exc
 
 
-def _judge_cost(client: Any, plan: EvaluationPlan) -> float:
+def _judging(client: Any, plan: EvaluationPlan) -> tuple[float, int]:
+    """What the judges' requests cost (their ledger rows' total), and how many of them the cassette replayed."""
     judged = f"{plan.tag}-judge"
-    return sum(row.get("total_cost") or 0.0 for row in client.ledger.rows_as_recorded() if judged in (row.get("tags") or ()))
+    rows = [row for row in client.ledger.rows_as_recorded() if judged in (row.get("tags") or ())]
+    return sum(row.get("total_cost") or 0.0 for row in rows), sum(1 for row in rows if row.get("cost_source") == "replayed")
 
 
 def _open(client: Any, plan: EvaluationPlan, checkpoint: Any, params: dict[str, Any]) -> tuple[Optional[EvaluationStore], list[EvaluationCell]]:
@@ -165,7 +167,7 @@ def _open(client: Any, plan: EvaluationPlan, checkpoint: Any, params: dict[str, 
 def _close(client: Any, plan: EvaluationPlan, store: Optional[EvaluationStore], view: GuardedComparisonView) -> Evaluation:
     evaluation = plan.evaluation
     try:
-        evaluation.judge_cost = _judge_cost(client, plan)
+        evaluation.judge_cost, evaluation.judge_replayed = _judging(client, plan)
     finally:
         if store is not None:
             store.close()

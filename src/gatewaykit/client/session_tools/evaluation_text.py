@@ -2,19 +2,23 @@
 
 Row by row: the case, then one line per model (latency, cost, scores, the
 output's start or the error, and the row's marks), then a summary line per
-model. Model output is untrusted: control characters are removed, so an
+model. A cell the client's cassette replayed shows, for its cost, the note its
+ledger row has (not charged, and what the recording paid), and each total says
+how many cells (and judge requests) it leaves out that way. Model output is untrusted: control characters are removed, so an
 escape sequence in an answer cannot drive the terminal.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
 from gatewaykit.client.session_tools.scoring import mean_score
-from gatewaykit.costs.money import format_usd
+from gatewaykit.costs.money import format_usd, plural
+from gatewaykit.costs.rows import REPLAYED, replayed_note
 
-__all__ = ["cell_line", "evaluation_text", "score_text"]
+__all__ = ["cell_line", "cost_text", "evaluation_text", "judges_replayed_text", "replayed_text", "score_text"]
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _WIDTH = 70
@@ -35,12 +39,33 @@ def score_text(value: Any) -> str:
 
 
 def cost_text(cell: Any) -> str:
+    """A cell's cost as shown: the amount (with where it came from when not the gateway's report), or for a
+    cell the client's cassette replayed, its ledger row's note (what the recording paid, when its answer says)."""
+    if cell.cost_source == REPLAYED:
+        return replayed_note(getattr(cell.result, "usage", None))
     if cell.total_cost is None:
         return "cost not reported" if cell.ok else ""
     text = format_usd(cell.total_cost)
     if cell.cost_source in ("cached", "checkpoint"):
         return f"{text} ({cell.cost_source})"
     return f"≈ {text} est." if cell.cost_source == "estimated" else text
+
+
+def replayed_text(cells: Any) -> str:
+    """``2 cells replayed from a cassette: not charged (recorded cost $0.0042)``: what a total of ``cells``
+    leaves out, "" when the cassette replayed none of them."""
+    replayed = [cell for cell in cells if cell.cost_source == REPLAYED]
+    if not replayed:
+        return ""
+    recorded = [getattr(getattr(cell.result, "usage", None), "total_cost", None) for cell in replayed]
+    known = math.fsum(cost for cost in recorded if isinstance(cost, (int, float)) and math.isfinite(cost))
+    return f"{plural(len(replayed), 'cell')} {replayed_note(known)}"
+
+
+def judges_replayed_text(evaluation: Any) -> str:
+    """``4 judge requests replayed from a cassette: not charged``: what ``judge_cost`` leaves out, "" for none."""
+    count = evaluation.judge_replayed
+    return f"{plural(count, 'judge request')} {replayed_note()}" if count else ""
 
 
 def cell_line(cell: Any, marks: Any = ()) -> str:
@@ -88,9 +113,15 @@ def evaluation_text(evaluation: Any) -> str:
                 means.append(f"{column} {value:.2f}")
         errors = sum(1 for c in mine if c.error_text is not None)
         facts = [model, *means, format_usd(sum(costs)) if costs else "cost unknown"]
+        replayed = replayed_text(mine)
+        if replayed:
+            facts.append(replayed)
         if errors:
             facts.append(f"{errors} error{'s' if errors != 1 else ''}")
         lines.append("  " + " · ".join(facts))
     if evaluation.judge_cost:
         lines.append(f"  judging: {format_usd(evaluation.judge_cost)}")
+    judges_replayed = judges_replayed_text(evaluation)
+    if judges_replayed:
+        lines.append(f"  judging: {judges_replayed}")
     return "\n".join(lines)

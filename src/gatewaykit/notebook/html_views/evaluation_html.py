@@ -4,8 +4,10 @@ Each cell: its output (a chat answer as escaped text in a scrolling box, an
 image as a thumbnail, a video or a song as its player), its scores (✓/✗, a
 number, a judge's reason on hover, a scorer's error in red), latency and cost,
 and the row's marks (best score, cheapest, fastest). Under the rows, a summary
-row per model: mean scores, total cost, median latency, errors. A dry run shows
-the plan (every cell "not sent") and the quote. Pure: strings of HTML built
+row per model: mean scores, total cost, median latency, errors. A cell the
+client's cassette replayed says so where its cost stands (its ledger row's note:
+not charged, the recorded cost), and each total says how many it leaves out.
+A dry run shows the plan (every cell "not sent") and the quote. Pure: strings of HTML built
 from inline styles (GitHub, nbconvert and untrusted notebooks keep them),
 everything from a model or a case escaped.
 
@@ -19,6 +21,7 @@ import math
 import statistics
 from typing import Any, Optional, Sequence
 
+from gatewaykit.client.session_tools.evaluation_text import cost_text, judges_replayed_text, replayed_text
 from gatewaykit.client.session_tools.scoring import mean_score
 from gatewaykit.notebook.html_views.style import BOX, CODE, FOOTER, MUTED, esc, format_cost, format_seconds
 
@@ -126,17 +129,8 @@ def scores_html(cell: Any) -> str:
     return f'<div style="margin-top:4px">{"".join(parts)}</div>' if parts else ""
 
 
-def _cost(cell: Any) -> str:
-    if cell.total_cost is None:
-        return "cost not reported" if cell.ok else ""
-    text = format_cost(cell.total_cost)
-    if cell.cost_source in ("cached", "checkpoint"):
-        return f"{text} ({cell.cost_source})"
-    return f"≈ {text} est." if cell.cost_source == "estimated" else text
-
-
 def _footer(cell: Any) -> str:
-    facts = [format_seconds(cell.latency_s) if cell.latency_s is not None else "", _cost(cell)]
+    facts = [format_seconds(cell.latency_s) if cell.latency_s is not None else "", cost_text(cell)]
     return f'<div class="gk-footer" style="{FOOTER}">{" · ".join(esc(f) for f in facts if f)}</div>'
 
 
@@ -184,12 +178,13 @@ def summary_row(evaluation: Any) -> str:
         costs = [c.total_cost for c in mine if c.total_cost is not None]
         latencies = [c.latency_s for c in mine if c.ok and c.latency_s is not None]
         errors = sum(1 for c in mine if c.error_text is not None)
-        facts = [format_cost(math.fsum(costs)) if costs else "cost unknown"]
+        facts = [format_cost(math.fsum(costs)) if costs else "cost unknown", replayed_text(mine)]
         if latencies:
             facts.append(f"median {format_seconds(statistics.median(latencies))}")
         if errors:
             facts.append(f"{errors} error{'s' if errors != 1 else ''}")
-        cells.append(f'<td style="{_TD}"><div>{"".join(parts)}</div><div style="{FOOTER}">{esc(" · ".join(facts))}</div></td>')
+        shown = " · ".join(fact for fact in facts if fact)
+        cells.append(f'<td style="{_TD}"><div>{"".join(parts)}</div><div style="{FOOTER}">{esc(shown)}</div></td>')
     return f'<tr class="gk-eval-summary"><td style="{_TD}"><b>summary</b></td>{"".join(cells)}</tr>'
 
 
@@ -217,7 +212,9 @@ def grid_html(evaluation: Any, rows: Sequence[Sequence[str]], summary: str = "",
 def _tail(evaluation: Any) -> str:
     total = evaluation.total_cost
     judging = f" (judging {format_cost(evaluation.judge_cost)})" if evaluation.judge_cost else ""
-    return f'<div class="gk-footer" style="{FOOTER}">in all: {esc(format_cost(total))}{esc(judging)}</div>'
+    replayed = [text for text in (replayed_text(evaluation.cells), judges_replayed_text(evaluation)) if text]
+    said = f"in all: {format_cost(total)}{judging}" + "".join(f" · {text}" for text in replayed)
+    return f'<div class="gk-footer" style="{FOOTER}">{esc(said)}</div>'
 
 
 def render_evaluation_html(evaluation: Any) -> str:
