@@ -125,3 +125,40 @@ def test_a_replayed_answer_and_image_print_as_not_charged(emulator: Any, keys: A
     answer, asked, _image = replayed
     assert str(answer).splitlines()[-1] == f"— chat-mini · {answer.usage.prompt_tokens} + {answer.usage.completion_tokens} tokens · {notes[0]}"
     assert str(asked).splitlines()[-1].endswith(f"tokens · {notes[1]}")  # chat.ask() streamed it
+
+
+CACHED = "cached: not sent, not charged"
+
+
+def test_a_cached_answer_and_image_print_as_not_charged(emulator: Any, keys: Any, tmp_path: Any) -> None:
+    """print() of what the response cache answers (an answer, a streamed chat.ask() answer, an image) says what
+    its ledger row says (not sent, not charged, and what it saved) where a paid answer shows its cost; a chat
+    session's cost counts such a turn as $0, as its ledger rows do."""
+    question = [{"role": "user", "content": "Name a lake, cached."}]
+
+    def run(client: gk.Client) -> list[Any]:
+        return [client.chat.completions.create(model="chat-mini", messages=question),
+                client.chat.ask("Name a river, cached.", model="chat-mini"),
+                client.images.generate(model="image-pixels", prompt="a heron, cached", width=256, height=256)]  # fmt: skip
+
+    def client() -> gk.Client:
+        return gk.Client(api_key=keys.acme, base_url=emulator.base_url, cache=tmp_path / "cache", ledger=gk.Ledger(),
+                         display=False)  # fmt: skip
+
+    with client() as first:
+        paid = run(first)
+        paid_session = first.chat.session(model="chat-mini")
+        paid_session("Name a sea, cached.")
+    with client() as second:
+        kept = run(second)
+        notes = [row["note"] for row in second.ledger.rows]
+        session = second.chat.session(model="chat-mini")
+        session("Name a sea, cached.")
+        session_rows = [row for row in second.ledger.rows[len(notes):]]
+    for before, after, note in zip(paid, kept, notes):
+        said = f"{CACHED} (saved {format_usd(before.usage.total_cost)})"
+        assert CACHED not in str(before) + repr(before)
+        assert said == note, notes  # the ledger row's words
+        assert said in str(after) and said in repr(after), str(after)
+    assert paid_session.cost and paid_session.cost > 0
+    assert session.cost == sum(row["total_cost"] for row in session_rows) == 0.0

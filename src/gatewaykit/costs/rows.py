@@ -42,7 +42,7 @@ from gatewaykit.costs.money import format_usd
 from gatewaykit.costs.records import CostRecord
 from gatewaykit.types.common import Cost
 from gatewaykit.types.jobs import FINISHED_STATES, JobStatus
-from gatewaykit.types.replayed import REPLAYED_NOTE, replayed_note
+from gatewaykit.types.replayed import REPLAYED_NOTE, cached_note, replayed_note
 
 __all__ = [
     "CHARGED_SOURCES",
@@ -263,7 +263,7 @@ def row_from_record(record: CostRecord, tags: tuple = (), session: Optional[str]
         for name in COST_FIELDS:
             setattr(row, name, None)
         row.total_cost, row.cost_source, row.saved_cost = 0.0, CACHED, saved
-        row.note = "cached: not sent, not charged" + (f" (saved {format_usd(saved)})" if saved else "")
+        row.note = cached_note(saved)
         return row
     if getattr(record, "replayed", False):
         recorded = row.total_cost

@@ -14,14 +14,21 @@ say it too; :mod:`gatewaykit.costs.rows` re-exports the note.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, Optional, TypeVar
 
 from gatewaykit.money import format_usd
 
-__all__ = ["REPLAYED_NOTE", "REPLAY_MARKER", "mark_replayed", "replayed_answer", "replayed_note"]
+__all__ = [
+    "CACHED_NOTE", "CACHE_MARKER", "REPLAYED_NOTE", "REPLAY_MARKER", "cached_note", "mark_replayed", "not_charged",
+    "not_charged_note", "replayed_answer", "replayed_note",
+]  # fmt: skip
 
 REPLAY_MARKER = "gatewaykit_cassette"
 REPLAYED_NOTE = "replayed from a cassette: not charged"
+# The response cache's mark on an answer it kept (``{"gatewaykit_cache": {"saved_cost": ...}}``, the client's
+# ``transports/response_cache.py``), and the words of a cached answer's ledger row.
+CACHE_MARKER = "gatewaykit_cache"
+CACHED_NOTE = "cached: not sent, not charged"
 
 _Answer = TypeVar("_Answer")
 
@@ -52,3 +59,26 @@ def mark_replayed(answer: _Answer) -> _Answer:
     if isinstance(extra, dict):
         extra[REPLAY_MARKER] = "replayed"
     return answer
+
+
+def cached_note(saved: Any = None) -> str:
+    """``cached: not sent, not charged (saved $0.0021)``: a cached answer's ledger note (``saved``: what the
+    kept answer cost when it was made, if known)."""
+    known = isinstance(saved, (int, float)) and not isinstance(saved, bool) and saved > 0
+    return CACHED_NOTE + (f" (saved {format_usd(saved)})" if known else "")
+
+
+def not_charged_note(answer: Any) -> Optional[str]:
+    """What stands for the cost of an answer nobody paid for now: :func:`replayed_note` for the cassette's,
+    :func:`cached_note` for the response cache's; None for an answer the gateway charged."""
+    if replayed_answer(answer):
+        return replayed_note(getattr(answer, "usage", None))
+    marker = (getattr(answer, "model_extra", None) or {}).get(CACHE_MARKER)
+    if isinstance(marker, dict):
+        return cached_note(marker.get("saved_cost"))
+    return None
+
+
+def not_charged(answer: Any) -> bool:
+    """Whether ``answer`` came from the cassette or the response cache: nothing was charged for it now."""
+    return not_charged_note(answer) is not None

@@ -3,8 +3,8 @@
 ``str(result)`` is readable and short (an answer is its text and one line of
 model, tokens and cost; a model list is a table of ids and kinds; a job is one
 line); an answer the client's cassette replayed shows, where its cost would
-stand, the note its ledger row has (:func:`gatewaykit.types.replayed.replayed_note`:
-not charged, and what the recording paid); ``repr(result)`` is one line of ids and key figures, under
+stand, the note its ledger row has (:func:`gatewaykit.types.replayed.not_charged_note`:
+not charged, and what the recording paid); an answer from the response cache likewise; ``repr(result)`` is one line of ids and key figures, under
 :data:`REPR_LIMIT` characters. Model output is untrusted: control characters
 and escape sequences are removed from everything shown here (:func:`gatewaykit.terminal_text.plain_text`).
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional
 
 from gatewaykit.terminal_text import plain_text
-from gatewaykit.types.replayed import replayed_answer, replayed_note
+from gatewaykit.types.replayed import not_charged_note
 
 __all__ = [
     "REPR_LIMIT",
@@ -58,10 +58,12 @@ def short_repr(text: str) -> str:
 
 
 def _cost(answer: Any) -> str:
-    """What stands for an answer's cost: the amount, or (replayed from a cassette) the replayed note."""
+    """What stands for an answer's cost: the amount, or for one not charged now (replayed from a cassette, or
+    from the response cache) its ledger row's note."""
+    note = not_charged_note(answer)
+    if note is not None:
+        return note
     usage = answer.usage
-    if replayed_answer(answer):
-        return replayed_note(usage)
     return _usd(usage.total_cost) if usage is not None else ""
 
 

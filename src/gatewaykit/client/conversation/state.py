@@ -21,7 +21,7 @@ from gatewaykit.client.conversation.tool_loop import LIMIT_PROMPT, Turn, TurnEve
 from gatewaykit.client.conversation.tools import Toolbox, approval_of
 from gatewaykit.presentation import rich_bundle
 from gatewaykit.types import ChatCompletion, Cost, Usage
-from gatewaykit.types.replayed import replayed_answer
+from gatewaykit.types.replayed import not_charged
 from gatewaykit.costs.money import format_usd
 
 __all__ = ["SessionState"]
@@ -109,7 +109,7 @@ class SessionState:
 
         None (unknown, never a made-up 0.0) when a request's answer reported no cost:
         the server may have charged it, and the client cannot say how much. A request
-        the client's cassette replayed was not charged: $0, as its ledger row.
+        the client's cassette replayed or its response cache answered was not charged: $0, as its ledger row.
         """
         reported = [usage.total_cost if usage is not None else None for usage in self._usages]
         if any(cost is None for cost in reported):
@@ -166,7 +166,7 @@ class SessionState:
 
     def _spent(self, completion: ChatCompletion) -> None:
         usage = completion.usage
-        if replayed_answer(completion):  # from the client's cassette: nothing charged (its answer says what was)
+        if not_charged(completion):  # from the client's cassette or response cache: nothing charged (as its row)
             usage = (usage or Usage()).model_copy(update={"cost": Cost(total_cost=0.0)})
         self._usages.append(usage)  # type: ignore[arg-type]
 

@@ -53,11 +53,11 @@ from gatewaykit.client.transports.cassette_store import (
 )
 from gatewaykit.costs.private_files import create_private_file, make_private_folder, write_private_file
 from gatewaykit.errors import ConfigurationError
+from gatewaykit.types.replayed import CACHE_MARKER  # what marks a kept answer; displays read it there
 
 __all__ = ["CACHE_MARKER", "CacheWarning", "ResponseCache", "cache_directory"]
 
 FORMAT_VERSION = 1
-CACHE_MARKER = "gatewaykit_cache"
 _INLINE_LIMIT = 32 * 1024  # text bodies larger than this live in media/, so the index file stays small to load
 _PAID = re.compile(r"^/v1/(chat/completions|images/(generations|edits)|videos|audio/generations)$")
 _JOB_POLL = re.compile(r"^/v1/(videos|audio/generations)/[^/?]+$")
