@@ -256,3 +256,26 @@ def test_a_pickled_client_keeps_its_cache(emulator: Any, tmp_path: Path) -> None
             assert copy.cache is not None and Path(copy.cache.path) == Path(client.cache.path)
         finally:
             copy.close()
+
+
+def test_a_cached_jobs_row_says_cached_not_replayed(make: Any, emulator: Any, tmp_path: Path) -> None:
+    """A job the cache answered keeps the cache's words in its row (with what it saved, when the ledger knows), not
+    the cassette's ("replayed from a cassette"), which it never came from: in the ledger that ran it, and in a
+    fresh one whose row settles when the kept job finishes."""
+    from gatewaykit.money import format_usd
+
+    def make_song(client: gk.Client) -> Any:
+        return client.music.create(model="music-song", prompt="a lighthouse, kept", lyrics_prompt=LYRICS).wait(
+            on_update=lambda _: None)  # fmt: skip
+
+    client = make()
+    job = make_song(client)
+    make_song(client)
+    first, kept = [row for row in client.ledger.rows if row["id"] == job.id]
+    assert kept["cost_source"] == "cached"
+    assert kept["note"] == f"cached: not sent, not charged (saved {format_usd(first['total_cost'])})"
+    with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, ledger=gk.Ledger(path=None), display=False,
+                   cache=tmp_path / "cache") as fresh:  # fmt: skip
+        make_song(fresh)
+        (row,) = fresh.ledger.rows
+    assert (row["cost_source"], row["status"], row["note"]) == ("cached", "completed", "cached: not sent, not charged")

@@ -33,6 +33,7 @@ from gatewaykit.costs.rows import (
     valid_amount,
 )
 from gatewaykit.costs.settlement import PriceSource, contribution, finish, pending_estimate, settle
+from gatewaykit.types.replayed import cached_note
 
 __all__ = ["RowBook", "StoredRow"]
 
@@ -89,6 +90,7 @@ class RowBook:
             row.status, row.seconds = original.status, original.seconds
             if row.cost_source == CACHED and original.charged:
                 row.saved_cost = original.total_cost  # what the job cost (or was estimated to) when it ran
+                row.note = cached_note(row.saved_cost)  # its note says so, as a cached answer's does
             local_copy = True
         settle(row, self.prices)
         self.rows.append(row)

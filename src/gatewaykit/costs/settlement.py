@@ -27,6 +27,7 @@ from typing import Any, Mapping, Optional, Protocol
 from gatewaykit.costs import rows as _rows
 from gatewaykit.costs.money import format_usd
 from gatewaykit.costs.rows import LedgerRow, valid_amount
+from gatewaykit.types.replayed import cached_note
 
 __all__ = ["PriceSource", "contribution", "finish", "pending_estimate", "settle", "valid_amount"]
 
@@ -79,8 +80,8 @@ def settle(row: LedgerRow, prices: Optional[PriceSource]) -> None:
     """Decide ``cost_source``, ``charged`` and ``total_cost`` from the row's status."""
     if row.cost_source in _rows.NOT_SENT_SOURCES:  # a cassette or the cache: never charged, whatever its status
         row.charged, row.total_cost = False, 0.0
-        if row.note is None:
-            row.note = _rows.REPLAYED_NOTE
+        if row.note is None:  # a job's row, its note cleared when it finished: its source's note again
+            row.note = cached_note(row.saved_cost) if row.cost_source == _rows.CACHED else _rows.REPLAYED_NOTE
         return
     if row.cost_source == _rows.REPORTED and valid_amount(row.total_cost) is None:  # a stored NaN
         row.note = _rows.invalid_amount_note(row.total_cost)
