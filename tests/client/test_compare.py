@@ -99,7 +99,7 @@ def test_models_must_be_a_list_not_a_string(client: gk.Client) -> None:
 def test_to_pandas_has_one_row_per_model(client: gk.Client) -> None:
     """The frame's columns are the documented ones."""
     frame = client.compare("hi", models=["chat-mini", "chat-vision"]).to_pandas()
-    assert list(frame.columns) == ["model", "preview", "latency_s", "total_cost", "cost_source", "tokens", "error"]
+    assert list(frame.columns) == ["model", "preview", "latency_s", "total_cost", "cost_source", "tokens", "error", "note"]
     assert list(frame.model) == ["chat-mini", "chat-vision"]
 
 
@@ -135,3 +135,84 @@ def test_confirm_over_quotes_the_whole_comparison_once(emulator: Any, book: gk.L
         assert len(book.rows) == 0
         done = client.compare("a lighthouse", models=["image-pixels", "image-aspect"], confirm=True)
         assert all(entry.ok for entry in done.entries)
+
+
+def _footers(html: str) -> list[str]:
+    """The grid's column footers (latency, tokens, cost), then the line under the grid."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    columns = soup.select("div.gk-compare-column")
+    said = [column.find_all("div", class_="gk-footer", recursive=False)[-1].get_text() for column in columns]
+    return said + [footer.get_text() for footer in soup.select("div.gk-comparison > div.gk-footer")]
+
+
+def test_a_replayed_comparison_says_not_charged_where_each_cost_stands(emulator: Any, tmp_path: Any, no_key: None) -> None:
+    """Replayed from a cassette (sync and async), each model's cost says what its ledger row says (replayed, not
+    charged, the recorded cost as such) in print(), the grid and to_pandas(), instead of a bare $0.00; the total
+    says how many models were not charged; cheapest still compares what the models cost."""
+    from gatewaykit.money import format_usd
+    from gatewaykit.notebook.html_views.comparison_html import render_comparison_html
+
+    path = tmp_path / "compare.jsonl"
+    models = ["chat-vision", "chat-mini"]
+    with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, cassette=path, cassette_mode="record",
+                   ledger=gk.Ledger(path=None), display=False) as recording:  # fmt: skip
+        fresh = recording.compare("Name a river, compared.", models=models)
+
+    def replayed() -> tuple[gk.Comparison, list[dict[str, Any]]]:
+        with gk.Client(cassette=path, cassette_mode="replay", ledger=gk.Ledger(path=None), display=False) as client:
+            return client.compare("Name a river, compared.", models=models), client.ledger.rows
+
+    async def replayed_async() -> tuple[gk.Comparison, list[dict[str, Any]]]:
+        async with gk.AsyncClient(cassette=path, cassette_mode="replay", ledger=gk.Ledger(path=None),
+                                  display=False) as client:  # fmt: skip
+            return await client.compare("Name a river, compared.", models=models), client.ledger.rows
+
+    paid = [entry.total_cost for entry in fresh.entries]
+    notes = [f"replayed from a cassette: not charged (recorded cost {format_usd(cost)})" for cost in paid]
+    total = f"in all: $0.00 · 2 models replayed from a cassette: not charged (recorded cost {format_usd(sum(paid))})"
+    assert all(entry.cost_source == "reported" and entry.note is None for entry in fresh.entries)
+    assert "replayed" not in str(fresh) + render_comparison_html(fresh)
+    for comparison, rows in (replayed(), asyncio.run(replayed_async())):
+        assert [(entry.cost_source, entry.total_cost) for entry in comparison.entries] == [("replayed", 0.0)] * 2
+        assert [entry.note for entry in comparison.entries] == notes == [row["note"] for row in rows]
+        lines = str(comparison).splitlines()
+        for model, note in zip(models, notes):
+            assert any(line.startswith(f"  {model} ") and f"  {note} " in line for line in lines), lines
+        assert lines[-1] == f"  {total}" and comparison.total_text == total
+        footers = _footers(render_comparison_html(comparison))
+        assert [footer.split(" · ")[-1] for footer in footers[:2]] == notes and footers[-1] == total
+        assert list(comparison.to_pandas().note) == notes
+        assert comparison.cheapest == fresh.cheapest == "chat-mini"  # not the first of two $0 columns
+
+
+def test_a_cached_comparison_says_not_charged_where_each_cost_stands(emulator: Any, keys: Any, tmp_path: Any) -> None:
+    """Answered from the response cache, each model's cost (a chat's, a music job's) says what its ledger row says
+    (cached, not sent, not charged, what it saved) in print(), the grid and to_pandas(); the total says how many."""
+    from gatewaykit.money import format_usd
+    from gatewaykit.notebook.html_views.comparison_html import render_comparison_html
+
+    def run(client: gk.Client) -> tuple[gk.Comparison, gk.Comparison]:
+        return (client.compare("Name a lake, compared.", models=["chat-mini", "chat-vision"]),
+                client.compare("upbeat synth pop, kept", models=["music-song"], lyrics_prompt=LYRICS))  # fmt: skip
+
+    def client() -> gk.Client:
+        return gk.Client(api_key=keys.acme, base_url=emulator.base_url, cache=tmp_path / "cache",
+                         ledger=gk.Ledger(path=None), display=False)  # fmt: skip
+
+    with client() as first:
+        fresh, _ = run(first)
+    with client() as second:
+        chats, song = run(second)
+        rows = second.ledger.rows
+    notes = [f"cached: not sent, not charged (saved {format_usd(entry.total_cost)})" for entry in fresh.entries]
+    assert [entry.note for entry in chats.entries] == notes == [row["note"] for row in rows[:2]]
+    total = f"in all: $0.00 · 2 models cached: not sent, not charged (saved {format_usd(fresh.total_cost)})"
+    assert str(chats).splitlines()[-1] == f"  {total}"
+    footers = _footers(render_comparison_html(chats))
+    assert [footer.split(" · ")[-1] for footer in footers[:2]] == notes and footers[-1] == total
+    assert list(chats.to_pandas().note) == notes
+    (entry,) = song.entries
+    assert (entry.cost_source, entry.total_cost, entry.note) == ("cached", 0.0, "cached: not sent, not charged")
+    assert entry.note == rows[-1]["note"] and "  cached: not sent, not charged " in str(song)

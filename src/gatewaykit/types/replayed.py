@@ -10,17 +10,25 @@ stand: the words of the answer's ledger row (``cost_source="replayed"``).
 
 Here, below the ledger, so the types' own plain-text faces (``print(answer)``)
 say it too; :mod:`gatewaykit.costs.rows` re-exports the note.
+
+Whatever adds answers up (a conversation's turns, a comparison's models) takes
+each one's :class:`NotCharged` (:func:`not_charged_of`: where it came from, what
+it cost when it was paid for) and says with :func:`not_charged_total` how many
+of them its total leaves out: ``2 turns replayed from a cassette: not charged
+(recorded cost $0.0042)``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, TypeVar
+import math
+from typing import Any, Iterable, NamedTuple, Optional, TypeVar
 
-from gatewaykit.money import format_usd
+from gatewaykit.money import format_usd, plural
 
 __all__ = [
-    "CACHED_NOTE", "CACHE_MARKER", "REPLAYED_NOTE", "REPLAY_MARKER", "cached_note", "mark_replayed", "not_charged",
-    "not_charged_note", "replayed_answer", "replayed_note",
+    "CACHED", "CACHED_NOTE", "CACHE_MARKER", "REPLAYED", "REPLAYED_NOTE", "REPLAY_MARKER", "NotCharged", "cached_note",
+    "mark_replayed", "not_charged", "not_charged_note", "not_charged_of", "not_charged_total", "replayed_answer",
+    "replayed_note",
 ]  # fmt: skip
 
 REPLAY_MARKER = "gatewaykit_cassette"
@@ -29,6 +37,9 @@ REPLAYED_NOTE = "replayed from a cassette: not charged"
 # ``transports/response_cache.py``), and the words of a cached answer's ledger row.
 CACHE_MARKER = "gatewaykit_cache"
 CACHED_NOTE = "cached: not sent, not charged"
+# The ledger's cost_source of such a request's row (costs.rows: REPLAYED, CACHED).
+REPLAYED = "replayed"
+CACHED = "cached"
 
 _Answer = TypeVar("_Answer")
 
@@ -68,17 +79,63 @@ def cached_note(saved: Any = None) -> str:
     return CACHED_NOTE + (f" (saved {format_usd(saved)})" if known else "")
 
 
+class NotCharged(NamedTuple):
+    """An answer (or several added up) nobody paid for now: ``source`` is its ledger row's ``cost_source``
+    (:data:`REPLAYED` or :data:`CACHED`), ``cost`` what it cost when it was paid for (the recording's, or the
+    kept answer's; None when not known)."""
+
+    source: str
+    cost: Optional[float] = None
+
+    @property
+    def note(self) -> str:
+        """What stands for its cost: :func:`replayed_note` or :func:`cached_note` (its ledger row's note)."""
+        return cached_note(self.cost) if self.source == CACHED else replayed_note(self.cost)
+
+
+def _amount(value: Any) -> Optional[float]:
+    known = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if known else None
+
+
+def not_charged_of(answer: Any) -> Optional[NotCharged]:
+    """Where an answer nobody paid for now came from and what it cost then (the cassette's replay: the
+    recorded cost its usage reports; the response cache's: the saving its marker holds); None for an answer
+    the gateway charged."""
+    if replayed_answer(answer):
+        return NotCharged(REPLAYED, _amount(getattr(getattr(answer, "usage", None), "total_cost", None)))
+    marker = (getattr(answer, "model_extra", None) or {}).get(CACHE_MARKER)
+    if isinstance(marker, dict):
+        return NotCharged(CACHED, _amount(marker.get("saved_cost")))
+    return None
+
+
 def not_charged_note(answer: Any) -> Optional[str]:
     """What stands for the cost of an answer nobody paid for now: :func:`replayed_note` for the cassette's,
     :func:`cached_note` for the response cache's; None for an answer the gateway charged."""
-    if replayed_answer(answer):
-        return replayed_note(getattr(answer, "usage", None))
-    marker = (getattr(answer, "model_extra", None) or {}).get(CACHE_MARKER)
-    if isinstance(marker, dict):
-        return cached_note(marker.get("saved_cost"))
-    return None
+    found = not_charged_of(answer)
+    return found.note if found is not None else None
 
 
 def not_charged(answer: Any) -> bool:
     """Whether ``answer`` came from the cassette or the response cache: nothing was charged for it now."""
-    return not_charged_note(answer) is not None
+    return not_charged_of(answer) is not None
+
+
+def not_charged_total(noun: str, items: Iterable[NotCharged], many: Optional[str] = None) -> str:
+    """What a total leaves out: ``2 turns replayed from a cassette: not charged (recorded cost $0.0042)``.
+
+    ``items``: one :class:`NotCharged` per ``noun`` (a turn, a model) that was not charged, once per source
+    (a turn with both a replayed and a cached request is counted under each). Replayed first, then cached,
+    joined by ", "; the costs known are added up. "" when there are none.
+    """
+    items = list(items)
+    said = []
+    for source in (REPLAYED, CACHED):
+        mine = [item for item in items if item.source == source]
+        if not mine:
+            continue
+        known = [cost for cost in (_amount(item.cost) for item in mine) if cost is not None]
+        total = NotCharged(source, math.fsum(known) if known else None)
+        said.append(f"{plural(len(mine), noun, many)} {total.note}")
+    return ", ".join(said)

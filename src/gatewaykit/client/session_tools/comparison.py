@@ -7,7 +7,11 @@ every model runs concurrently (threads for :class:`Client`, tasks for
 :class:`AsyncClient`); one model failing shows its error in its own column and
 the others finish (the runs: :mod:`gatewaykit.client.session_tools.comparison_runs`). Each model's requests are tagged in the ledger, so its cost
 is what the ledger says: reported for chats and images, estimated (and labelled
-so) or not reported for video and music jobs.
+so) or not reported for video and music jobs. A model the client's cassette
+replayed or its response cache answered was not charged: where its cost stands
+it shows what its ledger row says (``replayed from a cassette: not charged
+(recorded cost $x)``, ``cached: not sent, not charged (saved $x)``), and the
+total says how many models it leaves out that way.
 """
 
 from __future__ import annotations
@@ -17,21 +21,27 @@ import math
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from gatewaykit.errors import ModelNotFoundError
 from gatewaykit.presentation import rich_bundle
 from gatewaykit.terminal_text import plain_text
 from gatewaykit.types import ModelList
+from gatewaykit.types.replayed import CACHED, REPLAYED, NotCharged, not_charged_of, not_charged_total
 
-__all__ = ["Comparison", "ComparisonEntry", "plan_comparison"]
+__all__ = ["Comparison", "ComparisonEntry", "cost_text", "plan_comparison"]
 
 _PREVIEW_CHARS = 120
 
 
 @dataclass
 class ComparisonEntry:
-    """One model's column: its result (or error), how long it took, what it cost."""
+    """One model's column: its result (or error), how long it took, what it cost.
+
+    ``not_charged``: for a column nobody paid for now (the cassette replayed it, or the response cache
+    answered it; ``total_cost`` 0), where it came from and what it cost when it was paid for; ``note`` is then
+    what its ledger row says instead of a cost.
+    """
 
     model: str
     kind: str
@@ -42,10 +52,20 @@ class ComparisonEntry:
     cost_source: Optional[str] = None
     tokens: Optional[int] = None
     tag: str = ""
+    not_charged: Optional[NotCharged] = None
+    note: Optional[str] = None
 
     @property
     def ok(self) -> bool:
         return self.error is None and self.result is not None
+
+    @property
+    def paid_cost(self) -> Optional[float]:
+        """What the model costs for this prompt: ``total_cost``, or for a column not charged now what it cost
+        when it was paid for (None when not known). What :attr:`Comparison.cheapest` compares."""
+        if self.not_charged is not None:
+            return self.not_charged.cost
+        return self.total_cost
 
     @property
     def preview(self) -> str:
@@ -95,9 +115,10 @@ class Comparison:
 
     @property
     def cheapest(self) -> Optional[str]:
-        """The model whose known cost is lowest (None when no cost is known)."""
-        priced = [e for e in self.entries if e.ok and e.total_cost is not None]
-        return min(priced, key=lambda e: e.total_cost).model if priced else None  # type: ignore[arg-type,return-value]
+        """The model whose known cost is lowest (None when no cost is known); a model not charged now (replayed,
+        cached) counts at what it cost when it was paid for, not at its $0."""
+        priced = [e for e in self.entries if e.ok and e.paid_cost is not None]
+        return min(priced, key=lambda e: e.paid_cost).model if priced else None  # type: ignore[arg-type,return-value]
 
     @property
     def fastest(self) -> Optional[str]:
@@ -114,22 +135,31 @@ class Comparison:
         return math.fsum(c for c in costs if c is not None)
 
     @property
+    def not_charged_text(self) -> str:
+        """``2 models replayed from a cassette: not charged (recorded cost $0.0011)``: what the total leaves out
+        ("" when every model was charged)."""
+        return not_charged_total("model", [e.not_charged for e in self.entries if e.not_charged is not None])
+
+    @property
     def total_text(self) -> str:
-        """``in all: $0.00242``, saying so when the rounded figures shown per model do not add up to it ("" unknown)."""
+        """``in all: $0.00242``, saying so when the rounded figures shown per model do not add up to it, and how
+        many models were not charged (:attr:`not_charged_text`) ("" unknown)."""
         from gatewaykit.costs.money import format_usd
 
         total = self.total_cost
         if total is None:
             return ""
-        shown = [format_usd(e.total_cost) for e in self.entries if e.total_cost is not None]
+        shown = [format_usd(e.total_cost) for e in self.entries if e.total_cost is not None and e.not_charged is None]
         added = math.fsum(float(text.lstrip("$").replace(",", "")) for text in shown)
         line = f"in all: {format_usd(total)}"
         if len(shown) > 1 and format_usd(added) != format_usd(total):
             line += f" (exact; the rounded figures above add up to {format_usd(added)})"
-        return line
+        not_charged = self.not_charged_text
+        return line + (f" · {not_charged}" if not_charged else "")
 
     def to_pandas(self) -> Any:
-        """One row per model: model, preview, latency_s, total_cost, cost_source, tokens, error (imports pandas)."""
+        """One row per model: model, preview, latency_s, total_cost, cost_source, tokens, error, note (imports
+        pandas); ``note`` is what a model not charged now shows for its cost (its ledger row's note), else None."""
         import pandas as pd
 
         rows = [
@@ -141,10 +171,11 @@ class Comparison:
                 "cost_source": e.cost_source,
                 "tokens": e.tokens,
                 "error": None if e.error is None else str(e.error),
+                "note": e.note,
             }
             for e in self.entries
         ]
-        columns = ["model", "preview", "latency_s", "total_cost", "cost_source", "tokens", "error"]
+        columns = ["model", "preview", "latency_s", "total_cost", "cost_source", "tokens", "error", "note"]
         return pd.DataFrame(rows, columns=columns)
 
     def __repr__(self) -> str:
@@ -156,14 +187,12 @@ class Comparison:
         )
 
     def __str__(self) -> str:
-        from gatewaykit.costs.money import format_usd
-
         lines = [f"{self.kind} comparison: {_one_line(self.prompt)}"]
         width = max((len(e.model) for e in self.entries), default=5)
         for e in self.entries:
             marks = [m for m, on in (("cheapest", e.model == self.cheapest), ("fastest", e.model == self.fastest)) if on]
             latency = "" if e.latency_s is None else f"{e.latency_s:.1f} s"
-            cost = _cost_text(e, format_usd)
+            cost = cost_text(e)
             lines.append(
                 f"  {e.model:<{width}}  {latency:>7}  {cost:<14} {e.preview}" + (f"  [{', '.join(marks)}]" if marks else "")
             )
@@ -177,20 +206,25 @@ class Comparison:
 
 def column_line(entry: ComparisonEntry) -> str:
     """One column on one line: model, latency, tokens, cost, and the output's preview (or the error)."""
-    from gatewaykit.costs.money import format_usd
-
     facts = [entry.model]
     if entry.latency_s is not None:
         facts.append(f"{entry.latency_s:.1f} s")
     if entry.tokens is not None:
         facts.append(f"{entry.tokens:,} tokens")
-    cost = _cost_text(entry, format_usd)
+    cost = cost_text(entry)
     if cost:
         facts.append(cost)
     return " · ".join(facts) + f": {entry.preview}"
 
 
-def _cost_text(entry: ComparisonEntry, format_usd: Callable[[float], str]) -> str:
+def cost_text(entry: ComparisonEntry) -> str:
+    """A column's cost as every view shows it: the amount ("≈ … est." when estimated, "not reported"), or for a
+    column not charged now (replayed, cached) what its ledger row says instead (:attr:`ComparisonEntry.note`)."""
+    from gatewaykit.costs.money import format_usd
+
+    note = getattr(entry, "note", None)  # a view's stand-in for an entry may have none
+    if note is not None:
+        return str(note)
     if entry.total_cost is None:
         return "not reported" if entry.ok else ""
     text = format_usd(entry.total_cost)
@@ -234,7 +268,8 @@ def new_tag() -> str:
 
 
 def settle(entry: ComparisonEntry, rows: list[dict[str, Any]]) -> None:
-    """Fill an entry's cost and tokens from its tagged ledger rows (the ledger decides reported/estimated)."""
+    """Fill an entry's cost and tokens from its tagged ledger rows (the ledger decides reported/estimated;
+    rows all replayed or all cached: not charged, with their note)."""
     mine = [row for row in rows if entry.tag in (row.get("tags") or ())]
     if entry.kind == "chat" and entry.result is not None:
         usage = getattr(entry.result, "usage", None)
@@ -248,6 +283,23 @@ def settle(entry: ComparisonEntry, rows: list[dict[str, Any]]) -> None:
         return
     entry.total_cost = math.fsum(costs)  # type: ignore[arg-type]
     entry.cost_source = "estimated" if "estimated" in sources else (sources.pop() if len(sources) == 1 else "mixed")
+    entry.not_charged, entry.note = _not_charged(entry, mine)
+
+
+def _not_charged(entry: ComparisonEntry, mine: list[dict[str, Any]]) -> tuple[Optional[NotCharged], Optional[str]]:
+    """A column whose rows are all the cassette's or all the cache's: where it came from, what it cost when it was
+    paid for (its answer's marker says; a cached row's ``saved_cost`` else), and the note to show: its one row's
+    note, or the same wording over them all."""
+    if entry.cost_source not in (REPLAYED, CACHED):
+        return None, None
+    found = not_charged_of(entry.result)
+    if found is None or found.source != entry.cost_source:  # a job's answer carries no recorded cost
+        saved = [row.get("saved_cost") for row in mine]
+        known = [cost for cost in saved if isinstance(cost, (int, float)) and math.isfinite(cost)]
+        found = NotCharged(entry.cost_source, math.fsum(known) if known else None)
+    notes = {row.get("note") for row in mine}
+    note = notes.pop() if len(notes) == 1 else None
+    return found, note if isinstance(note, str) and note else found.note
 
 
 class Timer:

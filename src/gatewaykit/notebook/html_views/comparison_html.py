@@ -3,7 +3,9 @@
 Each column: the model id (with "cheapest" / "fastest" marks), its output as
 it shows on its own (the answer panel, the image grid, the player) or its
 error card, then latency, tokens and cost (reported, or "≈ … est." when the
-price was estimated). Pure: a string of HTML, everything from a model escaped
+price was estimated; a model the client's cassette replayed or its response
+cache answered shows its ledger row's note instead, and the total under the
+grid says how many models were not charged). Pure: a string of HTML, everything from a model escaped
 by the renderers it reuses.
 """
 
@@ -11,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gatewaykit.client.session_tools.comparison import cost_text
 from gatewaykit.notebook.html_views import html as views
-from gatewaykit.notebook.html_views.style import BOX, CODE, FOOTER, MUTED, esc, format_cost, format_seconds
+from gatewaykit.notebook.html_views.style import BOX, CODE, FOOTER, MUTED, esc, format_seconds
 
 __all__ = ["column_footer", "column_shell", "finished_body", "grid_html", "render_comparison_html"]
 
@@ -40,10 +43,11 @@ def _output_html(entry: Any) -> str:
 
 
 def _cost_html(entry: Any) -> str:
-    if entry.total_cost is None:
+    """The column's cost as ``print(comparison)`` says it (one copy: ``comparison.cost_text``; a column the
+    cassette replayed or the cache answered: its ledger row's note), "cost not reported" spelled out here."""
+    if entry.total_cost is None and getattr(entry, "note", None) is None:
         return "cost not reported" if entry.ok else ""
-    text = format_cost(entry.total_cost)
-    return f"≈ {text} est." if entry.cost_source == "estimated" else text
+    return cost_text(entry)
 
 
 def column_footer(entry: Any) -> str:
