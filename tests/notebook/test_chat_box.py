@@ -232,3 +232,34 @@ def test_a_replayed_turn_says_not_charged_where_a_turn_shows_its_cost(emulator: 
     assert f"this turn {notes[1]}" in totals
     assert f"conversation $0.00, 2 turns replayed from a cassette: not charged (recorded cost {format_usd(math.fsum(paid))})" in totals
     assert ui.cost == 0.0 == math.fsum(row["total_cost"] for row in rows)  # the session agrees with its ledger rows
+
+
+def test_a_cached_turn_says_not_charged_where_a_turn_shows_its_cost(emulator: Any, tmp_path: Any) -> None:
+    """A chat box over the response cache's answers: each turn's footer, 'this turn' and the conversation total
+    say what the ledger rows say (cached, not sent, not charged, what it saved), not the kept answer's cost as
+    spent again (the box read the turn's cost from its answers, which carry the kept cost)."""
+    import re
+
+    from gatewaykit.money import format_usd
+
+    prompts = ["Name a river, kept.", "And a lake?"]
+
+    def converse() -> tuple[gk.ChatUI, list[dict[str, Any]]]:
+        with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, cache=tmp_path / "cache",
+                       ledger=gk.Ledger(path=None), display=False) as client:  # fmt: skip
+            ui = gk.chat_ui(client, model="chat-mini")
+            for prompt in prompts:
+                ui.send(prompt)
+            return ui, client.ledger.rows
+
+    fresh, _ = converse()
+    ui, rows = converse()
+    paid = [turn.reply.usage.total_cost for turn in fresh.session.turns]
+    notes = [f"cached: not sent, not charged (saved {format_usd(cost)})" for cost in paid]
+    assert [row["note"] for row in rows] == notes and {row["total_cost"] for row in rows} == {0.0}
+    footers = re.findall(r'<div class="gk-footer"[^>]*>(.*?)</div>', ui.static_html())
+    assert [footer.split(" · ")[-1] for footer in footers] == notes
+    totals = ui._totals_html()
+    assert f"this turn {notes[1]}" in totals
+    assert f"conversation $0.00, 2 turns cached: not sent, not charged (saved {format_usd(math.fsum(paid))})" in totals
+    assert "cached" not in fresh._totals_html()

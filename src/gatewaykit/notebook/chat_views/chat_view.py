@@ -5,22 +5,24 @@ chat box's session streams through: it reads the stream, updates the box's
 live area at most :data:`UPDATES_PER_SECOND` times a second, and when Stop is
 pressed closes the stream and hands the session the partial answer (with no
 tool calls, so the turn ends there). :func:`render_transcript_html` draws
-the finished turns, each with its cost (a turn the client's cassette replayed:
-the replayed note its ledger rows have, instead of the recording's cost);
+the finished turns, each with its cost (a turn the client's cassette replayed
+or its response cache answered: the note its ledger rows have, instead of the
+cost it had when it was paid for; the pure part, shared with the session's own
+transcripts, is :mod:`gatewaykit.client.conversation.turn_costs`);
 everything from a model is rendered as sanitised Markdown or escaped.
 """
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from typing import Any, Callable, Optional
 
+from gatewaykit.client.conversation.turn_costs import turn_cost, turn_cost_facts, turn_replayed
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.html_views.conversation_html import render_tool_block_html
 from gatewaykit.presentation import replayed_from_cassette
-from gatewaykit.types.replayed import mark_replayed, replayed_answer
+from gatewaykit.types.replayed import mark_replayed
 
 __all__ = ["BoxTurnView", "ChatBoxDisplay", "render_transcript_html", "turn_cost", "turn_replayed"]
 
@@ -29,39 +31,9 @@ _USER = "margin:0.5em 0 0.2em 0;padding:.35em .8em;border-radius:6px;background:
 _STOPPED = "stopped: the answer above is what arrived before Stop"
 
 
-def turn_cost(turn: Any) -> Optional[float]:
-    """USD the gateway reported for a turn's requests (None when one of them reported none); a request the
-    client's cassette replayed was not charged: $0, as its ledger row (:func:`turn_replayed` has what it cost)."""
-    costs = []
-    for completion in turn.completions:
-        if replayed_answer(completion):
-            continue
-        cost = getattr(getattr(completion, "usage", None), "cost", None)
-        total = getattr(cost, "total_cost", None)
-        if total is None or not math.isfinite(total):
-            return None
-        costs.append(total)
-    return math.fsum(costs)
-
-
-def turn_replayed(turn: Any) -> tuple[int, float]:
-    """How many of a turn's requests the client's cassette replayed, and what the recording paid for them
-    (the costs their answers report)."""
-    replayed = [completion for completion in turn.completions if replayed_answer(completion)]
-    recorded = [getattr(getattr(completion, "usage", None), "total_cost", None) for completion in replayed]
-    return len(replayed), math.fsum(cost for cost in recorded if isinstance(cost, (int, float)) and math.isfinite(cost))
-
-
 def _cost_facts(turn: Any) -> list[str]:
-    """A finished turn's cost as its footer says it: the amount, or (all replayed) the replayed note, or both."""
-    replayed, recorded = turn_replayed(turn)
-    facts = []
-    if replayed < len(turn.completions) or not replayed:
-        cost = turn_cost(turn)
-        facts.append(style.esc(style.format_cost(cost)) if cost is not None else "cost not reported")
-    if replayed:
-        facts.append(style.esc(style.replayed_note(recorded)))
-    return facts
+    """A finished turn's cost as its footer says it (escaped): the amount, or (nothing charged) the note, or both."""
+    return [style.esc(fact) for fact in turn_cost_facts(turn)]
 
 
 def _user_html(content: Any) -> str:

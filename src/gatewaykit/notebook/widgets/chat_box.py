@@ -4,9 +4,9 @@ The transcript sits above a multi-line input (Enter sends, Shift+Enter is a new
 line), with Send, Stop (while an answer streams: keeps the partial answer and
 says it was stopped), Undo and Reset, a model picker over the catalog's chat
 models, an image attachment for vision models, each turn's cost and the
-conversation's total (a turn the client's cassette replayed says so, with what
-the recording paid, instead of a cost), and the ledger's budget as a bar when
-one is set.
+conversation's total (a turn the client's cassette replayed or its response
+cache answered says so, with what it cost when it was paid for, instead of a
+cost), and the ledger's budget as a bar when one is set.
 
 A turn runs in a worker thread (started with the cell's parent header), so the
 kernel stays free to handle Stop. :meth:`ChatUI.send` is what Send does, and
@@ -24,10 +24,8 @@ from typing import Any, Optional
 
 from gatewaykit.notebook.cell_output.kernel import route_to_frontend_subshell
 from gatewaykit.notebook.html_views import style
-from gatewaykit.costs.money import plural
-from gatewaykit.notebook.chat_views.chat_view import (
-    BoxTurnView, ChatBoxDisplay, render_transcript_html, turn_cost, turn_replayed,
-)  # fmt: skip
+from gatewaykit.client.conversation.turn_costs import all_not_charged, not_charged_turns_text, turn_not_charged_notes
+from gatewaykit.notebook.chat_views.chat_view import BoxTurnView, ChatBoxDisplay, render_transcript_html, turn_cost
 
 __all__ = ["ChatUI", "chat_ui"]
 
@@ -207,17 +205,14 @@ class ChatUI:
         last = turn_cost(turns[-1]) if turns else None
         parts = []
         if turns:
-            replayed, recorded = turn_replayed(turns[-1])
-            if replayed and replayed == len(turns[-1].completions):
-                parts.append(f"this turn {style.replayed_note(recorded)}")
+            if all_not_charged(turns[-1]):  # replayed or cached: what its ledger rows say, not a cost
+                parts.append(f"this turn {', '.join(turn_not_charged_notes(turns[-1]))}")
             else:
                 parts.append(f"this turn {style.format_cost(last) if last is not None else 'not reported'}")
         conversation = f"conversation {conversation_cost_text(self.session.cost, [turn_cost(turn) for turn in turns])}"
-        replays = [turn_replayed(turn) for turn in turns]
-        if any(count for count, _ in replays):  # what the total leaves out: what the recording paid
-            count = sum(1 for replayed, _ in replays if replayed)
-            recorded_total = math.fsum(recorded for _, recorded in replays)
-            conversation += f", {plural(count, 'turn')} {style.replayed_note(recorded_total)}"
+        not_charged = not_charged_turns_text(turns)  # what the total leaves out, and what it cost when paid for
+        if not_charged:
+            conversation += f", {not_charged}"
         parts.append(conversation)
         if self._undone_cost:
             parts.append(f"undone turns {style.format_cost(self._undone_cost)} (still in the ledger)")
