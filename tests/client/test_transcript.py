@@ -213,3 +213,112 @@ def test_tool_call_arguments_are_plain_inline_code() -> None:
 
     assert _inline_code('{"city": "Lisbon"}') == '`{"city": "Lisbon"}`'
     assert _inline_code("`x`") == "`` `x` ``"  # a backtick at an edge still needs the space
+
+
+# -- a conversation nobody paid for now says so (replayed from a cassette, from the response cache) -------------
+
+
+def _turn_footers(html: str) -> tuple[list[str], str]:
+    """The session HTML's per-turn cost lines, and its footer."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    return [div.get_text() for div in soup.select("div.gk-turn-cost")], soup.select("div.gk-footer")[-1].get_text()
+
+
+def _talk(client: gk.Client) -> Any:
+    chat = client.chat.session(model="chat-mini", system="Be brief.", tools=[get_weather])
+    chat("What is the weather in Paris?")
+    chat("Name a river, transcribed.")
+    return chat
+
+
+def test_a_replayed_conversation_says_not_charged_in_its_transcripts(emulator: Any, keys: Any, tmp_path: Path,
+                                                                    no_key: None) -> None:
+    """Replayed from a cassette, a session's Markdown and HTML (and exports) say what its ledger rows say where a
+    turn's cost stands (each reply's label; a line under each turn) and how many turns the $0.00 total leaves
+    out, instead of a bare $0.00; the Markdown still reads back to the same conversation."""
+    import math
+
+    from gatewaykit.money import format_usd
+    from gatewaykit.notebook.html_views.conversation_html import render_conversation_html
+
+    path = tmp_path / "talk.jsonl"
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, cassette=path, cassette_mode="record",
+                   ledger=gk.Ledger(path=None), display=False) as recording:  # fmt: skip
+        fresh = _talk(recording)
+    with gk.Client(cassette=path, cassette_mode="replay", ledger=gk.Ledger(path=None), display=False) as client:
+        chat = _talk(client)
+        rows = client.ledger.rows
+        markdown = chat.to_markdown()
+        back = gk.ChatSession.from_markdown(markdown, client=client, tools=[get_weather])
+        exported = chat.export(tmp_path / "talk.md").read_text(encoding="utf-8")
+        page = chat.export(tmp_path / "talk.html").read_text(encoding="utf-8")
+        data = json.loads(chat.export(tmp_path / "talk.json").read_text(encoding="utf-8"))
+    paid = [math.fsum(c.usage.total_cost for c in turn.completions) for turn in fresh.turns]
+    notes = [f"replayed from a cassette: not charged (recorded cost {format_usd(cost)})" for cost in paid]
+    total = f"2 turns replayed from a cassette: not charged (recorded cost {format_usd(math.fsum(paid))})"
+    assert chat.cost == 0.0 == math.fsum(row["total_cost"] for row in rows) and len(rows) == 3  # a tool step: 2 requests
+    assert "replayed" not in fresh.to_markdown() + render_conversation_html(fresh)
+    labels = [line for line in markdown.splitlines() if line.startswith("### Assistant")]
+    assert labels == ["### Assistant", f"### Assistant · {notes[0]}", f"### Assistant · {notes[1]}"]  # each turn's reply
+    assert f"*7 messages · $0.00 reported*\n\n*{total}*\n\n" in markdown and exported == markdown
+    assert back.history == chat.history and back.model == "chat-mini"
+    assert back.to_markdown() == fresh.to_markdown().replace(format_usd(fresh.cost), "$0.00")  # read back: nothing to say
+    turn_lines, footer = _turn_footers(render_conversation_html(chat))
+    assert turn_lines == notes and footer.endswith(f" · $0.00 · {total}")
+    assert _turn_footers(page) == (turn_lines, footer) and "tex2jax_ignore" in page
+    assert data["cost_usd"] == 0.0 and data["not_charged"] == total
+    assert str(chat._repr_mimebundle_()["text/plain"]).splitlines()[-1] == total
+
+
+def test_a_cached_conversation_says_not_charged_in_its_transcripts(emulator: Any, keys: Any, tmp_path: Path) -> None:
+    """Answered from the response cache, a session's Markdown and HTML say "cached: not sent, not charged (saved
+    $x)" for each turn and count the turns under the $0.00 total."""
+    import math
+
+    from gatewaykit.money import format_usd
+    from gatewaykit.notebook.html_views.conversation_html import render_conversation_html
+
+    def talk() -> Any:
+        with gk.Client(api_key=keys.acme, base_url=emulator.base_url, cache=tmp_path / "cache",
+                       ledger=gk.Ledger(path=None), display=False) as client:  # fmt: skip
+            return _talk(client)
+
+    fresh, chat = talk(), talk()
+    paid = [math.fsum(c.usage.total_cost for c in turn.completions) for turn in fresh.turns]
+    notes = [f"cached: not sent, not charged (saved {format_usd(cost)})" for cost in paid]
+    total = f"2 turns cached: not sent, not charged (saved {format_usd(math.fsum(paid))})"
+    markdown = chat.to_markdown()
+    assert [line for line in markdown.splitlines() if line.startswith("### Assistant ·")] == [
+        f"### Assistant · {note}" for note in notes]  # fmt: skip
+    assert f"\n\n*{total}*\n\n" in markdown and from_markdown(markdown)[0] == chat.history
+    turn_lines, footer = _turn_footers(render_conversation_html(chat))
+    assert turn_lines == notes and footer.endswith(f" · $0.00 · {total}")
+
+
+def test_only_the_not_charged_words_may_stand_beside_a_reply_or_under_the_cost_line() -> None:
+    """A reply's label and the lines under the cost line take the ledger's words and nothing else: other text
+    there (that could hide or add something) is refused, as any text the messages do not account for."""
+    note = "cached: not sent, not charged (saved $0.0021)"
+    line = "1 turn cached: not sent, not charged (saved $0.0021)"
+    written = to_markdown(PLAIN, cost=0.0, notes={1: note}, not_charged=[line])
+    assert f"### Assistant · {note}\n\n4.\n\n" in written and f"*{line}*\n\n" in written
+    assert from_markdown(written)[0] == PLAIN
+    assert to_markdown(PLAIN, notes={0: note, 1: "<!-- hidden"}, not_charged=["<!--"]) == to_markdown(PLAIN)  # left out
+    for hostile in (written.replace(note, "<!-- hidden"), written.replace(note, note + " <!--"),
+                    written.replace(line, "1 turn <!-- hidden -->"), written.replace(line, line + " ` [x]")):  # fmt: skip
+        with pytest.raises(ValueError):
+            from_markdown(hostile)
+
+
+@given(st.lists(message, max_size=8), st.sampled_from(["replayed from a cassette: not charged (recorded cost $0.0021)",
+                                                        "cached: not sent, not charged",
+                                                        "replayed from a cassette: not charged · cached: not sent, not charged (saved $1,234.50)"]))
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_markdown_with_not_charged_replies_round_trips(messages: list[dict[str, Any]], note: str) -> None:
+    """Every reply labelled not charged: the messages still read back exactly (the words are no message's)."""
+    notes = {index: note for index, message in enumerate(messages) if message["role"] == "assistant"}
+    written = to_markdown(messages, cost=0.0, notes=notes, not_charged=["3 turns cached: not sent, not charged"])
+    assert written.count(f" · {note}\n") == len(notes)
+    assert from_markdown(written)[0] == messages

@@ -189,10 +189,39 @@ class SessionState:
 
     # -- transcripts and display ----------------------------------------------------------
     def to_markdown(self) -> str:
-        """The conversation as Markdown that :meth:`from_markdown` reads back (tool calls included)."""
+        """The conversation as Markdown that :meth:`from_markdown` reads back (tool calls included).
+
+        A turn the client's cassette replayed or its response cache answered says so on its reply's label, with
+        what it cost when it was paid for, and lines under the cost line say how many turns were not charged.
+        """
         from gatewaykit.client.conversation.transcript import to_markdown
 
-        return to_markdown(self._history(), model=self.model, cost=self.cost)
+        messages = self._history()
+        return to_markdown(messages, model=self.model, cost=self.cost, notes=self._reply_notes(len(messages)),
+                           not_charged=self._not_charged_lines())  # fmt: skip
+
+    def _reply_notes(self, count: int) -> dict[int, str]:
+        """By its index in the history (``count`` messages), each reply of a turn not charged now: its notes."""
+        from gatewaykit.client.conversation.turn_costs import turn_not_charged_notes
+
+        notes: dict[int, str] = {}
+        start = count - sum(len(turn.messages) for turn in self.turns)  # the system message comes first
+        for turn in self.turns:
+            replies = [i for i, message in enumerate(turn.messages) if message.get("role") == "assistant"]
+            said = turn_not_charged_notes(turn)
+            if replies and said:
+                notes[start + replies[-1]] = " · ".join(said)
+            start += len(turn.messages)
+        return notes
+
+    def _not_charged_lines(self) -> list[str]:
+        """How many turns were not charged, one line per source (``2 turns replayed from a cassette: ...``)."""
+        from gatewaykit.client.conversation.turn_costs import turn_not_charged
+        from gatewaykit.types.replayed import CACHED, REPLAYED, not_charged_total
+
+        items = [item for turn in self.turns for item in turn_not_charged(turn)]
+        by_source = ([item for item in items if item.source == source] for source in (REPLAYED, CACHED))
+        return [not_charged_total("turn", mine) for mine in by_source if mine]
 
     @classmethod
     def from_markdown(cls, text: str, *, client: Any = None, **options: Any) -> Any:

@@ -16,6 +16,14 @@ prompt), or carry fields that are not shown. A message's tool calls and
 reasoning are shown above its text; content a Markdown view would hide (HTML,
 comments, link definitions) is written in a code fence, where it is seen as
 written. Anything else is a ``ValueError`` naming the message.
+
+A turn the client's cassette replayed or its response cache answered was not
+charged: its reply's label says what its ledger rows say (``### Assistant ·
+replayed from a cassette: not charged (recorded cost $x)``), and under the cost
+line one line per source says how many turns the total leaves out (``*2 turns
+replayed from a cassette: not charged (recorded cost $x)*``). Only those words
+(:data:`NOT_CHARGED_LABEL`, :data:`NOT_CHARGED_LINE`) may stand there; they are
+not part of any message, so a transcript read back sends the same messages.
 """
 
 from __future__ import annotations
@@ -23,13 +31,15 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 from gatewaykit.errors import ConfigurationError
 from gatewaykit.presentation import rich_bundle
 from gatewaykit.costs.money import format_usd
+from gatewaykit.client.conversation.turn_costs import not_charged_turns_text
+from gatewaykit.types.replayed import CACHED_NOTE, REPLAYED_NOTE
 
-__all__ = ["export", "from_markdown", "to_markdown", "to_text"]
+__all__ = ["NOT_CHARGED_LABEL", "NOT_CHARGED_LINE", "export", "from_markdown", "to_markdown", "to_text"]
 
 _HEAD = "<!-- gatewaykit:conversation "
 _MESSAGE = "<!-- gatewaykit:message "
@@ -37,6 +47,12 @@ _END = "<!-- gatewaykit:end -->"
 _MARKER = re.compile(r"^<!-- gatewaykit:(message|end)(?: (.*))? -->$", re.M)
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.M)
 _LABELS = {"system": "System", "user": "User", "assistant": "Assistant", "tool": "Tool result"}
+# The words a reply's label and the lines under the cost line may add (types/replayed: the ledger rows' notes).
+_AMOUNT = r"\$\d[\d,]*\.\d+"
+_NOT_CHARGED = (rf"(?:{re.escape(REPLAYED_NOTE)}(?: \(recorded cost {_AMOUNT}\))?"
+                rf"|{re.escape(CACHED_NOTE)}(?: \(saved {_AMOUNT}\))?)")  # fmt: skip
+NOT_CHARGED_LABEL = re.compile(rf"{_NOT_CHARGED}(?: · {_NOT_CHARGED})*")
+NOT_CHARGED_LINE = re.compile(rf"\d[\d,]* turns? {_NOT_CHARGED}")
 
 
 def _comment_json(value: Any) -> str:
@@ -104,10 +120,12 @@ def _parts_summary(parts: list[Any], fenced: bool = False) -> str:
     return "\n\n".join(shown)
 
 
-def _block(message: dict[str, Any], names: dict[str, str]) -> str:
+def _block(message: dict[str, Any], names: dict[str, str], note: str = "") -> str:
     label = _LABELS.get(str(message.get("role")), _one_line(message.get("role")))
     if message.get("role") == "tool":
         label += f" · {_name(names.get(str(message.get('tool_call_id')), 'tool'))}"
+    if note and message.get("role") == "assistant" and NOT_CHARGED_LABEL.fullmatch(note):
+        label += f" · {note}"  # a reply not charged now: what its ledger rows say
     content = message.get("content")
     meta: dict[str, Any] = {"message": {k: v for k, v in message.items() if k != "content" or not isinstance(v, str)}}
     extras = _extras(message)
@@ -128,8 +146,21 @@ def _block(message: dict[str, Any], names: dict[str, str]) -> str:
     return f"{_MESSAGE}{_comment_json(meta)} -->\n### {label}\n\n{body}\n\n"
 
 
-def to_markdown(messages: list[dict[str, Any]], *, model: Optional[str] = None, cost: Optional[float] = None) -> str:
-    """The messages as a Markdown transcript (see the module docstring)."""
+def to_markdown(
+    messages: list[dict[str, Any]],
+    *,
+    model: Optional[str] = None,
+    cost: Optional[float] = None,
+    notes: Optional[Mapping[int, str]] = None,
+    not_charged: Iterable[str] = (),
+) -> str:
+    """The messages as a Markdown transcript (see the module docstring).
+
+    ``notes``: by a reply's index in ``messages``, what its label says of a turn not charged now (its ledger
+    rows' notes joined by " · "); ``not_charged``: the lines under the cost line (``2 turns replayed from a
+    cassette: not charged (recorded cost $x)``, one per source). Words other than those are left out.
+    """
+    notes = notes or {}
     names: dict[str, str] = {}
     for message in messages:
         for call in message.get("tool_calls") or []:
@@ -139,7 +170,10 @@ def to_markdown(messages: list[dict[str, Any]], *, model: Optional[str] = None, 
     lines = [f"{_HEAD}{_comment_json(head)} -->", _title(model), ""]
     if cost is not None:
         lines += [f"*{len(messages)} messages · {format_usd(cost)} reported*", ""]
-    return "\n".join(lines) + "\n" + "".join(_block(m, names) for m in messages) + _END + "\n"
+    # One line each (one "$" a paragraph: a notebook's MathJax would read "$x ... $y" as maths).
+    lines += [item for line in not_charged if NOT_CHARGED_LINE.fullmatch(line) for item in (f"*{line}*", "")]
+    blocks = "".join(_block(m, names, notes.get(index, "")) for index, m in enumerate(messages))
+    return "\n".join(lines) + "\n" + blocks + _END + "\n"
 
 
 def _title(model: Optional[str]) -> str:
@@ -171,6 +205,9 @@ def to_text(session: Any) -> str:
     for turn in session.turns:
         if turn.note:
             lines.append(f"note: {turn.note}")
+    not_charged = not_charged_turns_text(session.turns)
+    if not_charged:  # the repr's cost leaves them out
+        lines.append(not_charged)
     return "\n".join(lines)
 
 
@@ -184,6 +221,7 @@ def export(session: Any, path: Path) -> Path:
             "model": session.model,
             "tag": session.tag,
             "cost_usd": session.cost,
+            "not_charged": not_charged_turns_text(session.turns) or None,  # turns replayed or cached, at $0
             "usage": {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
                       "total_tokens": usage.total_tokens},
             "messages": session._history(),

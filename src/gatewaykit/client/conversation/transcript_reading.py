@@ -4,8 +4,10 @@ The rule: what comes back (and a session then sends) is what a reader of the
 Markdown sees. Each message block must be exactly what ``to_markdown`` writes
 for the message its hidden comment holds; roles and fields are those a block
 shows; the transcript starts with its header, whose model the title names,
-followed only by the cost line. Anything else is a ``ValueError`` naming the
-message and what to do.
+followed only by the cost line (and the lines saying how many turns were not
+charged); a reply's label may add only the words of a turn not charged now
+(replayed from a cassette, cached), which are no part of the message. Anything
+else is a ``ValueError`` naming the message and what to do.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import re
 from typing import Any
 
 from gatewaykit.client.conversation.transcript import (
-    _HEAD, _MARKER, _MESSAGE, _block, _extras, _needs_fence, _title,
+    _HEAD, _LABELS, _MARKER, _MESSAGE, NOT_CHARGED_LABEL, NOT_CHARGED_LINE, _block, _extras, _needs_fence, _title,
 )  # fmt: skip
 
 __all__ = ["from_markdown", "read_markdown"]
@@ -27,8 +29,11 @@ _ROLE_FIELDS = {
     "tool": {"role", "content", "tool_call_id"},
 }
 
-# What may stand between the title and the first message: the cost line to_markdown writes.
-_PREAMBLE = re.compile(r"\n(?:\*\d+ messages · \$[^\n<>`\[\]]* reported\*\n\n)?")
+# What may stand between the title and the first message: the cost line to_markdown writes, and its lines
+# saying how many turns were not charged.
+_PREAMBLE = re.compile(r"\n(?:\*\d+ messages · \$[^\n<>`\[\]]* reported\*\n\n)?"
+                       rf"(?:\*{NOT_CHARGED_LINE.pattern}\*\n\n)*")  # fmt: skip
+_REPLY_LABEL = f"### {_LABELS['assistant']} · "
 
 
 def _header(text: str, start: int) -> dict[str, Any]:
@@ -84,14 +89,22 @@ def _check_fields(message: dict[str, Any], number: int) -> None:
                              '{"id", "type", "function": {"name": str, "arguments": str}} and nothing else')  # fmt: skip
 
 
-def _check_shown(blocks: list[tuple[dict[str, Any], str]]) -> None:
+def _label_note(message: dict[str, Any], label: str) -> str:
+    """The words a reply's label adds for a turn not charged now ("" for none, or for any other words)."""
+    if message.get("role") != "assistant" or not label.startswith(_REPLY_LABEL):
+        return ""
+    note = label[len(_REPLY_LABEL) :]
+    return note if NOT_CHARGED_LABEL.fullmatch(note) else ""
+
+
+def _check_shown(blocks: list[tuple[dict[str, Any], str, str]]) -> None:
     """Each message's block must be exactly what to_markdown writes for it: what is sent is what is seen."""
     names: dict[str, str] = {}
-    for message, _ in blocks:
+    for message, _, _ in blocks:
         for call in message.get("tool_calls") or []:
             names[str(call.get("id"))] = str((call.get("function") or {}).get("name"))
-    for number, (message, shown) in enumerate(blocks, 1):
-        if _block(message, names) == shown:
+    for number, (message, shown, note) in enumerate(blocks, 1):
+        if _block(message, names, note) == shown:
             continue
         content = message.get("content")
         why = ("its text holds HTML, a comment or a link definition, which a Markdown view does not show; "
@@ -113,7 +126,7 @@ def read_markdown(text: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     if start >= 0:
         header = _header(text, start)
     messages: list[dict[str, Any]] = []
-    blocks: list[tuple[dict[str, Any], str]] = []
+    blocks: list[tuple[dict[str, Any], str, str]] = []
     marker = _MARKER.search(text)
     while marker is not None and marker.group(1) == "message":
         block_start = marker.start()
@@ -126,6 +139,7 @@ def read_markdown(text: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         label_end = text.find("\n\n", marker.end() + 1)
         if label_end < 0:
             raise ValueError("Not a gatewaykit transcript: a message has no label line")
+        note = _label_note(message, text[marker.end() + 1 : label_end])
         position = label_end + 2
         extras = _extras(message)
         if extras and "content" not in message:  # the text follows what is shown above it
@@ -151,7 +165,7 @@ def read_markdown(text: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
             message["content"] = content
         messages.append(message)
         if marker is not None:
-            blocks.append((message, text[block_start : marker.start()]))
+            blocks.append((message, text[block_start : marker.start()], note))
     if marker is None and messages:
         raise ValueError("Not a gatewaykit transcript: it has no end comment")
     if messages and start < 0:

@@ -1,5 +1,11 @@
 """A whole conversation as HTML: turns, tool calls with their results (collapsible), notes, cost.
 
+A turn the client's cassette replayed or its response cache answered ends with
+what its ledger rows say instead of a cost (``replayed from a cassette: not
+charged (recorded cost $x)``, ``cached: not sent, not charged (saved $x)``), and
+the footer's total says how many turns were not charged (the chat box's words:
+:mod:`gatewaykit.client.conversation.turn_costs`).
+
 Pure functions like :mod:`gatewaykit.notebook.html_views.html`: no IPython, no clocks, no
 random ids. Model text (and anything read back from a transcript) goes through
 the same sanitising Markdown renderer as the live view; tool arguments and
@@ -12,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gatewaykit.client.conversation.turn_costs import not_charged_turns_text, turn_not_charged_notes
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.html_views.html import _markdown
 from gatewaykit.notebook.html_views.style import esc
@@ -108,7 +115,13 @@ def render_conversation_html(session: Any) -> str:
     """The session's conversation as one HTML block."""
     messages = session._history()
     results = {str(m.get("tool_call_id")): m for m in messages if m.get("role") == "tool"}
-    blocks = [_message_html(message, results) for message in messages]
+    opening = max(0, len(messages) - sum(len(turn.messages) for turn in session.turns))  # the system message
+    blocks = [_message_html(message, results) for message in messages[:opening]]
+    for turn in session.turns:
+        blocks += [_message_html(message, results) for message in turn.messages]
+        said = turn_not_charged_notes(turn)
+        if said:  # not charged now: what its ledger rows say, where a turn's cost would stand
+            blocks.append(f'<div class="gk-turn-cost" style="{style.FOOTER}">{esc(" · ".join(said))}</div>')
     notes = [turn.note for turn in session.turns if turn.note]
     blocks += [f'<p style="{style.MUTED}"><em>{esc(note)}</em></p>' for note in notes]
     if not messages:
@@ -117,5 +130,7 @@ def render_conversation_html(session: Any) -> str:
     turns, requests = len(session.turns), session.requests
     parts = [esc(session.model or "default model"), f"{turns} turn{'' if turns == 1 else 's'}",
              f"{requests} request{'' if requests == 1 else 's'}", f"{usage.total_tokens:,} tokens",
-             esc(style.format_cost(session.cost))]  # fmt: skip
-    return f'<div class="gk-conversation" style="{style.BOX}">' + "".join(blocks) + style.footer(parts) + "</div>"
+             esc(style.format_cost(session.cost)), esc(not_charged_turns_text(session.turns))]  # fmt: skip
+    # Amounts carry "$" (two in one footer when turns were not charged): keep MathJax from reading them as maths.
+    return (f'<div class="gk-conversation {style.NO_MATH}" style="{style.BOX}">' + "".join(blocks) + style.footer(parts)
+            + "</div>")  # fmt: skip
