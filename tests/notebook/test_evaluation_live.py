@@ -101,6 +101,21 @@ def test_the_final_grid_escapes_model_output(live: tuple[gk.Client, LiveDisplay]
     assert "<img src=x" not in html and "&lt;img src=x" in html
 
 
+def test_a_finished_answer_shows_as_rendered_markdown_not_its_source(live: tuple[gk.Client, LiveDisplay]) -> None:
+    """A finished chat cell shows its answer as a chat answer shows (headings, quotes, emphasis rendered and
+    sanitised), not its Markdown source ("## A synthetic reply" in a grid read as noise); the first heading
+    has no gap above it."""
+    client, _ = live
+    ev = client.evaluate(["Name a **river**."], models=["chat-mini", "chat-vision"])
+    html = render_evaluation_html(ev)
+    answers = re.findall(r'<div class="gk-eval-text gk-eval-answer"[^>]*>(.*?)</div></td>', html, re.S)
+    assert len(answers) == 2, html
+    for cell, answer in zip(ev.cells, answers):
+        assert cell.text.startswith("## ") and "\n## " not in answer and "## " not in answer
+        assert answer.startswith('<p class="gk-heading" style="font-weight:600;margin:0 ')
+        assert "<blockquote" in answer and "<strong>river</strong>" in answer
+
+
 def test_row_marks_name_the_best_the_cheapest_and_the_fastest() -> None:
     """Per row: the highest mean score is 'best', the lowest cost 'cheapest', the lowest latency 'fastest'."""
     ev = planned(["a", "b"], ["one"])
@@ -109,6 +124,9 @@ def test_row_marks_name_the_best_the_cheapest_and_the_fastest() -> None:
         cell.result = object()
         cell.scores, cell.total_cost, cell.latency_s = {"s": score}, cost, latency
     assert ev.marks(ev.rows[0]) == {0: ["best"], 1: ["cheapest", "fastest"]}
+    for source in ("replayed", "cached"):  # seconds of a local read, not a model's: no "fastest" among them
+        first.cost_source = second.cost_source = source
+        assert ev.marks(ev.rows[0]) == {0: ["best"], 1: ["cheapest"]}
 
 
 def test_image_cells_show_thumbnails_and_a_scorer_error_in_red(live: tuple[gk.Client, LiveDisplay]) -> None:

@@ -100,6 +100,12 @@ class EvaluationCell:
         return None
 
 
+def _model_latency(cell: EvaluationCell) -> Optional[float]:
+    """A cell's seconds as a model's latency; None for an answer read back (a cassette's replay, the response
+    cache's): those seconds are the local read's, so "fastest" among them would mark noise."""
+    return None if cell.cost_source in ("replayed", "cached") else cell.latency_s
+
+
 @dataclass
 class Evaluation:
     """The cells of an evaluation (see the module docstring); a grid in a notebook, a table in a terminal."""
@@ -143,7 +149,7 @@ class Evaluation:
         for label, value, pick in (
             ("best", lambda c: c.score, max),
             ("cheapest", lambda c: c.total_cost, min),
-            ("fastest", lambda c: c.latency_s, min),
+            ("fastest", _model_latency, min),
         ):
             known = [(i, value(c)) for i, c in done if value(c) is not None]
             if len(known) < 2 or len({v for _, v in known}) < 2:

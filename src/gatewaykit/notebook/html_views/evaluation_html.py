@@ -25,7 +25,7 @@ from gatewaykit.client.session_tools.evaluation_text import cost_text, judges_re
 from gatewaykit.client.session_tools.scoring import mean_score
 from gatewaykit.notebook.html_views.style import BOX, CODE, FOOTER, MUTED, esc, format_cost, format_seconds
 
-__all__ = ["cell_html", "grid_html", "output_html", "render_evaluation_html", "scores_html", "text_box", "thumbnail_uri"]
+__all__ = ["answer_box", "cell_html", "grid_html", "output_html", "render_evaluation_html", "scores_html", "text_box", "thumbnail_uri"]
 
 _TABLE = "border-collapse:collapse;table-layout:fixed;width:100%;font-size:0.9em"
 _TD = "padding:6px 8px;text-align:left;vertical-align:top;border:1px solid rgba(128,128,128,0.3);overflow:hidden;word-wrap:break-word"
@@ -37,8 +37,23 @@ _THUMB = "max-width:100%;max-height:180px;height:auto;display:block;border-radiu
 
 
 def text_box(text: str) -> str:
-    """Model text, escaped, in a box that scrolls past 12 lines."""
+    """Model text, escaped, in a box that scrolls past 12 lines (a cell still streaming: its text as it comes)."""
     return f'<div class="gk-eval-text" style="{_TEXT}">{esc(text)}</div>'
+
+
+# A finished answer's Markdown, rendered and sanitised as a chat answer's is (headings as bold paragraphs
+# of the answer's own size), in the same scrolling box.
+_ANSWER = "max-height:12em;overflow:auto;font-size:0.92em;line-height:1.4"
+
+
+def answer_box(text: str) -> str:
+    """A finished chat cell's answer: its Markdown rendered (sanitised: model output is untrusted)."""
+    from gatewaykit.notebook.markdown_html.markdown import render_markdown
+
+    html = render_markdown(text)
+    if html.startswith('<p class="gk-heading" style="font-weight:600;margin:.9em'):  # no gap above a first heading
+        html = html.replace("margin:.9em", "margin:0", 1)
+    return f'<div class="gk-eval-text gk-eval-answer" style="{_ANSWER}">{html}</div>'
 
 
 _THUMB_PX = 240
@@ -98,7 +113,7 @@ def output_html(cell: Any) -> str:
     if cell.result is None:
         return f'<div style="{MUTED}">no result</div>'
     if cell.kind == "chat":
-        return text_box(cell.text)
+        return answer_box(cell.text)
     if cell.kind == "image":
         return _images_html(cell.result)
     from gatewaykit.notebook.html_views.players import job_player_html
