@@ -185,6 +185,7 @@ def test_a_replayed_comparison_says_not_charged_where_each_cost_stands(emulator:
         assert [footer.split(" · ")[-1] for footer in footers[:2]] == notes and footers[-1] == total
         assert list(comparison.to_pandas().note) == notes
         assert comparison.cheapest == fresh.cheapest == "chat-mini"  # not the first of two $0 columns
+        assert fresh.fastest in models and comparison.fastest is None  # a local read's seconds time no model
 
 
 def test_a_cached_comparison_says_not_charged_where_each_cost_stands(emulator: Any, keys: Any, tmp_path: Any) -> None:

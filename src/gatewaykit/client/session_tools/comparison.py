@@ -122,8 +122,9 @@ class Comparison:
 
     @property
     def fastest(self) -> Optional[str]:
-        """The model that finished first among those that succeeded."""
-        timed = [e for e in self.entries if e.ok and e.latency_s is not None]
+        """The model that finished first among those that succeeded; a model read back (a cassette's replay, the
+        response cache's answer) is not timed: its seconds are the local read's, so the mark would fall on noise."""
+        timed = [e for e in self.entries if e.ok and e.latency_s is not None and e.not_charged is None]
         return min(timed, key=lambda e: e.latency_s).model if timed else None  # type: ignore[arg-type,return-value]
 
     @property
