@@ -151,7 +151,7 @@ class Evaluation:
             ("cheapest", lambda c: c.total_cost, min),
             ("fastest", _model_latency, min),
         ):
-            known = [(i, value(c)) for i, c in done if value(c) is not None]
+            known: list[tuple[int, float]] = [(i, v) for i, c in done if (v := value(c)) is not None]
             if len(known) < 2 or len({v for _, v in known}) < 2:
                 continue  # a mark among equals (or of one) says nothing
             target = pick(v for _, v in known)
