@@ -322,3 +322,13 @@ def test_markdown_with_not_charged_replies_round_trips(messages: list[dict[str, 
     written = to_markdown(messages, cost=0.0, notes=notes, not_charged=["3 turns cached: not sent, not charged"])
     assert written.count(f" · {note}\n") == len(notes)
     assert from_markdown(written)[0] == messages
+
+
+def test_a_sessions_repr_writes_its_cost_as_money(client: gk.Client) -> None:
+    """repr(session) writes its cost as every other view does ($0.0000556, $0.00), not as "$0.000056"."""
+    from gatewaykit.costs.money import format_usd
+
+    session = client.chat.session(model="chat-mini")
+    assert repr(session) == "<ChatSession chat-mini: 0 turns, 0 requests, $0.00>"
+    session("Name a river.")
+    assert session.cost and repr(session) == f"<ChatSession chat-mini: 1 turn, 1 request, {format_usd(session.cost)}>"

@@ -272,7 +272,7 @@ class SessionState:
 
 
 def _usd(cost: Optional[float]) -> str:
-    return "cost not reported" if cost is None else f"${cost:.6f}"
+    return "cost not reported" if cost is None else format_usd(cost)  # $0.00013, $0.00: as every other view
 
 
 def turns_of(messages: list[dict[str, Any]]) -> list[Turn]:
