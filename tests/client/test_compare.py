@@ -41,11 +41,23 @@ def test_each_model_costs_what_the_gateway_reported(client: gk.Client) -> None:
 
 
 def test_cheapest_and_fastest_name_a_model_that_succeeded(client: gk.Client) -> None:
-    """cheapest/fastest pick among the successful columns."""
+    """cheapest/fastest pick among the successful columns; "fastest" only for a model that reads faster than
+    every other (to the tenth of a second a comparison shows), never one of two that read alike."""
+    from gatewaykit.client.session_tools.comparison import shown_seconds
+
     result = client.compare("Say hello", models=["chat-mini", "chat-reasoner"])
     costs = {e.model: e.total_cost for e in result.entries}
     assert result.cheapest == min(costs, key=costs.get)
-    assert result.fastest in costs
+    shown = {e.model: shown_seconds(e.latency_s) for e in result.entries}
+    if len(set(shown.values())) == 1:  # an instant gateway: "0.0 s" twice
+        assert result.fastest is None
+    else:
+        assert result.fastest == min(shown, key=shown.get)
+    first, second = result.entries
+    first.latency_s, second.latency_s = 0.34, 0.26  # "0.3 s" twice
+    assert result.fastest is None
+    second.latency_s = 0.21
+    assert result.fastest == second.model
 
 
 def test_images_compare_with_their_pictures(client: gk.Client) -> None:
@@ -185,7 +197,12 @@ def test_a_replayed_comparison_says_not_charged_where_each_cost_stands(emulator:
         assert [footer.split(" · ")[-1] for footer in footers[:2]] == notes and footers[-1] == total
         assert list(comparison.to_pandas().note) == notes
         assert comparison.cheapest == fresh.cheapest == "chat-mini"  # not the first of two $0 columns
-        assert fresh.fastest in models and comparison.fastest is None  # a local read's seconds time no model
+        assert comparison.fastest is None  # a local read's seconds time no model
+        fresh.entries[0].latency_s, fresh.entries[1].latency_s = 0.5, 0.2
+        assert fresh.fastest == models[1]
+        for entry, seconds in zip(comparison.entries, (0.5, 0.2)):
+            entry.latency_s = seconds  # not even seconds that differ
+        assert comparison.fastest is None
 
 
 def test_a_cached_comparison_says_not_charged_where_each_cost_stands(emulator: Any, keys: Any, tmp_path: Any) -> None:

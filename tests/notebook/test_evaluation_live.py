@@ -127,6 +127,11 @@ def test_row_marks_name_the_best_the_cheapest_and_the_fastest() -> None:
     for source in ("replayed", "cached"):  # seconds of a local read, not a model's: no "fastest" among them
         first.cost_source = second.cost_source = source
         assert ev.marks(ev.rows[0]) == {0: ["best"], 1: ["cheapest"]}
+    first.cost_source = second.cost_source = "reported"
+    first.latency_s, second.latency_s = 0.31, 0.27  # both read "0.3s" in the grid: neither is shown fastest
+    assert ev.marks(ev.rows[0]) == {0: ["best"], 1: ["cheapest"]}
+    first.latency_s = 0.36  # "0.4s" against "0.3s"
+    assert ev.marks(ev.rows[0]) == {0: ["best"], 1: ["cheapest", "fastest"]}
 
 
 def test_image_cells_show_thumbnails_and_a_scorer_error_in_red(live: tuple[gk.Client, LiveDisplay]) -> None:

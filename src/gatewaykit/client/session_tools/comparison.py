@@ -34,6 +34,12 @@ __all__ = ["Comparison", "ComparisonEntry", "cost_text", "plan_comparison"]
 _PREVIEW_CHARS = 120
 
 
+def shown_seconds(seconds: float) -> float:
+    """``seconds`` as precisely as a comparison or an evaluation grid shows them (a tenth): what "fastest"
+    compares, so the mark never singles out one of two models that read alike."""
+    return round(float(seconds), 1)
+
+
 @dataclass
 class ComparisonEntry:
     """One model's column: its result (or error), how long it took, what it cost.
@@ -125,7 +131,13 @@ class Comparison:
         """The model that finished first among those that succeeded; a model read back (a cassette's replay, the
         response cache's answer) is not timed: its seconds are the local read's, so the mark would fall on noise."""
         timed = [e for e in self.entries if e.ok and e.latency_s is not None and e.not_charged is None]
-        return min(timed, key=lambda e: e.latency_s).model if timed else None  # type: ignore[arg-type,return-value]
+        if not timed:
+            return None
+        seconds = {e.model: shown_seconds(e.latency_s) for e in timed if e.latency_s is not None}
+        first = min(timed, key=lambda e: e.latency_s or 0.0)
+        if list(seconds.values()).count(seconds[first.model]) > 1:
+            return None  # another model reads as fast ("0.3 s" and "0.3 s"): a mark on one would single out noise
+        return first.model
 
     @property
     def total_cost(self) -> Optional[float]:

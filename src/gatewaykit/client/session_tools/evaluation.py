@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from gatewaykit.client.session_tools.comparison import shown_seconds
 from gatewaykit.client.session_tools.scoring import mean_score
 from gatewaykit.presentation import rich_bundle
 
@@ -101,9 +102,13 @@ class EvaluationCell:
 
 
 def _model_latency(cell: EvaluationCell) -> Optional[float]:
-    """A cell's seconds as a model's latency; None for an answer read back (a cassette's replay, the response
+    """A cell's seconds as a model's latency, to the tenth the grid shows (cells that read "0.3s" alike are not
+    told apart by a "fastest" on one of them); None for an answer read back (a cassette's replay, the response
     cache's): those seconds are the local read's, so "fastest" among them would mark noise."""
-    return None if cell.cost_source in ("replayed", "cached") else cell.latency_s
+    if cell.cost_source in ("replayed", "cached") or cell.latency_s is None:
+        return None
+    return shown_seconds(cell.latency_s)
+
 
 
 @dataclass
