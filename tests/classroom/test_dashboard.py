@@ -29,13 +29,15 @@ def test_the_live_widget_pauses_and_resumes_the_class(rooms: Any, monkeypatch: A
     room = rooms(roster=["ana"])
     live = classroom_dashboard.ClassroomDashboard(room, ipywidgets, refresh_seconds=60)
     try:
+        assert live.resume_button.disabled and not live.pause_button.disabled  # open: nothing to resume
         live.reason.value = "quiz"
         live.pause_button.click()
+        assert not live.resume_button.disabled and not live.pause_button.disabled  # pausing again: a new reason
         answer = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(room.keys.key[0]))
         assert answer.status_code == 503 and "(quiz)" in answer.json()["error"]["message"]
         assert "Paused: quiz" in live.view.value
         live.resume_button.click()
-        assert room.status()["paused"] is False and "Open" in live.view.value
+        assert room.status()["paused"] is False and "Open" in live.view.value and live.resume_button.disabled
         assert "0 requests" in live.view.value
         # after the dashboard's last refresh and before the class stops, ana chats once more
         assert httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(),

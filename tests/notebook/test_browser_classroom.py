@@ -40,9 +40,16 @@ def test_the_dashboard_shows_the_class_and_pauses_it(jupyter_testbed: JupyterTes
         assert "Open" in text and "3 students" in text
         assert "$0.06 of $0.06" in text and "cap reached" in text and "<i>cy</i>" in text
         notebook.screenshot("classroom-dashboard", cell=1)
+        resume = notebook.cell(1).locator("button", has_text="Resume")
+        assert resume.is_disabled()  # an open class has nothing to resume
         notebook.cell(1).locator("input[placeholder^='reason']").fill("quiz time")
         notebook.cell(1).locator("button", has_text="Pause class").click()
         notebook.cell(1).locator(".gk-classroom", has_text="Paused: quiz time").wait_for(timeout=60_000)
+        notebook.page.wait_for_function("button => !button.disabled", arg=resume.element_handle(), timeout=60_000)
         notebook.screenshot("classroom-dashboard-paused", cell=1)
         notebook.run_and_wait(2)
         assert notebook.output_text(2).strip() == "paused"
+        resume.click()
+        notebook.cell(1).locator(".gk-classroom", has_text="Open").wait_for(timeout=60_000)
+        notebook.run_and_wait(2)
+        assert notebook.output_text(2).strip() == "open"

@@ -117,6 +117,9 @@ class ClassroomDashboard:
         try:
             self._last = (self.room.report_rows(), self.room.status())
             self.view.value = dashboard_html(*self._last)
+            # Resume only while paused (an open class has nothing to resume); Pause stays: pausing again
+            # changes the reason students are shown.
+            self.resume_button.disabled = not self._last[1].get("paused")
         except Exception as exc:  # noqa: BLE001 - a refresh that fails says so and tries again later
             self.message.value = f'<div style="{style.ERROR_BOX}">Could not refresh: {esc(type(exc).__name__)}</div>'
 
