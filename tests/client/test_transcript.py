@@ -332,3 +332,17 @@ def test_a_sessions_repr_writes_its_cost_as_money(client: gk.Client) -> None:
     assert repr(session) == "<ChatSession chat-mini: 0 turns, 0 requests, $0.00>"
     session("Name a river.")
     assert session.cost and repr(session) == f"<ChatSession chat-mini: 1 turn, 1 request, {format_usd(session.cost)}>"
+
+
+def test_a_sessions_html_says_its_answers_are_synthetic_when_the_offline_gateway_made_them(client: gk.Client) -> None:
+    """Each answer's own footer says "synthetic (offline gateway)"; the session's whole transcript (its display in
+    a notebook) says it too, in its footer, so a conversation shown later is not taken for a real model's."""
+    import re
+
+    from gatewaykit.notebook.html_views.conversation_html import render_conversation_html
+
+    session = client.chat.session(model="chat-mini")
+    assert "offline gateway" not in render_conversation_html(session)
+    session("Name a river.")
+    (footer,) = re.findall(r'<div class="gk-footer"[^>]*>(.*?)</div>', render_conversation_html(session))
+    assert footer.startswith("chat-mini · <strong>synthetic</strong> (offline gateway) · 1 turn · 1 request · "), footer

@@ -20,7 +20,7 @@ from typing import Any
 
 from gatewaykit.client.conversation.turn_costs import not_charged_turns_text, turn_not_charged_notes
 from gatewaykit.notebook.html_views import style
-from gatewaykit.notebook.html_views.html import _markdown
+from gatewaykit.notebook.html_views.html import _markdown, _offline_label, offline_content
 from gatewaykit.notebook.html_views.style import esc
 
 __all__ = ["render_conversation_html", "render_tool_block_html"]
@@ -128,7 +128,9 @@ def render_conversation_html(session: Any) -> str:
         blocks.append(f'<p style="{style.MUTED}"><em>(no messages yet)</em></p>')
     usage = session.usage
     turns, requests = len(session.turns), session.requests
-    parts = [esc(session.model or "default model"), f"{turns} turn{'' if turns == 1 else 's'}",
+    # Answers the offline gateway made say so (as each answer's own footer does): "synthetic (offline gateway)".
+    offline = next((kind for turn in session.turns for c in turn.completions if (kind := offline_content(c))), None)
+    parts = [esc(session.model or "default model"), _offline_label(offline), f"{turns} turn{'' if turns == 1 else 's'}",
              f"{requests} request{'' if requests == 1 else 's'}", f"{usage.total_tokens:,} tokens",
              esc(style.format_cost(session.cost)), esc(not_charged_turns_text(session.turns))]  # fmt: skip
     # Amounts carry "$" (two in one footer when turns were not charged): keep MathJax from reading them as maths.
