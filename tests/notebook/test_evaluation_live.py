@@ -114,6 +114,8 @@ def test_a_finished_answer_shows_as_rendered_markdown_not_its_source(live: tuple
         assert cell.text.startswith("## ") and "\n## " not in answer and "## " not in answer
         assert answer.startswith('<p class="gk-heading" style="font-weight:600;margin:0 ')
         assert "<blockquote" in answer and "<strong>river</strong>" in answer
+    # the grid says whose answers these are, as each chat answer's own footer does
+    assert "chat evaluation · 1 case × 2 models · <strong>synthetic</strong> (offline gateway)</div>" in html
 
 
 def test_row_marks_name_the_best_the_cheapest_and_the_fastest() -> None:

@@ -24,6 +24,7 @@ from typing import Any, Optional, Union
 
 from gatewaykit.client.session_tools.comparison import shown_seconds
 from gatewaykit.client.session_tools.scoring import mean_score
+from gatewaykit.money import plural
 from gatewaykit.presentation import rich_bundle
 
 __all__ = ["Evaluation", "EvaluationCell", "FIXED_COLUMNS"]
@@ -222,7 +223,7 @@ class Evaluation:
 
     def __repr__(self) -> str:
         state = "dry run" if self.dry_run else f"{sum(1 for c in self.cells if c.ok)} of {len(self.cells)} cells ok"
-        return f"Evaluation({self.kind}, {len(self.cases)} cases × {len(self.models)} models, {state})"
+        return f"Evaluation({self.kind}, {plural(len(self.cases), 'case')} × {plural(len(self.models), 'model')}, {state})"
 
     def __str__(self) -> str:
         from gatewaykit.client.session_tools.evaluation_text import evaluation_text

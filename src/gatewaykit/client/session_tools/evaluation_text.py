@@ -87,7 +87,7 @@ def cell_line(cell: Any, marks: Any = ()) -> str:
 
 def evaluation_text(evaluation: Any) -> str:
     """The whole evaluation: rows of cells, then one summary line per model (and the quote of a dry run)."""
-    head = f"{evaluation.kind} evaluation: {len(evaluation.cases)} cases × {len(evaluation.models)} models"
+    head = f"{evaluation.kind} evaluation: {plural(len(evaluation.cases), 'case')} × {plural(len(evaluation.models), 'model')}"
     if evaluation.repeats > 1:
         head += f" × {evaluation.repeats} repeats"
     if evaluation.dry_run:

@@ -23,6 +23,7 @@ from typing import Any, Optional, Sequence
 
 from gatewaykit.client.session_tools.evaluation_text import cost_text, judges_replayed_text, replayed_text
 from gatewaykit.client.session_tools.scoring import mean_score
+from gatewaykit.money import plural
 from gatewaykit.notebook.html_views.style import BOX, CODE, FOOTER, MUTED, esc, format_cost, format_seconds
 
 __all__ = ["answer_box", "cell_html", "grid_html", "output_html", "render_evaluation_html", "scores_html", "text_box", "thumbnail_uri"]
@@ -203,13 +204,25 @@ def summary_row(evaluation: Any) -> str:
     return f'<tr class="gk-eval-summary"><td style="{_TD}"><b>summary</b></td>{"".join(cells)}</tr>'
 
 
+def _offline_kind(evaluation: Any) -> Optional[str]:
+    """``synthetic`` / ``scripted`` when the offline gateway made an answer of the grid (else None)."""
+    from gatewaykit.notebook.html_views.html import offline_content
+
+    return next((kind for cell in evaluation.cells if cell.result is not None and (kind := offline_content(cell.result))),
+                None)  # fmt: skip
+
+
 def grid_html(evaluation: Any, rows: Sequence[Sequence[str]], summary: str = "", tail: str = "") -> str:
     """The table: a header of models, one ``<tr>`` per row (its case, then its cells' ``<td>``), the summary."""
-    head = f"{evaluation.kind} evaluation · {len(evaluation.cases)} cases × {len(evaluation.models)} models"
+    head = f"{evaluation.kind} evaluation · {plural(len(evaluation.cases), 'case')} × {plural(len(evaluation.models), 'model')}"
     if evaluation.repeats > 1:
         head += f" × {evaluation.repeats} repeats"
     if evaluation.scorers:
         head += " · scored by " + ", ".join(evaluation.scorers)
+    head = esc(head)
+    offline = _offline_kind(evaluation)
+    if offline:  # as each chat answer's own footer says it: these are not a real model's answers
+        head += f" · <strong>{esc(offline)}</strong> (offline gateway)"
     width = f"{max(12, 30 - 4 * len(evaluation.models))}%"
     header = f'<th style="{_TD};width:{width}">case</th>' + "".join(
         f'<th style="{_TD}"><code style="{CODE}">{esc(model)}</code></th>' for model in evaluation.models
@@ -218,7 +231,7 @@ def grid_html(evaluation: Any, rows: Sequence[Sequence[str]], summary: str = "",
         f"<tr>{_case_html(evaluation, evaluation.rows[index][0])}{''.join(cells)}</tr>" for index, cells in enumerate(rows)
     )
     return (
-        f'<div class="gk-evaluation tex2jax_ignore mathjax_ignore" style="{BOX}"><div style="{MUTED};margin-bottom:6px">{esc(head)}</div>'
+        f'<div class="gk-evaluation tex2jax_ignore mathjax_ignore" style="{BOX}"><div style="{MUTED};margin-bottom:6px">{head}</div>'
         f'<table class="gk-eval-grid" style="{_TABLE}"><thead><tr>{header}</tr></thead><tbody>{body}{summary}</tbody></table>'
         f"{tail}</div>"
     )
