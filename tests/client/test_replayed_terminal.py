@@ -57,3 +57,26 @@ def test_a_replayed_answer_says_so_on_stderr(
     assert replayed.out == fresh.out
     assert replayed.err == line * 2
     assert notes == {line[len("gatewaykit: "):].strip()}  # the display and the ledger row say the same
+
+
+def test_a_cached_answer_says_so_on_stderr(emulator: Any, keys: Any, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Answered from the response cache: the same text on stdout, and after each answer one stderr line, the
+    ledger's words (what the kept answer saved). In the first run the ask is paid (no line); the turn after it
+    sends the same body, so the cache answers it (one line)."""
+
+    def client() -> gk.Client:
+        return gk.Client(api_key=keys.acme, base_url=emulator.base_url, cache=tmp_path / "cache", ledger=gk.Ledger(),
+                         display=TerminalDisplay())  # fmt: skip
+
+    with client() as first:
+        answer = ask_twice(first)
+    fresh = capsys.readouterr()
+    with client() as second:
+        ask_twice(second)
+        notes = {row["note"] for row in second.ledger.rows}
+    cached = capsys.readouterr()
+    line = f"gatewaykit: cached: not sent, not charged (saved {format_usd(answer.usage.total_cost)})\n"
+    assert fresh.err == line and cached.out == fresh.out
+    assert cached.err == line * 2
+    assert notes == {line[len("gatewaykit: "):].strip()}  # the display and the ledger row say the same

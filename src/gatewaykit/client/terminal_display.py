@@ -126,11 +126,13 @@ class _TextSink:
             self._last = "\n"
 
 
-def _replay_line(completion: Any) -> str:
-    """The stderr line after an answer the cassette replayed (the notebook's footer says the same)."""
-    from gatewaykit.costs.rows import replayed_note
+def _not_charged_line(stream: Any, completion: Any) -> Optional[str]:
+    """The stderr line after an answer nothing was paid for now, replayed from the cassette or answered from
+    the response cache (the notebook's footer says the same); None for an answer the gateway charged."""
+    from gatewaykit.types.replayed import not_charged_note, replayed_note
 
-    return f"gatewaykit: {replayed_note(getattr(completion, 'usage', None))}\n"
+    note = replayed_note(getattr(completion, "usage", None)) if replayed_from_cassette(stream) else not_charged_note(completion)
+    return f"gatewaykit: {note}\n" if note else None
 
 
 def _stream_text(stream: "ChatStream", out: _Channel, err: Optional[_Channel] = None) -> "ChatCompletion":
@@ -141,8 +143,9 @@ def _stream_text(stream: "ChatStream", out: _Channel, err: Optional[_Channel] = 
     finally:
         sink.end()
     completion = stream.final()
-    if err is not None and replayed_from_cassette(stream):
-        err.write(_replay_line(completion))
+    line = _not_charged_line(stream, completion) if err is not None else None
+    if line:
+        err.write(line)  # type: ignore[union-attr]
     return completion
 
 
@@ -156,8 +159,9 @@ async def _stream_text_async(
     finally:
         sink.end()
     completion = await stream.final()
-    if err is not None and replayed_from_cassette(stream):
-        err.write(_replay_line(completion))
+    line = _not_charged_line(stream, completion) if err is not None else None
+    if line:
+        err.write(line)  # type: ignore[union-attr]
     return completion
 
 
