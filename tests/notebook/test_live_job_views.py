@@ -212,3 +212,52 @@ def test_running_music_card_says_why_there_is_no_cancel():
     assert "cannot cancel music jobs" in running
     done = JobProgress(music_job(status="completed"), sink=CapturingSink(), buttons=False).bundle()["text/html"]
     assert "cannot cancel" not in done
+
+
+class CapturingBatchDisplay(gk.NullDisplay):
+    """A display whose map/batch view is the kernel's, on a capturing sink (no painter thread)."""
+
+    def __init__(self) -> None:
+        self.views: list[LiveBatchProgress] = []
+
+    def batch_progress(self, total):
+        view = LiveBatchProgress(total, sink=CapturingSink(), painter=False)
+        self.views.append(view)
+        return view
+
+
+def test_a_batch_summary_says_what_its_requests_cost_whatever_its_items_return(emulator, keys, tmp_path):
+    """client.map over a function returning text (no usage to read) ends with what its requests cost, the sum of
+    its ledger rows; re-run from the response cache, the same summary says $0 spent, as its rows do."""
+    from gatewaykit.costs.money import format_usd
+
+    def one_line(client, topic):
+        reply = client.chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": f"{topic}?"}])
+        return reply.choices[0].message.content
+
+    summaries, costs = [], []
+    for _ in range(2):
+        display = CapturingBatchDisplay()
+        with gk.Client(api_key=keys.acme, base_url=emulator.base_url, ledger=gk.Ledger(), display=display,
+                       cache=tmp_path / "cache") as client:
+            texts = client.map(lambda topic: one_line(client, topic), ["rivers", "lakes", "seas"])
+            assert all(isinstance(text, str) for text in texts)
+            rows = client.ledger.rows
+            costs.append(sum(row["total_cost"] for row in rows))
+            assert all(any(tag.startswith("batch-") for tag in row["tags"]) for row in rows)  # the batch's rows
+        (view,) = display.views
+        view.close()
+        summaries.append(view.sink.last["text/plain"])
+    paid, cached = costs
+    assert paid > 0 and cached == 0
+    assert summaries[0] == f"✓ 3 requests: 3 of 3 done · {format_usd(paid)}"
+    assert summaries[1] == "✓ 3 requests: 3 of 3 done"  # nothing spent: no cost to show
+
+
+def test_a_cached_answer_adds_nothing_to_a_batchs_running_cost():
+    """An item's answer from the response cache (or a cassette) cost nothing now: the live line does not add it."""
+    tally = BatchTally(2)
+    tally.add(gk.ChatCompletion.model_validate({"id": "c", "choices": [], "usage": {"cost": {"total_cost": 0.002}}}))
+    tally.add(gk.ChatCompletion.model_validate({"id": "d", "choices": [], "usage": {"cost": {"total_cost": 0.002}},
+                                                "gatewaykit_cache": {"saved_cost": 0.002}}))
+    assert tally.cost == 0.002

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, Iterable, 
 from gatewaykit.client.core import observation
 from gatewaykit.client.resources import job_flows
 from gatewaykit.client.core.base import BaseClient
-from gatewaykit.client.session_tools.batch import BatchResult, run_async_batch, run_thread_batch
+from gatewaykit.client.session_tools.batch import (
+    BatchResult, batch_tag, run_async_batch, run_thread_batch, settle_batch, tagged,
+)  # fmt: skip
 from gatewaykit.client.resources.chat import AsyncChat, Chat
 from gatewaykit.client.core.confirmation import confirmed_async_call, confirmed_call, quote_async_batch, quote_batch
 from gatewaykit.client.core.config import ConnectionSettings
@@ -247,15 +249,18 @@ class Client(_Surface):
             approved = None if confirm else quote_batch(self, calls)  # one question; raises when not confirmed
             calls = [confirmed_call(call, approved) for call in calls]
         progress = self._display.batch_progress(len(calls))
+        tag = batch_tag()
         try:
-            if checkpoint is None:
-                return run_thread_batch(calls, concurrency, on_done=progress.item_done)
+            with tagged(self.ledger, tag):  # each item's requests, in its worker's copy of this context
+                if checkpoint is None:
+                    return run_thread_batch(calls, concurrency, on_done=progress.item_done)
 
-            def run(todo: list[Callable[[], Any]]) -> BatchResult:
-                return run_thread_batch(todo, concurrency, on_done=progress.item_done)
+                def run(todo: list[Callable[[], Any]]) -> BatchResult:
+                    return run_thread_batch(todo, concurrency, on_done=progress.item_done)
 
-            return _checkpoint().run_checkpointed(checkpoint, calls, keys, run, progress.item_done, client=self)
+                return _checkpoint().run_checkpointed(checkpoint, calls, keys, run, progress.item_done, client=self)
         finally:
+            settle_batch(self.ledger, tag, progress)
             progress.close()
 
     def close(self) -> None:
@@ -369,15 +374,19 @@ class AsyncClient(_Surface):
             approved = None if confirm else await quote_async_batch(self, calls)
             calls = [confirmed_async_call(call, approved) for call in calls]
         progress = self._display.batch_progress(len(calls))
+        tag = batch_tag()
         try:
-            if checkpoint is None:
-                return await run_async_batch(calls, concurrency, on_done=progress.item_done)
+            with tagged(self.ledger, tag):  # each item's requests (its task inherits this context)
+                if checkpoint is None:
+                    return await run_async_batch(calls, concurrency, on_done=progress.item_done)
 
-            async def run(todo: list[Any]) -> BatchResult:
-                return await run_async_batch(todo, concurrency, on_done=progress.item_done)
+                async def run(todo: list[Any]) -> BatchResult:
+                    return await run_async_batch(todo, concurrency, on_done=progress.item_done)
 
-            return await _checkpoint().run_checkpointed_async(checkpoint, calls, keys, run, progress.item_done, client=self)
+                return await _checkpoint().run_checkpointed_async(checkpoint, calls, keys, run, progress.item_done,
+                                                                  client=self)  # fmt: skip
         finally:
+            settle_batch(self.ledger, tag, progress)
             progress.close()
 
     async def close(self) -> None:

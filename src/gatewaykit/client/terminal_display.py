@@ -32,6 +32,7 @@ from gatewaykit.client.core.display import BatchProgress, BatchTally, TurnView
 from gatewaykit.terminal_text import plain_text  # escape sequences from a model must not drive the terminal
 from gatewaykit.client.core.grading_switches import current_switches
 from gatewaykit.presentation import replayed_from_cassette
+from gatewaykit.costs.money import format_usd
 
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
@@ -203,11 +204,14 @@ class TerminalBatchProgress:
     def _text(self) -> str:
         tally = self._tally
         failed = f" · {tally.failures} failed" if tally.failures else ""
-        return f"requests {tally.done}/{tally.total}{failed} · ${tally.cost:.6f}"
+        return f"requests {tally.done}/{tally.total}{failed} · {format_usd(tally.cost)}"
 
     def item_done(self, result: Any) -> None:
         self._tally.add(result)
         self._line.show(self._text())
+
+    def settle(self, cost: float) -> None:
+        self._tally.settle(cost)
 
     def close(self) -> None:
         self._line.end(self._text())

@@ -43,6 +43,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, TypeVar, Union, runtime_checkable
 
 from gatewaykit.costs.money import format_usd
+from gatewaykit.types.replayed import not_charged
 
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,7 +73,10 @@ J = TypeVar("J")
 
 @runtime_checkable
 class BatchProgress(Protocol):
-    """Told about every finished item of a ``map``/``batch``; ``close()`` when all are done."""
+    """Told about every finished item of a ``map``/``batch``; ``close()`` when all are done.
+
+    A view may also have ``settle(cost)``: called before ``close()`` with what the batch's ledger rows
+    cost (every request its items made, whatever they returned; $0 for answers not paid for now)."""
 
     def item_done(self, result: Any) -> None:
         """One item finished: its value, or the exception it raised."""
@@ -123,7 +127,7 @@ class BatchTally:
         self.total = total
         self.done = 0
         self.failures = 0
-        self.cost = 0.0  # USD the finished items reported (``usage.cost.total_cost``)
+        self.cost = 0.0  # USD the finished items reported (``usage.cost.total_cost``); the ledger's at the end
 
     def add(self, result: Any) -> None:
         """Count one finished item (its value, or the exception it raised)."""
@@ -131,10 +135,16 @@ class BatchTally:
         if isinstance(result, BaseException):
             self.failures += 1
             return
+        if not_charged(result):  # replayed from a cassette or answered from the cache: nothing paid now
+            return
         usage = getattr(result, "usage", None)
         cost = getattr(usage, "total_cost", None)
         if isinstance(cost, (int, float)):
             self.cost += cost
+
+    def settle(self, cost: float) -> None:
+        """The batch's cost as its ledger rows have it (every request its items made, whatever they return)."""
+        self.cost = cost
 
     def __repr__(self) -> str:
         return f"BatchTally({self.done}/{self.total} done, {self.failures} failed, {format_usd(self.cost)})"
@@ -144,6 +154,9 @@ class NullBatchProgress:
     """Counts nothing, shows nothing."""
 
     def item_done(self, result: Any) -> None:
+        pass
+
+    def settle(self, cost: float) -> None:
         pass
 
     def close(self) -> None:

@@ -8,16 +8,22 @@ that failed holds its exception instead of a value, so one failure loses nothing
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import logging
+import math
+import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ContextManager, Iterable, Optional
 
 from gatewaykit.presentation import rich_bundle
 
 if TYPE_CHECKING:  # asyncio loads only when an async batch runs
     import asyncio
 
-__all__ = ["BatchResult", "run_async_batch", "run_thread_batch"]
+__all__ = ["BatchResult", "batch_tag", "run_async_batch", "run_thread_batch", "settle_batch", "tagged"]
+
+logger = logging.getLogger("gatewaykit")
 
 
 class BatchResult(list):
@@ -107,3 +113,30 @@ async def run_async_batch(
         return result
 
     return BatchResult(await asyncio.gather(*(one(call) for call in calls)))
+
+
+def batch_tag() -> str:
+    """A ledger tag unique to one ``map``/``batch``: its rows are what it cost (:func:`settle_batch`)."""
+    return f"batch-{os.urandom(4).hex()}"
+
+
+def tagged(ledger: Any, tag: str) -> ContextManager[Any]:
+    """``ledger.tag(tag)``, or nothing for a ledger that keeps no tags (a user's own ledger object)."""
+    tag_rows = getattr(ledger, "tag", None)
+    return tag_rows(tag) if callable(tag_rows) else contextlib.nullcontext()
+
+
+def settle_batch(ledger: Any, tag: str, progress: Any) -> None:
+    """Tell ``progress`` (its optional ``settle``) what the batch's ledger rows cost: every request its items
+    made, whatever they returned (a function returning text, say), and $0 for answers not paid for now."""
+    settle = getattr(progress, "settle", None)
+    rows_of = getattr(ledger, "rows_as_recorded", None)
+    if settle is None or rows_of is None:
+        return
+    try:
+        costs = [row.get("total_cost") for row in rows_of() if tag in (row.get("tags") or ())]
+        known = [cost for cost in costs if isinstance(cost, (int, float))]
+        if known:
+            settle(math.fsum(known))
+    except Exception:  # noqa: BLE001 - a view's figure never fails the batch it summarises
+        logger.debug("gatewaykit: could not settle a batch's cost from the ledger", exc_info=True)

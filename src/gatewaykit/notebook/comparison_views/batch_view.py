@@ -89,6 +89,10 @@ class LiveBatchProgress:
             self.tally.add(result)
         self._changed.set()
 
+    def settle(self, cost: float) -> None:
+        with self._lock:
+            self.tally.settle(cost)
+
     def paint(self) -> None:
         """Show or update the live view now (the painter thread calls this)."""
         with self._lock:

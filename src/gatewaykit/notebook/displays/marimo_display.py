@@ -108,6 +108,9 @@ class MarimoBatchProgress:
     def item_done(self, result: Any) -> None:
         self._view.item_done(result)
 
+    def settle(self, cost: float) -> None:
+        self._view.settle(cost)
+
     def close(self) -> None:
         self._view.close()
 
