@@ -279,3 +279,23 @@ def test_a_cached_jobs_row_says_cached_not_replayed(make: Any, emulator: Any, tm
         make_song(fresh)
         (row,) = fresh.ledger.rows
     assert (row["cost_source"], row["status"], row["note"]) == ("cached", "completed", "cached: not sent, not charged")
+
+
+def test_concurrent_first_requests_through_the_cache_leave_no_socket_open(emulator: Any, tmp_path: Path) -> None:
+    """client.map with cache= sends its first requests from several threads at once, each through the cache's own
+    network transport: they share one connection pool, which close() closes (two threads each made one, and the
+    pool dropped in the race kept its sockets open until the garbage collector warned)."""
+    import gc
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", ResourceWarning)
+        for _ in range(3):
+            with gk.Client(api_key=ACME_KEY, base_url=emulator.base_url, ledger=gk.Ledger(path=None), display=False,
+                           cache=tmp_path / "cache") as client:  # fmt: skip
+                def ask(topic: str) -> str:
+                    answer = client.chat.completions.create(model="chat-mini", messages=_user(f"{topic}, at once?"))
+                    return str(answer.choices[0].message.content)
+
+                assert client.map(ask, ["rivers", "lakes", "seas", "bays"], concurrency=4).ok
+            gc.collect()
+    assert [str(w.message) for w in seen if issubclass(w.category, ResourceWarning)] == []

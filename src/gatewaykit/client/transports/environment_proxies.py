@@ -15,6 +15,7 @@ reach it (``trust_env=False`` for it, see ``client/clients.py``).
 from __future__ import annotations
 
 import importlib.util
+import threading
 import urllib.request
 from typing import Callable, Generic, Optional, TypeVar
 from urllib.parse import urlsplit
@@ -71,16 +72,22 @@ class _ByProxy(Generic[T]):
         self._make = make
         self._made: dict[Optional[str], T] = {}
         self._by_origin: dict[tuple[str, bytes], T] = {}
+        # map/compare/evaluate send their first requests from several threads at once: without the lock each
+        # made its own transport, only the last was kept, and the others' pools (and sockets) were never closed.
+        self._making = threading.Lock()
 
     def _for(self, url: httpx.URL) -> T:
         origin = (url.scheme, url.netloc)
         transport = self._by_origin.get(origin)
         if transport is None:
-            proxy = environment_proxy(url)
-            transport = self._made.get(proxy)
-            if transport is None:
-                transport = self._made[proxy] = self._make(proxy)
-            self._by_origin[origin] = transport
+            with self._making:
+                transport = self._by_origin.get(origin)
+                if transport is None:
+                    proxy = environment_proxy(url)
+                    transport = self._made.get(proxy)
+                    if transport is None:
+                        transport = self._made[proxy] = self._make(proxy)
+                    self._by_origin[origin] = transport
         return transport
 
 
