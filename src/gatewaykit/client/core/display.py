@@ -43,7 +43,6 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, TypeVar, Union, runtime_checkable
 
 from gatewaykit.costs.money import format_usd
-from gatewaykit.types.replayed import not_charged
 
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -135,9 +134,13 @@ class BatchTally:
         if isinstance(result, BaseException):
             self.failures += 1
             return
+        usage = getattr(result, "usage", None)
+        if usage is None:
+            return
+        from gatewaykit.types.replayed import not_charged  # here: `import gatewaykit` builds no model
+
         if not_charged(result):  # replayed from a cassette or answered from the cache: nothing paid now
             return
-        usage = getattr(result, "usage", None)
         cost = getattr(usage, "total_cost", None)
         if isinstance(cost, (int, float)):
             self.cost += cost
