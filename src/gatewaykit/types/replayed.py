@@ -26,7 +26,7 @@ from typing import Any, Iterable, NamedTuple, Optional, TypeVar
 from gatewaykit.money import format_usd, plural
 
 __all__ = [
-    "CACHED", "CACHED_NOTE", "CACHE_MARKER", "REPLAYED", "REPLAYED_NOTE", "REPLAY_MARKER", "NotCharged", "cached_note",
+    "CACHED", "CACHED_NOTE", "CACHE_MARKER", "REPLAYED", "REPLAYED_NOTE", "REPLAY_MARKER", "NotCharged", "by_source", "cached_note",
     "mark_replayed", "not_charged", "not_charged_note", "not_charged_of", "not_charged_total", "replayed_answer",
     "replayed_note",
 ]  # fmt: skip
@@ -129,13 +129,17 @@ def not_charged_total(noun: str, items: Iterable[NotCharged], many: Optional[str
     (a turn with both a replayed and a cached request is counted under each). Replayed first, then cached,
     joined by ", "; the costs known are added up. "" when there are none.
     """
+    return ", ".join(f"{plural(count, noun, many)} {total.note}" for count, total in by_source(items))
+
+
+def by_source(items: Iterable[NotCharged]) -> list[tuple[int, NotCharged]]:
+    """``items`` added up per source, replayed first, then cached: (how many, one :class:`NotCharged` with the
+    costs known added up, None when none is); a source with no item is left out."""
     items = list(items)
-    said = []
+    grouped = []
     for source in (REPLAYED, CACHED):
         mine = [item for item in items if item.source == source]
-        if not mine:
-            continue
-        known = [cost for cost in (_amount(item.cost) for item in mine) if cost is not None]
-        total = NotCharged(source, math.fsum(known) if known else None)
-        said.append(f"{plural(len(mine), noun, many)} {total.note}")
-    return ", ".join(said)
+        if mine:
+            known = [cost for cost in (_amount(item.cost) for item in mine) if cost is not None]
+            grouped.append((len(mine), NotCharged(source, math.fsum(known) if known else None)))
+    return grouped

@@ -15,7 +15,7 @@ import math
 from typing import Any, Iterable, Optional
 
 from gatewaykit.costs.money import format_usd
-from gatewaykit.types.replayed import CACHED, REPLAYED, NotCharged, not_charged_of, not_charged_total, replayed_answer
+from gatewaykit.types.replayed import NotCharged, by_source, not_charged_of, not_charged_total, replayed_answer
 
 __all__ = [
     "all_not_charged", "not_charged_turns_text", "turn_cost", "turn_cost_facts", "turn_not_charged",
@@ -50,14 +50,7 @@ def turn_replayed(turn: Any) -> tuple[int, float]:
 def turn_not_charged(turn: Any) -> list[NotCharged]:
     """A turn's requests nobody paid for now, by source (replayed, then cached; one entry each at most), with
     what they cost when they were paid for added up (None when no answer says)."""
-    found = [item for item in map(not_charged_of, turn.completions) if item is not None]
-    merged = []
-    for source in (REPLAYED, CACHED):
-        mine = [item for item in found if item.source == source]
-        if mine:
-            known = [item.cost for item in mine if item.cost is not None]
-            merged.append(NotCharged(source, math.fsum(known) if known else None))
-    return merged
+    return [merged for _, merged in by_source(i for i in map(not_charged_of, turn.completions) if i is not None)]
 
 
 def turn_not_charged_notes(turn: Any) -> list[str]:
