@@ -107,7 +107,7 @@ made.to_pandas().groupby("kind").size()
 #
 # With `cache=True`, a request identical to one already answered (same body,
 # same pictures, same key and gateway) is answered from a per-user cache and
-# nothing is sent. The answer says **cached · saved \$…**, and its ledger row is
+# nothing is sent. The answer says **cached: not sent, not charged (saved \$…)**, and its ledger row is
 # `cost_source="cached"` at \$0, keeping what it saved. `cache="refresh"` sends
 # again and keeps the new answer. It is off unless you turn it on; here it uses
 # a folder of its own, so the notebook starts cold every time it runs.
@@ -120,7 +120,8 @@ question = [{"role": "user", "content": "Name three rivers in Africa."}]
 first = cached_client.chat.completions.create(model=client.models.pick("chat"), messages=question)
 again = cached_client.chat.completions.create(model=client.models.pick("chat"), messages=question)
 assert again.choices[0].message.content == first.choices[0].message.content
-print(again.model_extra["gatewaykit_cache"]["saved_cost"] == first.usage.cost.total_cost)
+assert again.model_extra["gatewaykit_cache"]["saved_cost"] == first.usage.cost.total_cost
+again  # the same answer; its footer says it was not sent and not charged, and what it saved
 
 # %%
 row = gk.ledger.to_pandas().iloc[-1]

@@ -236,13 +236,13 @@ def test_the_async_client_uses_the_cache_too(emulator: Any, tmp_path: Path) -> N
 
 
 def test_the_answer_footer_says_cached_and_what_it_saved(make: Any) -> None:
-    """The chat HTML footer reads 'cached · saved $…' instead of the cost."""
+    """The chat HTML footer reads 'cached: not sent, not charged (saved $…)' instead of the cost."""
     from gatewaykit.notebook.html_views.html import render_chat_html
 
     client = make()
     client.chat.completions.create(model="chat-mini", messages=_user("Name a fjord"))
     again = client.chat.completions.create(model="chat-mini", messages=_user("Name a fjord"))
-    assert "cached · saved $" in render_chat_html(again)
+    assert "cached: not sent, not charged (saved $" in render_chat_html(again)
 
 
 def test_a_pickled_client_keeps_its_cache(emulator: Any, tmp_path: Path) -> None:

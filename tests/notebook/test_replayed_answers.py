@@ -162,8 +162,8 @@ def test_a_cached_answer_plain_text_says_what_it_saved(emulator: Any, keys: Any,
         client.chat.completions.create(model="chat-mini", messages=messages)
         again = client.chat.completions.create(model="chat-mini", messages=messages)
     bundle = mimebundle(again)
-    assert "cached · saved $" in footers(bundle["text/html"])[0]
-    assert "cached · saved $" in bundle["text/plain"].splitlines()[-1]
+    assert "cached: not sent, not charged (saved $" in footers(bundle["text/html"])[0]
+    assert "cached: not sent, not charged (saved $" in bundle["text/plain"].splitlines()[-1]
 
 
 def test_a_replayed_buffered_answer_and_image_say_they_are_not_charged(recorded: Recorded, replay: gk.Client) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Optional
 
 from gatewaykit.costs.money import format_usd
 from gatewaykit.costs.rows import replayed_note
-from gatewaykit.types.replayed import replayed_answer
+from gatewaykit.types.replayed import not_charged_note
 
 BOX = "font-family:var(--jp-content-font-family,inherit);line-height:1.45;max-width:100%"
 # A chat answer is visibly the model's: a shaded panel with an accent bar, distinct from the notebook's own text.
@@ -103,16 +103,10 @@ def status_badge(status: Optional[str]) -> str:
 
 
 def cached_saving(obj: Any) -> Optional[str]:
-    """``cached · saved $0.0021`` when ``obj`` (a response) was answered from the response cache, its
-    :func:`replayed_note` when the client's cassette replayed it, else None."""
-    if replayed_answer(obj):
-        return replayed_note(getattr(obj, "usage", None))
-    extra = getattr(obj, "model_extra", None) or {}
-    marker = extra.get("gatewaykit_cache")
-    if not isinstance(marker, dict):
-        return None
-    saved = marker.get("saved_cost")
-    return "cached · saved " + format_cost(saved) if isinstance(saved, (int, float)) else "cached · not sent"
+    """What stands for the cost of ``obj`` (a response) nobody paid for now, in the wording every display uses
+    (``types/replayed``): ``cached: not sent, not charged (saved $0.0021)`` when the response cache answered it,
+    ``replayed from a cassette: not charged (...)`` when the client's cassette did; None when it was charged."""
+    return not_charged_note(obj)
 
 
 def usage_parts(usage: Any, *, cached: Optional[str] = None) -> list[str]:
