@@ -301,6 +301,46 @@ def test_a_forked_child_uses_its_own_connection(tmp_path):
     assert done.stdout.split() == ["0", "2", "0.3"], (done.stdout, done.stderr[-2000:])
 
 
+FORKS_WHILE_COMMITTING = """
+import multiprocessing, sys
+from gatewaykit.costs import CostRecord, Ledger
+
+def in_child(ledger):
+    ledger.record(CostRecord("chat", "chat-mini", "ok", usage={"cost": {"total_cost": 0.5}}))
+    ledger.flush()
+
+if __name__ == "__main__":
+    ledger, forks = Ledger(path=sys.argv[1]), int(sys.argv[2])
+    context = multiprocessing.get_context("fork")
+    for fork in range(forks):
+        for _ in range(40):  # the writer thread commits these while the next fork() happens
+            ledger.record(CostRecord("chat", "chat-mini", "ok", usage={"cost": {"total_cost": 0.25}}))
+        child = context.Process(target=in_child, args=(ledger,), daemon=True)
+        child.start()
+        child.join(timeout=60)  # a hung child never ends: 60 s is only what a loaded machine may need
+        if child.exitcode != 0:
+            print("fork", fork, "child exit code", child.exitcode, flush=True)
+            child.kill()
+            raise SystemExit(1)
+    ledger.reload()  # the children's rows too
+    print(len(ledger), round(ledger.total_cost, 6))
+"""
+
+
+def test_forks_while_the_writer_thread_commits_never_hang_the_child(tmp_path):
+    """fork() while the ledger's writer thread is inside SQLite: the child's own connection still opens.
+
+    Without the stores' before-fork hook, a mutex SQLite held in the writer thread stayed locked in the child,
+    whose sqlite3.connect then waited forever; this scenario hung a child in about one fork in 30."""
+    script = tmp_path / "forks.py"
+    script.write_text(FORKS_WHILE_COMMITTING)
+    forks = 150
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "ledger.sqlite"), str(forks)],
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+    assert done.stdout.split() == [str(forks * 41), str(round(forks * (40 * 0.25 + 0.5), 6))], done.stdout
+
+
 def test_the_database_never_holds_the_key(tmp_path, emulator, keys):
     """After a chat and a video job through a real client, the key is in no byte of the database files."""
     import gatewaykit as gk
