@@ -184,3 +184,21 @@ def test_an_async_ask_streams_the_answer_to_stdout(emulator: Any, keys: Any) -> 
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == answer.content + "\n" and done.stderr == "RETURNED ChatCompletion\n"
+
+
+def test_the_progress_line_gives_a_percentage_only_while_the_job_runs() -> None:
+    """As the notebook's bar: no percentage while queued (the gateway's 10 % of a job not started) nor once ended;
+    99 % and up is "finishing" (the offline gateway holds a video there while it renders the file)."""
+    import time
+    from types import SimpleNamespace
+
+    from gatewaykit.client.terminal_display import _job_line
+
+    def line(status: str, progress: Any) -> str:
+        return _job_line(SimpleNamespace(id="video_1", status=status, progress=progress), time.monotonic())
+
+    assert line("queued", 10).startswith("video_1 queued · ")
+    assert line("in_progress", 41).startswith("video_1 in_progress 41% · ")
+    assert line("in_progress", 99).startswith("video_1 in_progress finishing · ")
+    assert line("completed", 100).startswith("video_1 completed · ")
+    assert line("in_progress", None).startswith("video_1 in_progress · ")

@@ -1,5 +1,6 @@
 """Progress bars before a model's first job finished, the interrupt note, the batch view (no kernel)."""
 
+import re
 import time
 
 import pytest
@@ -9,7 +10,7 @@ import gatewaykit as gk
 from gatewaykit.client.core.display import BatchTally
 from gatewaykit.notebook.job_views import job_progress
 from gatewaykit.notebook.comparison_views.batch_view import LiveBatchProgress, batch_bundle
-from gatewaykit.notebook.job_views.job_progress import JobProgress, expected_seconds
+from gatewaykit.notebook.job_views.job_progress import JobProgress, expected_seconds, record_duration
 from gatewaykit.notebook.job_views.job_wait import WaitInterrupted, resume_hint
 from gatewaykit.notebook.cell_output.sinks import CapturingSink, NullSink
 from gatewaykit.notebook.cell_output.widget_events import widget_events
@@ -39,7 +40,8 @@ def test_first_job_of_a_model_shows_a_bar_from_the_kind_default():
     progress = JobProgress(job, sink=CapturingSink(), buttons=False, clock=clock)
     clock.now += 10
     html = progress.bundle()["text/html"]
-    assert "gk-progress-fill" in html and "usually" in html and "gk-progress-busy" not in html
+    assert "gk-progress-fill" in html and "gk-progress-busy" not in html
+    assert "(a first guess)" in html and "usually" not in html  # nothing of this model measured yet
     assert expected_seconds(job) > expected_seconds(video_job("in_progress", seconds="1"))
 
 
@@ -50,7 +52,12 @@ def test_past_the_estimate_the_bar_turns_indeterminate():
     progress = JobProgress(job, sink=CapturingSink(), buttons=False, clock=clock)
     clock.now += expected_seconds(job) + 5
     html = progress.bundle()["text/html"]
-    assert "gk-progress-busy" in html and "gk-progress-fill" not in html and "taking longer than usual" in html
+    assert "gk-progress-busy" in html and "gk-progress-fill" not in html and "still working" in html
+    assert "usual" not in html  # past a first guess, not past a measured run time
+    record_duration(job.model, 10.0)
+    clock.now += 20
+    html = progress.bundle()["text/html"]
+    assert "taking longer than usual (10.0s)" in html
 
 
 def test_the_gateways_own_progress_drives_the_bar():
@@ -67,6 +74,23 @@ def test_a_progress_stuck_at_99_does_not_hold_the_bar():
     clock.now += 3 * expected_seconds(job)
     html = progress.bundle()["text/html"]
     assert "gk-progress-busy" in html and "99%" not in html
+
+
+def test_a_job_the_gateway_says_is_99_percent_done_is_finishing_and_the_bar_never_goes_back():
+    """The offline gateway holds a video at 99 % while it renders the file: the bar went from 90 % back to a time
+    estimate's 11 %. Every reported value is shown as reported, 99 and up as "finishing", never a smaller fill."""
+    clock = Clock()
+    widths = []
+    for reported in (0, 12, 41, 90, 99, 99):
+        clock.now += 2
+        html = card(video_job("in_progress", progress=reported, seconds="4"), clock)
+        fill = re.search(r'gk-progress-fill" style="height:6px;width:(\d+)%', html)
+        widths.append(int(fill.group(1)) if fill else 100 if "gk-progress-busy" in html else -1)
+        if reported >= 99:
+            assert "finishing" in html and "99%" not in html and "left" not in html
+        else:
+            assert f"{reported}%" in html and "left" not in html  # the gateway's figure, not a guess beside it
+    assert widths == sorted(widths) and -1 not in widths, widths
 
 
 def test_detached_card_keeps_a_note_and_no_bar():

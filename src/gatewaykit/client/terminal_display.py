@@ -248,7 +248,9 @@ class TerminalEvaluationView(NullComparisonView):
 def _job_line(job: Any, started: float) -> str:
     status = getattr(job, "status", "?")
     progress = getattr(job, "progress", None)
-    percent = f" {progress}%" if isinstance(progress, (int, float)) else ""
+    percent = ""
+    if isinstance(progress, (int, float)) and status == "in_progress":  # queued: not started; ended: no figure
+        percent = " finishing" if progress >= 99 else f" {progress:.0f}%"  # as the notebook's bar says
     return f"{getattr(job, 'id', 'job')} {status}{percent} · {time.monotonic() - started:.0f} s"
 
 

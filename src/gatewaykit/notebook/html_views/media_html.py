@@ -150,28 +150,34 @@ _TRACK = ("height:6px;width:min(100%,360px);background:rgba(128,128,128,0.25);bo
 
 
 def _progress_bar(elapsed: Optional[float], estimate: Optional[float], reported: Optional[float] = None,
-                  queued: bool = False) -> str:
+                  queued: bool = False, guess: bool = False) -> str:
     """A bar while the job runs: the gateway's own ``progress`` (0-100) when it sends one, else
     elapsed/estimate; past the estimate (or with neither) a striped, moving "still working" bar.
-    A queued job has not started: a striped bar that says so (no percentage beside a "queued" pill)."""
+    A queued job has not started: a striped bar that says so (no percentage beside a "queued" pill).
+    A job the gateway says is 99 % done is finishing: a striped bar, never one stuck near the end nor
+    one that jumps back to a time estimate. ``guess``: the estimate is the built-in first guess for the
+    kind (no job of this model finished yet this session), not a measured "usually"."""
     if elapsed is None:
         return ""
     fraction: Optional[float] = None
+    shown_elapsed = style.format_seconds(elapsed)
     if queued:
-        label = f"waiting in the queue · {style.format_seconds(elapsed)}"
-    elif reported is not None and 0 < reported < 99 and (estimate is None or elapsed <= 2 * estimate):
-        fraction = reported / 100
-        label = f"{reported:.0f}% · {style.format_seconds(elapsed)} elapsed"
+        label = f"waiting in the queue · {shown_elapsed}"
+    elif reported is not None and reported >= 99:
+        label = f"finishing · {shown_elapsed} elapsed"
+    elif reported is not None:
+        fraction = max(reported, 0) / 100
+        label = f"{reported:.0f}% · {shown_elapsed} elapsed"
     elif estimate and elapsed < estimate:
         fraction = elapsed / estimate
-        label = (
-            f"{style.format_seconds(elapsed)} elapsed · about {style.format_seconds(estimate - elapsed)} left"
-            f" (usually {style.format_seconds(estimate)})"
-        )
+        usually = "a first guess" if guess else f"usually {style.format_seconds(estimate)}"
+        label = f"{shown_elapsed} elapsed · about {style.format_seconds(estimate - elapsed)} left ({usually})"
+    elif estimate and not guess:
+        label = f"{shown_elapsed} elapsed · taking longer than usual ({style.format_seconds(estimate)})"
     elif estimate:
-        label = f"{style.format_seconds(elapsed)} elapsed · taking longer than usual ({style.format_seconds(estimate)})"
+        label = f"{shown_elapsed} elapsed · still working"
     else:
-        label = f"{style.format_seconds(elapsed)} elapsed"
+        label = f"{shown_elapsed} elapsed"
     if fraction is not None:
         fill = (
             f'<div class="gk-progress-fill" style="height:6px;width:{min(fraction, 0.99) * 100:.0f}%;'
@@ -199,11 +205,14 @@ def render_job_html(
     player: str = "",
     hint: str = "",
     reported: Optional[float] = None,
+    estimate_is_guess: bool = False,
 ) -> str:
     """A video or music job: kind, model, status, billed size/length, progress, error or player.
 
     ``elapsed``/``estimate`` (seconds) and ``reported`` (the gateway's own 0-100
-    ``progress``) add a progress bar; leave them out for a deterministic snapshot. ``player`` is already-built player HTML.
+    ``progress``) add a progress bar; leave them out for a deterministic snapshot (``estimate_is_guess``: the
+    estimate is the kind's built-in first guess, not this session's measured run time of the model). ``player`` is
+    already-built player HTML.
     """
     status = getattr(job, "status", None)
     facts = [esc(_job_kind(job)), f'<code style="{style.CODE}">{esc(getattr(job, "model", ""))}</code>']
@@ -217,7 +226,7 @@ def render_job_html(
     )
     body = ""
     if not is_finished(status):
-        body = _progress_bar(elapsed, estimate, reported, queued=status == "queued")
+        body = _progress_bar(elapsed, estimate, reported, queued=status == "queued", guess=estimate_is_guess)
     error = getattr(job, "error", None)
     if status == "failed":
         message = getattr(error, "message", None) or "the job failed"

@@ -169,7 +169,8 @@ class JobProgress:
                 if not hint and not tracked.done and getattr(job, "object", None) == "audio":
                     hint = self.music_hint
                 cards.append(views.render_job_html(job, elapsed=elapsed, estimate=estimate, player=tracked.player,
-                                                   hint=hint, reported=reported_progress(job)))
+                                                   hint=hint, reported=reported_progress(job),
+                                                   estimate_is_guess=estimate_seconds(job.model) is None))
                 line = f"{type(job).__name__} {job.id} ({job.model}): {job.status}"
                 if elapsed is not None:
                     line += f", {elapsed:.0f}s elapsed"
