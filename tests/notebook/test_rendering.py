@@ -116,6 +116,16 @@ def test_usage_renders_tokens_and_cost():
     assert bundle["text/plain"] == "Usage(12 in + 30 out tokens · 7 reasoning · $0.000123)"
 
 
+def test_tokens_served_from_the_prompt_cache_are_said_beside_the_input():
+    """They bill at the cache-read rate: a cost under tokens x the input price is explained where it is shown."""
+    cached = Usage.model_validate({**usage(), "prompt_tokens": 456, "prompt_tokens_details": {"cached_tokens": 256}})
+    bundle = mimebundle(cached)
+    assert "456 in (256 from the prompt cache) + 30 out tokens" in bundle["text/html"]
+    assert bundle["text/plain"].startswith("Usage(456 in (256 from the prompt cache) + 30 out tokens · $")
+    none_cached = Usage.model_validate({**usage(), "prompt_tokens_details": {"cached_tokens": 0}})
+    assert "prompt cache" not in mimebundle(none_cached)["text/plain"]
+
+
 def test_queued_job_shows_state_without_timings():
     """A queued video job shows its state, size and length, with no elapsed time."""
     bundle = mimebundle(video_job("queued"))

@@ -109,12 +109,20 @@ def cached_saving(obj: Any) -> Optional[str]:
     return not_charged_note(obj)
 
 
+def _from_prompt_cache(usage: Any) -> str:
+    """`` (256 from the prompt cache)``: prompt tokens the gateway served from its prompt cache, billed at the
+    cache-read rate (without it, a cost below tokens x the catalog's input price reads as a mistake); "" for none."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) or getattr(details, "cached_read_tokens", None)
+    return f" ({cached:,} from the prompt cache)" if isinstance(cached, int) and cached > 0 else ""
+
+
 def usage_parts(usage: Any, *, cached: Optional[str] = None) -> list[str]:
     """Escaped footer parts for a ``Usage``: tokens, reasoning tokens, cost (or, for an answer not charged,
     ``cached``: what stands for it, :func:`cached_saving` or :func:`replayed_note`)."""
     if usage is None:
         return [esc(cached)] if cached else []
-    parts = [f"{usage.prompt_tokens:,} in + {usage.completion_tokens:,} out tokens"]
+    parts = [f"{usage.prompt_tokens:,} in{_from_prompt_cache(usage)} + {usage.completion_tokens:,} out tokens"]
     details = getattr(usage, "completion_tokens_details", None)
     reasoning = getattr(details, "reasoning_tokens", None) if details is not None else None
     if reasoning:
