@@ -91,8 +91,8 @@ assert plan.quote.requests == 2 * len(cases) * len(image_models)  # each cell, a
 # One row per case, one column per model. The grid shows at once and each cell
 # fills as its model answers (a chat answer streams in; a video or a song shows
 # its job card, then its player), with its scores, latency and cost. At the end,
-# each row marks its best score, its cheapest and its fastest cell, and the last
-# row sums up each model. What the saved notebook keeps is this static grid (GitHub and
+# each row marks its best cell (the highest mean of its scores: each cell shows
+# that mean), its cheapest and its fastest, and the last row sums up each model. What the saved notebook keeps is this static grid (GitHub and
 # nbconvert show it). `checkpoint=` keeps each finished cell in a file: a run
 # cut short (a crash, a restarted kernel) and run again pays each cell once.
 

@@ -86,6 +86,26 @@ def test_a_dict_scorer_gives_one_column_per_key(client: gk.Client) -> None:
     assert frame["shape.words"].iloc[0] > 0
 
 
+def test_best_is_said_to_be_the_highest_mean_and_each_cell_shows_its_mean(client: gk.Client) -> None:
+    """With several scores a row's "best" goes to the highest mean of them: the grid and the text say so, and each
+    cell shows the mean it was compared on (without it, a best cell with a lower score of one kind reads wrong)."""
+    from gatewaykit.notebook.html_views.evaluation_html import render_evaluation_html
+
+    def words(output: str, case: Any) -> float:
+        return min(1.0, len(output.split()) / 200)
+
+    ev = client.evaluate(["Explain caching", "Name a river"], models=["chat-mini", "chat-vision"],
+                         scorers=[words, long_enough])  # fmt: skip
+    html, text = render_evaluation_html(ev), str(ev)
+    assert "best = the highest mean score" in html and "(best = the highest mean score)" in text.splitlines()[0]
+    for cell in ev.cells:
+        mean = f"mean {cell.score:.2f}"
+        assert mean == f"mean {(cell.scores['words'] + cell.scores['long_enough']) / 2:.2f}"
+        assert mean in html and mean in text
+    one = client.evaluate(["Name a river"], models=["chat-mini", "chat-vision"], scorers=[words])
+    assert "best = the highest words" in render_evaluation_html(one) and "mean " not in str(one)
+
+
 def test_an_unknown_model_is_refused_with_did_you_mean_and_nothing_is_sent(client: gk.Client, book: gk.Ledger) -> None:
     """A typo in models=[...] is a ModelNotFoundError naming the closest id, before any request."""
     with pytest.raises(gk.ModelNotFoundError, match="did you mean 'chat-mini'"):

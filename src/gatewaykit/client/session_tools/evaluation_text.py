@@ -18,7 +18,8 @@ from gatewaykit.client.session_tools.scoring import mean_score
 from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.costs.rows import REPLAYED, replayed_note
 
-__all__ = ["cell_line", "cost_text", "evaluation_text", "judges_replayed_text", "replayed_text", "score_text"]
+__all__ = ["best_legend", "cell_line", "cost_text", "evaluation_text", "judges_replayed_text", "mean_text", "replayed_text",
+           "score_text"]
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _WIDTH = 70
@@ -68,6 +69,27 @@ def judges_replayed_text(evaluation: Any) -> str:
     return f"{plural(count, 'judge request')} {replayed_note()}" if count else ""
 
 
+def _numeric(values: Any) -> list[Any]:
+    return [v for v in values if isinstance(v, (bool, int, float)) and not (isinstance(v, float) and math.isnan(v))]
+
+
+def mean_text(cell: Any) -> str:
+    """``mean 0.47``: what a row's "best" compares (:attr:`EvaluationCell.score`), for a cell with more than one
+    score (with one, that score is it); "" otherwise."""
+    if len(_numeric(cell.scores.values())) < 2 or cell.score is None:
+        return ""
+    return f"mean {cell.score:.2f}"
+
+
+def best_legend(evaluation: Any) -> str:
+    """What "best" marks: ``best = the highest mean score`` (each cell shows its :func:`mean_text`), or ``best = the
+    highest judge`` with one score column; "" with no scorer."""
+    columns = evaluation.score_columns
+    if not columns:
+        return ""
+    return f"best = the highest {columns[0]}" if len(columns) == 1 else "best = the highest mean score"
+
+
 def cell_line(cell: Any, marks: Any = ()) -> str:
     """One cell on one line: model, latency, cost, scores, the output's start (or the error), marks."""
     facts = [cell.model]
@@ -77,6 +99,9 @@ def cell_line(cell: Any, marks: Any = ()) -> str:
     if cost:
         facts.append(cost)
     facts.extend(f"{name} {score_text(value)}" for name, value in cell.scores.items())
+    mean = mean_text(cell)
+    if mean:
+        facts.append(mean)
     facts.extend(f"{name} failed" for name in cell.score_errors)
     if cell.error is not None:
         body = f"error: {_line(cell.error)}"
@@ -94,7 +119,8 @@ def evaluation_text(evaluation: Any) -> str:
         quote = evaluation.quote
         summary = getattr(quote, "summary", None) or "nothing could be priced"
         return f"{head} (dry run, nothing sent)\n  {len(evaluation.cells)} cells; quote: {summary}"
-    lines = [head]
+    legend = best_legend(evaluation)
+    lines = [head + (f" ({legend})" if legend else "")]
     for row in evaluation.rows:
         first = row[0]
         repeat = f" (repeat {first.repeat + 1})" if evaluation.repeats > 1 else ""

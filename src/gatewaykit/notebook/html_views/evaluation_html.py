@@ -21,7 +21,9 @@ import math
 import statistics
 from typing import Any, Optional, Sequence
 
-from gatewaykit.client.session_tools.evaluation_text import cost_text, judges_replayed_text, replayed_text
+from gatewaykit.client.session_tools.evaluation_text import (
+    best_legend, cost_text, judges_replayed_text, mean_text, replayed_text,
+)
 from gatewaykit.client.session_tools.scoring import mean_score
 from gatewaykit.money import plural
 from gatewaykit.notebook.html_views.style import BOX, CODE, FOOTER, MUTED, esc, format_cost, format_seconds
@@ -137,6 +139,9 @@ def scores_html(cell: Any) -> str:
         reason = cell.reasons.get(name.split(".")[0], "")
         title = f' title="{esc(reason)}"' if reason else ""
         parts.append(f'<span class="gk-eval-score" style="{_SCORE}"{title}>{esc(name)} <b>{_score_value(value)}</b></span>')
+    mean = mean_text(cell)
+    if mean:  # what the row's "best" compares
+        parts.append(f'<span class="gk-eval-mean" style="{_SCORE};{MUTED}">{esc(mean)}</span>')
     for name, error in cell.score_errors.items():
         parts.append(
             f'<span class="gk-eval-score" data-failed="1" style="{_SCORE};{_FAILED}" '
@@ -219,6 +224,9 @@ def grid_html(evaluation: Any, rows: Sequence[Sequence[str]], summary: str = "",
         head += f" × {evaluation.repeats} repeats"
     if evaluation.scorers:
         head += " · scored by " + ", ".join(evaluation.scorers)
+    legend = best_legend(evaluation)
+    if legend:
+        head += f" · {legend}"
     head = esc(head)
     offline = _offline_kind(evaluation)
     if offline:  # as each chat answer's own footer says it: these are not a real model's answers
