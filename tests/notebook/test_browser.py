@@ -249,7 +249,8 @@ def test_interrupting_a_wait_ends_the_cell_with_one_dim_line(page: NotebookPage,
     line = cell.locator(".gk-quiet-stop").inner_text()
     assert line.startswith("Stopped waiting for video job video_") and "keeps running on the gateway" in line
     assert text.count("client.videos.retrieve(") == 1 and "retrieve(" in line  # the resume call, once, on the line
-    assert "Stopped waiting here" in cell.locator(".gk-job").first.inner_text()
+    assert "This card no longer updates." in cell.locator(".gk-job").first.inner_text()
+    assert text.count("keeps running on the gateway") == 1  # said once, on the quiet line
     assert "KeyboardInterrupt" not in text and "WaitInterrupted" not in text and "Traceback" not in text
     expect(cell.locator("button.gk-cancel")).to_have_count(0, timeout=60_000)  # gone just after the final card
     assert "the cell after the stop ran" not in page.output_text(index("after_interrupt"))

@@ -74,7 +74,11 @@ def test_an_uncaught_cancel_ends_the_cell_with_one_quiet_line(kernel: LiveKernel
     kernel.pump(15, until=lambda: kernel.idle(msg_id) and kernel.idle(queued))
     assert kernel.of(msg_id, "error") == []  # no error output: no red or pale error box
     lines = [m["content"]["data"] for m in kernel.of(msg_id, "display_data")]
-    assert any(data.get("text/plain") == "Cancelled: nothing was sent (so Run All stops here)." for data in lines)
+    assert any(data.get("text/plain") == "The cell stops here, and so does Run All." for data in lines)
+    card = [m["content"]["data"].get("text/plain", "") for m in kernel.of(msg_id, "update_display_data")][-1]
+    assert card.startswith("Cancelled: ") and card.endswith("; nothing was sent.")  # the card's last state says it
+    plain = "\n".join(data.get("text/plain", "") for data in lines[1:])  # what the cell shows under the card
+    assert "Cancelled" not in plain and "nothing was sent" not in plain, plain  # not said twice
     assert "gk-quiet-stop" in "".join(data.get("text/html", "") for data in lines)
     assert "the next cell ran" not in kernel.text(queued)  # the kernel aborted it: the cancelled cell failed
     full = "\n".join("\n".join(m["content"]["traceback"]) for m in kernel.of(kernel.run("%tb"), "error"))

@@ -32,7 +32,9 @@ from gatewaykit.notebook.html_views.style import aligned_in_exports, esc
 
 __all__ = ["CANCELLED_LINE", "QuietStop", "install_quiet_stops"]
 
-CANCELLED_LINE = "Cancelled: nothing was sent (so Run All stops here)."
+CANCELLED_LINE = "The cell stops here, and so does Run All."
+"""Under a cancelled confirmation card, whose last line already says "Cancelled: ...; nothing was sent.": only what
+that line does not say."""
 
 
 class QuietStop(BaseException):

@@ -66,4 +66,4 @@ class WaitInterrupted(KeyboardInterrupt, QuietStop):
 
 def interrupted_note(job: Any) -> str:
     """The note left on an unfinished card when the wait stops (the cell's last line says how to resume)."""
-    return "Stopped waiting here; the job keeps running on the gateway."
+    return "This card no longer updates."
