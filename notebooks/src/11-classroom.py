@@ -117,7 +117,7 @@ except gk.ClassPausedError as exc:  # a 503, so also a gk.ServerError
 # %%
 room.resume()
 again = students["ana"].chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "Hello?"}])
-print("after resume:", again.choices[0].finish_reason)
+print(f"after resume: answered ({again.usage.completion_tokens} tokens)")
 
 # %% [markdown]
 # More for the teacher: `room.set_cap("bo", 0.10)`, `room.revoke("cy")`,

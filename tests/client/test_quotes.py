@@ -63,6 +63,7 @@ def test_video_quote_prices_resolution_duration_and_audio(quoting: Any) -> None:
     assert isinstance(quote, gk.Quote) and quote.source == "catalog"
     assert quote.total_cost == pytest.approx(3.20)
     assert dict(quote.assumptions) == {"duration": 8, "resolution": "1080p", "generate_audio": True}
+    assert quote.summary.endswith("video-tiers: duration 8, resolution 1080p, generate_audio on")  # not Python's True
 
 
 def test_video_quote_assumes_the_models_defaults(quoting: Any) -> None:

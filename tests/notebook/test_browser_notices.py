@@ -19,14 +19,15 @@ from jupyter_browser import JupyterServer, NotebookPage, open_notebook, write_no
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser-notices"
-BIG_VIDEO = "model='video-tiers', prompt='a city at night', duration=8, resolution='1080p'"
+BIG_VIDEO = "model=VIDEO, prompt=\"an expensive epic\", duration=8, resolution=\"1080p\""  # notebook 05's call
 CELLS = [
     "import gatewaykit as gk\n"
     "client = gk.Client(base_url={base_url!r}, api_key={api_key!r}, ledger=gk.Ledger(path=None, budget=0.05))\n"
-    "asking = gk.Client(base_url={base_url!r}, api_key={api_key!r}, confirm_over=0.50, ledger=gk.Ledger(path=None))",
+    "guarded = gk.Client(base_url={base_url!r}, api_key={api_key!r}, confirm_over=0.10, ledger=gk.Ledger(path=None))\n"
+    "VIDEO = 'video-tiers'",
     "ui = gk.chat_ui(client, model='chat-mini')\nui.send('Name three rivers')\nui",
     "gk.playground(client)",
-    f"asking.videos.create({BIG_VIDEO})",
+    f"guarded.videos.create({BIG_VIDEO})",
 ]
 CHAT, PLAYGROUND, CONFIRM = 1, 2, 3
 

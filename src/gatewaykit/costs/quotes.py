@@ -29,6 +29,8 @@ def describe_amount(usd: Optional[float], source: Optional[str]) -> str:
 
 
 def _value(value: Any) -> str:
+    if isinstance(value, bool):  # "generate_audio off", not Python's "generate_audio False"
+        return "on" if value else "off"
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return str(value)

@@ -31,9 +31,9 @@ __all__ = ["CONFIRM_TIMEOUT", "ConfirmCard", "ask_in_kernel"]
 CONFIRM_TIMEOUT = 600.0  # seconds a card waits for a click before it counts as Cancel (a headless run)
 PUMP_EVERY = 0.05
 
-_STYLE = (
+_STYLE = (  # its own line height: in a widget, a wrapped line would get the widgets' 28 px
     "border:1px solid #d0a000;border-left:4px solid #d0a000;border-radius:4px;padding:6px 10px;"
-    "margin:2px 0;font-family:var(--jp-ui-font-family,sans-serif);font-size:13px"
+    "margin:2px 0;font-family:var(--jp-ui-font-family,sans-serif);font-size:13px;line-height:1.45"
 )
 
 
