@@ -125,7 +125,9 @@ def _download_link(href: Optional[str], filename: str) -> str:
     href = _safe_media_url(href)
     if not href:
         return ""
-    return f'<div style="font-size:0.85em"><a href="{esc(href)}" download="{esc(filename)}">Download {esc(filename)}</a></div>'
+    kind = filename.rpartition(".")[2].upper() if "." in filename else "file"  # the saved file keeps its whole name
+    return (f'<div style="font-size:0.85em"><a href="{esc(href)}" download="{esc(filename)}" title="{esc(filename)}">'
+            f"Download {esc(kind)}</a></div>")
 
 
 def render_video_player_html(src: str, *, download_href: Optional[str] = None, filename: str = "video.mp4") -> str:

@@ -281,7 +281,7 @@ class Playground:
         estimated = sum(row["total_cost"] or 0.0 for row in self._rows() if row["cost_source"] == "estimated")
         text = f"Cost of this playground: {style.format_cost(usd)} ({self.runs} run{'s' if self.runs != 1 else ''})"
         if estimated:
-            text += f", of which ≈ {style.format_cost(estimated)} is estimated (the gateway did not report it)"
+            text += f", of which ≈ {style.format_cost(estimated)} est. (the gateway did not report it)"
         if unpriced:
             text += f" + {unpriced} job{'s' if unpriced != 1 else ''} charged at a price the gateway does not report"
         self.cost.value = f'<div style="{style.MUTED}">{style.esc(text)}</div>'
