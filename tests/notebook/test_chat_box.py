@@ -166,7 +166,10 @@ def test_the_static_transcript_reads_without_widgets(client: gk.Client) -> None:
     ui.send("Name a <script> tag")
     html = ui.static_html()
     assert "Name a &lt;script&gt; tag" in html and "<script>" not in html
-    assert "tokens" in html
+    usage = ui.session.turns[0].reply.usage
+    footer = html.rsplit('class="gk-footer"', 1)[1]
+    assert f"{usage.prompt_tokens:,} in + {usage.completion_tokens:,} out tokens" in footer  # as an answer's footer
+    assert "<strong>synthetic</strong> (offline gateway)" in footer  # the offline gateway's answer says so here too
 
 
 def test_the_textarea_fallback_syncs_its_text_when_focus_leaves_it(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,6 +21,7 @@ from typing import Any, Callable, Optional
 from gatewaykit.client.conversation.turn_costs import turn_cost, turn_cost_facts, turn_replayed
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.html_views.conversation_html import render_tool_block_html
+from gatewaykit.notebook.html_views.html import _offline_label, offline_content
 from gatewaykit.presentation import replayed_from_cassette
 from gatewaykit.types.replayed import mark_replayed
 
@@ -74,9 +75,13 @@ def render_transcript_html(session: Any, stopped: set[int]) -> str:
         answer = ""
         if reply is not None and reply.choices:
             answer = reply.choices[0].message.content or ""
-        tokens = sum(getattr(getattr(c, "usage", None), "total_tokens", 0) or 0 for c in turn.completions)
-        facts = [style.esc(getattr(reply, "model", None) or session.model or ""), f"{tokens:,} tokens" if tokens else "",
-                 *_cost_facts(turn)]  # fmt: skip
+        usages = [usage for c in turn.completions if (usage := getattr(c, "usage", None)) is not None]
+        tokens_in = sum(getattr(usage, "prompt_tokens", 0) or 0 for usage in usages)
+        tokens_out = sum(getattr(usage, "completion_tokens", 0) or 0 for usage in usages)
+        offline = next((kind for c in turn.completions if (kind := offline_content(c))), None)
+        facts = [style.esc(getattr(reply, "model", None) or session.model or ""), _offline_label(offline),
+                 f"{tokens_in:,} in + {tokens_out:,} out tokens" if tokens_in or tokens_out else "",
+                 *_cost_facts(turn)]  # fmt: skip  # as an answer's own footer says it
         if index in stopped:
             facts.append(_STOPPED)
         if turn.note:
