@@ -7,11 +7,13 @@
 
 # %%
 import sys
-if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+# Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+if "google.colab" in sys.modules:
     # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
 import os
 import gatewaykit as gk
-client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway (re-runs cached); none: offline
+# a key: the real gateway (re-runs cached); none: offline
+client = gk.Client(cache="SVC_API_KEY" in os.environ)
 
 # %% [markdown]
 # ### Which gateway?
@@ -101,9 +103,12 @@ print(video.model, video.size, video.seconds, "seconds")
 # `[Verse]` and `[Chorus]`.
 
 # %% tags=["nbval-ignore-output"]
-job = client.music.create(model=client.models.pick("music", ["lyrics_prompt"]), prompt="upbeat synth pop",
-                          lyrics_prompt="[Verse]\nHello gateway\n[Chorus]\nOne key for every model",
-                          bitrate=32000)  # a low bitrate keeps this notebook small
+job = client.music.create(
+    model=client.models.pick("music", ["lyrics_prompt"]),
+    prompt="upbeat synth pop",
+    lyrics_prompt="[Verse]\nHello gateway\n[Chorus]\nOne key for every model",
+    bitrate=32000,  # a low bitrate keeps this notebook small
+)
 song = job.wait()
 
 # %%

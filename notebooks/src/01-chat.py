@@ -5,11 +5,13 @@
 
 # %%
 import sys
-if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+# Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+if "google.colab" in sys.modules:
     # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
 import os
 import gatewaykit as gk
-client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway (re-runs cached); none: offline
+# a key: the real gateway (re-runs cached); none: offline
+client = gk.Client(cache="SVC_API_KEY" in os.environ)
 
 # %% [markdown]
 # ### Which gateway?
@@ -50,7 +52,9 @@ print(answer.usage.total_tokens, "tokens")
 
 # %%
 stream = client.chat.completions.create(
-    model=CHAT, messages=[{"role": "user", "content": "Count from one to five in words."}], stream=True
+    model=CHAT,
+    messages=[{"role": "user", "content": "Count from one to five in words."}],
+    stream=True,
 )
 pieces = []
 for chunk in stream:
@@ -102,7 +106,8 @@ print(call.function.name, call.function.arguments)
 
 # %%
 arguments = json.loads(call.function.arguments)
-result = {"city": arguments.get("city"), "temperature_c": 21, "sky": "clear"}  # our "weather service"
+# our "weather service"
+result = {"city": arguments.get("city"), "temperature_c": 21, "sky": "clear"}
 messages += [first.choices[0].message.model_dump(exclude_none=True),
              {"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)}]
 final = client.chat.completions.create(model=CHAT, messages=messages, tools=tools)
@@ -125,7 +130,8 @@ schema = {
 reply = client.chat.completions.create(
     model=CHAT,
     messages=[{"role": "user", "content": "Describe a large city as JSON."}],
-    response_format={"type": "json_schema", "json_schema": {"name": "city", "schema": schema}},
+    response_format={"type": "json_schema",
+                     "json_schema": {"name": "city", "schema": schema}},
 )
 city = json.loads(reply.choices[0].message.content)
 assert set(schema["required"]) <= set(city)
@@ -140,12 +146,14 @@ city
 
 # %%
 picture = client.images.generate(model=client.models.pick("image", ["width", "height"]),
-                                  prompt="a red bicycle by a blue door", width=256, height=256)
+                                  prompt="a red bicycle by a blue door",
+                                 width=256, height=256)
 picture
 
 # %% tags=["nbval-ignore-output"]
 seen = client.chat.ask(
-    [{"type": "text", "text": "What is in this picture?"}, gk.image_part(picture.images[0])],
+    [{"type": "text", "text": "What is in this picture?"},
+     gk.image_part(picture.images[0])],
     model=VISION,
 )
 

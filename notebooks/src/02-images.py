@@ -6,11 +6,13 @@
 
 # %%
 import sys
-if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+# Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+if "google.colab" in sys.modules:
     # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
 import os
 import gatewaykit as gk
-client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway (re-runs cached); none: offline
+# a key: the real gateway (re-runs cached); none: offline
+client = gk.Client(cache="SVC_API_KEY" in os.environ)
 
 # %% [markdown]
 # ### Which gateway?
@@ -53,9 +55,13 @@ by_pixels = client.images.generate(model=client.models.pick("image", ["width", "
 by_pixels
 
 # %%
-by_tier = client.images.generate(model=client.models.pick("image", ["aspect_ratio", "resolution"]),
-                                 prompt="a mountain cabin in snow", aspect_ratio="16:9",
-                                 resolution="1K", output_format="jpeg")
+by_tier = client.images.generate(
+    model=client.models.pick("image", ["aspect_ratio", "resolution"]),
+    prompt="a mountain cabin in snow",
+    aspect_ratio="16:9",
+    resolution="1K",
+    output_format="jpeg",
+)
 print(by_tier.images[0].size)
 by_tier
 
@@ -68,8 +74,8 @@ by_aspect
 
 # %%
 by_preset = client.images.generate(model=client.models.pick("image", ["image_size"]),
-                                   prompt="a city skyline at night", image_size="landscape_4_3",
-                                   output_format="jpeg")
+                                   prompt="a city skyline at night",
+                                   image_size="landscape_4_3", output_format="jpeg")
 print(by_preset.images[0].size)
 by_preset
 
@@ -99,7 +105,12 @@ several
 # %%
 editor = client.models.get(client.models.pick("image", ["aspect_ratio", "resolution"]))
 print("up to", editor.edit.max_reference_images, "reference images")
-edited = client.images.edit(model=editor.id, prompt="combine these into one poster",
-                            image=[by_pixels.images[0], several.images[0], several.images[1]],
-                            aspect_ratio="1:1", resolution="1K", output_format="jpeg")
+edited = client.images.edit(
+    model=editor.id,
+    prompt="combine these into one poster",
+    image=[by_pixels.images[0], several.images[0], several.images[1]],
+    aspect_ratio="1:1",
+    resolution="1K",
+    output_format="jpeg",
+)
 edited

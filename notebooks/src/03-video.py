@@ -6,11 +6,13 @@
 
 # %%
 import sys
-if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+# Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+if "google.colab" in sys.modules:
     # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
 import os
 import gatewaykit as gk
-client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway (re-runs cached); none: offline
+# a key: the real gateway (re-runs cached); none: offline
+client = gk.Client(cache="SVC_API_KEY" in os.environ)
 
 # %% [markdown]
 # ### Which gateway?
@@ -89,7 +91,8 @@ still = client.images.generate(model=client.models.pick("image", ["width", "heig
 still
 
 # %% tags=["nbval-ignore-output"]
-moving = client.videos.create(model=VIDEO, prompt="waves roll in", input_reference=still.images[0],
+moving = client.videos.create(model=VIDEO, prompt="waves roll in",
+                              input_reference=still.images[0],
                               duration=4, resolution="480p", aspect_ratio="1:1").wait()
 
 # %%

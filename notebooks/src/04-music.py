@@ -5,11 +5,13 @@
 
 # %%
 import sys
-if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+# Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+if "google.colab" in sys.modules:
     # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
 import os
 import gatewaykit as gk
-client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway (re-runs cached); none: offline
+# a key: the real gateway (re-runs cached); none: offline
+client = gk.Client(cache="SVC_API_KEY" in os.environ)
 
 # %% [markdown]
 # ### Which gateway?
@@ -41,7 +43,8 @@ One key, one balance, every song
 The gateway hums along
 """
 job = client.music.create(model=SONG, prompt="mellow acoustic folk, warm vocals",
-                          lyrics_prompt=lyrics, bitrate=32000)  # a low bitrate keeps this notebook small
+                          lyrics_prompt=lyrics,
+                          bitrate=32000)  # a low bitrate keeps this notebook small
 print(job.status)
 
 # %% [markdown]

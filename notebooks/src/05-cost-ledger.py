@@ -6,11 +6,13 @@
 
 # %%
 import sys
-if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+# Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+if "google.colab" in sys.modules:
     # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
 import os
 import gatewaykit as gk
-client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway (re-runs cached); none: offline
+# a key: the real gateway (re-runs cached); none: offline
+client = gk.Client(cache="SVC_API_KEY" in os.environ)
 
 # %% [markdown]
 # ### Which gateway?
@@ -34,10 +36,13 @@ IMAGE = client.models.pick("image", ["width", "height"])
 
 with gk.ledger.tag("haiku"):
     for topic in ["rain", "trains", "tea"]:
-        client.chat.completions.create(model=CHAT, messages=[{"role": "user",
-                                                              "content": f"A haiku about {topic}"}])
+        client.chat.completions.create(
+            model=CHAT,
+            messages=[{"role": "user", "content": f"A haiku about {topic}"}],
+        )
 with gk.ledger.tag("posters"):
-    client.images.generate(model=IMAGE, prompt="a retro travel poster", width=256, height=256)
+    client.images.generate(model=IMAGE, prompt="a retro travel poster",
+                           width=256, height=256)
 len(gk.ledger)
 
 # %% [markdown]
@@ -89,7 +94,9 @@ import pandas as pd
 folder = Path(tempfile.mkdtemp())
 gk.ledger.to_csv(folder / "costs.csv")
 gk.ledger.to_parquet(folder / "costs.parquet")
-assert len(pd.read_csv(folder / "costs.csv")) == len(pd.read_parquet(folder / "costs.parquet")) == len(gk.ledger)
+assert (len(pd.read_csv(folder / "costs.csv"))
+        == len(pd.read_parquet(folder / "costs.parquet"))
+        == len(gk.ledger))
 sorted(path.name for path in folder.iterdir())
 
 # %% [markdown]
@@ -103,11 +110,14 @@ sorted(path.name for path in folder.iterdir())
 
 # %%
 VIDEO = client.models.pick("video", ["resolution"])
-prices = {VIDEO: {"per_second": {"480p": 0.05, "720p": 0.10, "1080p": 0.25}}}  # your price list, USD
-careful = gk.Ledger(budget=0.50, prices=prices, path=None)  # in memory: a budget for this demo only
+# your price list, USD
+prices = {VIDEO: {"per_second": {"480p": 0.05, "720p": 0.10, "1080p": 0.25}}}
+# in memory: a budget for this demo only
+careful = gk.Ledger(budget=0.50, prices=prices, path=None)
 careful_client = gk.Client(ledger=careful)
 try:
-    careful_client.videos.create(model=VIDEO, prompt="an expensive epic", duration=8, resolution="1080p")
+    careful_client.videos.create(model=VIDEO, prompt="an expensive epic",
+                                 duration=8, resolution="1080p")
 except gk.BudgetExceededError as error:
     print("refused:", error)
 assert len(careful) == 0
@@ -126,7 +136,8 @@ assert len(careful) == 0
 # what you left out). A model or value the gateway does not offer is an error naming it.
 
 # %%
-quote = client.videos.quote(model=VIDEO, prompt="an expensive epic", duration=8, resolution="1080p")
+quote = client.videos.quote(model=VIDEO, prompt="an expensive epic",
+                            duration=8, resolution="1080p")
 print(quote)
 quote.total_cost, quote.source
 
@@ -151,5 +162,6 @@ quote.total_cost, quote.source
 # %% tags=["nbval-ignore-output"]
 guarded = gk.Client(confirm_over=0.10)
 print(guarded.videos.quote(model=VIDEO, prompt="waves", duration=4, resolution="480p"))
-clip = guarded.videos.create(model=VIDEO, prompt="waves", duration=4, resolution="480p", confirm=True).wait()
+clip = guarded.videos.create(model=VIDEO, prompt="waves", duration=4, resolution="480p",
+                             confirm=True).wait()
 gk.ledger.to_pandas()[["model", "status", "cost_source", "total_cost"]].tail(1)

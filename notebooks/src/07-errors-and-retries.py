@@ -7,11 +7,13 @@
 
 # %%
 import sys
-if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+# Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+if "google.colab" in sys.modules:
     # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
 import os
 import gatewaykit as gk
-client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway (re-runs cached); none: offline
+# a key: the real gateway (re-runs cached); none: offline
+client = gk.Client(cache="SVC_API_KEY" in os.environ)
 
 # %% [markdown]
 # ### Which gateway?
@@ -51,7 +53,8 @@ remote
 
 # %%
 try:
-    client.chat.completions.create(model="no-such-model", messages=[{"role": "user", "content": "hi"}])
+    client.chat.completions.create(model="no-such-model",
+                                   messages=[{"role": "user", "content": "hi"}])
 except gk.ModelNotFoundError as error:
     print(type(error).__name__, error.status, error.code)
 
@@ -90,13 +93,15 @@ def fault(kind):
 # %%
 impatient = gk.Client(api_key=lab.api_key, base_url=lab.base_url, max_retries=0)
 try:
-    impatient.chat.completions.create(model="chat-mini", messages=hello, extra_headers=fault("429"))
+    impatient.chat.completions.create(model="chat-mini", messages=hello,
+                                      extra_headers=fault("429"))
 except gk.RateLimitError as error:
     print(type(error).__name__, error.status, "retry after", error.retry_after, "s")
 
 # %%
 try:
-    practice.chat.completions.create(model="chat-mini", messages=hello, extra_headers=fault("429"))
+    practice.chat.completions.create(model="chat-mini", messages=hello,
+                                     extra_headers=fault("429"))
 except gk.RateLimitError:
     print("attempts:", gk.ledger.rows[-1]["attempts"])  # 1 + max_retries
 
@@ -108,15 +113,19 @@ except gk.RateLimitError:
 
 # %%
 try:
-    impatient.chat.completions.create(model="chat-mini", messages=hello, extra_headers=fault("503"))
+    impatient.chat.completions.create(model="chat-mini", messages=hello,
+                                      extra_headers=fault("503"))
 except gk.ServerError as error:
     print(type(error).__name__, error.status)
 
 # %%
-flaky_gateway = gk.emulator.start(time_scale=0, fault_rate=0.4, fault_kinds=("500", "503"), seed=7)
-flaky = gk.Client(api_key=flaky_gateway.api_key, base_url=flaky_gateway.base_url, max_retries=5)
+flaky_gateway = gk.emulator.start(time_scale=0, fault_rate=0.4,
+                                  fault_kinds=("500", "503"), seed=7)
+flaky = gk.Client(api_key=flaky_gateway.api_key, base_url=flaky_gateway.base_url,
+                  max_retries=5)
 with gk.ledger.tag("flaky"):
-    replies = [flaky.chat.completions.create(model="chat-mini", messages=hello) for _ in range(8)]
+    replies = [flaky.chat.completions.create(model="chat-mini", messages=hello)
+               for _ in range(8)]
 attempts = [row["attempts"] for row in gk.ledger.rows if "flaky" in row["tags"]]
 print("all answered:", len(replies) == 8, "| attempts per request:", attempts)
 
@@ -128,8 +137,12 @@ print("all answered:", len(replies) == 8, "| attempts per request:", attempts)
 # billed it.
 
 # %%
-stream = practice.chat.completions.create(model="chat-mini", stream=True, extra_headers=fault("disconnect"),
-                                          messages=[{"role": "user", "content": "Tell me a long story."}])
+stream = practice.chat.completions.create(
+    model="chat-mini",
+    stream=True,
+    extra_headers=fault("disconnect"),
+    messages=[{"role": "user", "content": "Tell me a long story."}],
+)
 try:
     stream.final()
 except gk.StreamInterruptedError as error:
@@ -161,7 +174,8 @@ print(type(failure).__name__, "| status:", doomed.status, "|", failure.message)
 
 # %%
 student = {"accounts": [{"id": "student", "balance_usd": 0.01,
-                         "keys": [{"key": "sk-bf-student-0000000000000001", "status": "active", "models": "*"}]}]}
+                         "keys": [{"key": "sk-bf-student-0000000000000001",
+                                   "status": "active", "models": "*"}]}]}
 broke_gateway = gk.emulator.start(accounts=student, time_scale=0)
 broke = gk.Client(api_key=broke_gateway.api_key, base_url=broke_gateway.base_url)
 try:
@@ -179,8 +193,11 @@ except gk.InsufficientQuotaError as error:
 # %%
 def describe(prompt, **options):
     try:
-        reply = practice.chat.completions.create(model="chat-mini",
-                                                 messages=[{"role": "user", "content": prompt}], **options)
+        reply = practice.chat.completions.create(
+            model="chat-mini",
+            messages=[{"role": "user", "content": prompt}],
+            **options,
+        )
         return reply.choices[0].message.content[:40]
     except gk.RateLimitError as error:
         return f"busy: try again in {error.retry_after} s"

@@ -7,11 +7,13 @@
 
 # %%
 import sys
-if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+# Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+if "google.colab" in sys.modules:
     # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
 import os
 import gatewaykit as gk
-client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway (re-runs cached); none: offline
+# a key: the real gateway (re-runs cached); none: offline
+client = gk.Client(cache="SVC_API_KEY" in os.environ)
 
 # %% [markdown]
 # Pick a chat model that can call tools and follow a JSON schema. On the
@@ -88,7 +90,9 @@ def fahrenheit_to_celsius(fahrenheit: float) -> float:
 guide = client.chat.session(model=CHAT, tools=[city_facts, fahrenheit_to_celsius])
 
 # %% tags=["nbval-ignore-output"]
-reply = guide("Look up the facts about Lisbon, and convert 77 degrees Fahrenheit to Celsius.")
+reply = guide(
+    "Look up the facts about Lisbon, and convert 77 degrees Fahrenheit to Celsius."
+)
 
 # %% [markdown]
 # The answer uses what the tools returned. The history holds the tool calls and
@@ -130,7 +134,9 @@ class Trip(BaseModel):
 
 extracted = client.chat.completions.parse(
     model=CHAT,
-    messages=[{"role": "user", "content": "Extract the trip: 3 nights in Lisbon, Portugal, with a budget of 600 euros."}],
+    messages=[{"role": "user",
+               "content": "Extract the trip: 3 nights in Lisbon, Portugal, "
+                          "with a budget of 600 euros."}],
     response_format=Trip,
 )
 trip = extracted.choices[0].message.parsed

@@ -12,19 +12,21 @@
 # next to the form, and nothing is sent.
 
 # %%
-# As an app, without the code cells: `voila notebooks/09-playground.ipynb` (an app shows the
-# Markdown and the outputs only, so the notes for whoever runs it are these comments).
+# As an app, without the code cells: `voila notebooks/09-playground.ipynb` (an app shows
+# the Markdown and the outputs only, so the notes for whoever runs it are these comments).
 #
-# Which gateway? With SVC_API_KEY and SVC_BASE_URL set (in Colab the key may be a secret named
-# SVC_API_KEY) this talks to the real gateway and you pay for what you run; a re-run of the same
-# request is answered from a local cache (cache=True). Without a key it starts the built-in
-# offline gateway: synthetic models, free, fast, and labelled as synthetic.
+# Which gateway? With SVC_API_KEY and SVC_BASE_URL set (in Colab the key may be a secret
+# named SVC_API_KEY) this talks to the real gateway and you pay for what you run; a re-run
+# of the same request is answered from a local cache (cache=True). Without a key it starts
+# the built-in offline gateway: synthetic models, free, fast, and labelled as synthetic.
 import sys
-if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+# Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+if "google.colab" in sys.modules:
     # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
 import os
 import gatewaykit as gk
-client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway (re-runs cached); none: offline
+# a key: the real gateway (re-runs cached); none: offline
+client = gk.Client(cache="SVC_API_KEY" in os.environ)
 
 # %% tags=["nbval-ignore-output"]
 gk.playground(client)

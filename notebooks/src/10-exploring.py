@@ -10,11 +10,13 @@
 
 # %%
 import sys
-if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+# Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+if "google.colab" in sys.modules:
     # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
 import os
 import gatewaykit as gk
-client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway (re-runs cached); none: offline
+# a key: the real gateway (re-runs cached); none: offline
+client = gk.Client(cache="SVC_API_KEY" in os.environ)
 
 # %% [markdown]
 # ### Which gateway?
@@ -36,7 +38,8 @@ client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway
 # shows its cost, and the top line the conversation's total.
 
 # %% tags=["nbval-ignore-output"]
-box = gk.chat_ui(client, model=client.models.pick("chat"), system="You are a patient teacher.")
+box = gk.chat_ui(client, model=client.models.pick("chat"),
+                 system="You are a patient teacher.")
 box
 
 # %% [markdown]
@@ -66,7 +69,8 @@ answers
 # %%
 frame = answers.to_pandas()
 assert list(frame.model) == chat_models and frame.error.isna().all()
-frame[["model", "latency_s", "total_cost", "cost_source"]].assign(latency_s=lambda f: f.latency_s.notna())
+frame[["model", "latency_s", "total_cost", "cost_source"]].assign(
+    latency_s=lambda f: f.latency_s.notna())
 
 # %% [markdown]
 # Images compare the same way; parameters go to every model (a model ignores a
@@ -92,7 +96,8 @@ except gk.ModelNotFoundError as error:
 
 # %% tags=["nbval-ignore-output"]
 song = client.music.create(model=client.models.pick("music"), prompt="calm piano, slow",
-                           lyrics_prompt="[Verse]\nQuiet keys at night\n[Chorus]\nSlow and bright")
+                           lyrics_prompt="[Verse]\nQuiet keys at night\n"
+                                         "[Chorus]\nSlow and bright")
 song.wait()
 gk.gallery()
 
@@ -117,8 +122,10 @@ import tempfile
 
 cached_client = gk.Client(cache=tempfile.mkdtemp(prefix="gk-cache-"))
 question = [{"role": "user", "content": "Name three rivers in Africa."}]
-first = cached_client.chat.completions.create(model=client.models.pick("chat"), messages=question)
-again = cached_client.chat.completions.create(model=client.models.pick("chat"), messages=question)
+first = cached_client.chat.completions.create(model=client.models.pick("chat"),
+                                              messages=question)
+again = cached_client.chat.completions.create(model=client.models.pick("chat"),
+                                              messages=question)
 assert again.choices[0].message.content == first.choices[0].message.content
 assert again.model_extra["gatewaykit_cache"]["saved_cost"] == first.usage.cost.total_cost
 again  # the same answer; its footer says it was not sent and not charged, and what it saved

@@ -15,7 +15,8 @@
 
 # %%
 import sys
-if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+# Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+if "google.colab" in sys.modules:
     # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
 import gatewaykit as gk
 
@@ -37,7 +38,8 @@ print(f"{len(room.keys)} students; they set SVC_BASE_URL={room.base_url}")
 # classroom and `SVC_API_KEY` to their key; nothing else changes.
 
 # %% tags=["nbval-ignore-output"]
-room.keys.assign(key=room.keys.key.str[:16] + "…")  # the start of each key, to show its shape
+# the start of each key, to show its shape
+room.keys.assign(key=room.keys.key.str[:16] + "…")
 
 # %% [markdown]
 # ## 2. The students work
@@ -49,9 +51,12 @@ room.keys.assign(key=room.keys.key.str[:16] + "…")  # the start of each key, t
 students = {row.student: gk.Client(api_key=row.key, base_url=room.base_url, max_retries=0)
             for row in room.keys.itertuples()}
 answer = students["ana"].chat.completions.create(
-    model="chat-mini", messages=[{"role": "user", "content": "Explain photosynthesis in one sentence."}])
-picture = students["cy"].images.generate(model="image-gpt", prompt="a lighthouse at dusk", quality="low")
-print(f"ana's answer cost ${answer.usage.cost.total_cost:.6f}; cy's picture ${picture.usage.cost.total_cost:.3f}")
+    model="chat-mini",
+    messages=[{"role": "user", "content": "Explain photosynthesis in one sentence."}])
+picture = students["cy"].images.generate(model="image-gpt", prompt="a lighthouse at dusk",
+                                         quality="low")
+print(f"ana's answer cost ${answer.usage.cost.total_cost:.6f}; "
+      f"cy's picture ${picture.usage.cost.total_cost:.3f}")
 
 # %% [markdown]
 # bo draws pictures at 3 cents each. Before a request is forwarded, the classroom
@@ -62,7 +67,8 @@ print(f"ana's answer cost ${answer.usage.cost.total_cost:.6f}; cy's picture ${pi
 # %%
 try:
     for n in range(3):
-        students["bo"].images.generate(model="image-aspect", prompt=f"a red fox, take {n + 1}")
+        students["bo"].images.generate(model="image-aspect",
+                                       prompt=f"a red fox, take {n + 1}")
 except gk.InsufficientQuotaError as exc:
     print(f"picture {n + 1}: {exc.message}")
 
@@ -71,7 +77,8 @@ except gk.InsufficientQuotaError as exc:
 
 # %%
 try:
-    students["cy"].chat.completions.create(model="chat-reasoner", messages=[{"role": "user", "content": "Hi"}])
+    students["cy"].chat.completions.create(model="chat-reasoner",
+                                           messages=[{"role": "user", "content": "Hi"}])
 except gk.PermissionDeniedError as exc:
     print(exc.message)
 
@@ -110,13 +117,15 @@ room.report(by="model")[["student", "model", "spent_usd", "requests", "refused"]
 # %%
 room.pause("Break until 10:15")
 try:
-    students["ana"].chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "Hello?"}])
+    students["ana"].chat.completions.create(
+        model="chat-mini", messages=[{"role": "user", "content": "Hello?"}])
 except gk.ClassPausedError as exc:  # a 503, so also a gk.ServerError
     print(exc.message)
 
 # %%
 room.resume()
-again = students["ana"].chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "Hello?"}])
+again = students["ana"].chat.completions.create(
+    model="chat-mini", messages=[{"role": "user", "content": "Hello?"}])
 print(f"after resume: answered ({again.usage.completion_tokens} tokens)")
 
 # %% [markdown]

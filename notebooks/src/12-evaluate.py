@@ -13,11 +13,13 @@
 
 # %%
 import sys
-if "google.colab" in sys.modules:  # Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+# Colab: install gatewaykit (keeps Colab's own Jupyter packages)
+if "google.colab" in sys.modules:
     # %pip install -q "gatewaykit[colab] @ git+https://github.com/gatewaykit/gatewaykit"
 import os
 import gatewaykit as gk
-client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway (re-runs cached); none: offline
+# a key: the real gateway (re-runs cached); none: offline
+client = gk.Client(cache="SVC_API_KEY" in os.environ)
 
 # %% [markdown]
 # ### Which gateway?
@@ -45,10 +47,14 @@ client = gk.Client(cache="SVC_API_KEY" in os.environ)  # a key: the real gateway
 
 # %%
 cases = [
-    {"id": "fox", "prompt": "a red fox sitting in fresh snow, morning light", "expected": "a red fox in snow"},
-    {"id": "lighthouse", "prompt": "a lighthouse on a cliff at dusk", "expected": "a lighthouse at dusk"},
-    {"id": "market", "prompt": "a busy fruit market, watercolour", "expected": "a market painted in watercolour"},
-    {"id": "robot", "prompt": "a small robot reading a book, flat illustration", "expected": "a robot reading"},
+    {"id": "fox", "prompt": "a red fox sitting in fresh snow, morning light",
+     "expected": "a red fox in snow"},
+    {"id": "lighthouse", "prompt": "a lighthouse on a cliff at dusk",
+     "expected": "a lighthouse at dusk"},
+    {"id": "market", "prompt": "a busy fruit market, watercolour",
+     "expected": "a market painted in watercolour"},
+    {"id": "robot", "prompt": "a small robot reading a book, flat illustration",
+     "expected": "a robot reading"},
 ]
 image_models = [model.id for model in client.models.list() if model.kind == "image"][:3]
 
@@ -80,10 +86,12 @@ print(grader)
 # when its quote passes 50 cents.
 
 # %%
-plan = client.evaluate(cases, models=image_models, scorers=[is_square, colourfulness, grader], dry_run=True)
+plan = client.evaluate(cases, models=image_models,
+                       scorers=[is_square, colourfulness, grader], dry_run=True)
 print(plan)
 assert plan.dry_run and all(cell.result is None for cell in plan.cells)
-assert plan.quote.requests == 2 * len(cases) * len(image_models)  # each cell, and the judge for each
+# each cell, and the judge for each
+assert plan.quote.requests == 2 * len(cases) * len(image_models)
 
 # %% [markdown]
 # ## 2. The run
@@ -101,7 +109,9 @@ import tempfile
 from pathlib import Path
 
 work = Path(tempfile.mkdtemp(prefix="gk-evaluate-"))
-ev = client.evaluate(cases, models=image_models, scorers=[is_square, colourfulness, grader], checkpoint=work / "images.sqlite")
+ev = client.evaluate(cases, models=image_models,
+                     scorers=[is_square, colourfulness, grader],
+                     checkpoint=work / "images.sqlite")
 ev
 
 # %% [markdown]
@@ -110,10 +120,13 @@ ev
 
 # %%
 frame = ev.to_pandas()
-assert list(frame.columns) == ["case_id", "prompt", "model", "output", "is_square", "colourfulness", "judge",
+assert list(frame.columns) == ["case_id", "prompt", "model", "output",
+                               "is_square", "colourfulness", "judge",
                                "latency_s", "total_cost", "cost_source", "error"]
-assert frame.error.isna().all() and frame.judge.between(0, 1).all() and frame.colourfulness.between(0, 2).all()
-frame[["case_id", "model", "output", "is_square", "cost_source"]]  # the offline pictures (and scores) vary by run
+assert (frame.error.isna().all() and frame.judge.between(0, 1).all()
+        and frame.colourfulness.between(0, 2).all())
+# the offline pictures (and scores) vary by run
+frame[["case_id", "model", "output", "is_square", "cost_source"]]
 
 # %% [markdown]
 # `summary()` has one row per model: the mean of each score, what it cost in
@@ -144,7 +157,9 @@ assert all((saved.parent / name).exists() for name in frame.output)
 # for any identical request, judge included.
 
 # %% tags=["nbval-ignore-output"]
-again = client.evaluate(cases, models=image_models, scorers=[is_square, colourfulness, grader], checkpoint=work / "images.sqlite")
+again = client.evaluate(cases, models=image_models,
+                        scorers=[is_square, colourfulness, grader],
+                        checkpoint=work / "images.sqlite")
 
 # %%
 print(f"re-run: {len(again.cells)} cells restored, cost ${again.total_cost:.2f}")
