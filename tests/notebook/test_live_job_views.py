@@ -285,3 +285,23 @@ def test_a_cached_answer_adds_nothing_to_a_batchs_running_cost():
     tally.add(gk.ChatCompletion.model_validate({"id": "d", "choices": [], "usage": {"cost": {"total_cost": 0.002}},
                                                 "gatewaykit_cache": {"saved_cost": 0.002}}))
     assert tally.cost == 0.002
+
+
+def test_a_finished_job_card_shows_what_the_ledger_says_it_cost(emulator, keys):
+    """A job object carries no cost (the spec's jobs have none): the card shows its ledger row's, as the gallery
+    does, so a finished video or song says what it cost beside a picture's or an answer's."""
+    ledger = gk.Ledger(path=None)
+    with gk.Client(api_key=keys.acme, base_url=emulator.base_url, ledger=ledger, display=False) as client:
+        job = client.videos.create(model="video-range", prompt="a calm sea", duration=2)
+        progress = JobProgress(job, sink=CapturingSink(), buttons=False)
+        deadline = time.monotonic() + 60
+        while not progress.done:
+            assert time.monotonic() < deadline, "the video did not finish"
+            progress.poll_once()
+            time.sleep(0.02)
+        (row,) = [row for row in ledger.rows if row["id"] == job.id]
+        expected = f"≈ ${row['total_cost']:.2f} est." if row["cost_source"] == "estimated" else f"${row['total_cost']}"
+        assert row["total_cost"] and expected in progress.bundle()["text/html"]
+    unbound = JobProgress(video_job("completed"), sink=CapturingSink(), buttons=False)
+    unbound.poll_once()
+    assert "est." not in unbound.bundle()["text/html"]  # no client, no ledger: no cost, no error

@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from gatewaykit.notebook.html_views.thumbnails import image_uris
-from gatewaykit.notebook.html_views.style import BOX, CODE, FOOTER, MUTED, esc, format_cost
+from gatewaykit.notebook.html_views.style import BOX, CODE, FOOTER, MUTED, esc, row_cost_text
 
 __all__ = ["SHOWN", "render_gallery_html"]
 
@@ -45,9 +45,7 @@ def _media_html(item: Any) -> str:
 
 def _card_html(item: Any) -> str:
     cost, source = item.cost()
-    money = "cost not reported" if cost is None else format_cost(cost)
-    if source == "estimated" and cost is not None:
-        money = f"≈ {money} est."
+    money = row_cost_text(cost, source)
     when = datetime.datetime.fromtimestamp(item.created).strftime("%H:%M:%S")
     params = ", ".join(f"{k}={json.dumps(v, default=str)}" for k, v in sorted(item.params.items()))
     prompt = item.prompt if len(item.prompt) <= 160 else item.prompt[:159] + "…"

@@ -208,13 +208,14 @@ def render_job_html(
     hint: str = "",
     reported: Optional[float] = None,
     estimate_is_guess: bool = False,
+    cost: str = "",
 ) -> str:
     """A video or music job: kind, model, status, billed size/length, progress, error or player.
 
     ``elapsed``/``estimate`` (seconds) and ``reported`` (the gateway's own 0-100
     ``progress``) add a progress bar; leave them out for a deterministic snapshot (``estimate_is_guess``: the
     estimate is the kind's built-in first guess, not this session's measured run time of the model). ``player`` is
-    already-built player HTML.
+    already-built player HTML; ``cost`` what the job cost, as its ledger row says (``≈ $0.06 est.``).
     """
     status = getattr(job, "status", None)
     facts = [esc(_job_kind(job)), f'<code style="{style.CODE}">{esc(getattr(job, "model", ""))}</code>']
@@ -222,6 +223,8 @@ def render_job_html(
         facts.append(esc(job.size))
     if getattr(job, "seconds", None):
         facts.append(f"{esc(job.seconds)}s")
+    if cost:  # a finished job's, from the ledger (the job object carries none)
+        facts.append(esc(cost))
     head = (
         f'<div>{style.status_badge(status)} {" · ".join(facts)} '
         f'<span style="{style.MUTED};font-size:0.8em">{esc(getattr(job, "id", ""))}</span></div>'

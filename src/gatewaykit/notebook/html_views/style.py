@@ -109,6 +109,16 @@ def cached_saving(obj: Any) -> Optional[str]:
     return not_charged_note(obj)
 
 
+def row_cost_text(cost: Any, source: Any, note: Any = None) -> str:
+    """A ledger row's cost as the displays show it: ``$0.40``, ``≈ $0.06 est.``, ``cost not reported``; a row
+    nothing was charged for now (replayed, cached) shows its note."""
+    if source in ("replayed", "cached") and isinstance(note, str) and note:
+        return note
+    if cost is None:
+        return "cost not reported"
+    return f"≈ {format_cost(cost)} est." if source == "estimated" else format_cost(cost)
+
+
 def _from_prompt_cache(usage: Any) -> str:
     """`` (256 from the prompt cache)``: prompt tokens the gateway served from its prompt cache, billed at the
     cache-read rate (without it, a cost below tokens x the catalog's input price reads as a mistake); "" for none."""

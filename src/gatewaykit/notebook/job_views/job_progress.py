@@ -94,12 +94,28 @@ def reported_progress(job: Any) -> Optional[float]:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+def job_cost(job: Any) -> str:
+    """What a completed job cost, as its client's ledger has it (``$0.40``, ``≈ $0.06 est.`` when the gateway
+    reported no amount, ``cost not reported``); "" when the job has no client or ledger, or no row there."""
+    ledger = getattr(getattr(job, "_client", None), "ledger", None)
+    rows_as_recorded = getattr(ledger, "rows_as_recorded", None)
+    if rows_as_recorded is None:
+        return ""
+    try:
+        rows = [row for row in rows_as_recorded() if row.get("id") == job.id]
+    except Exception:  # noqa: BLE001 - a card never fails over its cost line
+        return ""
+    if not rows:
+        return ""
+    return style.row_cost_text(rows[0].get("total_cost"), rows[0].get("cost_source"), rows[0].get("note"))
+
+
 class _Tracked:
-    __slots__ = ("job", "started", "player", "note", "done", "failures")
+    __slots__ = ("job", "started", "player", "note", "done", "failures", "cost")
 
     def __init__(self, job: Any, started: float) -> None:
         self.job, self.started = job, started
-        self.player = self.note = ""
+        self.player = self.note = self.cost = ""
         self.done = False
         self.failures = 0
 
@@ -170,7 +186,8 @@ class JobProgress:
                     hint = self.music_hint
                 cards.append(views.render_job_html(job, elapsed=elapsed, estimate=estimate, player=tracked.player,
                                                    hint=hint, reported=reported_progress(job),
-                                                   estimate_is_guess=estimate_seconds(job.model) is None))
+                                                   estimate_is_guess=estimate_seconds(job.model) is None,
+                                                   cost=tracked.cost))
                 line = f"{type(job).__name__} {job.id} ({job.model}): {job.status}"
                 if elapsed is not None:
                     line += f", {elapsed:.0f}s elapsed"
@@ -197,6 +214,7 @@ class JobProgress:
             else:
                 record_duration(job.model, self._clock() - tracked.started)
             tracked.player = job_player_html(job)
+            tracked.cost = job_cost(job)
 
     def show(self) -> "JobProgress":
         self.sink.show(self.bundle())
