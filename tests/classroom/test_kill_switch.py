@@ -102,3 +102,13 @@ def test_pause_with_cancel_jobs_cancels_running_videos() -> None:
         finally:
             room.stop()
         assert upstream_spent(slow) == 0
+
+
+def test_a_new_admin_token_never_reads_as_a_command_line_option() -> None:
+    """A token drawn from token_urlsafe alone starts with "-" once in 64, and ``--admin-token -x...`` is then
+    argparse's "expected one argument" (a fresh-clone run of the test above failed so)."""
+    from gatewaykit.classroom.state import new_admin_token
+
+    tokens = {new_admin_token() for _ in range(2000)}
+    assert len(tokens) == 2000 and not any(token.startswith("-") for token in tokens)
+    assert all(len(token) >= 32 for token in tokens)  # 192 random bits after the prefix

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import math
 import os
-import secrets
 import threading
 import time
 import warnings
 from typing import Any, Callable, Iterable, Optional
 
 from gatewaykit.classroom.roster import read_roster
-from gatewaykit.classroom.state import ClassroomState, ClassSettings
+from gatewaykit.classroom.state import ClassroomState, ClassSettings, new_admin_token
 from gatewaykit.classroom.store import SQLiteStore, Store
 from gatewaykit.classroom.upstream import Upstream
 from gatewaykit.classroom.windows import Window
@@ -286,7 +285,7 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
                                  f"{', '.join(sorted(catalog.entries))}")
         settings = ClassSettings(cap_usd=cap_usd or 0.0, window=window, models=allowed, max_request_cost_usd=limit,
                                  default_max_tokens=default_max_tokens, job_check_seconds=job_check_seconds,
-                                 admin_token=admin_token or secrets.token_urlsafe(24), root_path=prefix,
+                                 admin_token=admin_token or new_admin_token(), root_path=prefix,
                                  upstream_offline=upstream_offline)
         forwarding = Upstream(base_url, key, timeout=upstream_timeout, trust_env=gateway is None)
         state = ClassroomState(settings, store or SQLiteStore(db or ":memory:"), forwarding, catalog, window_rule)

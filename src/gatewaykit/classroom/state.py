@@ -33,6 +33,12 @@ def new_student_key() -> str:
     return f"{KEY_PREFIX}class-{secrets.token_hex(20)}"
 
 
+def new_admin_token() -> str:
+    """The teacher's token for ``/_classroom``: 192 random bits after ``admin-``, so it never starts with "-"
+    (``--admin-token -x...`` reads as another option to the command line: 1 token in 64 of token_urlsafe's)."""
+    return "admin-" + secrets.token_urlsafe(24)
+
+
 @dataclass
 class ClassSettings:
     cap_usd: float = 2.0
