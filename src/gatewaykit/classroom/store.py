@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Optional, Protocol
 
+from gatewaykit import sqlite_fork
+
 __all__ = ["OpenHold", "SQLiteStore", "Store", "StudentRow"]
 
 HELD = "held"  # a request in flight, or a job not yet finished: its hold still counts
@@ -95,12 +97,14 @@ class SQLiteStore:
 
     def __init__(self, path: str = ":memory:") -> None:
         self.path = path
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=OFF")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
+        self._lock = threading.Lock()  # held by every SQLite call (a fork() waits for the one in progress)
+        sqlite_fork.guard(self)
+        with self._lock:
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=OFF")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.executescript(_SCHEMA)
 
     def _write(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
         with self._lock:

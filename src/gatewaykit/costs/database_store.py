@@ -32,12 +32,8 @@ nor for a commit in progress.
 
 A connection is never used across ``fork()``: a forked child opens its own and
 leaves the parent's queue to the parent. No thread is inside SQLite when
-``fork()`` copies the process: just before it, the forking thread takes every
-store's lock (each commit and read holds it), so a commit in progress finishes
-first. Otherwise a mutex SQLite held in that thread (its allocator's, its list
-of open files') would stay locked in the child, and the child's first
-``sqlite3.connect`` would wait forever (a ``multiprocessing`` fork pool's worker
-that records a row, hung).
+``fork()`` copies the process (:mod:`gatewaykit.sqlite_fork`: each commit and
+read holds the store's lock, which ``fork()`` waits for).
 """
 
 from __future__ import annotations
@@ -52,7 +48,8 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from gatewaykit.costs import write_behind
-from gatewaykit.costs.database import BUSY_TIMEOUT, LedgerDatabase, LedgerDatabaseError
+from gatewaykit import sqlite_fork
+from gatewaykit.costs.database import LedgerDatabase, LedgerDatabaseError
 from gatewaykit.costs.journal import LedgerWarning
 from gatewaykit.costs.rows import LedgerRow
 from gatewaykit.costs.stores import NOT_STORED, Change, Changes
@@ -64,10 +61,6 @@ DURABLE_WITHIN = 0.05
 
 QUEUE_LIMIT = 128
 """Changes queued at most: past it, the caller writes them itself (a crash loses at most these)."""
-
-FORK_WAIT = BUSY_TIMEOUT + 5.0
-"""Seconds ``fork()`` waits for a store's commit in progress (which may itself wait ``BUSY_TIMEOUT`` for another
-process's lock); past it the fork goes ahead without that store's lock rather than never."""
 
 _INHERITED: list[Any] = []  # database connections a forked child inherited (kept, unused)
 _OPEN: "weakref.WeakSet[DatabaseStore]" = weakref.WeakSet()
@@ -91,8 +84,9 @@ class DatabaseStore:
         self._pid = os.getpid()
         self._first_read = True
         self._polled = 0.0  # time.monotonic() of the last read
-        with self._lock:  # opening runs SQLite too: a fork() meanwhile waits for it (_before_fork)
+        with self._lock:  # opening runs SQLite too: a fork() meanwhile waits for it
             _OPEN.add(self)
+            sqlite_fork.guard(self)
             self._db = LedgerDatabase(self._path, fsync=fsync)
 
     @property
@@ -237,29 +231,10 @@ def _valid_budget(value: Optional[float], path: Path) -> Any:
     return NOT_STORED
 
 
-_HELD_OVER_FORK: list[threading.Lock] = []  # the stores' locks the forking thread holds until fork() returns
-
-
-def _before_fork() -> None:
-    """Wait for every store's SQLite call in progress (the writer thread's commit, a read) and let none start."""
-    for store in list(_OPEN):
-        lock = store._lock
-        if lock.acquire(timeout=FORK_WAIT):  # a commit stuck past FORK_WAIT: fork anyway (its store only)
-            _HELD_OVER_FORK.append(lock)
-
-
-def _after_fork_in_parent() -> None:
-    while _HELD_OVER_FORK:
-        _HELD_OVER_FORK.pop().release()
-
-
 def _after_fork_in_child() -> None:
-    _HELD_OVER_FORK.clear()  # copies of the parent's locks: replaced below
-    for store in list(_OPEN):
-        store._lock = threading.Lock()  # held over fork(), or by the parent's writer thread past FORK_WAIT
-        store._queue_lock = threading.Lock()
+    for store in list(_OPEN):  # (its _lock: gatewaykit.sqlite_fork)
+        store._queue_lock = threading.Lock()  # record() in another thread may have held it at fork()
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
-                        after_in_child=_after_fork_in_child)  # fmt: skip
+    os.register_at_fork(after_in_child=_after_fork_in_child)

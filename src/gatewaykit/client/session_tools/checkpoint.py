@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Union
 
 from gatewaykit.client.session_tools.call_fingerprint import call_fingerprint
 from gatewaykit.client.session_tools.checkpoint_values import CheckpointWarning, NotStorable, decode_result, encode_result
+from gatewaykit import sqlite_fork
 from gatewaykit.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -95,13 +96,15 @@ class Checkpoint:
         import sqlite3  # loaded by the first checkpointed run, not by import gatewaykit
 
         self._client = client
-        self._lock = threading.Lock()
-        self._conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
-        try:
-            self._open()
-        except BaseException:
-            self._conn.close()
-            raise
+        self._lock = threading.Lock()  # held by every SQLite call (a fork() waits for the one in progress)
+        sqlite_fork.guard(self)
+        with self._lock:
+            self._conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
+            try:
+                self._open()
+            except BaseException:
+                self._conn.close()
+                raise
         self._fingerprints: dict[str, str] = {}
         self.unstored: list[str] = []  # what could not be stored this run (one warning after it)
         self.changed = self.unreadable = 0
