@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -84,6 +84,9 @@ class RunningHub:
     folder: Path
     classroom_url: str
     log: Path
+    stop_seconds: dict[str, float] = field(default_factory=dict)  # stop_hub(): how long each of its steps took
+    stop_lingering: list[tuple[int, str]] = field(default_factory=list)  # what outlived the hub, at first
+
 
     @property
     def admin_token(self) -> str:
@@ -166,19 +169,31 @@ def hub_processes(hub: RunningHub) -> list[Any]:
         return []
 
 
+def _name(process: Any) -> str:
+    try:
+        return " ".join(process.cmdline()[:4])[:160]
+    except Exception:  # noqa: BLE001 - gone meanwhile
+        return "?"
+
+
 def stop_hub(hub: RunningHub) -> list[int]:
     """Stop the hub (it stops the proxy, the classroom and the users' servers); kill whatever it left.
     Returns the pids that had to be killed."""
     import psutil
 
     started = hub_processes(hub)
+    began = time.monotonic()
     hub.process.send_signal(signal.SIGTERM)
     try:
         hub.process.wait(timeout=60)
     except subprocess.TimeoutExpired:
         hub.process.kill()
         hub.process.wait(timeout=10)
+    hub.stop_seconds["hub"] = time.monotonic() - began
+    lingering = [(p.pid, _name(p)) for p in started[1:] if p.is_running()]
     gone, alive = psutil.wait_procs(started[1:], timeout=30)
+    hub.stop_seconds["children"] = time.monotonic() - began - hub.stop_seconds["hub"]
+    hub.stop_lingering = lingering
     for leftover in alive:
         try:
             leftover.kill()

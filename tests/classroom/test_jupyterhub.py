@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import time
 from functools import partial
+from pathlib import Path
 from typing import Any, Iterator
 
 import httpx
@@ -36,6 +38,9 @@ print(json.dumps({{"costs": costs, "environ": dict(os.environ)}}))
 """
 
 
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "jupyterhub"
+
+
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory: Any) -> Iterator[tuple[RunningHub, Any, dict[str, str]]]:
     if importlib.util.find_spec("jupyterhub") is None:
@@ -44,6 +49,7 @@ def hub(tmp_path_factory: Any) -> Iterator[tuple[RunningHub, Any, dict[str, str]
     if proxy is None:
         pytest.skip("configurable-http-proxy is not installed: `npm ci --prefix .ci/node` installs it from the npm "
                     "registry (.ci/run does)")
+    upstream_began = 0.0
     with start_upstream() as upstream:
         running = start_hub(tmp_path_factory.mktemp("hub"), upstream.base_url, TEACHER_KEY, proxy)
         try:
@@ -59,6 +65,13 @@ def hub(tmp_path_factory: Any) -> Iterator[tuple[RunningHub, Any, dict[str, str]
             raise
         finally:
             killed = stop_hub(running)
+            upstream_began = time.monotonic()
+    running.stop_seconds["upstream"] = time.monotonic() - upstream_began
+    # Where the stop's time went (fresh-clone runs: ~36 s; alone: ~3 s), for whoever reads the run's artifacts.
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "jupyterhub-stop.txt").write_text(
+        f"{ {k: round(v, 1) for k, v in running.stop_seconds.items()} } s; outlived the hub at first: "
+        f"{running.stop_lingering}\n")
     assert not killed, f"the hub left processes running (killed them): {killed}"
 
 
