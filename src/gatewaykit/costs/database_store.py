@@ -47,8 +47,8 @@ import weakref
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from gatewaykit.costs import write_behind
 from gatewaykit import sqlite_fork
+from gatewaykit.costs import write_behind
 from gatewaykit.costs.database import LedgerDatabase, LedgerDatabaseError
 from gatewaykit.costs.journal import LedgerWarning
 from gatewaykit.costs.rows import LedgerRow
