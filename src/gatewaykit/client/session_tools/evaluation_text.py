@@ -14,7 +14,7 @@ import math
 import re
 from typing import Any
 
-from gatewaykit.client.session_tools.scoring import mean_score
+from gatewaykit.client.session_tools.scoring import mean_score, numeric_scores
 from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.costs.rows import REPLAYED, replayed_note
 
@@ -69,14 +69,10 @@ def judges_replayed_text(evaluation: Any) -> str:
     return f"{plural(count, 'judge request')} {replayed_note()}" if count else ""
 
 
-def _numeric(values: Any) -> list[Any]:
-    return [v for v in values if isinstance(v, (bool, int, float)) and not (isinstance(v, float) and math.isnan(v))]
-
-
 def mean_text(cell: Any) -> str:
     """``mean 0.47``: what a row's "best" compares (:attr:`EvaluationCell.score`), for a cell with more than one
     score (with one, that score is it); "" otherwise."""
-    if len(_numeric(cell.scores.values())) < 2 or cell.score is None:
+    if len(numeric_scores(cell.scores.values())) < 2 or cell.score is None:
         return ""
     return f"mean {cell.score:.2f}"
 

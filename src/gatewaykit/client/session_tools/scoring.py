@@ -143,9 +143,14 @@ def named_scorers(scorers: Any) -> list[tuple[str, Callable[..., Any]]]:
     return named
 
 
+def numeric_scores(values: Any) -> list[float]:
+    """The numeric scores among ``values`` as floats (bools as 0/1; None, NaN and other values left out)."""
+    return [float(v) for v in values if isinstance(v, (bool, int, float)) and not (isinstance(v, float) and math.isnan(v))]
+
+
 def mean_score(values: Any) -> Optional[float]:
-    """The mean of the numeric scores among ``values`` (bools as 0/1; None and NaN left out), or None."""
-    numbers = [float(v) for v in values if isinstance(v, (bool, int, float)) and not (isinstance(v, float) and math.isnan(v))]
+    """The mean of the numeric scores among ``values`` (:func:`numeric_scores`), or None."""
+    numbers = numeric_scores(values)
     return math.fsum(numbers) / len(numbers) if numbers else None
 
 

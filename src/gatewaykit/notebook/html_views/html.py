@@ -15,6 +15,7 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 from gatewaykit.costs.money import plural
 from gatewaykit.notebook.html_views import style
+from gatewaykit.types.replayed import not_charged_note
 from gatewaykit.notebook.html_views.media_html import (
     render_audio_player_html,
     render_edit_html,
@@ -131,7 +132,7 @@ def _offline_label(kind: Optional[str]) -> str:
 def not_charged(completion: Any, replayed: bool = False) -> Optional[str]:
     """What stands for the cost of an answer nothing was paid for: replayed from a cassette
     (``replayed``, known to whoever read the stream), or answered by the response cache; else None."""
-    return style.replayed_note(completion.usage) if replayed else style.cached_saving(completion)
+    return style.replayed_note(completion.usage) if replayed else not_charged_note(completion)
 
 
 def _chat_footer(completion: Any, finish_reason: Optional[str], note: str = "", replayed: bool = False) -> str:

@@ -13,6 +13,7 @@ import re
 from typing import Any, Iterable, Optional, Sequence
 
 from gatewaykit.notebook.html_views import style
+from gatewaykit.types.replayed import not_charged_note
 from gatewaykit.notebook.html_views.style import esc
 from gatewaykit.types.jobs import is_finished
 
@@ -93,7 +94,7 @@ def render_image_grid_html(result: Any) -> str:
     ]
     count = f"{len(data)} image{'s' if len(data) != 1 else ''}"
     parts = [esc(result.model), esc(result.size), count]
-    cached = style.cached_saving(result)
+    cached = not_charged_note(result)
     if cached:
         parts.append(esc(cached))
     elif result.usage is not None and result.usage.total_cost is not None:

@@ -25,6 +25,7 @@ from gatewaykit.costs.views import LedgerView
 from gatewaykit.errors import GatewayError
 from gatewaykit.notebook.html_views import html as views
 from gatewaykit.notebook.html_views import style
+from gatewaykit.types.replayed import not_charged_note
 from gatewaykit.presentation import register_renderer
 from gatewaykit.types import (
     ChatCompletion,
@@ -116,7 +117,7 @@ def _(obj: ImageResult) -> dict[str, Any]:
     count = len(obj.data)
     cost = obj.usage.total_cost if obj.usage is not None else None
     facts = [obj.model or "", obj.size or "", f"{count} image{'s' if count != 1 else ''}",
-             style.cached_saving(obj) or style.format_cost(cost)]  # fmt: skip
+             not_charged_note(obj) or style.format_cost(cost)]  # fmt: skip
     plain = f"ImageResult({', '.join(fact for fact in facts if fact)})"
     return {"text/plain": plain, "text/html": views.render_image_grid_html(obj)}
 

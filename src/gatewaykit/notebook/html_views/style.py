@@ -14,7 +14,6 @@ from typing import Any, Iterable, Optional
 
 from gatewaykit.costs.money import format_usd
 from gatewaykit.costs.rows import replayed_note
-from gatewaykit.types.replayed import not_charged_note
 
 BOX = "font-family:var(--jp-content-font-family,inherit);line-height:1.45;max-width:100%"
 # A chat answer is visibly the model's: a shaded panel with an accent bar, distinct from the notebook's own text.
@@ -102,13 +101,6 @@ def status_badge(status: Optional[str]) -> str:
     )
 
 
-def cached_saving(obj: Any) -> Optional[str]:
-    """What stands for the cost of ``obj`` (a response) nobody paid for now, in the wording every display uses
-    (``types/replayed``): ``cached: not sent, not charged (saved $0.0021)`` when the response cache answered it,
-    ``replayed from a cassette: not charged (...)`` when the client's cassette did; None when it was charged."""
-    return not_charged_note(obj)
-
-
 def row_cost_text(cost: Any, source: Any, note: Any = None) -> str:
     """A ledger row's cost as the displays show it: ``$0.40``, ``≈ $0.06 est.``, ``cost not reported``; a row
     nothing was charged for now (replayed, cached) shows its note."""
@@ -129,7 +121,7 @@ def _from_prompt_cache(usage: Any) -> str:
 
 def usage_parts(usage: Any, *, cached: Optional[str] = None) -> list[str]:
     """Escaped footer parts for a ``Usage``: tokens, reasoning tokens, cost (or, for an answer not charged,
-    ``cached``: what stands for it, :func:`cached_saving` or :func:`replayed_note`)."""
+    ``cached``: what stands for it, :func:`~gatewaykit.types.replayed.not_charged_note`)."""
     if usage is None:
         return [esc(cached)] if cached else []
     parts = [f"{usage.prompt_tokens:,} in{_from_prompt_cache(usage)} + {usage.completion_tokens:,} out tokens"]
