@@ -26,7 +26,7 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, SpanProcessor, Tra
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator
-from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON, ParentBased, TraceIdRatioBased
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState
 
 CHAT = [{"role": "user", "content": "Name three rivers"}]
@@ -169,6 +169,12 @@ CONFIGURATIONS = {
     ),
     "a sampler that drops every span": (lambda: TracerProvider(sampler=ALWAYS_OFF), False, SimpleSpanProcessor),
     "an id generator of the user's": (lambda: TracerProvider(id_generator=CountingIds()), False, SimpleSpanProcessor),
+    "the ratio sampler a team at volume sets, keeping every trace": (
+        lambda: TracerProvider(sampler=ParentBased(TraceIdRatioBased(1.0))), False, BatchSpanProcessor
+    ),
+    "the ratio sampler keeping no trace of its own": (  # a remote sampled parent's is still kept
+        lambda: TracerProvider(sampler=ParentBased(TraceIdRatioBased(0.0))), False, SimpleSpanProcessor
+    ),
 }
 
 
@@ -192,8 +198,14 @@ def test_direct_spans_export_what_start_span_exports(runs: tuple[Run, Run]) -> N
     mine, theirs = _exported(direct_run), _exported(sdk_run)
     assert mine == theirs
     assert len(direct_run.headers.traceparents) == len(sdk_run.headers.traceparents)
-    if direct_run.provider.sampler is ALWAYS_OFF:
+    sampler = direct_run.provider.sampler
+    if sampler is ALWAYS_OFF:
         assert mine == [] and direct_run.headers.traceparents[-1].endswith("-02")  # sent, not sampled
+    elif getattr(getattr(sampler, "_root", None), "rate", None) == 0.0:  # only the caller's sampled trace is kept
+        (kept,) = mine
+        assert kept["parent remote"] and kept["flags"] & 1 and kept["its traceparent was sent"]
+        assert sum(header.endswith("-00") or header.endswith("-02") for header in direct_run.headers.traceparents
+                   if header) == 9  # fmt: skip  # the others were sent as not sampled
     else:
         clients = [span for span in mine if span.get("kind") == trace.SpanKind.CLIENT]
         assert len(clients) == 9 and all(span["its traceparent was sent"] for span in clients)
@@ -203,16 +215,30 @@ def test_direct_spans_export_what_start_span_exports(runs: tuple[Run, Run]) -> N
         assert any(span["parent"] == "outside" or isinstance(span["parent"], int) for span in clients)
 
 
+SAMPLERS = {
+    "the default": None,
+    "a ratio under ParentBased": ParentBased(TraceIdRatioBased(0.5)),
+    "a ratio alone": TraceIdRatioBased(0.5),
+    "always off": ALWAYS_OFF,
+    "ParentBased with every delegate turned round": ParentBased(
+        TraceIdRatioBased(0.5), remote_parent_sampled=ALWAYS_OFF, remote_parent_not_sampled=ALWAYS_ON,
+        local_parent_sampled=ALWAYS_OFF, local_parent_not_sampled=ALWAYS_ON,
+    ),
+}
+
+
+@pytest.mark.parametrize("sampler", list(SAMPLERS))
 @pytest.mark.parametrize("parent", ["none", "a local span", "a remote sampled parent with a trace state",
                                     "a remote parent not sampled", "an invalid parent"])
-def test_a_direct_span_s_context_is_the_one_start_span_draws(parent: str) -> None:
+def test_a_direct_span_s_context_is_the_one_start_span_draws(parent: str, sampler: str) -> None:
     """The same seed of ``random`` (which the SDK's id generator draws from) gives the same SpanContext both
-    ways: ids, is_remote, flags (sampled, random trace id), trace state and validity; each parent kind."""
+    ways: ids, is_remote, flags (sampled, random trace id), trace state and validity, and the same decision
+    (recorded or not); each parent kind, under each of the SDK's samplers (answered without should_sample)."""
     import random
 
     from gatewaykit.telemetry.direct_spans import DirectSpans
 
-    provider = TracerProvider()
+    provider = TracerProvider(sampler=SAMPLERS[sampler]) if SAMPLERS[sampler] is not None else TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(InMemorySpanExporter()))
     tracer = provider.get_tracer("gatewaykit")
     parents = {
@@ -224,19 +250,60 @@ def test_a_direct_span_s_context_is_the_one_start_span_draws(parent: str) -> Non
         "a remote parent not sampled": NonRecordingSpan(SpanContext(0xABC, 0xDEF, is_remote=True)),
         "an invalid parent": NonRecordingSpan(SpanContext(0, 0, is_remote=False)),
     }  # fmt: skip
-    contexts = []
-    for make in (lambda: DirectSpans(tracer).start("chat m", trace.SpanKind.CLIENT, {"a": 1}),
-                 lambda: tracer.start_span("chat m", kind=trace.SpanKind.CLIENT, attributes={"a": 1})):  # fmt: skip
-        random.seed(11)
-        if parents[parent] is None:
-            span = make()
-        else:
-            with trace.use_span(parents[parent]):
+    decisions = set()
+    for seed in range(12):  # a ratio of 0.5: both decisions, the same both ways
+        contexts, recording = [], []
+        for make in (lambda: DirectSpans(tracer).start("chat m", trace.SpanKind.CLIENT, {"a": 1}),
+                     lambda: tracer.start_span("chat m", kind=trace.SpanKind.CLIENT, attributes={"a": 1})):  # fmt: skip
+            random.seed(seed)
+            if parents[parent] is None:
                 span = make()
-        contexts.append(span.get_span_context())
-    ours, theirs = contexts
-    assert type(ours) is SpanContext and ours == theirs, (ours, theirs)
-    assert ours.is_valid and not ours.is_remote and ours.trace_state == theirs.trace_state
+            else:
+                with trace.use_span(parents[parent]):
+                    span = make()
+            assert span is not None  # the direct way was taken
+            contexts.append(span.get_span_context())
+            recording.append(span.is_recording())
+            if span.is_recording():
+                assert dict(span.attributes or {}) == {"a": 1}
+        ours, theirs = contexts
+        assert type(ours) is SpanContext and ours == theirs, (seed, ours, theirs)
+        assert ours.is_valid and not ours.is_remote and ours.trace_state == theirs.trace_state
+        assert recording[0] == recording[1], (seed, recording)
+        decisions.add(recording[0])
+    drawn = parent in ("none", "an invalid parent")  # a new trace id each seed (else the parent's)
+    assert len(decisions) == (2 if drawn and isinstance(SAMPLERS[sampler], (ParentBased, TraceIdRatioBased)) else 1)
+
+
+def test_only_the_sdk_s_own_samplers_are_answered_without_should_sample(monkeypatch: Any) -> None:
+    """The SDK's ratio sampler under ParentBased is answered here (its should_sample, two context look-ups,
+    is not called); a sampler of the user's (or a subclass of the SDK's, which may decide otherwise) always is."""
+    from gatewaykit.telemetry.direct_spans import DirectSpans
+
+    def asked(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("asked")
+
+    usual = TracerProvider(sampler=ParentBased(TraceIdRatioBased(0.5)))
+    usual.add_span_processor(SimpleSpanProcessor(InMemorySpanExporter()))
+    with monkeypatch.context() as patched:
+        for kind in (ParentBased, TraceIdRatioBased):
+            patched.setattr(kind, "should_sample", asked)
+        assert DirectSpans(usual.get_tracer("gatewaykit")).start("chat m", trace.SpanKind.CLIENT, {}) is not None
+
+    from gatewaykit.telemetry.direct_spans import _plan_of
+
+    class Half(TraceIdRatioBased):
+        def should_sample(self, *args: Any, **kwargs: Any) -> Any:
+            raise AssertionError("asked")
+
+    assert _plan_of(ParentBased(TraceIdRatioBased(0.25))) is not None
+    assert _plan_of(ALWAYS_ON) is not None and _plan_of(TraceIdRatioBased(0.25)) is not None
+    for theirs in (Half(0.5), ParentBased(Half(0.5)), ParentBased(ALWAYS_ON, remote_parent_sampled=Half(0.5))):
+        assert _plan_of(theirs) is None
+    provider = TracerProvider(sampler=ParentBased(Half(0.5)))
+    provider.add_span_processor(SimpleSpanProcessor(InMemorySpanExporter()))
+    with pytest.raises(AssertionError, match="asked"):
+        DirectSpans(provider.get_tracer("gatewaykit")).start("chat m", trace.SpanKind.CLIENT, {})
 
 
 class StartWatcher(SpanProcessor):

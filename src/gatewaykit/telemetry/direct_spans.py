@@ -5,8 +5,9 @@ OpenTelemetry's SDK spends about 15 µs (no attributes) to 25 µs (ours) of the 
 ``on_start`` round through every processor, a second span object for ``on_end``. A request's span
 here is built with the SDK's own steps and no more: the parent from the current context, the ids
 from the provider's id generator, the provider's sampler asked through ``should_sample`` (its
-decision, attributes and trace state used as the SDK uses them; the SDK's default sampler,
-``ParentBased(ALWAYS_ON)``, answered here as it answers), the tracer's resource and
+decision, attributes and trace state used as the SDK uses them; the SDK's own samplers,
+``ParentBased(ALWAYS_ON)`` (the default) and ``ParentBased(TraceIdRatioBased(rate))`` among them, answered
+here as they answer, without their context look-ups), the tracer's resource and
 instrumentation scope; when it ends, the span itself, a ``ReadableSpan`` nothing changes any more,
 goes to the processors' ``on_end``. Its attributes are cleaned when first read, and the answer's
 (tokens, cost, finish reasons) are worked out then too (:meth:`DirectSpan.end_later`): behind a
@@ -69,8 +70,7 @@ try:  # the SDK's pieces; without any of them this path stays off
     from opentelemetry.sdk.trace import Event, ReadableSpan, SynchronousMultiSpanProcessor, Tracer
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
     from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
-    from opentelemetry.sdk.trace.sampling import DEFAULT_ON as _DEFAULT_SAMPLER
-    from opentelemetry.sdk.trace.sampling import Decision
+    from opentelemetry.sdk.trace.sampling import Decision, ParentBased, StaticSampler, TraceIdRatioBased
     from opentelemetry.sdk.util import BoundedList
 
     _QUIET_PROCESSORS: frozenset[type] = frozenset({BatchSpanProcessor, SimpleSpanProcessor})
@@ -81,7 +81,7 @@ except ImportError:  # pragma: no cover - an SDK without them, or only the API i
     Tracer = None  # type: ignore[assignment,misc]
     RandomIdGenerator = None  # type: ignore[assignment,misc]
     ReadableSpan = object  # type: ignore[assignment,misc]  # DirectSpan's base: never made without the SDK
-    _DEFAULT_SAMPLER = None  # type: ignore[assignment]
+    Decision = ParentBased = StaticSampler = TraceIdRatioBased = None  # type: ignore[assignment,misc]
     _QUIET_PROCESSORS = frozenset()
     _READABLE_FIELDS = frozenset()
 
@@ -113,6 +113,8 @@ class DirectSpans:
         self._fixed: Any = None  # (the SDK tracer, what it keeps for its life: processor, limits ...); False: not one
         self._checked_processors: Any = None  # the processor tuple last looked at ...
         self._quiet = False  # ... and whether every one of them is a quiet one
+        self._planned: Any = None  # the sampler last looked at ...
+        self._plan: Optional[tuple[Any, ...]] = None  # ... and how it decides (_plan_for), None: ask it
 
     def start(self, name: str, kind: SpanKind, attributes: dict[str, Any]) -> Any:
         """A started span (a :class:`DirectSpan`, or the SDK's ``NonRecordingSpan`` when not sampled), or
@@ -140,11 +142,10 @@ class DirectSpans:
             trace_id = parent.trace_id
             random_trace_id = parent.trace_flags.random_trace_id
         sampler = tracer.sampler
-        if sampler is _DEFAULT_SAMPLER:  # ParentBased(ALWAYS_ON): its answer, without its two context look-ups
-            if parent is None or parent.trace_flags.sampled:
-                decision, span_attributes = Decision.RECORD_AND_SAMPLE, attributes
-            else:
-                decision, span_attributes = Decision.DROP, None
+        plan = self._plan if sampler is self._planned else self._plan_for(sampler)
+        if plan is not None:  # the SDK's own samplers: their answer, without their context look-ups
+            decision = _decided(plan, parent, trace_id)
+            span_attributes = None if decision is Decision.DROP else attributes
             trace_state = None if parent is None else parent.trace_state
         else:
             sampling = sampler.should_sample(None, trace_id, name, kind, attributes, ())
@@ -187,6 +188,12 @@ class DirectSpans:
         self._fixed = fixed
         return fixed
 
+    def _plan_for(self, sampler: Any) -> Optional[tuple[Any, ...]]:
+        """How ``sampler`` decides, when it is one the SDK's classes make and nothing more (:func:`_decided`),
+        kept until the tracer's sampler changes; None: any other sampler, asked through ``should_sample``."""
+        self._planned, self._plan = sampler, _plan_of(sampler)
+        return self._plan
+
     def _processors_quiet(self, processor: Any) -> bool:
         """Whether ``processor`` is the SDK's multi-processor over quiet processors only (BatchSpanProcessor ...)."""
         if type(processor) is not SynchronousMultiSpanProcessor:
@@ -196,6 +203,49 @@ class DirectSpans:
             self._quiet = isinstance(processors, tuple) and all(type(each) in _QUIET_PROCESSORS for each in processors)
             self._checked_processors = processors
         return self._quiet
+
+
+def _plan_of(sampler: Any) -> Optional[tuple[Any, ...]]:
+    """(no parent, remote sampled, remote not sampled, local sampled, local not sampled): the ``Decision`` or
+    the ``TraceIdRatioBased`` that decides a span with each kind of parent, for the SDK's ``StaticSampler``
+    (``ALWAYS_ON``, ``ALWAYS_OFF``), ``TraceIdRatioBased`` and a ``ParentBased`` over them (the default,
+    ``ParentBased(ALWAYS_ON)``, and ``ParentBased(TraceIdRatioBased(rate))``, the usual one at volume);
+    exactly those classes: a subclass may decide otherwise. None for any other sampler."""
+
+    def deciding(each: Any) -> Any:
+        if type(each) is StaticSampler and isinstance(getattr(each, "_decision", None), Decision):
+            return each._decision
+        if (type(each) is TraceIdRatioBased and isinstance(getattr(each, "_bound", None), int)
+                and getattr(TraceIdRatioBased, "TRACE_ID_LIMIT", None) == _TRACE_ID_LOW_BITS):
+            return each
+        return None
+
+    if Decision is None:  # pragma: no cover - no SDK
+        return None
+    if type(sampler) is not ParentBased:
+        alone = deciding(sampler)  # the same answer whatever the parent (a ratio sampler reads the trace id)
+        return None if alone is None else (alone,) * 5
+    delegates = [getattr(sampler, name, None) for name in ("_root", "_remote_parent_sampled",
+                 "_remote_parent_not_sampled", "_local_parent_sampled", "_local_parent_not_sampled")]  # fmt: skip
+    plan = tuple(map(deciding, delegates))
+    return None if any(each is None for each in plan) else plan
+
+
+def _decided(plan: tuple[Any, ...], parent: Optional[SpanContext], trace_id: int) -> Any:
+    """The ``Decision`` the planned sampler makes for a span of ``trace_id`` under ``parent`` (None: a root),
+    as its ``should_sample`` makes it."""
+    if parent is None:
+        which = plan[0]
+    elif parent.is_remote:
+        which = plan[1] if parent.trace_flags.sampled else plan[2]
+    else:
+        which = plan[3] if parent.trace_flags.sampled else plan[4]
+    if type(which) is Decision:
+        return which
+    return Decision.RECORD_AND_SAMPLE if trace_id & _TRACE_ID_LOW_BITS < which._bound else Decision.DROP
+
+
+_TRACE_ID_LOW_BITS = (1 << 64) - 1  # TraceIdRatioBased.TRACE_ID_LIMIT: it decides on a trace id's low 64 bits
 
 
 class DirectSpan(trace_api.Span, ReadableSpan):
