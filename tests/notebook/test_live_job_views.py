@@ -305,3 +305,15 @@ def test_a_finished_job_card_shows_what_the_ledger_says_it_cost(emulator, keys):
     unbound = JobProgress(video_job("completed"), sink=CapturingSink(), buttons=False)
     unbound.poll_once()
     assert "est." not in unbound.bundle()["text/html"]  # no client, no ledger: no cost, no error
+
+
+@pytest.mark.parametrize("reported", [0, 41, 98, 98.6, 99, 100])
+def test_the_terminal_line_and_the_notebook_bar_say_finishing_for_the_same_progress(reported):
+    """One rule (``gatewaykit.types.jobs.is_finishing``) for both front ends: a class watching a projector and a
+    student at a terminal never read "99%" on one and "finishing" on the other."""
+    from gatewaykit.client.terminal_display import _job_line
+
+    job = video_job("in_progress", progress=reported, seconds="4")
+    html = card(job, Clock())
+    line = _job_line(job, time.monotonic())
+    assert ("finishing" in html) == ("finishing" in line) == (reported >= 99), (html, line)

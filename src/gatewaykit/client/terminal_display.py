@@ -33,6 +33,7 @@ from gatewaykit.terminal_text import plain_text  # escape sequences from a model
 from gatewaykit.client.core.grading_switches import current_switches
 from gatewaykit.presentation import replayed_from_cassette
 from gatewaykit.costs.money import format_usd
+from gatewaykit.types.jobs import is_finishing
 
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
@@ -250,7 +251,7 @@ def _job_line(job: Any, started: float) -> str:
     progress = getattr(job, "progress", None)
     percent = ""
     if isinstance(progress, (int, float)) and status == "in_progress":  # queued: not started; ended: no figure
-        percent = " finishing" if progress >= 99 else f" {progress:.0f}%"  # as the notebook's bar says
+        percent = " finishing" if is_finishing(progress) else f" {progress:.0f}%"  # as the notebook's bar says
     return f"{getattr(job, 'id', 'job')} {status}{percent} · {time.monotonic() - started:.0f} s"
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "MusicJob",
     "VideoJob",
     "is_finished",
+    "is_finishing",
 ]
 
 
@@ -53,6 +54,17 @@ _CANCELLED_SPELLINGS = {JobStatus.CANCELED.value: JobStatus.CANCELLED.value, Job
 def is_finished(status: Optional[str]) -> bool:
     """True when ``status`` is a state the job never leaves."""
     return status in FINISHED_STATES
+
+
+FINISHING_AT = 99
+"""A running job whose reported ``progress`` is this high (percent) is shown as "finishing", not as a figure:
+a gateway may sit at 99 (or 100) while it writes the file, and a bar stuck near its end reads as hung."""
+
+
+def is_finishing(progress: Any) -> bool:
+    """Whether a running job's reported ``progress`` says it is finishing (:data:`FINISHING_AT`): what the
+    notebook's progress bar and the terminal's job line both go by."""
+    return isinstance(progress, (int, float)) and not isinstance(progress, bool) and progress >= FINISHING_AT
 
 
 def canonical_status(status: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Optional, Sequence
 from gatewaykit.notebook.html_views import style
 from gatewaykit.types.replayed import not_charged_note
 from gatewaykit.notebook.html_views.style import esc
-from gatewaykit.types.jobs import is_finished
+from gatewaykit.types.jobs import is_finished, is_finishing
 
 __all__ = [
     "image_data_uri",
@@ -166,7 +166,7 @@ def _progress_bar(elapsed: Optional[float], estimate: Optional[float], reported:
     shown_elapsed = style.format_seconds(elapsed)
     if queued:
         label = f"waiting in the queue · {shown_elapsed}"
-    elif reported is not None and reported >= 99:
+    elif is_finishing(reported):
         label = f"finishing · {shown_elapsed} elapsed"
     elif reported is not None:
         fraction = max(reported, 0) / 100
