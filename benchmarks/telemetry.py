@@ -23,7 +23,11 @@ process's CPU (adds the batch processor's export thread), each as the median ove
 median of each round's ratio to that round's "off"; and what the queued request metrics cost when a
 reader collects them (``telemetry/request_metrics.py``). Goal: tracing on at most x1.05.
 
-Run: ``PYTHONPATH=src .venv/bin/python benchmarks/telemetry.py [--calls 1000] [--rounds 5] [--repeats 3] [--smoke]``
+With ``--floor-steps``, the floor is first taken apart: an observer that does nothing, then a constant
+``traceparent``, the two ids drawn into it, the parent and a clock read, one record queued at the end.
+
+Run: ``PYTHONPATH=src .venv/bin/python benchmarks/telemetry.py [--calls 1000] [--rounds 5] [--repeats 3]
+[--floor-steps] [--smoke]``
 """
 
 from __future__ import annotations
@@ -94,6 +98,84 @@ class TraceparentOnly:
 
     def request_finished(self, recording: Any, handle: Any, status: str, fields: Any, row: Any) -> None:
         self.ended.append((handle, time.time_ns(), status, fields, row))
+
+
+class FloorStep:
+    """The floor built up one step at a time (``--floor-steps``): ``steps`` of "header" (a constant
+    ``traceparent`` put on the request), "ids" (two ids drawn and formatted into it), "parent" (the current span
+    and a clock read), "record" (one record of plain values queued when the request ends)."""
+
+    CONSTANT = "00-%032x-%016x-01" % (random.getrandbits(128), random.getrandbits(64))
+
+    def __init__(self, *steps: str) -> None:
+        import collections
+
+        from gatewaykit.telemetry.current_context import current_context, span_key
+
+        self._current, self._key, self._steps = current_context, span_key, frozenset(steps)
+        self.ended: Any = collections.deque(maxlen=512)
+
+    def request_started(self, recording: Any, request: Any, body: dict[str, Any]) -> Any:
+        steps, observed = self._steps, 1
+        if "ids" in steps:
+            trace_id, span_id = random.getrandbits(128), random.getrandbits(64)
+            header = {"traceparent": "00-%032x-%016x-01" % (trace_id, span_id)}
+            observed = (trace_id, span_id)
+            if "parent" in steps:
+                observed = (self._current().get(self._key), trace_id, span_id, time.time_ns())
+        else:
+            header = {"traceparent": self.CONSTANT}
+        if "header" in steps or "ids" in steps:
+            request.headers = {**request.headers, **header} if request.headers else header
+        recording.observed = observed
+        return request
+
+    def request_finished(self, recording: Any, handle: Any, status: str, fields: Any, row: Any) -> None:
+        if "record" in self._steps:
+            self.ended.append((handle, time.time_ns(), status))
+
+
+FLOOR_STEPS: dict[str, Callable[[], Any]] = {
+    "tracing off": lambda: None,
+    "an observer doing nothing": FloorStep,
+    "+ a constant traceparent": lambda: FloorStep("header"),
+    "+ two ids drawn into it": lambda: FloorStep("ids"),
+    "+ the parent, a clock read": lambda: FloorStep("ids", "parent"),
+    "+ one record queued": lambda: FloorStep("ids", "parent", "record"),
+    "the floor (fields, row kept)": TraceparentOnly,
+}
+
+
+def measure_floor_steps(calls: int, rounds: int) -> None:
+    """What each step of the floor adds (thread CPU, ratio to off), every variant each round, rotated."""
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=COMPLETION,
+                                                                   headers={"content-type": "application/json"}))
+    names = list(FLOOR_STEPS)
+    figures: dict[str, list[float]] = {name: [] for name in names}
+    for round_number in range(rounds):
+        turn = round_number % len(names)
+        for name in names[turn:] + names[:turn]:
+            client = gk.Client(api_key="sk-bf-bench-000000000000", base_url="http://gateway.bench",
+                               http_transport=transport, max_retries=0, display=False, ledger=gk.Ledger(path=None),
+                               validate=False)  # fmt: skip
+            observation.install(FLOOR_STEPS[name]())
+            try:
+                for _ in range(max(20, calls // 20)):
+                    client.chat.completions.create(model="chat-mini", messages=MESSAGES)
+                gc.collect()
+                started = time.thread_time()
+                for _ in range(calls):
+                    client.chat.completions.create(model="chat-mini", messages=MESSAGES)
+                figures[name].append((time.thread_time() - started) / calls * 1e6)
+            finally:
+                observation.install(None)
+                client.close()
+    print(f"the floor step by step: buffered chat over MockTransport, lean client, {calls} calls x {rounds} rounds,"
+          f" thread CPU, load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")  # fmt: skip
+    base = figures["tracing off"]
+    for name in names:
+        ratio = statistics.median(value / pair for value, pair in zip(figures[name], base))
+        print(f"  {name:<30} {statistics.median(figures[name]):6.1f} µs x{ratio:.3f}")
 
 
 def attributes_of_one_span(client: Any) -> dict[str, Any]:
@@ -263,8 +345,12 @@ def main() -> None:
     parser.add_argument("--as-built", action="store_true",
                         help="the client as users build it (requests validated, the ledger on disk) instead of the "
                              "leanest one (the goal is measured on the leanest: the smallest base)")
+    parser.add_argument("--floor-steps", action="store_true",
+                        help="also take the floor apart: what each step under any tracing adds (thread CPU)")
     args = parser.parse_args()
     calls, rounds, repeats = (50, 2, 1) if args.smoke else (args.calls, args.rounds, args.repeats)
+    if args.floor_steps or args.smoke:
+        measure_floor_steps(calls, rounds)
     for repeat in range(repeats):
         print(f"repeat {repeat + 1} of {repeats}")
         measure(calls, rounds, args.as_built)
