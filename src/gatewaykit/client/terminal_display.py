@@ -33,7 +33,6 @@ from gatewaykit.terminal_text import plain_text  # escape sequences from a model
 from gatewaykit.client.core.grading_switches import current_switches
 from gatewaykit.presentation import replayed_from_cassette
 from gatewaykit.costs.money import format_usd
-from gatewaykit.types.jobs import is_finishing
 
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
@@ -247,6 +246,8 @@ class TerminalEvaluationView(NullComparisonView):
 
 
 def _job_line(job: Any, started: float) -> str:
+    from gatewaykit.types.jobs import is_finishing  # here: `import gatewaykit` loads no model types
+
     status = getattr(job, "status", "?")
     progress = getattr(job, "progress", None)
     percent = ""
