@@ -191,8 +191,10 @@ class DirectSpans:
     def _plan_for(self, sampler: Any) -> Optional[tuple[Any, ...]]:
         """How ``sampler`` decides, when it is one the SDK's classes make and nothing more (:func:`_decided`),
         kept until the tracer's sampler changes; None: any other sampler, asked through ``should_sample``."""
-        self._planned, self._plan = sampler, _plan_of(sampler)
-        return self._plan
+        plan = _plan_of(sampler)
+        self._plan = plan  # first: a thread that sees ``_planned`` is this sampler reads this plan
+        self._planned = sampler
+        return plan
 
     def _processors_quiet(self, processor: Any) -> bool:
         """Whether ``processor`` is the SDK's multi-processor over quiet processors only (BatchSpanProcessor ...)."""
