@@ -143,9 +143,28 @@ def test_undo_of_the_only_priced_turn_says_where_its_cost_went(client: gk.Client
     spent = client.ledger.total_cost
     ui.undo()
     totals = ui._widgets["totals"].value  # type: ignore[index]
-    assert "not reported" not in totals and "conversation $0.00" in totals
+    assert "not reported" not in totals and "conversation $0.00 · " in totals  # $0.00, not $0.0000663
     assert f"undone turns {gk.costs.money.format_usd(spent)} (still in the ledger)" in totals
     assert client.ledger.total_cost == spent
+
+
+def test_undo_of_the_last_of_two_turns_takes_its_cost_out_of_the_conversation(client: gk.Client) -> None:
+    """The conversation's figure is what the turns still in it cost: after Undo it drops by the undone turn,
+    which is named apart once (it read "conversation $0.000203 · undone turns $0.000123": counted twice)."""
+    from gatewaykit.client.conversation.turn_costs import turn_cost
+
+    ui = gk.chat_ui(client, model="chat-mini")
+    ui._widgets["box"] = ui._build()  # type: ignore[index]
+    ui.send("Explain what a prime number is")
+    first = turn_cost(ui.session.turns[0])
+    ui.send("What is a closure in Python?")
+    second = turn_cost(ui.session.turns[1])
+    assert first and second
+    ui.undo()
+    totals = ui._widgets["totals"].value  # type: ignore[index]
+    money = gk.costs.money.format_usd
+    assert f"conversation {money(first)} · undone turns {money(second)} (still in the ledger)" in totals, totals
+    assert ui.cost == pytest.approx(first + second) == pytest.approx(client.ledger.total_cost)  # the spend stays
 
 
 def test_after_an_image_the_picker_offers_only_models_that_read_images(client: gk.Client) -> None:

@@ -209,7 +209,11 @@ class ChatUI:
                 parts.append(f"this turn {', '.join(turn_not_charged_notes(turns[-1]))}")
             else:
                 parts.append(f"this turn {style.format_cost(last) if last is not None else 'not reported'}")
-        conversation = f"conversation {conversation_cost_text(self.session.cost, [turn_cost(turn) for turn in turns])}"
+        # The turns still in the conversation: an undone turn's cost is named apart below, not counted twice
+        # (the session's own cost keeps it: its spend stays).
+        costs = [turn_cost(turn) for turn in turns]
+        known = None if any(cost is None for cost in costs) else math.fsum(costs)  # type: ignore[arg-type]
+        conversation = f"conversation {conversation_cost_text(known, costs)}"
         not_charged = not_charged_turns_text(turns)  # what the total leaves out, and what it cost when paid for
         if not_charged:
             conversation += f", {not_charged}"
