@@ -302,9 +302,16 @@ def test_a_finished_job_card_shows_what_the_ledger_says_it_cost(emulator, keys):
         (row,) = [row for row in ledger.rows if row["id"] == job.id]
         expected = f"≈ ${row['total_cost']:.2f} est." if row["cost_source"] == "estimated" else f"${row['total_cost']}"
         assert row["total_cost"] and expected in progress.bundle()["text/html"]
+        # The same job shown again once finished (`job` in a later cell, or a cell run after it ended): the static
+        # card says the same (it said nothing, beside a live card that said "≈ $0.20 est." for the same job).
+        from gatewaykit.notebook.html_views.rendering import mimebundle
+
+        shown = mimebundle(job)
+        assert expected in shown["text/html"] and expected in shown["text/plain"], shown["text/plain"]
     unbound = JobProgress(video_job("completed"), sink=CapturingSink(), buttons=False)
     unbound.poll_once()
     assert "est." not in unbound.bundle()["text/html"]  # no client, no ledger: no cost, no error
+    assert "est." not in mimebundle(video_job("completed"))["text/html"]
 
 
 @pytest.mark.parametrize("reported", [0, 41, 98, 98.6, 99, 100])

@@ -19,6 +19,7 @@ from gatewaykit.types.jobs import is_finished, is_finishing
 
 __all__ = [
     "image_data_uri",
+    "job_cost",
     "render_audio_player_html",
     "render_edit_html",
     "render_image_grid_html",
@@ -198,6 +199,22 @@ def _progress_bar(elapsed: Optional[float], estimate: Optional[float], reported:
 
 def _job_kind(job: Any) -> str:
     return "music" if getattr(job, "object", None) == "audio" else "video"
+
+
+def job_cost(job: Any) -> str:
+    """What a completed job cost, as its client's ledger has it (``$0.40``, ``≈ $0.06 est.`` when the gateway
+    reported no amount, ``cost not reported``); "" when the job has no client or ledger, or no row there."""
+    ledger = getattr(getattr(job, "_client", None), "ledger", None)
+    rows_as_recorded = getattr(ledger, "rows_as_recorded", None)
+    if rows_as_recorded is None:
+        return ""
+    try:
+        rows = [row for row in rows_as_recorded() if row.get("id") == job.id]
+    except Exception:  # noqa: BLE001 - a card never fails over its cost line
+        return ""
+    if not rows:
+        return ""
+    return style.row_cost_text(rows[0].get("total_cost"), rows[0].get("cost_source"), rows[0].get("note"))
 
 
 def render_job_html(

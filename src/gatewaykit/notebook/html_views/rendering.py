@@ -25,6 +25,7 @@ from gatewaykit.costs.views import LedgerView
 from gatewaykit.errors import GatewayError
 from gatewaykit.notebook.html_views import html as views
 from gatewaykit.notebook.html_views import style
+from gatewaykit.notebook.html_views.media_html import job_cost
 from gatewaykit.types.replayed import not_charged_note
 from gatewaykit.presentation import register_renderer
 from gatewaykit.types import (
@@ -137,7 +138,12 @@ def _job_bundle(job: Any) -> dict[str, Any]:
     hint = ""
     if not is_finished(job.status):
         hint = "Still running: job.wait() or gatewaykit.notebook.show_progress(job) follows it live."
-    return {"text/plain": plain, "text/html": views.render_job_html(job, player=player, hint=hint)}
+    cost = ""
+    if job.status == "completed":  # what it cost, as the live card that followed it says (the ledger's row)
+        cost = job_cost(job)
+        if cost:
+            plain = plain[:-1] + f", {cost})"
+    return {"text/plain": plain, "text/html": views.render_job_html(job, player=player, hint=hint, cost=cost)}
 
 
 _bundle.register(VideoJob, _job_bundle)

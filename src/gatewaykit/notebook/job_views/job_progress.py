@@ -32,6 +32,7 @@ from gatewaykit.notebook.html_views import html as views
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.job_views.cancel import CancelButtons, cancellable
 from gatewaykit.notebook.cell_output.kernel import CellThread, sleep_until, start_thread
+from gatewaykit.notebook.html_views.media_html import job_cost
 from gatewaykit.notebook.html_views.players import job_player_html
 from gatewaykit.notebook.cell_output.sinks import DisplaySink, default_sink
 from gatewaykit.types import is_finished
@@ -92,22 +93,6 @@ def reported_progress(job: Any) -> Optional[float]:
     extra = getattr(job, "__pydantic_extra__", None) or {}
     value = extra.get("progress", getattr(job, "progress", None))
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def job_cost(job: Any) -> str:
-    """What a completed job cost, as its client's ledger has it (``$0.40``, ``≈ $0.06 est.`` when the gateway
-    reported no amount, ``cost not reported``); "" when the job has no client or ledger, or no row there."""
-    ledger = getattr(getattr(job, "_client", None), "ledger", None)
-    rows_as_recorded = getattr(ledger, "rows_as_recorded", None)
-    if rows_as_recorded is None:
-        return ""
-    try:
-        rows = [row for row in rows_as_recorded() if row.get("id") == job.id]
-    except Exception:  # noqa: BLE001 - a card never fails over its cost line
-        return ""
-    if not rows:
-        return ""
-    return style.row_cost_text(rows[0].get("total_cost"), rows[0].get("cost_source"), rows[0].get("note"))
 
 
 class _Tracked:
