@@ -295,6 +295,21 @@ def test_a_checkpoint_keeps_the_judges_verdicts(client: gk.Client, book: gk.Ledg
     assert second.total_cost == 0
 
 
+def test_a_re_run_from_the_checkpoint_marks_the_same_cells_cheapest(client: gk.Client, tmp_path: Path) -> None:
+    """Restored cells cost $0 now; "cheapest" compares what each cost when it was paid for, so the marks a class
+    saw on the first run stay on the re-run (they all vanished: every cell read $0.00)."""
+    models = ["chat-mini", "chat-reasoner", "chat-vision"]
+    first = client.evaluate(["hello", "bye"], models=models, checkpoint=tmp_path / "c.sqlite")
+    second = client.evaluate(["hello", "bye"], models=models, checkpoint=tmp_path / "c.sqlite")
+    assert all(cell.restored and cell.total_cost == 0 for cell in second.cells)
+    assert [c.paid_cost for c in second.cells] == [c.total_cost for c in first.cells]
+
+    def cheapest(evaluation: Any) -> list[list[int]]:
+        return [[i for i, labels in evaluation.marks(row).items() if "cheapest" in labels] for row in evaluation.rows]
+
+    assert cheapest(first) == cheapest(second) and all(cheapest(first)), cheapest(second)
+
+
 def test_a_judge_added_on_a_re_run_grades_the_restored_outputs(client: gk.Client, book: gk.Ledger,
                                                                  tmp_path: Path) -> None:
     """Outputs come from the checkpoint (not sent again); only the new judge's requests go out."""

@@ -55,6 +55,17 @@ class EvaluationCell:
     tokens: Optional[int] = None
     tag: str = ""
     restored: bool = False  # the result came from the checkpoint (nothing was sent for it this run)
+    cost_when_paid: Optional[float] = None  # a restored cell's: what the run that sent it paid (the checkpoint's)
+
+    @property
+    def paid_cost(self) -> Optional[float]:
+        """What this model cost for this case: ``total_cost``; for a cell not paid for now, what it cost when it
+        was (restored from the checkpoint, or answered by the cassette or the response cache), None when not
+        known. What the "cheapest" mark compares, so a re-run from a checkpoint marks the same cells."""
+        if self.restored:
+            return self.cost_when_paid
+        not_charged = getattr(self, "not_charged", None)  # set by settle() for a replayed or cached answer
+        return not_charged.cost if not_charged is not None else self.total_cost
 
     @property
     def prompt(self) -> str:
@@ -154,7 +165,7 @@ class Evaluation:
         done = [(i, cell) for i, cell in enumerate(row) if cell.ok]
         for label, value, pick in (
             ("best", lambda c: c.score, max),
-            ("cheapest", lambda c: c.total_cost, min),
+            ("cheapest", lambda c: c.paid_cost, min),
             ("fastest", _model_latency, min),
         ):
             known: list[tuple[int, float]] = [(i, v) for i, c in done if (v := value(c)) is not None]

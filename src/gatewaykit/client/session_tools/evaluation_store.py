@@ -12,6 +12,7 @@ judged; plain Python scorers run again (they cost nothing and may have changed).
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Optional
 
 from gatewaykit.client.session_tools.checkpoint import Checkpoint
@@ -50,12 +51,15 @@ class EvaluationStore:
             cell.result, cell.restored = result, True
             cell.latency_s, cell.tokens = facts.get("latency_s"), facts.get("tokens")
             cell.total_cost, cell.cost_source = 0.0, "checkpoint"
+            paid = facts.get("paid_cost")  # absent from a checkpoint an older gatewaykit wrote: not known
+            cell.cost_when_paid = float(paid) if isinstance(paid, (int, float)) and math.isfinite(paid) else None
         return [cells[index] for index in todo]
 
     def keep(self, cell: EvaluationCell) -> None:
         """A finished cell: its facts, then its result (committed at once)."""
         key = cell_key(cell)
-        self._checkpoint.store(_facts_key(key), {"latency_s": cell.latency_s, "tokens": cell.tokens})
+        self._checkpoint.store(_facts_key(key), {"latency_s": cell.latency_s, "tokens": cell.tokens,
+                                                 "paid_cost": cell.paid_cost})
         self._checkpoint.store(key, cell.result)
 
     def verdict(self, cell: EvaluationCell, judge: Any) -> Optional[dict[str, Any]]:
