@@ -308,6 +308,11 @@ def test_a_re_run_from_the_checkpoint_marks_the_same_cells_cheapest(client: gk.C
         return [[i for i, labels in evaluation.marks(row).items() if "cheapest" in labels] for row in evaluation.rows]
 
     assert cheapest(first) == cheapest(second) and all(cheapest(first)), cheapest(second)
+    legend = "cheapest = by what each cost when it was sent"  # beside cells that all read $0.00 now
+    from gatewaykit.notebook.html_views.evaluation_html import render_evaluation_html
+
+    assert legend in render_evaluation_html(second) and legend in str(second).splitlines()[0]
+    assert legend not in render_evaluation_html(first) and legend not in str(first)
 
 
 def test_a_judge_added_on_a_re_run_grades_the_restored_outputs(client: gk.Client, book: gk.Ledger,

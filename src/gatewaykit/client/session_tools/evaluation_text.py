@@ -78,12 +78,16 @@ def mean_text(cell: Any) -> str:
 
 
 def best_legend(evaluation: Any) -> str:
-    """What "best" marks: ``best = the highest mean score`` (each cell shows its :func:`mean_text`), or ``best = the
-    highest judge`` with one score column; "" with no scorer."""
+    """What the marks mean where a reader could not tell: ``best = the highest mean score`` (each cell shows its
+    :func:`mean_text`), or ``best = the highest judge`` with one score column; and, when cells were restored from
+    the checkpoint (each reads $0.00 now), that "cheapest" goes by what each cost when it was sent. "" for neither."""
     columns = evaluation.score_columns
-    if not columns:
-        return ""
-    return f"best = the highest {columns[0]}" if len(columns) == 1 else "best = the highest mean score"
+    parts = []
+    if columns:
+        parts.append(f"best = the highest {columns[0]}" if len(columns) == 1 else "best = the highest mean score")
+    if any(cell.restored for cell in evaluation.cells):
+        parts.append("cheapest = by what each cost when it was sent")
+    return " · ".join(parts)
 
 
 def cell_line(cell: Any, marks: Any = ()) -> str:
