@@ -26,6 +26,7 @@ from gatewaykit.client.session_tools.comparison import shown_seconds
 from gatewaykit.client.session_tools.scoring import mean_score
 from gatewaykit.money import plural
 from gatewaykit.presentation import rich_bundle
+from gatewaykit.types.replayed import NotCharged
 
 __all__ = ["Evaluation", "EvaluationCell", "FIXED_COLUMNS"]
 
@@ -56,6 +57,10 @@ class EvaluationCell:
     tag: str = ""
     restored: bool = False  # the result came from the checkpoint (nothing was sent for it this run)
     cost_when_paid: Optional[float] = None  # a restored cell's: what the run that sent it paid (the checkpoint's)
+    # Set by comparison.settle() from the cell's ledger rows, as on a ComparisonEntry: for an answer the cassette
+    # replayed or the response cache gave, where it came from and what it cost then, and its rows' note.
+    not_charged: Optional[NotCharged] = None
+    note: Optional[str] = None
 
     @property
     def paid_cost(self) -> Optional[float]:
@@ -64,8 +69,7 @@ class EvaluationCell:
         known. What the "cheapest" mark compares, so a re-run from a checkpoint marks the same cells."""
         if self.restored:
             return self.cost_when_paid
-        not_charged = getattr(self, "not_charged", None)  # set by settle() for a replayed or cached answer
-        return not_charged.cost if not_charged is not None else self.total_cost
+        return self.not_charged.cost if self.not_charged is not None else self.total_cost
 
     @property
     def prompt(self) -> str:

@@ -202,16 +202,16 @@ class ChatUI:
 
     def _totals_html(self) -> str:
         turns = self.session.turns
-        last = turn_cost(turns[-1]) if turns else None
+        # The turns still in the conversation: an undone turn's cost is named apart below, not counted twice
+        # (the session's own cost keeps it: its spend stays).
+        costs = [turn_cost(turn) for turn in turns]
         parts = []
         if turns:
+            last = costs[-1]
             if all_not_charged(turns[-1]):  # replayed or cached: what its ledger rows say, not a cost
                 parts.append(f"this turn {', '.join(turn_not_charged_notes(turns[-1]))}")
             else:
                 parts.append(f"this turn {style.format_cost(last) if last is not None else 'not reported'}")
-        # The turns still in the conversation: an undone turn's cost is named apart below, not counted twice
-        # (the session's own cost keeps it: its spend stays).
-        costs = [turn_cost(turn) for turn in turns]
         known = None if any(cost is None for cost in costs) else math.fsum(costs)  # type: ignore[arg-type]
         conversation = f"conversation {conversation_cost_text(known, costs)}"
         not_charged = not_charged_turns_text(turns)  # what the total leaves out, and what it cost when paid for
