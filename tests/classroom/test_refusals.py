@@ -194,3 +194,34 @@ def test_the_offline_mark_is_added_once_and_only_in_front_of_an_offline_gateway(
     assert headers_of(True, "/own") == [(b"x-gateway-offline", b"1")]
     assert headers_of(True, "/forwarded") == [(b"x-gateway-offline", b"1")]  # not twice
     assert headers_of(False, "/own") == []
+
+
+def _dollars(text: str) -> list[float]:
+    import re
+
+    return [float(figure) for figure in re.findall(r"\$([0-9]+\.[0-9]+)", text)]
+
+
+def test_the_cap_refusal_says_what_is_held_and_its_figures_add_up_to_the_cap() -> None:
+    """Left + spent + held (by the student's requests still running) = the cap, as the message writes them."""
+    from classroom_fixtures import open_room, start_upstream
+
+    with start_upstream(time_scale=1.0) as gateway:  # the video stays in progress: its hold is held
+        room = open_room(gateway, roster=["ana"], cap=0.3, job_check_seconds=60)
+        try:
+            key = room.keys.key[0]
+            spent = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(max_tokens=300),
+                               headers=auth(key), timeout=60)
+            assert spent.status_code == 200
+            job = httpx.post(f"{room.base_url}/v1/videos", headers=auth(key),
+                             json={"model": "video-tiers", "prompt": "a kite", "resolution": "480p"})
+            assert job.json()["status"] in ("queued", "in_progress")
+            answer = httpx.post(f"{room.base_url}/v1/videos", headers=auth(key),  # a second one does not fit
+                                json={"model": "video-tiers", "prompt": "a kite", "resolution": "480p"})
+        finally:
+            room.stop()
+    message = answer.json()["error"]["message"]
+    assert answer.status_code == 402 and "held by your requests still running" in message, message
+    _, left, cap, spent_usd, held = _dollars(message)
+    assert cap == 0.3 and held == 0.2 and spent_usd > 0, message
+    assert round(left + spent_usd + held, 9) == cap, message

@@ -17,6 +17,7 @@ How it is built (each module imports only those above it)::
     refusals.py    402 / 403 / 503 / 401 in a student's words
     keepalive.py   keep-alive HTTP/1.1 connections to the gateway (h11 framing, one deque of idle sockets)
     upstream.py    the gateway behind: those connections, the teacher's key, header filtering
+    upstream_balance.py  the teacher's paid balance at the gateway: used up (a gateway 402) or not
     state.py       one classroom: students, keys, the kill switch, admission
     passthrough.py forwarding a billed request, buffered or streamed, and settling it
     jobs.py        video and music jobs: ownership, settling, the watcher

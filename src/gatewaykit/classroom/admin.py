@@ -1,7 +1,8 @@
 """``/_classroom/*``: the teacher's endpoints, answered only with ``Authorization: Bearer <admin token>``.
 
 ``GET  /_classroom/report[?by=model]``  the report as JSON (``{"window", "rows"}``)
-``GET  /_classroom/status``             paused or not, the reason, the window, students, open holds
+``GET  /_classroom/status``             paused or not, the reason, the window, students, open holds, and
+                                        ``upstream_balance``: ``{"exhausted", "since"}`` (the teacher's paid balance)
 ``POST /_classroom/pause``              ``{"reason": ..., "cancel_jobs": false}``: the kill switch
 ``POST /_classroom/resume``
 ``POST /_classroom/students``           ``{"student", "cap_usd"}``: a new student; the answer has their key
@@ -29,6 +30,7 @@ from gatewaykit.classroom.report import report_rows
 from gatewaykit.classroom.roster import read_roster
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.upstream import UpstreamFailure
+from gatewaykit.classroom.upstream_balance import STATUS_KEY
 from gatewaykit.emulator.errors import ApiError, bad_request
 from gatewaykit.emulator.routes.responses import JSONResponse
 
@@ -92,7 +94,8 @@ async def status(request: Request) -> Response:
     state = _state(request)
     return JSONResponse({"paused": state.paused, "reason": state.paused_reason, "window": state.window.key(),
                          "window_kind": state.window.kind, "students": len(state.known),
-                         "open_jobs": len(state.watched_jobs), "upstream": state.upstream.base_url})
+                         "open_jobs": len(state.watched_jobs), "upstream": state.upstream.base_url,
+                         STATUS_KEY: state.balance.status()})
 
 
 async def pause(request: Request) -> Response:

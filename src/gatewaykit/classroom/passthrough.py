@@ -20,6 +20,7 @@ from starlette.responses import Response, StreamingResponse
 
 from gatewaykit.classroom.budgets import Hold
 from gatewaykit.classroom.state import ClassroomState
+from gatewaykit.classroom.store import NO_BALANCE
 from gatewaykit.classroom.keepalive import ConnectionFailed
 from gatewaykit.classroom.upstream import UpstreamFailure, UpstreamResponse
 from gatewaykit.emulator.accounts import usd_to_nanos
@@ -67,6 +68,8 @@ async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any
         state.budgets.release(hold.row_id, "timeout" if failure.timed_out else "unreachable")
         raise upstream_error(failure) from None
     headers = upstream.response_headers(response)
+    if response.status_code == 200:
+        state.balance.paid()
     if response.status_code == 200 and stream and response.headers.get("content-type", "").startswith(
             "text/event-stream"):
         return StreamingResponse(_relay(state, hold, response), status_code=200, headers=headers,
@@ -78,6 +81,9 @@ async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any
         raise upstream_error(UpstreamFailure(timed_out=False)) from None
     finally:
         await response.aclose()
+    if response.status_code == 402:  # the teacher's key cannot pay: the class's problem, never the student's
+        await state.budgets.release_grouped(hold.row_id, NO_BALANCE)
+        raise state.balance.used_up()
     if response.status_code != 200:
         await state.budgets.release_grouped(hold.row_id, f"refused {response.status_code}")
         return Response(upstream.scrub(data), status_code=response.status_code, headers=headers)

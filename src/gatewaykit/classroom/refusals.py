@@ -8,6 +8,7 @@ Each refusal is the offline gateway's ``ApiError`` with the status and ``type`` 
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Iterable, Optional
 
 from gatewaykit.classroom.windows import Window
@@ -15,29 +16,66 @@ from gatewaykit.costs.money import format_usd
 from gatewaykit.emulator.accounts import nanos_to_usd
 from gatewaykit.emulator.errors import ApiError
 
-__all__ = ["PAUSE_RETRY_SECONDS", "budget_used_up", "model_not_allowed", "over_request_limit", "paused",
+__all__ = ["PAUSE_RETRY_SECONDS", "budget_used_up", "class_balance_used_up", "model_not_allowed", "over_request_limit", "paused",
            "revoked_key", "unknown_key", "unpriced_over_limit"]
 
 PAUSE_RETRY_SECONDS = 60
+_FINEST = 4  # decimal places of a dollar a cap refusal writes at most
 
 
 def _usd(nanos: int) -> str:
     return format_usd(nanos_to_usd(nanos))
 
 
+def _amounts(cap: int, spent: int, held: int, needed: int) -> tuple[str, str, str, str, str]:
+    """``(cap, spent, held, left, needed)`` written to one precision (the finest any of them needs, as
+    ``format_usd`` would write it alone, to a hundredth of a cent at most), ``left`` being ``cap - spent - held``
+    of the written figures: the amounts a student reads add up to the cap. A written "" is zero at that
+    precision."""
+    places = 2
+    for nanos in (cap, spent, held, needed, cap - spent - held):
+        text = _usd(abs(nanos))
+        places = min(_FINEST, max(places, len(text.partition(".")[2])))
+    step = Decimal(1).scaleb(-places)
+
+    def written(nanos: int) -> Decimal:
+        return (Decimal(nanos) / 1_000_000_000).quantize(step, ROUND_HALF_UP)
+
+    spent_d, held_d, cap_d = written(spent), written(held), written(cap)
+    left_d = max(Decimal(0), cap_d - spent_d - held_d)
+
+    def money(value: Decimal) -> str:
+        if not value:
+            return ""
+        whole, _, fraction = f"{value:,.{places}f}".partition(".")
+        return f"${whole}.{fraction[:2]}{fraction[2:].rstrip('0')}"
+
+    return money(cap_d) or "$0.00", money(spent_d) or "$0.00", money(held_d), money(left_d), _usd(needed)
+
+
 def budget_used_up(window: Window, cap: int, spent: int, held: int, needed: int) -> ApiError:
-    """402: the request's worst case does not fit what is left of the student's cap."""
+    """402: the request's worst case does not fit what is left of the student's cap. The message's left, spent
+    and held (by the student's requests still running) add up to the cap."""
     left = max(0, cap - spent - held)
     noun = window.noun()
+    cap_s, spent_s, held_s, left_s, needed_s = _amounts(cap, spent, held, needed)
+    running = f", {held_s} held by your requests still running" if held_s else ""
     if left <= 0 or left < cap // 1000:
-        message = (f"Your {noun} of {_usd(cap)} is used up ({_usd(spent)} spent"
-                   + (f", {_usd(held)} held by requests still running" if held else "")
-                   + f"){window.resets()}. Ask your teacher for more.")
+        remainder = f", {left_s} left" if left_s else ""
+        message = (f"Your {noun} of {cap_s} is used up ({spent_s} spent{running}{remainder}){window.resets()}. "
+                   "Ask your teacher for more.")
     else:
-        message = (f"This request could cost up to {_usd(needed)}, more than the {_usd(left)} left of your {noun} "
-                   f"of {_usd(cap)} ({_usd(spent)} spent{window.resets()}). Ask for less (a smaller max_tokens, "
+        message = (f"This request could cost up to {needed_s}, more than the {left_s} left of your {noun} "
+                   f"of {cap_s} ({spent_s} spent{running}{window.resets()}). Ask for less (a smaller max_tokens, "
                    "fewer or smaller images, a shorter clip) or ask your teacher for more.")
     return ApiError(402, message, type="insufficient_quota", code="insufficient_quota")
+
+
+def class_balance_used_up() -> ApiError:
+    """402: the gateway refused the request because the teacher's paid balance is used up (the class's problem)."""
+    return ApiError(402, "Your class's paid balance at the gateway is used up, so the classroom cannot send "
+                    "anyone's requests. Nothing was charged to you. Tell your teacher.",
+                    type="insufficient_quota", code="class_balance_exhausted")
 
 
 def over_request_limit(limit: int, quote: int) -> ApiError:

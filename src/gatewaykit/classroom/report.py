@@ -1,7 +1,10 @@
 """The spend report: one row per student (or per student and model) for the current window.
 
 It reads the store's running totals, never the request rows, so it takes the
-same time for ten requests as for a million. Amounts are USD.
+same time for ten requests as for a million. Amounts are USD. ``refused`` counts
+what the classroom refused; ``balance_refused`` what the gateway refused because
+the teacher's paid balance was used up (neither is in ``requests``; nothing of
+either was charged).
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ from gatewaykit.emulator.accounts import nanos_to_usd
 __all__ = ["STUDENT_COLUMNS", "MODEL_COLUMNS", "report_rows"]
 
 STUDENT_COLUMNS = ("student", "spent_usd", "cap_usd", "remaining_usd", "held_usd", "requests", "refused",
-                   "last_request", "revoked")
-MODEL_COLUMNS = ("student", "model", "spent_usd", "requests", "refused", "last_request")
+                   "balance_refused", "last_request", "revoked")
+MODEL_COLUMNS = ("student", "model", "spent_usd", "requests", "refused", "balance_refused", "last_request")
+
+_NONE = {"requests": 0, "refused": 0, "balance_refused": 0, "last_request": None}
 
 
 def report_rows(state: ClassroomState, by: Optional[str] = None) -> list[dict[str, Any]]:
@@ -27,19 +32,21 @@ def report_rows(state: ClassroomState, by: Optional[str] = None) -> list[dict[st
         order = {name: i for i, name in enumerate(state.known)}
         rows = sorted(totals, key=lambda r: (order.get(r["student"], len(order)), r["model"]))
         return [{"student": r["student"], "model": r["model"], "spent_usd": nanos_to_usd(r["spent_nanos"]),
-                 "requests": r["requests"], "refused": r["refused"], "last_request": r["last_request"]}
+                 "requests": r["requests"], "refused": r["refused"], "balance_refused": r["balance_refused"],
+                 "last_request": r["last_request"]}
                 for r in rows]
     per_student: dict[str, dict[str, Any]] = {}
     for row in totals:
-        sums = per_student.setdefault(row["student"], {"requests": 0, "refused": 0, "last_request": None})
+        sums = per_student.setdefault(row["student"], dict(_NONE))
         sums["requests"] += row["requests"]
         sums["refused"] += row["refused"]
+        sums["balance_refused"] += row["balance_refused"]
         if row["last_request"] is not None:
             sums["last_request"] = max(sums["last_request"] or 0, row["last_request"])
     out = []
     for student, revoked in state.known.items():
         spent, held, cap = state.budgets.standing(student)
-        sums = per_student.get(student, {"requests": 0, "refused": 0, "last_request": None})
+        sums = per_student.get(student, _NONE)
         out.append({"student": student, "spent_usd": nanos_to_usd(spent), "cap_usd": nanos_to_usd(cap),
                     "remaining_usd": nanos_to_usd(max(0, cap - spent - held)), "held_usd": nanos_to_usd(held),
                     **sums, "revoked": revoked})

@@ -19,7 +19,7 @@ from gatewaykit.classroom.jobs import JOB_PATHS, job_path, owned_job, settle_fro
 from gatewaykit.classroom.media_links import fetch_media, public_base, rewrite_links
 from gatewaykit.classroom.passthrough import forward_billed, upstream_error
 from gatewaykit.classroom.state import ClassroomState
-from gatewaykit.classroom.store import OpenHold
+from gatewaykit.classroom.store import NO_BALANCE, OpenHold
 from gatewaykit.classroom.upstream import UpstreamFailure
 from gatewaykit.emulator.admission import read_json, read_json_or_form
 from gatewaykit.emulator.errors import bad_request
@@ -127,6 +127,9 @@ async def _create_job(request: Request, kind: str) -> Response:
     except UpstreamFailure as failure:
         state.budgets.release(hold.row_id, "timeout" if failure.timed_out else "unreachable")
         raise upstream_error(failure) from None
+    if response.status_code == 402:  # the teacher's key cannot pay: the class's problem, never the student's
+        state.budgets.release(hold.row_id, NO_BALANCE)
+        raise state.balance.used_up()
     headers = upstream.response_headers(response)
     try:
         view = response.json() if response.status_code == 200 else None
@@ -143,6 +146,7 @@ async def _create_job(request: Request, kind: str) -> Response:
             price = state.catalog.job_or_image(kind, body, seconds=float(seconds)) or quote
         except ValueError:
             pass
+    state.balance.paid()
     state.store.attach_job(hold.row_id, job_id, kind, price)
     state.watched_jobs[job_id] = OpenHold(hold.row_id, student, model, kind, hold.nanos, hold.window, job_id, price)
     settle_from_view(state, hold.row_id, view, price)

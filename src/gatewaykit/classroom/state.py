@@ -16,6 +16,7 @@ from gatewaykit.classroom import refusals
 from gatewaykit.classroom.budgets import Budgets
 from gatewaykit.classroom.store import OpenHold, Store
 from gatewaykit.classroom.upstream import Upstream
+from gatewaykit.classroom.upstream_balance import UpstreamBalance
 from gatewaykit.classroom.windows import Window
 from gatewaykit.classroom.worst_case import WorstCase
 from gatewaykit.emulator.accounts import key_digest, usd_to_nanos
@@ -86,6 +87,7 @@ class ClassroomState:
                 self._students[row.key_digest] = row.student
         self.paused_reason: Optional[str] = store.get_meta("paused_reason")
         self.paused = store.get_meta("paused") == "1"
+        self.balance = UpstreamBalance(store)  # the teacher's paid balance at the gateway: used up or not
         self.watched_jobs: dict[str, OpenHold] = {
             hold.job_id: hold for hold in self.budgets.restore(store.open_holds()) if hold.job_id}
 

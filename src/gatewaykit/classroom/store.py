@@ -6,8 +6,11 @@ Keys are stored only as SHA-256 digests. Every forwarded request is a row
 and updated when it settles; ``totals`` keeps running sums per student, model
 and window, so a report reads a few rows whatever the number of requests;
 its ``refused`` counts the requests the classroom refused (a paused class or a
-revoked key before the body is read: under the model ``"-"``). Revoked keys'
-digests are kept with their student's name.
+revoked key before the body is read: under the model ``"-"``), and its
+``balance_refused`` those the gateway refused because the teacher's paid balance
+was used up (counted apart from ``requests``). Revoked keys' digests are kept
+with their student's name. The database file and its ``-wal`` / ``-shm`` are
+readable by their owner only (0600).
 Money is in integer nano-dollars. The teacher's key is never passed to a store.
 See docs/classroom.md for how several instances would share one Postgres database
 behind the same interface.
@@ -15,6 +18,7 @@ behind the same interface.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -23,9 +27,13 @@ from typing import Any, Optional, Protocol
 
 from gatewaykit import sqlite_fork
 
-__all__ = ["OpenHold", "SQLiteStore", "Store", "StudentRow"]
+__all__ = ["NO_BALANCE", "OpenHold", "SQLiteStore", "Store", "StudentRow", "owner_only"]
 
 HELD = "held"  # a request in flight, or a job not yet finished: its hold still counts
+#: The status of a request the gateway refused (402) because the teacher's paid balance was used up: nothing is
+#: charged, and the totals count it in ``balance_refused``, not in ``requests``.
+NO_BALANCE = "no paid balance"
+_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 @dataclass(frozen=True)
@@ -86,10 +94,22 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE TABLE IF NOT EXISTS totals (
     student TEXT NOT NULL, model TEXT NOT NULL, window TEXT NOT NULL, spent_nanos INTEGER NOT NULL DEFAULT 0,
     requests INTEGER NOT NULL DEFAULT 0, refused INTEGER NOT NULL DEFAULT 0, last_request REAL,
-    PRIMARY KEY (student, model, window));
+    balance_refused INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (student, model, window));
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS revoked_keys (key_digest TEXT PRIMARY KEY, student TEXT NOT NULL, revoked REAL NOT NULL);
 """
+
+
+def owner_only(path: str) -> None:
+    """Create ``path`` readable and writable by its owner only (0600), or make it so; the same for the SQLite files
+    beside it (``-wal``, ``-shm``), which SQLite creates with the database file's mode."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    for name in (path, *(path + side for side in _SIDE_FILES)):
+        try:
+            if os.stat(name).st_mode & 0o077:
+                os.chmod(name, 0o600)
+        except FileNotFoundError:
+            pass
 
 
 class SQLiteStore:
@@ -99,12 +119,17 @@ class SQLiteStore:
         self.path = path
         self._lock = threading.Lock()  # held by every SQLite call (a fork() waits for the one in progress)
         sqlite_fork.guard(self)
+        if path != ":memory:" and not path.startswith("file:"):
+            owner_only(path)  # the roster, spend, pause reasons and key digests: not for every local user
         with self._lock:
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=OFF")
             self._db.execute("PRAGMA busy_timeout=5000")
             self._db.executescript(_SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(totals)")}
+            if "balance_refused" not in columns:  # a database from before the column
+                self._db.execute("ALTER TABLE totals ADD COLUMN balance_refused INTEGER NOT NULL DEFAULT 0")
 
     def _write(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
         with self._lock:
@@ -166,7 +191,8 @@ class SQLiteStore:
 
     def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> None:
         """Make requests' rows final (``(row_id, status, cost_nanos, upstream_id)`` each) and add them to the
-        totals, all in one transaction; a row already final is left as it is."""
+        totals, all in one transaction; a row already final is left as it is. A :data:`NO_BALANCE` row counts in
+        ``balance_refused``, not in ``requests``."""
         now = time.time()
         with self._lock:
             db = self._db
@@ -180,12 +206,14 @@ class SQLiteStore:
                     db.execute("UPDATE requests SET status = ?, cost_nanos = ?, finished = ?, "
                                "upstream_id = COALESCE(?, upstream_id) WHERE id = ?",
                                (status, cost_nanos, now, upstream_id, row_id))
+                    unpaid = int(status == NO_BALANCE)
                     db.execute(
-                        "INSERT INTO totals (student, model, window, spent_nanos, requests, last_request) "
-                        "VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT (student, model, window) DO UPDATE SET "
-                        "spent_nanos = spent_nanos + excluded.spent_nanos, requests = requests + 1, "
+                        "INSERT INTO totals (student, model, window, spent_nanos, requests, balance_refused, "
+                        "last_request) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (student, model, window) DO UPDATE "
+                        "SET spent_nanos = spent_nanos + excluded.spent_nanos, requests = requests + excluded.requests, "
+                        "balance_refused = balance_refused + excluded.balance_refused, "
                         "last_request = max(coalesce(last_request, 0), excluded.last_request)",
-                        (*row, cost_nanos, now))
+                        (*row, cost_nanos, 1 - unpaid, unpaid, now))
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
@@ -214,10 +242,10 @@ class SQLiteStore:
         return int(rows[0][0])
 
     def totals(self, window: str) -> list[dict[str, Any]]:
-        """Per student and model in ``window``: spent_nanos, requests, refused, last_request."""
-        rows = self._read("SELECT student, model, spent_nanos, requests, refused, last_request FROM totals "
-                          "WHERE window = ?", (window,))
-        names = ("student", "model", "spent_nanos", "requests", "refused", "last_request")
+        """Per student and model in ``window``: spent_nanos, requests, refused, balance_refused, last_request."""
+        rows = self._read("SELECT student, model, spent_nanos, requests, refused, balance_refused, last_request "
+                          "FROM totals WHERE window = ?", (window,))
+        names = ("student", "model", "spent_nanos", "requests", "refused", "balance_refused", "last_request")
         return [dict(zip(names, row)) for row in rows]
 
     def get_meta(self, name: str) -> Optional[str]:

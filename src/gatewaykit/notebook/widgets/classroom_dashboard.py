@@ -2,14 +2,16 @@
 
 One bar per student (spent, held by requests still running, and what is left of
 the cap), refreshed every few seconds while the classroom runs, with Pause (and a
-reason) and Resume. The HTML comes from :func:`dashboard_html`, a pure function of
-the report rows; student names are escaped. Without ipywidgets or a kernel the
+reason) and Resume; a red line when the teacher's paid balance at the gateway
+is used up. The HTML comes from :func:`dashboard_html`, a pure function of the
+report rows and status; student names are escaped. Without ipywidgets or a kernel the
 dashboard is that HTML once (a snapshot), with a line saying why it is not live.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Optional
 
 from gatewaykit.costs.money import format_usd, plural
@@ -61,9 +63,24 @@ def dashboard_html(rows: list[dict[str, Any]], status: dict[str, Any]) -> str:
                      f'{esc(format_usd(row["cap_usd"]))}{held}</td>'
                      f'<td style="{style.CELL}">{left}</td>'
                      f'<td style="{style.CELL}">{plural(row["requests"], "request")}'
-                     + (f', {row["refused"]} refused' if row["refused"] else "") + "</td></tr>")
+                     + (f', {row["refused"]} refused' if row["refused"] else "")
+                     + (f', {row["balance_refused"]} not paid (no balance)' if row.get("balance_refused") else "")
+                     + "</td></tr>")
     table = f'<table style="{style.TABLE}">{"".join(cells)}</table>' if cells else '<i>No students yet.</i>'
-    return f'<div class="gk-classroom" style="{style.BOX}"><div style="margin-bottom:.4em">{head}</div>{table}</div>'
+    return (f'<div class="gk-classroom" style="{style.BOX}"><div style="margin-bottom:.4em">{head}</div>'
+            f'{_balance_line(status)}{table}</div>')
+
+
+def _balance_line(status: dict[str, Any]) -> str:
+    """A red line when the teacher's paid balance at the gateway is used up (empty otherwise)."""
+    balance = status.get("upstream_balance") or {}
+    if not balance.get("exhausted"):
+        return ""
+    since = balance.get("since")
+    when = f" since {time.strftime('%Y-%m-%d %H:%M', time.localtime(since))}" if since else ""
+    return (f'<div class="gk-classroom-balance" style="color:#d9534f;font-weight:bold;margin-bottom:.4em">'
+            f"Your paid balance at the gateway is used up{esc(when)}: it refuses every request of the class "
+            "(students are told to tell you; nothing is charged to them). Add credit at the gateway.</div>")
 
 
 class DashboardSnapshot:
