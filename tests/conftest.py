@@ -114,6 +114,14 @@ def _own_ledger_database(
     monkeypatch.setenv("GATEWAYKIT_LEDGER_PATH", _ledger_file(ledger_folder, request.node))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _classrooms_in_memory() -> Iterator[None]:
+    """A classroom started without ``db=`` stays in memory, never in the user's per-user ``classroom.db``."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GATEWAYKIT_CLASSROOM_DB", "memory")
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _own_response_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test's per-user response cache (``Client(cache=True)``) is its own folder, never the user's."""

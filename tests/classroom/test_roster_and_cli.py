@@ -121,3 +121,99 @@ def test_the_cli_starts_an_empty_class_that_a_spawner_hook_fills(tmp_path: Path,
         out, err = server.communicate(timeout=60)
     assert server.returncode == 0, err
     assert "admin token" not in out  # it came from the environment: not printed
+
+
+class _Served:
+    """``python -m gatewaykit.classroom`` in a process: its start lines (read up to the last one it prints)."""
+
+    def __init__(self, upstream: Any, db: Path, *more: str, env: dict | None = None) -> None:
+        env = {**os.environ, "SVC_API_KEY": TEACHER_KEY, **(env or {})}
+        env.pop("GATEWAYKIT_CLASSROOM_ADMIN_TOKEN", None)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gatewaykit.classroom", "--upstream", upstream.base_url, "--db", str(db),
+             "--port", "0", *more], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        self.lines: list[str] = []
+        try:
+            wait_for(lambda: self._read().startswith("admin token"), 60, "the admin token line")
+        except BaseException:
+            self.stop()
+            raise
+        self.base_url = next(l for l in self.lines if l.startswith("classroom on")).split()[2]
+
+    def _read(self) -> str:
+        line = self.process.stdout.readline()  # type: ignore[union-attr]
+        assert line or self.process.poll() is None, self.process.stderr.read()  # type: ignore[union-attr]
+        self.lines.append(line)
+        return line
+
+    def line(self, start: str) -> str:
+        return next(l for l in self.lines if l.startswith(start))
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        self.process.communicate(timeout=60)
+
+
+def test_a_cli_restart_on_the_same_db_accepts_the_admin_token_it_printed_first(tmp_path: Path, upstream: Any) -> None:
+    """The token is printed once; the restart's start line says where it is kept and how to replace it."""
+    db = tmp_path / "c.db"
+    first = _Served(upstream, db)
+    first.stop()
+    token = first.line("admin token: ").split()[2]
+    second = _Served(upstream, db)
+    try:
+        kept = second.line("admin token")
+        assert token not in kept and f"kept in {db}" in kept and "--new-admin-token" in kept
+        assert httpx.get(f"{second.base_url}/_classroom/status", headers=auth(token)).status_code == 200
+    finally:
+        second.stop()
+
+
+def test_a_new_admin_token_replaces_the_kept_one_and_a_refusal_names_the_cli_option(
+        tmp_path: Path, upstream: Any) -> None:
+    """``--new-admin-token``: the new one works, the old one is refused in command-line words."""
+    db = tmp_path / "c.db"
+    first = _Served(upstream, db)
+    first.stop()
+    old = first.line("admin token: ").split()[2]
+    second = _Served(upstream, db, "--new-admin-token")
+    try:
+        new = second.line("admin token: ").split()[2]
+        assert new != old
+        assert httpx.get(f"{second.base_url}/_classroom/status", headers=auth(new)).status_code == 200
+        refused = httpx.get(f"{second.base_url}/_classroom/status", headers=auth(old))
+        message = refused.json()["error"]["message"]
+        assert refused.status_code == 401 and "--admin-token" in message and "admin_token=" not in message
+    finally:
+        second.stop()
+
+
+def test_every_key_the_classroom_issues_is_appended_to_the_keys_file(tmp_path: Path, upstream: Any) -> None:
+    """A reissued key and an added student's key land in the keys file; its last line per student works."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student\nana\n")
+    keys_file = tmp_path / "keys.csv"
+    served = _Served(upstream, tmp_path / "c.db", "--roster", str(roster), "--keys-out", str(keys_file))
+    try:
+        token = served.line("admin token: ").split()[2]
+        first = dict(line.split(",") for line in keys_file.read_text().splitlines()[1:])
+        reissued = httpx.post(f"{served.base_url}/_classroom/students/ana/reissue", headers=auth(token)).json()
+        added = httpx.post(f"{served.base_url}/_classroom/students", json={"student": "bo"},
+                           headers=auth(token)).json()
+        rows = [line.split(",") for line in keys_file.read_text().splitlines()[1:]]
+        assert rows == [["ana", first["ana"]], ["ana", reissued["key"]], ["bo", added["key"]]]
+        latest = dict(rows)
+        for student in ("ana", "bo"):
+            answer = httpx.post(f"{served.base_url}/v1/chat/completions", json=chat(), headers=auth(latest[student]))
+            assert answer.status_code == 200, student
+    finally:
+        served.stop()
+
+
+def test_the_cli_names_its_own_option_not_the_python_parameter(tmp_path: Path, upstream: Any) -> None:
+    """No teacher's key, or a negative cap: the message names SVC_API_KEY / --cap, never upstream_key= / cap."""
+    env = {k: v for k, v in os.environ.items() if k != "SVC_API_KEY"}
+    no_key = _cli("--upstream", upstream.base_url, "--db", str(tmp_path / "c.db"), env=env)
+    assert no_key.returncode == 2 and "set SVC_API_KEY" in no_key.stderr and "upstream_key=" not in no_key.stderr
+    negative = _cli("--upstream", "offline", "--cap", "-1", "--db", str(tmp_path / "c.db"))
+    assert negative.returncode == 2 and "--cap must be a number of dollars" in negative.stderr, negative.stderr

@@ -11,7 +11,10 @@ How it is built (each module imports only those above it)::
 
     roster.py      the class list (CSV, DataFrame, list) -> RosterEntry rows
     windows.py     total / daily / weekly windows on a clock
-    store.py       the Store interface; SQLiteStore (keys hashed, totals kept)
+    store.py       the Store interface; SQLiteStore (keys hashed, totals kept, files 0600)
+    db_location.py where a class is kept without db= (the per-user classroom.db; practice: memory)
+    keys_file.py   the CSV every issued key is appended to
+    setting_names.py  each setting as the teacher spells it (Python or the command line), for messages
     budgets.py     holds and caps, on the offline gateway's Account
     worst_case.py  the most a request can cost, from the catalog's prices
     refusals.py    402 / 403 / 503 / 401 in a student's words

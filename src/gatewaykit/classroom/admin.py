@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import hmac
 import math
 from typing import Any
 
@@ -40,12 +39,11 @@ __all__ = ["admin_routes"]
 def _state(request: Request) -> ClassroomState:
     state: ClassroomState = request.app.state.classroom
     scheme, _, presented = request.headers.get("authorization", "").partition(" ")
-    token = state.settings.admin_token
-    if not token or scheme.lower() != "bearer" or not hmac.compare_digest(
-            presented.strip().encode("utf-8", "surrogatepass"), token.encode()):
+    if scheme.lower() != "bearer" or not state.admin_token_ok(presented):
         if scheme.lower() == "bearer" and presented.strip():
-            message = ("The classroom does not accept this admin token. Use the one the classroom printed when it "
-                       "started (or gave admin_token=); a student's key is not an admin token.")
+            message = ("The classroom does not accept this admin token. Use the one the classroom printed when the "
+                       f"class first started (or the one given with {state.settings.names.admin_token}); a "
+                       "student's key is not an admin token.")
         else:
             message = "The classroom's teacher endpoints need 'Authorization: Bearer <admin token>'."
         raise ApiError(401, message, code="invalid_admin_token")

@@ -2,19 +2,22 @@
 
     python -m gatewaykit.classroom --upstream URL|offline --roster roster.csv [--cap 2.00]
         [--window total|daily|weekly] [--models ID,ID,...] [--max-request-cost USD] [--db classroom.db]
-        [--keys-out keys.csv] [--host 127.0.0.1] [--port 8100] [--admin-token TOKEN] [--root-path PATH]
+        [--keys-out keys.csv] [--host 127.0.0.1] [--port 8100] [--admin-token TOKEN | --new-admin-token]
+        [--root-path PATH]
     python -m gatewaykit.classroom pause|resume|report --url URL --admin-token TOKEN
 
 The teacher's key comes from ``SVC_API_KEY``, never from the command line (it
-would show in ``ps``). New students' keys are appended to ``--keys-out`` (a CSV
-readable only by its owner), never printed. A bad roster or option exits with
-status 2 and a message naming what to fix.
+would show in ``ps``). Every key the classroom issues (new students, reissued
+keys) is appended to ``--keys-out`` (a CSV readable only by its owner), never
+printed. The admin token is printed once, when the class first starts on its
+``--db``; the database keeps its digest, so a restart accepts the same token
+(``--new-admin-token`` replaces it). A bad roster or option exits with status 2
+and a message naming what to fix.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import signal
 import sys
@@ -47,7 +50,10 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--root-path", default=None, help="serve under this path, e.g. /services/classroom behind "
                                                           "JupyterHub's proxy (requests without it work too)")
     parser.add_argument("--admin-token", default=os.environ.get("GATEWAYKIT_CLASSROOM_ADMIN_TOKEN"),
-                        help="token for /_classroom (default: $GATEWAYKIT_CLASSROOM_ADMIN_TOKEN or a new one)")
+                        help="token for /_classroom (default: $GATEWAYKIT_CLASSROOM_ADMIN_TOKEN, else the one kept "
+                             "in --db, else a new one, printed once)")
+    parser.add_argument("--new-admin-token", action="store_true",
+                        help="replace the admin token kept in --db with a new one (printed)")
     parser.add_argument("--time-scale", type=float, default=1.0, help="with --upstream offline: its time scale")
     return parser
 
@@ -57,7 +63,8 @@ def _admin_parser(command: str) -> argparse.ArgumentParser:
     parser.add_argument("--url", required=True, help="the classroom's URL")
     parser.add_argument("--admin-token", default=os.environ.get("GATEWAYKIT_CLASSROOM_ADMIN_TOKEN"),
                         required="GATEWAYKIT_CLASSROOM_ADMIN_TOKEN" not in os.environ,
-                        help="the token the server printed when it started (or set $GATEWAYKIT_CLASSROOM_ADMIN_TOKEN)")
+                        help="the token the server printed when the class first started (or set "
+                             "$GATEWAYKIT_CLASSROOM_ADMIN_TOKEN)")
     if command == "pause":
         parser.add_argument("--reason", default=None)
         parser.add_argument("--cancel-jobs", action="store_true", help="also cancel running video jobs")
@@ -122,39 +129,39 @@ def _print_report(data: dict) -> None:
         print("  ".join(v.ljust(w) for v, w in zip(row, widths)))
 
 
-def _write_keys(path: str, keys: list[tuple[str, str]]) -> None:
-    new = not os.path.exists(path)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    with os.fdopen(fd, "a", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")  # not csv's \r\n: `cut -d, -f2` would keep a \r on each key
-        if new:
-            writer.writerow(["student", "key"])
-        writer.writerows(keys)
-
-
 def _serve(argv: Sequence[str]) -> int:
     parser = _serve_parser()
     args = parser.parse_args(argv)
     from gatewaykit.classroom.server import start
+    from gatewaykit.classroom.setting_names import COMMAND_LINE
+    from gatewaykit.classroom.state import new_admin_token
 
+    if args.new_admin_token and args.admin_token:
+        parser.exit(2, f"{parser.prog}: error: --new-admin-token makes a new token: leave out --admin-token "
+                       "(and GATEWAYKIT_CLASSROOM_ADMIN_TOKEN)\n")
     models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
+    keys_out = args.keys_out or (f"{args.db}.keys.csv" if args.db != ":memory:" else "classroom-keys.csv")
     try:
         room = start(upstream=args.upstream, roster=args.roster, cap=args.cap, window=args.window, models=models,
                      max_request_cost=args.max_request_cost, db=args.db, host=args.host, port=args.port,
-                     admin_token=args.admin_token, default_max_tokens=args.default_max_tokens,
-                     offline={"time_scale": args.time_scale}, root_path=args.root_path)
+                     admin_token=new_admin_token() if args.new_admin_token else args.admin_token,
+                     default_max_tokens=args.default_max_tokens, offline={"time_scale": args.time_scale},
+                     root_path=args.root_path, keys_out=keys_out, announce=False, _names=COMMAND_LINE)
     except ValueError as exc:
         parser.exit(2, f"{parser.prog}: error: {exc}\n")
     except (ConnectionError, RuntimeError, OSError) as exc:
         parser.exit(1, f"{parser.prog}: error: {exc}\n")
     keys = room._new_keys
     if keys:
-        out = args.keys_out or (f"{args.db}.keys.csv" if args.db != ":memory:" else "classroom-keys.csv")
-        _write_keys(out, keys)
-        print(f"{len(keys)} new student key(s) appended to {out} (shown nowhere else; hand each student theirs)")
+        print(f"{len(keys)} new student key(s) appended to {keys_out} (shown nowhere else; hand each student "
+              "theirs; every key issued later is appended there too)")
     print(f"classroom on {room.base_url} (students set SVC_BASE_URL={room.base_url})", flush=True)
-    if not args.admin_token:
-        print(f"admin token: {room.admin_token}", flush=True)
+    print(_kept_line(args.db), flush=True)
+    if room.admin_token_source == "new" or args.new_admin_token:
+        print(f"admin token: {room.admin_token} (printed only now; {_token_kept(args.db)})", flush=True)
+    elif room.admin_token_source == "kept":
+        print(f"admin token: the one printed when the class first started on {args.db} ({_token_kept(args.db)})",
+              flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
@@ -166,6 +173,18 @@ def _serve(argv: Sequence[str]) -> int:
     finally:
         room.stop()
     return 0
+
+
+def _kept_line(db: str) -> str:
+    if db == ":memory:":
+        return "the class is in memory only: its keys and spend are lost when it stops (--db FILE keeps them)"
+    return f"the class is kept in {db}: a restart with --db {db} keeps its keys and spend"
+
+
+def _token_kept(db: str) -> str:
+    if db == ":memory:":
+        return "the class is in memory: a restart makes a new one"
+    return f"its digest is kept in {db}, so a restart on it accepts it; --new-admin-token replaces it"
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -17,7 +17,9 @@ import warnings
 from typing import Any, Callable, Iterable, Optional
 
 from gatewaykit.classroom.roster import read_roster
-from gatewaykit.classroom.state import ClassroomState, ClassSettings, new_admin_token
+from gatewaykit.classroom.db_location import MEMORY, default_db
+from gatewaykit.classroom.setting_names import PYTHON, SettingNames
+from gatewaykit.classroom.state import ADMIN_DIGEST, ClassroomState, ClassSettings, admin_digest, new_admin_token
 from gatewaykit.classroom.store import SQLiteStore, Store
 from gatewaykit.classroom.upstream import Upstream
 from gatewaykit.classroom.windows import Window
@@ -34,7 +36,7 @@ def _money(value: Any, name: str, *, allow_none: bool = False) -> Optional[float
     return float(value)
 
 
-def checked_root_path(root_path: Optional[str]) -> str:
+def checked_root_path(root_path: Optional[str], name: str = "root_path") -> str:
     """``"/services/classroom/"`` -> ``"/services/classroom"``; None or "/" -> ""; ValueError for anything else
     than a plain URL path."""
     if root_path is None:
@@ -42,11 +44,12 @@ def checked_root_path(root_path: Optional[str]) -> str:
     import re
 
     if not isinstance(root_path, str) or not re.fullmatch(r"(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?", root_path):
-        raise ValueError(f"root_path must be a URL path such as '/services/classroom'; got {root_path!r:.100}")
+        raise ValueError(f"{name} must be a URL path such as '/services/classroom'; got {root_path!r:.100}")
     return root_path.rstrip("/")
 
 
-def _catalog(base_url: str, key: str, trust_env: bool = True) -> tuple[list[dict[str, Any]], bool]:
+def _catalog(base_url: str, key: str, trust_env: bool = True, names: SettingNames = PYTHON
+             ) -> tuple[list[dict[str, Any]], bool]:
     """The gateway's model list (with the teacher's key): what the classroom prices holds from; and whether the
     gateway is an offline one (its answers say so: ``X-Gateway-Offline: 1``)."""
     # The same connections as forwarding (an outbound proxy from the environment too), on a loop of its own in a
@@ -73,8 +76,8 @@ def _catalog(base_url: str, key: str, trust_env: bool = True) -> tuple[list[dict
         raise ConnectionError(f"The classroom could not reach the gateway at {base_url}: {exc}. "
                               "Check the upstream URL (and the proxy settings, if any).") from None
     if response.status_code in (401, 403):
-        raise ValueError(f"The gateway at {base_url} refused the teacher's key ({response.status_code}). Check "
-                         "SVC_API_KEY or upstream_key=.")
+        raise ValueError(f"The gateway at {base_url} refused the teacher's key ({response.status_code}). Check the "
+                         f"key: {names.teacher_key}.")
     if response.status_code != 200:
         raise ConnectionError(f"The gateway at {base_url} answered {response.status_code} to GET /v1/models.")
     data = response.json().get("data")
@@ -101,6 +104,12 @@ class Classroom:
         self._new_keys = list(new_keys)
         self._final: Optional[tuple[list[dict[str, Any]], dict[str, Any]]] = None
         self.admin_token = state.settings.admin_token
+        #: ``"new"`` (made by this start), ``"given"`` (``admin_token=``) or ``"kept"`` (the store keeps the digest
+        #: of the one printed when the class first started; ``admin_token`` is then this start's own, for the
+        #: methods here)
+        self.admin_token_source = "new"
+        #: Where the class is kept: a file, ``":memory:"``, or None (a ``store=`` of another kind).
+        self.db: Optional[str] = getattr(state.store, "path", None)
         self.app = create_app(state)
 
         class _Server(uvicorn.Server):
@@ -237,13 +246,26 @@ class Classroom:
     def __repr__(self) -> str:  # no token, no key
         return f"Classroom(base_url={self.base_url!r}, students={len(self._state.known)})"
 
+    def start_line(self) -> str:
+        """What ``start()`` prints: where students connect and where the class is kept."""
+        names = self._state.settings.names
+        line = f"Classroom on {self.base_url} (students set SVC_BASE_URL={self.base_url}). "
+        if self.db == MEMORY:
+            return line + (f"The class is in memory only: its keys and spend are lost when it stops (give "
+                           f"{names.db} a file to keep them).")
+        if self.db is None:
+            return line.rstrip()
+        return line + (f"The class is kept in {self.db}: a restart on it keeps its keys and spend ({names.db} "
+                       f"another file for another class, {names.db}':memory:' for a class in memory only).")
+
 
 def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster: Any = None, cap: float = 2.00,
           window: str = "total", models: Optional[Iterable[str]] = None, max_request_cost: Optional[float] = None,
           db: Optional[str] = None, host: str = "127.0.0.1", port: int = 0, admin_token: Optional[str] = None, *,
           default_max_tokens: int = 1024, clock: Optional[Callable[[], Any]] = None, store: Optional[Store] = None,
           offline: Optional[dict[str, Any]] = None, job_check_seconds: float = 2.0,
-          upstream_timeout: float = 300.0, root_path: Optional[str] = None) -> Classroom:
+          upstream_timeout: float = 300.0, root_path: Optional[str] = None, keys_out: Optional[str] = None,
+          announce: bool = True, _names: SettingNames = PYTHON) -> Classroom:
     """Start a classroom in a background thread (``port=0``: a free port). See docs/classroom.md.
 
     ``upstream``: the gateway's URL, or ``"offline"`` (a private offline gateway, ``offline=`` its options).
@@ -251,14 +273,19 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
     ``store``: another :class:`gatewaykit.classroom.store.Store` than SQLite at ``db``.
     ``root_path``: serve under a path prefix, e.g. ``"/services/classroom"`` behind JupyterHub's proxy
     (``room.base_url`` ends with it; requests without the prefix are served too).
+    ``db``: the class's SQLite file; none: the per-user ``classroom.db`` for a real gateway, memory for practice
+    (:mod:`gatewaykit.classroom.db_location`); ``":memory:"``: memory only. ``admin_token``: the teacher's token
+    (kept in ``db`` as a digest); none: the one kept there, or a new one. ``keys_out``: a CSV every key the
+    classroom issues is appended to. ``announce``: print where students connect and where the class is kept.
     A malformed roster or setting is a ``ValueError`` saying what to change."""
+    names = _names
     entries = read_roster(roster)
-    prefix = checked_root_path(root_path)
-    cap_usd = _money(cap, "cap")
-    limit = _money(max_request_cost, "max_request_cost", allow_none=True)
+    prefix = checked_root_path(root_path, names.root_path)
+    cap_usd = _money(cap, names.cap)
+    limit = _money(max_request_cost, names.max_request_cost, allow_none=True)
     window_rule = Window(window, clock)
     if isinstance(default_max_tokens, bool) or not isinstance(default_max_tokens, int) or default_max_tokens < 1:
-        raise ValueError(f"default_max_tokens must be a whole number >= 1; got {default_max_tokens!r}")
+        raise ValueError(f"{names.default_max_tokens} must be a whole number >= 1; got {default_max_tokens!r}")
     allowed = None if models is None else frozenset([models] if isinstance(models, str) else models)
     gateway = None
     if upstream == "offline":
@@ -268,35 +295,51 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
         base_url, key = gateway.base_url, gateway.api_key or ""
     else:
         if not isinstance(upstream, str) or not upstream.startswith(("http://", "https://")):
-            raise ValueError(f"upstream must be the gateway's URL (http:// or https://) or 'offline'; got {upstream!r}")
+            raise ValueError(f"{names.upstream} must be the gateway's URL (http:// or https://) or 'offline'; "
+                             f"got {upstream!r}")
         # the gateway's address without /v1 (as SVC_BASE_URL is written); the classroom adds /v1 to each path
         base_url = upstream.rstrip("/").removesuffix("/v1")
         key = upstream_key or os.environ.get("SVC_API_KEY") or ""
         if not key:
-            raise ValueError("The classroom needs the teacher's key: pass upstream_key= or set SVC_API_KEY.")
+            raise ValueError(f"The classroom needs the teacher's key: {names.teacher_key}.")
+    opened: Optional[SQLiteStore] = None
     try:
         # the classroom's own offline gateway is in this process: never through an outbound proxy
-        listed, upstream_offline = _catalog(base_url, key, trust_env=gateway is None)
+        listed, upstream_offline = _catalog(base_url, key, trust_env=gateway is None, names=names)
         catalog = WorstCase(listed)
         if allowed is not None:
             unknown = sorted(allowed - set(catalog.entries))
             if unknown:
                 raise ValueError(f"models {', '.join(unknown)} are not in the gateway's catalog; choose from "
                                  f"{', '.join(sorted(catalog.entries))}")
+        if store is None:
+            store = opened = SQLiteStore(db or default_db(practice=gateway is not None))
+        kept = store.get_meta(ADMIN_DIGEST)
+        source = "given" if admin_token else ("kept" if kept else "new")
+        token = admin_token or new_admin_token()
+        if source != "kept":
+            store.set_meta(ADMIN_DIGEST, admin_digest(token))
         settings = ClassSettings(cap_usd=cap_usd or 0.0, window=window, models=allowed, max_request_cost_usd=limit,
                                  default_max_tokens=default_max_tokens, job_check_seconds=job_check_seconds,
-                                 admin_token=admin_token or new_admin_token(), root_path=prefix,
-                                 upstream_offline=upstream_offline)
+                                 admin_token=token, admin_digest=kept if source == "kept" else None,
+                                 root_path=prefix, upstream_offline=upstream_offline, names=names,
+                                 keys_file=keys_out)
         forwarding = Upstream(base_url, key, timeout=upstream_timeout, trust_env=gateway is None)
-        state = ClassroomState(settings, store or SQLiteStore(db or ":memory:"), forwarding, catalog, window_rule)
+        state = ClassroomState(settings, store, forwarding, catalog, window_rule)
         new_keys = []
         for entry in entries:
             if entry.student not in state.known:
                 new_keys.append((entry.student, state.add_student(entry.student, entry.cap_usd)))
             elif entry.cap_usd is not None:
                 state.set_cap(entry.student, entry.cap_usd)
-        return Classroom(state, host, port, new_keys, gateway)
+        room = Classroom(state, host, port, new_keys, gateway)
+        room.admin_token_source = source
+        if announce:
+            print(room.start_line(), flush=True)
+        return room
     except BaseException:
+        if opened is not None:
+            opened.close()
         if gateway is not None:
             gateway.stop()
         raise

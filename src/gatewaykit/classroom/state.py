@@ -2,11 +2,16 @@
 
 Student keys are ``sk-bf-`` keys like the gateway's own (so every client takes
 them); the classroom keeps only their SHA-256 digests, in memory and in the
-store. A key is shown once: when the student is added or the key reissued.
+store. A key is shown once: when the student is added or the key reissued (and
+appended to the keys file, when the classroom keeps one). The teacher's admin
+token is kept as a digest too (``meta``), so a restart on the same database
+accepts the same token.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -14,6 +19,8 @@ from typing import Optional
 
 from gatewaykit.classroom import refusals
 from gatewaykit.classroom.budgets import Budgets
+from gatewaykit.classroom.keys_file import append_keys
+from gatewaykit.classroom.setting_names import PYTHON, SettingNames
 from gatewaykit.classroom.store import OpenHold, Store
 from gatewaykit.classroom.upstream import Upstream
 from gatewaykit.classroom.upstream_balance import UpstreamBalance
@@ -22,12 +29,15 @@ from gatewaykit.classroom.worst_case import WorstCase
 from gatewaykit.emulator.accounts import key_digest, usd_to_nanos
 from gatewaykit.emulator.errors import ApiError
 
-__all__ = ["NO_MODEL", "ClassSettings", "ClassroomState", "new_student_key"]
+__all__ = ["ADMIN_DIGEST", "NO_MODEL", "ClassSettings", "ClassroomState", "admin_digest", "new_admin_token",
+           "new_student_key"]
 
 KEY_PREFIX = "sk-bf-"
 #: The model a refusal is counted under when it came before the request's body was read (a paused class, a
 #: revoked key): the report's ``by="model"`` rows show it as this, the per-student rows include it.
 NO_MODEL = "-"
+#: The store's ``meta`` entry holding the SHA-256 of the teacher's admin token.
+ADMIN_DIGEST = "admin_token_sha256"
 
 
 def new_student_key() -> str:
@@ -38,6 +48,10 @@ def new_admin_token() -> str:
     """The teacher's token for ``/_classroom``: 192 random bits after ``admin-``, so it never starts with "-"
     (``--admin-token -x...`` reads as another option to the command line: 1 token in 64 of token_urlsafe's)."""
     return "admin-" + secrets.token_urlsafe(24)
+
+
+def admin_digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass
@@ -56,6 +70,12 @@ class ClassSettings:
     request_head_seconds: float = 10.0
     request_body_seconds: float = 10.0  # a request body trickled slower than this is answered 408 and closed
     admin_token: str = field(default="", repr=False)
+    #: The SHA-256 of a token kept in the store (the one printed when the class first started), accepted too.
+    admin_digest: Optional[str] = field(default=None, repr=False)
+    #: How the teacher spells the settings where they started the classroom (Python or the command line).
+    names: SettingNames = PYTHON
+    #: A CSV every key the classroom issues is appended to (None: keys are only in the answers that issue them).
+    keys_file: Optional[str] = None
     #: The path the classroom is served under (``/services/classroom`` behind JupyterHub's proxy), or "".
     root_path: str = ""
     #: The gateway behind the class is an offline one (practice): the classroom's own answers say so too.
@@ -102,7 +122,12 @@ class ClassroomState:
         self.known[student] = False
         self.budgets.caps[student] = cap
         self._students[key_digest(key)] = student
+        self._issued(student, key)
         return key
+
+    def _issued(self, student: str, key: str) -> None:
+        if self.settings.keys_file:
+            append_keys(self.settings.keys_file, [(student, key)])
 
     def _require(self, student: str) -> None:
         if student not in self.known:
@@ -129,7 +154,16 @@ class ClassroomState:
         self.store.set_key(student, key_digest(key))
         self.known[student] = False
         self._students[key_digest(key)] = student
+        self._issued(student, key)
         return key
+
+    def admin_token_ok(self, presented: str) -> bool:
+        """Whether ``presented`` is the teacher's admin token (this start's, or the one kept in the store)."""
+        given = presented.strip().encode("utf-8", "surrogatepass")
+        token, kept = self.settings.admin_token, self.settings.admin_digest
+        if token and hmac.compare_digest(given, token.encode()):
+            return True
+        return bool(kept) and hmac.compare_digest(admin_digest(presented.strip()), kept or "")
 
     def authenticate(self, authorization: Optional[str]) -> str:
         """The student an ``Authorization: Bearer`` header names; 401 for a missing, unknown or revoked key (a

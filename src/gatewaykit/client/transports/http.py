@@ -18,6 +18,7 @@ most that much memory.
 
 from __future__ import annotations
 
+import os
 from functools import partial
 from typing import Any, AsyncIterator, Iterator, Optional
 
@@ -26,7 +27,7 @@ import httpx
 from gatewaykit.client.api_request import NOT_GIVEN, ApiRequest
 from gatewaykit.client.transports.body_reading import DEFAULT_MAX_RESPONSE_BYTES, BodyReader
 from gatewaykit.client.transports.environment_proxies import environment_proxy
-from gatewaykit.error_text import python_call
+from gatewaykit.error_text import mask_url, python_call
 from gatewaykit.errors import APIConnectionError, APITimeoutError
 from gatewaykit.proxy_environment import shown_proxy
 
@@ -38,12 +39,13 @@ _PARSED_PATHS = 256  # how many of the gateway's paths a transport keeps parsed
 
 
 def translate_error(
-    exc: Exception, request: ApiRequest | None = None, proxy: Optional[str] = None
+    exc: Exception, request: ApiRequest | None = None, proxy: Optional[str] = None, base_url: Optional[str] = None
 ) -> APIConnectionError:
     """Map an httpx exception to the gatewaykit error tree (never mentions headers or keys).
 
     ``proxy``: the request went through this proxy (the environment named it): the message says so, and how to
-    go direct, without the proxy's login."""
+    go direct, without the proxy's login. ``base_url``: the gateway the client talks to; when nothing answers
+    there (a class's classroom that is down, say), the message names it and says to tell whoever runs it."""
     sent = not isinstance(exc, _NOT_SENT)
     call = python_call(request.method, request.path) if request is not None else None
     where = f" ({call or f'{request.method} {request.path}'})" if request is not None else ""
@@ -53,9 +55,20 @@ def translate_error(
         err: APIConnectionError = APITimeoutError(text + _through(proxy))
     else:
         detail = str(exc) or type(exc).__name__
-        err = APIConnectionError(f"Connection to the gateway failed{where}: {detail}{_through(proxy)}")
+        refused = base_url and proxy is None and isinstance(exc, httpx.ConnectError)
+        down = _nothing_answers(base_url) if refused else ""  # type: ignore[arg-type]
+        err = APIConnectionError(f"Connection to the gateway failed{where}: {detail}{down}{_through(proxy)}")
     err.request_sent = sent  # type: ignore[attr-defined]
     return err
+
+
+def _nothing_answers(base_url: str) -> str:
+    """What a student does when nothing answers at the gateway's address: it is someone else's to fix."""
+    named = os.environ.get("SVC_BASE_URL", "").strip().rstrip("/").removesuffix("/v1").rstrip("/")
+    source = " (SVC_BASE_URL)" if named and named == base_url.rstrip("/") else ""
+    return (f". Nothing answers at {mask_url(base_url)}{source}: if it is your class's classroom, or a gateway "
+            "someone runs for you, it is down or unreachable: tell whoever runs it (your teacher); else check "
+            "the address")
 
 
 def _through(proxy: Optional[str]) -> str:
@@ -161,7 +174,7 @@ class _TransportBase:
             url = self._gateway_url(path) if path.startswith("/") else httpx.URL(
                 path if path.startswith(("http://", "https://")) else self.base_url + path)
             proxy = environment_proxy(url)
-        return translate_error(exc, request, proxy)
+        return translate_error(exc, request, proxy, self.base_url)
 
     def _reader(self, response: Any, capped: bool = True) -> BodyReader:
         limit = self.max_response_bytes if capped else None
