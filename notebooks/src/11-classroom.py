@@ -132,8 +132,10 @@ print(f"after resume: answered ({again.usage.completion_tokens} tokens)")
 # More for the teacher: `room.set_cap("bo", 0.10)`, `room.revoke("cy")`,
 # `room.reissue("cy")` (a new key), `room.add_student("dee")`, caps that reset
 # every day or week (`window="daily"`), a per-request limit
-# (`max_request_cost=0.25`) and a database that keeps keys, spend and jobs across
-# restarts (`db="class.db"`). `room.stop()` ends the class.
+# (`max_request_cost=0.25`). A class on a real gateway is kept in your per-user
+# `classroom.db` (keys, spend and jobs survive a kernel restart; `db="class.db"`
+# names another file); a practice class like this one stays in memory, as its
+# first line says. `room.stop()` ends the class.
 
 # %%
 for client in students.values():
