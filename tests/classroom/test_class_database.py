@@ -123,3 +123,18 @@ def test_a_student_whose_classroom_is_down_reads_its_address_and_to_tell_whoever
     message = str(caught.value)
     assert f"Nothing answers at {base_url} (SVC_BASE_URL)" in message, message
     assert "tell whoever runs it (your teacher)" in message and TEACHER_KEY not in message
+
+
+def test_a_second_classroom_on_a_database_in_use_is_refused_until_the_first_stops(
+        upstream: Any, tmp_path: Path) -> None:
+    """Two running classrooms on one file would each hold their own holds: the caps would not be hard."""
+    from gatewaykit.classroom.store import DatabaseInUse
+
+    db = str(tmp_path / "class.db")
+    first = open_room(upstream, roster=["ana"], db=db)
+    try:
+        with pytest.raises(DatabaseInUse, match="is in use by another running classroom"):
+            open_room(upstream, roster=["ana"], db=db)
+    finally:
+        first.stop()
+    open_room(upstream, roster=["ana"], db=db).stop()

@@ -10,7 +10,9 @@ revoked key before the body is read: under the model ``"-"``), and its
 ``balance_refused`` those the gateway refused because the teacher's paid balance
 was used up (counted apart from ``requests``). Revoked keys' digests are kept
 with their student's name. The database file and its ``-wal`` / ``-shm`` are
-readable by their owner only (0600).
+readable by their owner only (0600). One running classroom at a time has a
+database file (a lock on ``<file>.lock``, where the system has POSIX locks): a
+second one on it would keep its own holds, and the caps would stop being hard.
 Money is in integer nano-dollars. The teacher's key is never passed to a store.
 See docs/classroom.md for how several instances would share one Postgres database
 behind the same interface.
@@ -27,7 +29,7 @@ from typing import Any, Optional, Protocol
 
 from gatewaykit import sqlite_fork
 
-__all__ = ["NO_BALANCE", "OpenHold", "SQLiteStore", "Store", "StudentRow", "owner_only"]
+__all__ = ["NO_BALANCE", "DatabaseInUse", "OpenHold", "SQLiteStore", "Store", "StudentRow", "owner_only"]
 
 HELD = "held"  # a request in flight, or a job not yet finished: its hold still counts
 #: The status of a request the gateway refused (402) because the teacher's paid balance was used up: nothing is
@@ -112,6 +114,46 @@ def owner_only(path: str) -> None:
             pass
 
 
+class DatabaseInUse(RuntimeError):
+    """Another running classroom has this database file."""
+
+
+_CLAIMED: set[str] = set()  # the database files this process's stores have open
+_CLAIMED_LOCK = threading.Lock()
+
+
+def _claim(path: str) -> Optional[int]:
+    """Claim ``path`` for this store: a descriptor holding the POSIX lock of ``<path>.lock`` (None where there are
+    none: Windows); DatabaseInUse when another store has it, in this process or another. (A POSIX lock is the
+    process's, and a forked child does not inherit it: the set covers this process.)"""
+    real = os.path.realpath(path)
+    in_use = DatabaseInUse(f"The class database {path} is in use by another running classroom: stop that one "
+                           "first (room.stop() in its notebook), or give this class another database file.")
+    with _CLAIMED_LOCK:
+        if real in _CLAIMED:
+            raise in_use
+        try:
+            import fcntl
+        except ImportError:  # Windows
+            fd = None
+        else:
+            fd = os.open(real + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # let go when this process closes it, or ends
+            except OSError:
+                os.close(fd)
+                raise in_use from None
+        _CLAIMED.add(real)
+        return fd
+
+
+def _let_go(path: str, fd: Optional[int]) -> None:
+    with _CLAIMED_LOCK:
+        _CLAIMED.discard(os.path.realpath(path))
+        if fd is not None:
+            os.close(fd)
+
+
 class SQLiteStore:
     """The store in one SQLite file (``":memory:"`` for a classroom that forgets when it stops)."""
 
@@ -119,8 +161,11 @@ class SQLiteStore:
         self.path = path
         self._lock = threading.Lock()  # held by every SQLite call (a fork() waits for the one in progress)
         sqlite_fork.guard(self)
-        if path != ":memory:" and not path.startswith("file:"):
+        self._claimed = path != ":memory:" and not path.startswith("file:")
+        self._lock_fd: Optional[int] = None
+        if self._claimed:
             owner_only(path)  # the roster, spend, pause reasons and key digests: not for every local user
+            self._lock_fd = _claim(path)
         with self._lock:
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -258,3 +303,6 @@ class SQLiteStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._claimed:
+                _let_go(self.path, self._lock_fd)
+                self._claimed, self._lock_fd = False, None
