@@ -146,7 +146,7 @@ def _report_over_rows(rows: int, folder: Path) -> tuple[float, float]:
                 "model, window, sum(cost_nanos), count(*), max(created) FROM requests GROUP BY student, model, window")
     db_.execute("COMMIT")
     store.close()
-    with classroom.start(upstream="offline", roster=students, db=db, cap=1000.0) as room:
+    with classroom.start(upstream="offline", roster=students, db=db, cap=1000.0, announce=False) as room:
         room.report()  # warm-up: pandas loaded
         began = time.perf_counter()
         frame = room.report()

@@ -16,8 +16,8 @@ from gatewaykit.costs.money import format_usd
 from gatewaykit.emulator.accounts import nanos_to_usd
 from gatewaykit.emulator.errors import ApiError
 
-__all__ = ["PAUSE_RETRY_SECONDS", "budget_used_up", "class_balance_used_up", "model_not_allowed", "over_request_limit", "paused",
-           "revoked_key", "unknown_key", "unpriced_over_limit"]
+__all__ = ["PAUSE_RETRY_SECONDS", "budget_used_up", "class_balance_used_up", "model_not_allowed",
+           "over_request_limit", "paused", "revoked_key", "unknown_key", "unpriced_over_limit"]
 
 PAUSE_RETRY_SECONDS = 60
 _FINEST = 4  # decimal places of a dollar a cap refusal writes at most

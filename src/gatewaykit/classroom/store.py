@@ -255,8 +255,8 @@ class SQLiteStore:
                     db.execute(
                         "INSERT INTO totals (student, model, window, spent_nanos, requests, balance_refused, "
                         "last_request) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (student, model, window) DO UPDATE "
-                        "SET spent_nanos = spent_nanos + excluded.spent_nanos, requests = requests + excluded.requests, "
-                        "balance_refused = balance_refused + excluded.balance_refused, "
+                        "SET spent_nanos = spent_nanos + excluded.spent_nanos, "
+                        "requests = requests + excluded.requests, balance_refused = balance_refused + excluded.balance_refused, "
                         "last_request = max(coalesce(last_request, 0), excluded.last_request)",
                         (*row, cost_nanos, 1 - unpaid, unpaid, now))
             except BaseException:
