@@ -119,18 +119,15 @@ def test_admin_endpoints_answer_only_with_the_admin_token(rooms: Any) -> None:
     assert report["window"] == "total" and report["rows"][0]["student"] == "ana"
 
 
-def test_an_upstream_that_is_down_or_slow_releases_the_hold(upstream: Any, rooms: Any) -> None:
-    room = rooms(roster=["ana"], upstream_timeout=1.0)
-    key = room.keys.key[0]
-    slow = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), timeout=30,
-                      headers={**auth(key), "X-Emulator-Fault": "slow"})
-    assert slow.status_code == 504 and slow.json()["error"]["code"] == "upstream_timeout"
-    row = room.report_rows()[0]
-    assert row["held_usd"] == 0 and row["spent_usd"] == 0 and row["remaining_usd"] == 2.0
+def test_an_upstream_that_is_down_releases_the_hold(upstream: Any, rooms: Any) -> None:
+    """The request never left: nothing can have been billed. (One the gateway had and did not answer is charged:
+    test_unknown_outcomes.py.)"""
+    room = rooms(roster=["ana"])
     upstream.stop()
-    down = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(key), timeout=60)
+    down = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(room.keys.key[0]), timeout=60)
     assert down.status_code == 502 and "Nothing was charged" in down.json()["error"]["message"]
-    assert room.report_rows()[0]["held_usd"] == 0
+    row = room.report_rows()[0]
+    assert row["held_usd"] == 0 and row["spent_usd"] == 0 and row["unknown"] == 0
 
 
 def test_the_gateways_own_refusals_pass_through_unchanged(upstream: Any) -> None:

@@ -45,7 +45,7 @@ def test_a_restart_keeps_keys_spend_holds_and_job_ownership(tmp_path: Any) -> No
 
 
 def test_a_plain_request_cut_off_by_a_stop_is_charged_at_its_hold(tmp_path: Any) -> None:
-    """Its price is unknown after the restart: the worst case keeps the cap hard."""
+    """Its outcome is unknown after the restart: the worst case keeps the cap hard, and the report says so."""
     from gatewaykit.classroom.state import ClassroomState  # noqa: F401 - the store is read through a restart
     from gatewaykit.classroom.store import SQLiteStore
 
@@ -57,7 +57,9 @@ def test_a_plain_request_cut_off_by_a_stop_is_charged_at_its_hold(tmp_path: Any)
     with start_upstream() as gateway:
         room = open_room(gateway, roster=["ana"], db=db)
         try:
-            assert room.report_rows()[0]["spent_usd"] == 0.005
+            report = room.report_rows()[0]
         finally:
             room.stop()
-    assert db_rows(db, "SELECT status, cost_nanos FROM requests WHERE id = ?", (row,)) == [("interrupted", 5_000_000)]
+    assert (report["spent_usd"], report["unknown"], report["unknown_usd"]) == (0.005, 1, 0.005)
+    assert db_rows(db, "SELECT status, cost_nanos FROM requests WHERE id = ?", (row,)) == [
+        ("unknown: cut off by a stop", 5_000_000)]

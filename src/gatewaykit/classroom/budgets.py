@@ -5,7 +5,10 @@ hold/settle bookkeeping, reused): its balance is the cap minus what was spent in
 that window. A request holds its worst-case price before it is forwarded; a hold
 that does not fit what is left is refused, so concurrent requests can never
 together pass the cap. A hold settles to the price the gateway reported (charged
-to the window it was held in, even after a reset) or is released on failure.
+to the window it was held in, even after a reset) or is released on failure. A
+request whose outcome the classroom cannot know (it reached the gateway, then
+no answer came; a job the gateway no longer knows) is charged at its hold, with
+a status starting ``unknown`` (:func:`unknown_status`) that the report counts.
 Each hold is a row of the store from the moment it is taken. Forwarded answers
 settle through a :class:`CommitGroup`: the rows settled in one turn of the event
 loop are made final in one transaction, and each request awaits that commit
@@ -18,12 +21,17 @@ import asyncio
 from dataclasses import dataclass
 from typing import Optional
 
-from gatewaykit.classroom.store import OpenHold, Store
+from gatewaykit.classroom.store import UNKNOWN, OpenHold, Store
 from gatewaykit.classroom.windows import Window
 from gatewaykit.emulator.accounts import Account
 from gatewaykit.emulator.ratelimit import SlidingWindow
 
-__all__ = ["Budgets", "CommitGroup", "Hold"]
+__all__ = ["UNKNOWN", "Budgets", "CommitGroup", "Hold", "unknown_status"]
+
+
+def unknown_status(why: str) -> str:
+    """``"unknown: timed out"``: the status of a request charged at its hold because its outcome is unknown."""
+    return f"{UNKNOWN}: {why}"
 
 
 @dataclass
@@ -164,7 +172,7 @@ class Budgets:
     def restore(self, holds: list[OpenHold]) -> list[OpenHold]:
         """After a restart: hold again what was held (jobs); returns those that are jobs to watch.
 
-        A plain request cut off by the stop has an unknown price: it is charged at its hold (the worst case),
+        A plain request cut off by the stop has an unknown outcome: it is charged at its hold (the worst case),
         so the cap stays hard."""
         jobs = []
         for open_hold in holds:
@@ -173,7 +181,7 @@ class Budgets:
             self._holds[open_hold.row_id] = Hold(open_hold.row_id, open_hold.student, open_hold.window,
                                                  open_hold.hold_nanos, account)
             if open_hold.job_id is None:
-                self.settle(open_hold.row_id, open_hold.hold_nanos, status="interrupted")
+                self.settle(open_hold.row_id, open_hold.hold_nanos, status=unknown_status("cut off by a stop"))
             else:
                 jobs.append(open_hold)
         return jobs

@@ -22,8 +22,9 @@ TLS handshake, and a tunnel is kept alive and reused like any connection. A prox
 status, never its password.
 
 Failures before any answer arrived are :class:`ConnectionFailed` (``timed_out``
-says which); a body cut off or too slow later is the same class, raised from
-``aread`` / ``aiter_raw``. A connection is reused only when its last exchange
+says which; ``sent`` whether the request had been written to the gateway by then:
+it may have been carried out); a body cut off or too slow later is the same
+class, raised from ``aread`` / ``aiter_raw`` (always ``sent``). A connection is reused only when its last exchange
 ended cleanly and it has been idle less than ``keepalive_seconds``.
 """
 
@@ -50,12 +51,15 @@ _READ_BYTES = 256 * 1024
 
 
 class ConnectionFailed(Exception):
-    """The gateway could not be reached, reset the connection, or did not answer in time."""
+    """The gateway could not be reached, reset the connection, or did not answer in time.
 
-    def __init__(self, timed_out: bool, cause: str = "") -> None:
+    ``sent``: the request had been written to the connection (the gateway may have it, and may bill it)."""
+
+    def __init__(self, timed_out: bool, cause: str = "", sent: bool = False) -> None:
         super().__init__(("timeout" if timed_out else "unreachable") + (f" ({cause})" if cause else ""))
         self.timed_out = timed_out
         self.cause = cause
+        self.sent = sent
 
 
 class UpstreamHeaders:
@@ -149,7 +153,9 @@ class UpstreamResponse:
                     break
                 elif type(event) is h11.ConnectionClosed:
                     raise ConnectionFailed(False, "the gateway closed the connection mid-answer")
-        except BaseException:
+        except BaseException as exc:
+            if isinstance(exc, ConnectionFailed):
+                exc.sent = True  # an answer had begun: the gateway had the request
             self._finish(reusable=False)
             raise
         self._finish(reusable=True)
@@ -352,6 +358,7 @@ class KeepAlivePool:
         """Send one request; returns once the answer's head arrived (read the body, or ``aclose``)."""
         connection, _ = await self._connection()
         conn = connection.h11
+        sent = False
         try:
             head = [("host", self.host_header), *headers]
             if content is not None or method in ("POST", "PUT", "PATCH"):
@@ -362,6 +369,7 @@ class KeepAlivePool:
             data += conn.send(h11.EndOfMessage())  # type: ignore[operator]
             writer = connection.writer
             writer.write(data)  # type: ignore[arg-type]
+            sent = True  # from here on the gateway may have the request
             try:
                 await writer.drain()
             except OSError as exc:
@@ -376,7 +384,9 @@ class KeepAlivePool:
                 if type(event) is h11.ConnectionClosed:
                     raise ConnectionFailed(False, "the gateway closed the connection without answering")
                 # an InformationalResponse (100 Continue): the real answer follows
-        except BaseException:
+        except BaseException as exc:
+            if isinstance(exc, ConnectionFailed):
+                exc.sent = sent
             self.give_back(connection, reusable=False)
             raise
         headers_out = UpstreamHeaders([(name.decode("latin-1"), value.decode("latin-1"))

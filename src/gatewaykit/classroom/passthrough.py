@@ -7,6 +7,12 @@ picked out of the bytes going by (the final chunk's usage) and the hold settles
 before the student's answer ends, so the request's row is final by then. An
 answer without a reported cost is charged at its hold (the worst case); a stream
 cut off before its cost is released, as the gateway bills only finished streams.
+
+A request that never left (the gateway unreachable) is released. Once it has
+left, an outcome the classroom cannot know (no answer in time, the connection
+closed before the answer, a body cut off) is charged at its hold, status
+``unknown: ...``: the gateway had the whole request and may have carried it out
+and billed the teacher, so releasing it would let the cap be passed for free.
 """
 
 from __future__ import annotations
@@ -18,12 +24,13 @@ import orjson
 from starlette.background import BackgroundTask
 from starlette.responses import Response, StreamingResponse
 
-from gatewaykit.classroom.budgets import Hold
+from gatewaykit.classroom.budgets import Hold, unknown_status
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.store import NO_BALANCE
 from gatewaykit.classroom.keepalive import ConnectionFailed
 from gatewaykit.classroom.upstream import UpstreamFailure, UpstreamResponse
-from gatewaykit.emulator.accounts import usd_to_nanos
+from gatewaykit.costs.money import format_usd
+from gatewaykit.emulator.accounts import nanos_to_usd, usd_to_nanos
 from gatewaykit.emulator.errors import ApiError
 
 __all__ = ["forward_billed", "reported_cost", "upstream_error"]
@@ -32,12 +39,34 @@ _TOTAL_COST = re.compile(rb'"total_cost"\s*:\s*(-?[0-9][0-9.eE+-]*)')
 _CARRY = 64  # bytes kept from one chunk to the next, so a cost split across chunks is still found
 
 
-def upstream_error(failure: UpstreamFailure) -> ApiError:
+def upstream_error(failure: UpstreamFailure, charged_nanos: Optional[int] = None) -> ApiError:
+    """502/504 for a gateway that did not answer; ``charged_nanos``: the request had reached it and was charged
+    at its worst case (the student reads that, and why), else nothing was charged."""
+    if charged_nanos is not None:
+        what = ("did not answer in time" if failure.timed_out
+                else "broke the connection before its answer was complete")
+        cost = format_usd(nanos_to_usd(charged_nanos))
+        message = (f"The gateway behind your classroom {what}, after it had your request: it may have carried it "
+                   f"out and billed your class, so it was charged at its worst case ({cost}). Check before you "
+                   "retry; tell your teacher if it happens again.")
+        return ApiError(504 if failure.timed_out else 502, message, type="api_error",
+                        code="upstream_timeout" if failure.timed_out else "upstream_unreachable")
     if failure.timed_out:
         return ApiError(504, "The gateway behind your classroom did not answer in time. Nothing was charged; "
                         "try again.", type="api_error", code="upstream_timeout")
     return ApiError(502, "The classroom could not reach the gateway behind it. Nothing was charged; try again "
                     "in a moment.", type="api_error", code="upstream_unreachable")
+
+
+def unanswered(state: ClassroomState, hold: Hold, failure: UpstreamFailure) -> ApiError:
+    """Settle a request the gateway did not answer: released if it never left, else charged at its hold (its
+    outcome is unknown); the error the student gets, saying which."""
+    if not failure.sent:
+        state.budgets.release(hold.row_id, "timeout" if failure.timed_out else "unreachable")
+        return upstream_error(failure)
+    state.budgets.settle(hold.row_id, hold.nanos, unknown_status("timed out" if failure.timed_out
+                                                                 else "connection lost"))
+    return upstream_error(failure, charged_nanos=hold.nanos)
 
 
 def reported_cost(body: Any) -> Optional[int]:
@@ -65,8 +94,7 @@ async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any
         response = await upstream.send("POST", path, headers=request_headers, content=content,
                                        content_type=content_type, stream=True)
     except UpstreamFailure as failure:
-        state.budgets.release(hold.row_id, "timeout" if failure.timed_out else "unreachable")
-        raise upstream_error(failure) from None
+        raise unanswered(state, hold, failure) from None
     headers = upstream.response_headers(response)
     if response.status_code == 200:
         state.balance.paid()
@@ -76,9 +104,8 @@ async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any
                                  background=BackgroundTask(response.aclose))
     try:
         data = await response.aread()
-    except ConnectionFailed:
-        state.budgets.release(hold.row_id, "interrupted")
-        raise upstream_error(UpstreamFailure(timed_out=False)) from None
+    except ConnectionFailed as exc:  # the answer began: the gateway had the request (a cut-off body, too slow)
+        raise unanswered(state, hold, UpstreamFailure(timed_out=exc.timed_out, sent=True)) from None
     finally:
         await response.aclose()
     if response.status_code == 402:  # the teacher's key cannot pay: the class's problem, never the student's

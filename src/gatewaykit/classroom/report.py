@@ -4,7 +4,10 @@ It reads the store's running totals, never the request rows, so it takes the
 same time for ten requests as for a million. Amounts are USD. ``refused`` counts
 what the classroom refused; ``balance_refused`` what the gateway refused because
 the teacher's paid balance was used up (neither is in ``requests``; nothing of
-either was charged).
+either was charged). ``unknown`` and ``unknown_usd``: the requests charged at
+their hold because their outcome could not be known (the gateway had them, then
+said nothing: no answer in time, a connection lost, a job it no longer knows, a
+request cut off by a stop); they are in ``spent_usd`` and ``requests`` too.
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from gatewaykit.emulator.accounts import nanos_to_usd
 __all__ = ["STUDENT_COLUMNS", "MODEL_COLUMNS", "report_rows"]
 
 STUDENT_COLUMNS = ("student", "spent_usd", "cap_usd", "remaining_usd", "held_usd", "requests", "refused",
-                   "balance_refused", "last_request", "revoked")
-MODEL_COLUMNS = ("student", "model", "spent_usd", "requests", "refused", "balance_refused", "last_request")
+                   "balance_refused", "unknown", "unknown_usd", "last_request", "revoked")
+MODEL_COLUMNS = ("student", "model", "spent_usd", "requests", "refused", "balance_refused", "unknown", "unknown_usd",
+                 "last_request")
 
-_NONE = {"requests": 0, "refused": 0, "balance_refused": 0, "last_request": None}
+_NONE = {"requests": 0, "refused": 0, "balance_refused": 0, "unknown": 0, "unknown_nanos": 0, "last_request": None}
 
 
 def report_rows(state: ClassroomState, by: Optional[str] = None) -> list[dict[str, Any]]:
@@ -33,6 +37,7 @@ def report_rows(state: ClassroomState, by: Optional[str] = None) -> list[dict[st
         rows = sorted(totals, key=lambda r: (order.get(r["student"], len(order)), r["model"]))
         return [{"student": r["student"], "model": r["model"], "spent_usd": nanos_to_usd(r["spent_nanos"]),
                  "requests": r["requests"], "refused": r["refused"], "balance_refused": r["balance_refused"],
+                 "unknown": r["unknown"], "unknown_usd": nanos_to_usd(r["unknown_nanos"]),
                  "last_request": r["last_request"]}
                 for r in rows]
     per_student: dict[str, dict[str, Any]] = {}
@@ -41,6 +46,8 @@ def report_rows(state: ClassroomState, by: Optional[str] = None) -> list[dict[st
         sums["requests"] += row["requests"]
         sums["refused"] += row["refused"]
         sums["balance_refused"] += row["balance_refused"]
+        sums["unknown"] += row["unknown"]
+        sums["unknown_nanos"] += row["unknown_nanos"]
         if row["last_request"] is not None:
             sums["last_request"] = max(sums["last_request"] or 0, row["last_request"])
     out = []
@@ -49,5 +56,8 @@ def report_rows(state: ClassroomState, by: Optional[str] = None) -> list[dict[st
         sums = per_student.get(student, _NONE)
         out.append({"student": student, "spent_usd": nanos_to_usd(spent), "cap_usd": nanos_to_usd(cap),
                     "remaining_usd": nanos_to_usd(max(0, cap - spent - held)), "held_usd": nanos_to_usd(held),
-                    **sums, "revoked": revoked})
+                    "requests": sums["requests"], "refused": sums["refused"],
+                    "balance_refused": sums["balance_refused"], "unknown": sums["unknown"],
+                    "unknown_usd": nanos_to_usd(sums["unknown_nanos"]), "last_request": sums["last_request"],
+                    "revoked": revoked})
     return out

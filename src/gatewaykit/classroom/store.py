@@ -8,7 +8,9 @@ and window, so a report reads a few rows whatever the number of requests;
 its ``refused`` counts the requests the classroom refused (a paused class or a
 revoked key before the body is read: under the model ``"-"``), and its
 ``balance_refused`` those the gateway refused because the teacher's paid balance
-was used up (counted apart from ``requests``). Revoked keys' digests are kept
+was used up (counted apart from ``requests``), its ``unknown`` and
+``unknown_nanos`` the requests charged at their hold because their outcome could
+not be known (a status starting ``unknown``). Revoked keys' digests are kept
 with their student's name. The database file and its ``-wal`` / ``-shm`` are
 readable by their owner only (0600). One running classroom at a time has a
 database file (a lock on ``<file>.lock``, where the system has POSIX locks): a
@@ -35,6 +37,7 @@ HELD = "held"  # a request in flight, or a job not yet finished: its hold still 
 #: The status of a request the gateway refused (402) because the teacher's paid balance was used up: nothing is
 #: charged, and the totals count it in ``balance_refused``, not in ``requests``.
 NO_BALANCE = "no paid balance"
+UNKNOWN = "unknown"  # how the status of a request charged at its hold, its outcome unknown, begins
 _SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
@@ -96,7 +99,8 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE TABLE IF NOT EXISTS totals (
     student TEXT NOT NULL, model TEXT NOT NULL, window TEXT NOT NULL, spent_nanos INTEGER NOT NULL DEFAULT 0,
     requests INTEGER NOT NULL DEFAULT 0, refused INTEGER NOT NULL DEFAULT 0, last_request REAL,
-    balance_refused INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (student, model, window));
+    balance_refused INTEGER NOT NULL DEFAULT 0, unknown INTEGER NOT NULL DEFAULT 0,
+    unknown_nanos INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (student, model, window));
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS revoked_keys (key_digest TEXT PRIMARY KEY, student TEXT NOT NULL, revoked REAL NOT NULL);
 """
@@ -173,8 +177,9 @@ class SQLiteStore:
             self._db.execute("PRAGMA busy_timeout=5000")
             self._db.executescript(_SCHEMA)
             columns = {row[1] for row in self._db.execute("PRAGMA table_info(totals)")}
-            if "balance_refused" not in columns:  # a database from before the column
-                self._db.execute("ALTER TABLE totals ADD COLUMN balance_refused INTEGER NOT NULL DEFAULT 0")
+            for column in ("balance_refused", "unknown", "unknown_nanos"):  # a database from before the column
+                if column not in columns:
+                    self._db.execute(f"ALTER TABLE totals ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
 
     def _write(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
         with self._lock:
@@ -237,7 +242,7 @@ class SQLiteStore:
     def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> None:
         """Make requests' rows final (``(row_id, status, cost_nanos, upstream_id)`` each) and add them to the
         totals, all in one transaction; a row already final is left as it is. A :data:`NO_BALANCE` row counts in
-        ``balance_refused``, not in ``requests``."""
+        ``balance_refused``, not in ``requests``; an :data:`UNKNOWN` one in ``unknown`` and ``unknown_nanos`` too."""
         now = time.time()
         with self._lock:
             db = self._db
@@ -252,13 +257,17 @@ class SQLiteStore:
                                "upstream_id = COALESCE(?, upstream_id) WHERE id = ?",
                                (status, cost_nanos, now, upstream_id, row_id))
                     unpaid = int(status == NO_BALANCE)
+                    unknown = int(status.startswith(UNKNOWN))
                     db.execute(
                         "INSERT INTO totals (student, model, window, spent_nanos, requests, balance_refused, "
-                        "last_request) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (student, model, window) DO UPDATE "
+                        "last_request, unknown, unknown_nanos) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                        "ON CONFLICT (student, model, window) DO UPDATE "
                         "SET spent_nanos = spent_nanos + excluded.spent_nanos, "
-                        "requests = requests + excluded.requests, balance_refused = balance_refused + excluded.balance_refused, "
-                        "last_request = max(coalesce(last_request, 0), excluded.last_request)",
-                        (*row, cost_nanos, 1 - unpaid, unpaid, now))
+                        "requests = requests + excluded.requests, "
+                        "balance_refused = balance_refused + excluded.balance_refused, "
+                        "last_request = max(coalesce(last_request, 0), excluded.last_request), "
+                        "unknown = unknown + excluded.unknown, unknown_nanos = unknown_nanos + excluded.unknown_nanos",
+                        (*row, cost_nanos, 1 - unpaid, unpaid, now, unknown, cost_nanos * unknown))
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
@@ -287,10 +296,12 @@ class SQLiteStore:
         return int(rows[0][0])
 
     def totals(self, window: str) -> list[dict[str, Any]]:
-        """Per student and model in ``window``: spent_nanos, requests, refused, balance_refused, last_request."""
-        rows = self._read("SELECT student, model, spent_nanos, requests, refused, balance_refused, last_request "
-                          "FROM totals WHERE window = ?", (window,))
-        names = ("student", "model", "spent_nanos", "requests", "refused", "balance_refused", "last_request")
+        """Per student and model in ``window``: spent_nanos, requests, refused, balance_refused, last_request,
+        unknown and unknown_nanos (the requests charged at their hold, their outcome unknown)."""
+        rows = self._read("SELECT student, model, spent_nanos, requests, refused, balance_refused, last_request, "
+                          "unknown, unknown_nanos FROM totals WHERE window = ?", (window,))
+        names = ("student", "model", "spent_nanos", "requests", "refused", "balance_refused", "last_request",
+                 "unknown", "unknown_nanos")
         return [dict(zip(names, row)) for row in rows]
 
     def get_meta(self, name: str) -> Optional[str]:

@@ -33,11 +33,14 @@ log = logging.getLogger("gatewaykit.classroom")
 
 
 class UpstreamFailure(Exception):
-    """The gateway did not answer (connection refused, reset, time-out)."""
+    """The gateway did not answer (connection refused, reset, time-out).
 
-    def __init__(self, timed_out: bool, cause: str = "") -> None:
+    ``sent``: the request had left for the gateway, so it may have been carried out (and billed)."""
+
+    def __init__(self, timed_out: bool, cause: str = "", sent: bool = False) -> None:
         super().__init__(("timeout" if timed_out else "unreachable") + (f" ({cause})" if cause else ""))
         self.timed_out = timed_out
+        self.sent = sent
 
 
 class Upstream:
@@ -93,7 +96,7 @@ class Upstream:
                 log.warning("the gateway did not answer %s %s in time (%s)", method, path, exc.cause)
             else:
                 log.warning("the gateway could not be reached for %s %s (%s)", method, path, exc.cause)
-            raise UpstreamFailure(timed_out=exc.timed_out, cause=exc.cause) from None
+            raise UpstreamFailure(timed_out=exc.timed_out, cause=exc.cause, sent=exc.sent) from None
 
     async def get_json(self, path: str) -> Any:
         """GET with the teacher's key; the parsed JSON of a 200, else None (used to settle jobs)."""

@@ -1,0 +1,29 @@
+"""Once a request has reached the gateway, an outcome the classroom cannot know is charged at its hold, never
+released: the gateway may have carried it out and billed the teacher (a chat answered after the classroom's
+upstream time-out, a connection closed after the request was sent, a body cut off)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from classroom_fixtures import auth, chat, open_room, upstream_spent
+from lossy_gateway import LossyGateway
+
+
+@pytest.mark.parametrize(("mode", "status"), [("slow", 504), ("close", 502), ("cut", 502)])
+def test_a_chat_whose_answer_is_lost_after_the_gateway_billed_it_is_charged_at_its_hold(
+        upstream: Any, mode: str, status: int) -> None:
+    with LossyGateway(upstream.base_url, mode, delay=2.0) as lossy, \
+            open_room(lossy, roster=["ana"], upstream_timeout=0.5) as room:
+        answer = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(max_tokens=200),
+                            headers=auth(room.keys.key[0]), timeout=30)
+        row = room.report_rows()[0]
+        assert lossy.lost == 1
+    message = answer.json()["error"]["message"]
+    assert answer.status_code == status and "Nothing was charged" not in message and "charged at its worst case" in message
+    billed = upstream_spent(upstream)
+    assert 0 < billed <= row["spent_usd"] and row["held_usd"] == 0  # the teacher's bill is within the student's
+    assert (row["unknown"], row["unknown_usd"]) == (1, row["spent_usd"])
+
