@@ -37,6 +37,19 @@ def test_job_updates_survive_a_restart(tmp_path, records):
     assert reloaded.rows == first.rows
 
 
+@pytest.mark.parametrize("name", ["costs.jsonl", "costs.sqlite"])
+def test_a_jobs_reported_cost_survives_a_restart(tmp_path, records, name):
+    """A cost on the job's view (a classroom's settled cost) makes the row reported, in the file too."""
+    path = tmp_path / name
+    first = Ledger(path=path, fsync=False, prices={"video-tiers": {"per_second": 0.1}})
+    first.record(records.video_created())
+    first.update_job("video_1", status="completed", seconds=4, cost=0.2)
+    reloaded = Ledger(path=path)
+    for ledger in (first, reloaded):
+        row = ledger.rows[0]
+        assert (row["status"], row["cost_source"], row["total_cost"]) == ("completed", "reported", 0.2)
+
+
 def test_duplicate_updates_are_not_written(tmp_path, records):
     """Idempotent repeats of a job update add no lines to the file."""
     path = tmp_path / "costs.jsonl"

@@ -27,6 +27,7 @@ from gatewaykit.costs.rows import (
     JOB_KINDS,
     NOT_REPORTED,
     NOT_SENT_SOURCES,
+    REPORTED,
     TERMINAL_STATES,
     LedgerRow,
     job_transition,
@@ -52,7 +53,8 @@ class RowBook:
         self.jobs: dict[str, LedgerRow] = {}
         self._base_urls: dict[str, str] = {}  # job id -> the gateway it runs on
         self._key_ids: dict[str, str] = {}  # job id -> the fingerprint of the key that started it
-        self._early_updates: dict[str, tuple[str, Any, Optional[str], Optional[float]]] = {}
+        # job id -> (status, seconds, error_message, when, estimate, cost) heard before the job's row
+        self._early_updates: dict[str, tuple[str, Any, Optional[str], Optional[float], Any, Any]] = {}
         self._pending: dict[str, float] = {}  # job id -> its estimate, while it runs
         self.in_memory: set[str] = set()  # uids no store holds
         self.memory_jobs: set[str] = set()  # their job ids: updates stay in memory too
@@ -125,16 +127,18 @@ class RowBook:
         error_message: Optional[str],
         when: Optional[float],
         estimate: Optional[float] = None,
+        cost: Any = None,
     ) -> bool:
         """Apply a job's reported status; True when something worth storing changed.
 
         ``estimate``: what the process that saw the job finish estimated it cost (stored with the update),
-        used when this book's own prices cannot price it.
+        used when this book's own prices cannot price it; ``cost``: the USD reported for a completed job
+        (a classroom's settled cost): the row is ``reported`` at it.
         """
         row = self.jobs.get(job_id)
         if row is None:
             if status in TERMINAL_STATES and job_id not in self._early_updates:
-                self._early_updates[job_id] = (status, seconds, error_message, when)
+                self._early_updates[job_id] = (status, seconds, error_message, when, estimate, cost)
                 return True
             return False
         transition = job_transition(row.status, status, missing_seconds=row.seconds is None and seconds is not None)
@@ -150,6 +154,9 @@ class RowBook:
         if transition == "finish":
             self.spent -= contribution(row)
             self._pending.pop(job_id, None)
+            reported = valid_amount(cost) if cost is not None and status == "completed" else None
+            if reported is not None:
+                row.cost_source, row.total_cost = REPORTED, reported
             finish(row, status, seconds, error_message, when, self.prices)
             stored = valid_amount(estimate)
             if row.charged and row.cost_source == NOT_REPORTED and stored is not None:

@@ -65,7 +65,8 @@ CREATE TABLE IF NOT EXISTS job_updates (
     seconds REAL,
     error_message TEXT,
     time REAL,
-    estimate REAL
+    estimate REAL,
+    cost REAL
 );
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT);
 """
@@ -73,10 +74,10 @@ CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT);
 _ROWS_PER_STATEMENT = 256
 """Most rows per INSERT (256 x 41 values stays under SQLite's 32,766 variables)."""
 
-_INSERT_UPDATES = "INSERT INTO job_updates (job_id, status, seconds, error_message, time, estimate) VALUES "
+_INSERT_UPDATES = "INSERT INTO job_updates (job_id, status, seconds, error_message, time, estimate, cost) VALUES "
 
 StoredRow = tuple  # (uid, LedgerRow, base_url, key_id): see gatewaykit.costs.book.StoredRow
-StoredUpdate = dict  # {"id", "status", "seconds", "error_message", "time"}
+StoredUpdate = dict  # {"id", "status", "seconds", "error_message", "time", "estimate", "cost"}
 
 
 class LedgerDatabaseError(RuntimeError):
@@ -130,6 +131,8 @@ class LedgerDatabase:
         updates = {row[1] for row in self._conn.execute("PRAGMA table_info(job_updates)")}
         if "estimate" not in updates:  # a database made before job updates kept the finished job's estimate
             self._conn.execute("ALTER TABLE job_updates ADD COLUMN estimate REAL")
+        if "cost" not in updates:  # a database made before job updates kept a reported cost
+            self._conn.execute("ALTER TABLE job_updates ADD COLUMN cost REAL")
         for name in _FIELDS:
             if name not in present:
                 self._conn.execute(f'ALTER TABLE rows ADD COLUMN "{name}"')
@@ -163,7 +166,7 @@ class LedgerDatabase:
                 f"SELECT seq, uid, base_url, key_id, {columns} FROM rows WHERE seq > ? ORDER BY seq", (self._row_seq,)
             ).fetchall()
             raw_updates = conn.execute(
-                "SELECT seq, job_id, status, seconds, error_message, time, estimate FROM job_updates "
+                "SELECT seq, job_id, status, seconds, error_message, time, estimate, cost FROM job_updates "
                 "WHERE seq > ? ORDER BY seq",
                 (self._update_seq,),
             ).fetchall()
@@ -176,8 +179,8 @@ class LedgerDatabase:
             self._row_seq = raw_rows[-1][0]
         updates = [
             {"id": job_id, "status": status, "seconds": seconds, "error_message": message, "time": when,
-             "estimate": estimate}
-            for _, job_id, status, seconds, message, when, estimate in raw_updates
+             "estimate": estimate, "cost": cost}
+            for _, job_id, status, seconds, message, when, estimate, cost in raw_updates
         ]
         if raw_updates:
             self._update_seq = raw_updates[-1][0]
@@ -214,7 +217,7 @@ class LedgerDatabase:
     def _update_statement(self, size: int) -> str:
         statement = self._inserts.get(-size)
         if statement is None:
-            statement = self._inserts[-size] = _INSERT_UPDATES + ", ".join(["(?, ?, ?, ?, ?, ?)"] * size)
+            statement = self._inserts[-size] = _INSERT_UPDATES + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * size)
         return statement
 
     @staticmethod
@@ -241,7 +244,7 @@ class LedgerDatabase:
     @staticmethod
     def _update_values(update: StoredUpdate) -> tuple:
         return (update["id"], update["status"], update.get("seconds"), update.get("error_message"),
-                update.get("time"), update.get("estimate"))  # fmt: skip
+                update.get("time"), update.get("estimate"), update.get("cost"))  # fmt: skip
 
     def write(self, rows: Iterable[StoredRow] = (), updates: Iterable[StoredUpdate] = ()) -> None:
         """Append rows and updates atomically (plus any deferred by a lock timeout).

@@ -167,6 +167,7 @@ def read_changes(journal: Journal) -> tuple[list, list]:
                     "error_message": event.get("error_message"),
                     "time": float(event.get("time") or 0.0) or None,
                     "estimate": event.get("estimate"),
+                    "cost": event.get("cost"),
                 }
             )
     return rows, updates

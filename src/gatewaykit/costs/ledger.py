@@ -164,7 +164,7 @@ class Ledger:
         for event in changes.updates:
             status = STATUS_ALIASES.get(event["status"], event["status"])
             self._book.update(event["id"], status, event.get("seconds"), event.get("error_message"), event.get("time"),
-                              event.get("estimate"))  # fmt: skip
+                              event.get("estimate"), event.get("cost"))  # fmt: skip
         if changes.budget is not NOT_STORED:
             self._budget.limit = changes.budget
 
@@ -194,9 +194,11 @@ class Ledger:
                 self._write(("row", item))
             return True
         if mine.kind in JOB_KINDS and mine.id is not None and row.status in TERMINAL_STATES:
-            if book.update(mine.id, row.status, row.seconds, row.error_message, row.finished_time):
+            cost = row.total_cost if row.cost_source == REPORTED else None
+            if book.update(mine.id, row.status, row.seconds, row.error_message, row.finished_time, cost=cost):
                 if store and mine.id not in book.memory_jobs:
-                    event = update_event(mine.id, row.status, row.seconds, row.error_message, row.finished_time)
+                    event = update_event(mine.id, row.status, row.seconds, row.error_message, row.finished_time,
+                                         cost=cost)
                     self._write(("update", event))
         return False
 
@@ -325,14 +327,20 @@ class Ledger:
         status: str,
         seconds: Optional[float] = None,
         error_message: Optional[str] = None,
+        cost: Optional[float] = None,
     ) -> Optional[LedgerRow]:
-        """A job reached ``status``. Idempotent; the first terminal state wins. The job's row, if known."""
+        """A job reached ``status``. Idempotent; the first terminal state wins. The job's row, if known.
+
+        ``cost``: the USD reported for a completed job (a ``usage.cost.total_cost`` on its view, which a
+        classroom adds when it settles the job): the row is then ``reported`` at it, not estimated."""
         now = time.time()
         status = STATUS_ALIASES.get(status, status)
         with self._lock:
             self._sync(flush=False, recent=HOT_PATH_READ)
-            if self._book.update(job_id, status, seconds, error_message, now) and job_id not in self._book.memory_jobs:
-                self._write(("update", update_event(job_id, status, seconds, error_message, now, self._estimate_of(job_id))))
+            changed = self._book.update(job_id, status, seconds, error_message, now, cost=cost)
+            if changed and job_id not in self._book.memory_jobs:
+                self._write(("update", update_event(job_id, status, seconds, error_message, now,
+                                                    self._estimate_of(job_id), cost)))
             row = self._book.jobs.get(job_id)
         self._warn_if_due()
         return row
@@ -594,11 +602,13 @@ class Ledger:
             for event in updates:
                 status = STATUS_ALIASES.get(event["status"], event["status"])
                 changed = self._book.update(
-                    event["id"], status, event.get("seconds"), event.get("error_message"), event.get("time")
+                    event["id"], status, event.get("seconds"), event.get("error_message"), event.get("time"),
+                    cost=event.get("cost"),
                 )
                 if changed and store and event["id"] not in self._book.memory_jobs:
                     when, seconds, message = event.get("time"), event.get("seconds"), event.get("error_message")
-                    self._write(("update", update_event(event["id"], status, seconds, message, when)))
+                    self._write(("update", update_event(event["id"], status, seconds, message, when,
+                                                        cost=event.get("cost"))))
         self._warn_if_due()
         return self
 

@@ -17,10 +17,13 @@ these three methods can be passed as ``Client(ledger=...)``):
     (``queued`` / ``in_progress``) with the job id. ``replayed=True`` marks an
     answer from a cassette (nothing sent): never charged.
 
-``update_job(job_id, status=, seconds=, error_message=)``
+``update_job(job_id, status=, seconds=, error_message=[, cost=])``
     Called whenever the client sees a job in a terminal state (``completed``,
     ``failed``, ``cancelled``). Must be idempotent: the client may report the
-    same transition more than once (every ``refresh()`` does).
+    same transition more than once (every ``refresh()`` does). ``cost`` is
+    passed only when the job's view reported one (``usage.cost.total_cost``,
+    as a classroom adds to a job it settled), and only to an ``update_job``
+    that takes it.
 """
 
 from __future__ import annotations
@@ -74,4 +77,5 @@ class LedgerSink(Protocol):
         status: str,
         seconds: Optional[float] = None,
         error_message: Optional[str] = None,
+        cost: Optional[float] = None,
     ) -> None: ...

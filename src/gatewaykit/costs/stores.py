@@ -140,13 +140,22 @@ class MemoryStore:
 
 
 def update_event(
-    job_id: str, status: str, seconds: Any, error_message: Optional[str], when: Any, estimate: Optional[float] = None
+    job_id: str,
+    status: str,
+    seconds: Any,
+    error_message: Optional[str],
+    when: Any,
+    estimate: Optional[float] = None,
+    cost: Optional[float] = None,
 ) -> dict:
     """A job update as stores keep it; ``estimate``: the finished job's estimated USD (no amount was reported),
-    so every process reading the store counts it, not only the one whose price source made it."""
+    so every process reading the store counts it, not only the one whose price source made it; ``cost``: the
+    USD reported for the job (``usage.cost.total_cost`` on its view, as a classroom answers)."""
     event = {"id": job_id, "status": status, "time": when}
     if estimate is not None:
         event["estimate"] = estimate
+    if cost is not None:
+        event["cost"] = cost
     if seconds is not None:
         event["seconds"] = seconds
     if error_message is not None:

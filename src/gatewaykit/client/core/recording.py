@@ -9,6 +9,7 @@ check, which must stop the request) are logged, not raised.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import time
 from typing import TYPE_CHECKING, Any, Optional
@@ -217,6 +218,24 @@ class Recording:
                 logger.exception("gatewaykit: telemetry failed on a %s request", self.kind)
 
 
+def reported_job_cost(job: Any) -> Any:
+    """The ``usage.cost.total_cost`` a job's view carries (a classroom's settled cost; the gateway's own job
+    views carry none), or None."""
+    extra = getattr(job, "__pydantic_extra__", None) or {}
+    usage = extra.get("usage")
+    cost = usage.get("cost") if isinstance(usage, dict) else None
+    return cost.get("total_cost") if isinstance(cost, dict) else None
+
+
+def _takes_cost(update: Any) -> bool:
+    """Whether a ledger's ``update_job`` takes ``cost=`` (a ledger written before it existed does not)."""
+    try:
+        parameters = inspect.signature(update).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "cost" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+
+
 def report_job(ledger: Any, job: Any, *, status: Optional[str] = None) -> None:
     """Tell the ledger about a job seen in a terminal state (the ledger makes it idempotent).
 
@@ -227,11 +246,16 @@ def report_job(ledger: Any, job: Any, *, status: Optional[str] = None) -> None:
     row = None
     if update is not None:
         try:
+            more = {}
+            cost = reported_job_cost(job)
+            if cost is not None and _takes_cost(update):
+                more["cost"] = cost
             row = update(
                 job.id,
                 status=status or job.status,
                 seconds=job_seconds(getattr(job, "seconds", None)),
                 error_message=getattr(error, "message", None),
+                **more,
             )
         except Exception:  # noqa: BLE001
             logger.exception("gatewaykit: the ledger failed to update job %s", job.id)
