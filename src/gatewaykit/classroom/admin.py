@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from gatewaykit.classroom.jobs import job_path, settle_from_view
+from gatewaykit.classroom.jobs import delete_job
 from gatewaykit.classroom.report import report_rows
 from gatewaykit.classroom.roster import read_roster
 from gatewaykit.classroom.state import ClassroomState
@@ -108,19 +108,23 @@ async def pause(request: Request) -> Response:
 
 
 async def _cancel_videos(state: ClassroomState) -> int:
-    """Cancel every unfinished video job (music jobs cannot be cancelled); their holds are released."""
+    """Cancel every unfinished video job (music jobs cannot be cancelled); their holds are released. A video that
+    had completed unseen is charged (:func:`gatewaykit.classroom.jobs.delete_job`), not counted as cancelled."""
     cancelled = 0
     for job_id, watched in list(state.watched_jobs.items()):
         if watched.kind != "video":
             continue
         try:
-            response = await state.upstream.send("DELETE", job_path("video", job_id))
+            response = await delete_job(state, watched.row_id, "video", job_id)
         except UpstreamFailure:
             continue
         if response.status_code == 200:
-            view = response.json()
-            settle_from_view(state, watched.row_id, view, watched.price_nanos)
-            cancelled += view.get("status") in ("cancelled", "canceled")
+            try:
+                status = response.json().get("status")
+            except (ValueError, AttributeError):
+                continue
+            released = state.store.request_cost(watched.row_id) == 0
+            cancelled += status in ("cancelled", "canceled") or (status == "deleted" and released)
     return cancelled
 
 

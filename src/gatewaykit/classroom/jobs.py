@@ -5,10 +5,23 @@ gateway says the job ended: ``completed`` charges the gateway's reported cost
 (a ``usage.cost.total_cost`` on the job, when there is one) or else the
 catalog price of what the job bills at (its duration and resolution), which is
 what the gateway charges; ``failed`` and ``cancelled`` release it. A job
-settles when its student polls it through the classroom, or when the
-background watcher (:func:`watch_jobs`) finds it ended, after a restart too.
-A job id another student created is answered 404, as the gateway answers a
-job of another key.
+settles when its student polls it or fetches its content (a file exists only
+once the job completed) through the classroom, or when the background watcher
+(:func:`watch_jobs`) finds it ended, after a restart too.
+
+Only a job that never finished is released. ``DELETE`` of a finished video
+answers ``deleted``: the classroom asks the gateway how the job stands first
+(:func:`delete_job`), so a completed job is charged before it is deleted, and a
+``deleted`` answer is released only for a job seen running just before (or one
+the answer shows failed). A job the gateway no longer knows (404, say after the
+classroom was down while it finished and expired) has an unknown outcome: it is
+charged at its price, status ``unknown: ...``, and the report counts it.
+
+A job view the classroom answers for a job it settled as charged carries the
+settled cost as ``usage.cost.total_cost`` (:func:`with_settled_cost`), so the
+student's own ledger records what the class charged, as the teacher's report
+does. A job id another student created is answered 404, as the gateway answers
+a job of another key.
 """
 
 from __future__ import annotations
@@ -17,16 +30,20 @@ import asyncio
 import logging
 from typing import Any, Optional
 
+from gatewaykit.classroom.budgets import unknown_status
 from gatewaykit.classroom.passthrough import reported_cost
 from gatewaykit.classroom.state import ClassroomState
+from gatewaykit.classroom.upstream import UpstreamResponse
+from gatewaykit.emulator.accounts import nanos_to_usd
 from gatewaykit.emulator.errors import not_found
 
-__all__ = ["JOB_PATHS", "job_path", "owned_job", "settle_from_view", "watch_jobs"]
+__all__ = ["JOB_PATHS", "delete_job", "job_path", "owned_job", "settle_completed", "settle_from_view", "watch_jobs",
+           "with_settled_cost"]
 
 log = logging.getLogger("gatewaykit.classroom")
 JOB_PATHS = {"video": "/v1/videos", "music": "/v1/audio/generations"}
-ENDED = {"completed": "ok", "failed": "failed", "cancelled": "cancelled", "canceled": "cancelled",
-         "deleted": "cancelled", "expired": "failed"}
+ENDED = {"completed": "ok", "failed": "failed", "cancelled": "cancelled", "canceled": "cancelled"}
+RUNNING = ("queued", "in_progress")
 
 
 def job_path(kind: str, job_id: str) -> str:
@@ -43,23 +60,58 @@ def owned_job(state: ClassroomState, student: str, kind: str, job_id: str) -> in
     return found[2]
 
 
-def settle_from_view(state: ClassroomState, row_id: int, view: Any, price_nanos: Optional[int]) -> None:
-    """Settle the job's hold when ``view`` (the gateway's job JSON) shows it ended; nothing otherwise."""
+def _ending(view: dict[str, Any], was_running: bool) -> Optional[str]:
+    """How the job a view shows ended: ``ok``, ``failed``, ``cancelled``, ``unknown`` (charged), None: running."""
+    status = str(view.get("status"))
+    if status != "deleted":
+        return ENDED.get(status)
+    # DELETE of a finished job removes it: whether it was billed is whether it had completed
+    if view.get("completed_at") is not None:
+        return "ok"
+    if view.get("error") is not None:
+        return "failed"
+    return "cancelled" if was_running else "unknown"
+
+
+def _price(state: ClassroomState, row_id: int, price_nanos: Optional[int]) -> int:
+    return price_nanos if price_nanos is not None else state.budgets.held(row_id)
+
+
+def settle_from_view(state: ClassroomState, row_id: int, view: Any, price_nanos: Optional[int], *,
+                     was_running: bool = False) -> None:
+    """Settle the job's hold when ``view`` (the gateway's job JSON) shows it ended; nothing otherwise.
+
+    ``was_running``: the gateway said the job was unfinished just before this view (the answer of a ``DELETE``):
+    a ``deleted`` job that shows no completion is then a cancelled one."""
     if not isinstance(view, dict) or not state.budgets.is_open(row_id):
         return
-    status = ENDED.get(str(view.get("status")))
+    status = _ending(view, was_running)
     if status is None:
         return
     job_id = view.get("id") if isinstance(view.get("id"), str) else None
     if status == "ok":
         cost = reported_cost(view)
-        if cost is None:
-            cost = price_nanos if price_nanos is not None else state.budgets.held(row_id)
-        state.budgets.settle(row_id, cost, "ok", job_id)
+        state.budgets.settle(row_id, _price(state, row_id, price_nanos) if cost is None else cost, "ok", job_id)
+    elif status == "unknown":
+        state.budgets.settle(row_id, _price(state, row_id, price_nanos), unknown_status("deleted"), job_id)
     else:
         state.budgets.release(row_id, status, job_id)
     if job_id:
         state.watched_jobs.pop(job_id, None)
+
+
+def _gone(state: ClassroomState, row_id: int, job_id: str, price_nanos: Optional[int]) -> None:
+    """The gateway no longer knows the job (404): it may have completed (and been billed) unseen, so it is
+    charged at its price, as unknown."""
+    if state.budgets.settle(row_id, _price(state, row_id, price_nanos), unknown_status("not found at the gateway"),
+                            job_id):
+        log.warning("job %s is no longer known to the gateway; charged at its price (outcome unknown)", job_id[:100])
+    state.watched_jobs.pop(job_id, None)
+
+
+async def _teachers_view(state: ClassroomState, kind: str, job_id: str) -> Any:
+    """The gateway's view of the job with the teacher's key: its JSON, ``{"_status": N}``, or None (unreachable)."""
+    return await state.upstream.get_json(job_path(kind, job_id))
 
 
 async def check_job(state: ClassroomState, job_id: str) -> None:
@@ -68,10 +120,60 @@ async def check_job(state: ClassroomState, job_id: str) -> None:
     found = state.store.job(job_id)
     if watched is None or found is None:
         return
-    view = await state.upstream.get_json(job_path(found[1], job_id))
-    if isinstance(view, dict) and view.get("_status") == 404:  # the gateway forgot it (expired): never billed
-        view = {"id": job_id, "status": "expired"}
+    view = await _teachers_view(state, found[1], job_id)
+    if isinstance(view, dict) and view.get("_status") == 404:
+        _gone(state, found[2], job_id, watched.price_nanos)
+        return
     settle_from_view(state, found[2], view, watched.price_nanos)
+
+
+async def settle_completed(state: ClassroomState, row_id: int, kind: str, job_id: str) -> None:
+    """The job's file was served, so it completed: settle it from the gateway's view (its reported cost), or at
+    its price when the view does not say completed (say it was deleted meanwhile)."""
+    if not state.budgets.is_open(row_id):
+        return
+    watched = state.watched_jobs.get(job_id)
+    price = watched.price_nanos if watched is not None else None
+    view = await _teachers_view(state, kind, job_id)
+    if isinstance(view, dict) and view.get("status") == "completed":
+        settle_from_view(state, row_id, view, price)
+    else:
+        state.budgets.settle(row_id, _price(state, row_id, price), "ok", job_id)
+    state.watched_jobs.pop(job_id, None)
+
+
+async def delete_job(state: ClassroomState, row_id: int, kind: str, job_id: str,
+                     headers: Any = ()) -> UpstreamResponse:
+    """``DELETE`` a job at the gateway, settled as it ended: a job the gateway shows finished is settled first
+    (completed: charged), then the answer settles one still open. :class:`UpstreamFailure` passes through."""
+    watched = state.watched_jobs.get(job_id)
+    price = watched.price_nanos if watched is not None else None
+    before = await _teachers_view(state, kind, job_id)
+    settle_from_view(state, row_id, before, price)
+    was_running = isinstance(before, dict) and before.get("status") in RUNNING
+    response = await state.upstream.send("DELETE", job_path(kind, job_id), headers=headers)
+    if response.status_code == 200:
+        try:
+            view = response.json()
+        except ValueError:
+            view = None
+        settle_from_view(state, row_id, view, price, was_running=was_running)
+    return response
+
+
+def with_settled_cost(state: ClassroomState, row_id: int, view: Any) -> bool:
+    """Put the cost the classroom charged for a completed (or deleted and charged) job into its view
+    (``usage.cost.total_cost``) when the gateway reported none; True when the view changed."""
+    if not isinstance(view, dict) or view.get("status") not in ("completed", "deleted"):
+        return False
+    if reported_cost(view) is not None:  # the gateway's own figure, passed on as it is
+        return False
+    cost = state.store.request_cost(row_id)
+    if cost is None or (view.get("status") == "deleted" and cost == 0):  # a deleted job released: never charged
+        return False
+    usage = view.get("usage")
+    view["usage"] = {**(usage if isinstance(usage, dict) else {}), "cost": {"total_cost": nanos_to_usd(cost)}}
+    return True
 
 
 async def watch_jobs(state: ClassroomState) -> None:

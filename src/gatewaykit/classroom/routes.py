@@ -15,9 +15,11 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gatewaykit.classroom.jobs import JOB_PATHS, job_path, owned_job, settle_from_view
+from gatewaykit.classroom.jobs import (
+    JOB_PATHS, delete_job, job_path, owned_job, settle_completed, settle_from_view, with_settled_cost,
+)
 from gatewaykit.classroom.media_links import fetch_media, public_base, rewrite_links
-from gatewaykit.classroom.passthrough import forward_billed, upstream_error
+from gatewaykit.classroom.passthrough import forward_billed, unanswered, upstream_error
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.store import NO_BALANCE, OpenHold
 from gatewaykit.classroom.upstream import UpstreamFailure
@@ -124,9 +126,8 @@ async def _create_job(request: Request, kind: str) -> Response:
     try:
         response = await upstream.send("POST", JOB_PATHS[kind], headers=request.headers.items(),
                                        content=_raw_body(request))
-    except UpstreamFailure as failure:
-        state.budgets.release(hold.row_id, "timeout" if failure.timed_out else "unreachable")
-        raise upstream_error(failure) from None
+    except UpstreamFailure as failure:  # sent: the job may exist (and complete) with no id known here
+        raise unanswered(state, hold, failure) from None
     if response.status_code == 402:  # the teacher's key cannot pay: the class's problem, never the student's
         state.budgets.release(hold.row_id, NO_BALANCE)
         raise state.balance.used_up()
@@ -170,27 +171,34 @@ async def create_music(request: Request) -> Response:
 
 
 async def _job(request: Request, kind: str) -> Response:
-    """Retrieve or cancel (``DELETE``) a job the student created; polling settles an ended job. Its media
-    links point at the classroom (:mod:`gatewaykit.classroom.media_links`)."""
+    """Retrieve or cancel (``DELETE``) a job the student created; polling settles an ended job, a ``DELETE`` settles
+    it as it ended (:func:`gatewaykit.classroom.jobs.delete_job`). Its media links point at the classroom
+    (:mod:`gatewaykit.classroom.media_links`); a job the classroom charged shows what it cost."""
     state = _state(request)
     student = state.authenticate(request.headers.get("authorization"))
     job_id = request.path_params["job_id"]
     row_id = owned_job(state, student, kind, job_id)
     upstream = state.upstream
+    watched = state.watched_jobs.get(job_id)
     try:
-        response = await upstream.send(request.method, job_path(kind, job_id), headers=request.headers.items(),
-                                       params=request.query_params)
+        if request.method == "DELETE":
+            response = await delete_job(state, row_id, kind, job_id, request.headers.items())
+        else:
+            response = await upstream.send("GET", job_path(kind, job_id), headers=request.headers.items(),
+                                           params=request.query_params)
     except UpstreamFailure as failure:
         raise upstream_error(failure) from None
     data = response.content
     if response.status_code == 200:
-        watched = state.watched_jobs.get(job_id)
         try:
             view = response.json()
         except ValueError:
             view = None
-        settle_from_view(state, row_id, view, watched.price_nanos if watched else None)
-        data = _own_links(request, state, kind, view, data)
+        if request.method != "DELETE":
+            settle_from_view(state, row_id, view, watched.price_nanos if watched else None)
+        costed = with_settled_cost(state, row_id, view)
+        if rewrite_links(view, kind, public_base(request, state.settings.root_path)) or costed:
+            data = orjson.dumps(view)
     return Response(upstream.scrub(data), status_code=response.status_code,
                     headers=upstream.response_headers(response))
 
@@ -201,9 +209,12 @@ async def _content(request: Request, kind: str) -> Response:
     state = _state(request)
     student = state.authenticate(request.headers.get("authorization"))
     job_id = request.path_params["job_id"]
-    owned_job(state, student, kind, job_id)
+    row_id = owned_job(state, student, kind, job_id)
     try:
-        return await fetch_media(state, request, job_path(kind, job_id) + "/content")
+        answer = await fetch_media(state, request, job_path(kind, job_id) + "/content")
+        if answer.status_code in (200, 206):  # there is a file: the job completed, and the gateway billed it
+            await settle_completed(state, row_id, kind, job_id)
+        return answer
     except UpstreamFailure as failure:
         raise upstream_error(failure) from None
 
