@@ -6,7 +6,9 @@ demand. ``COLUMNS`` is the DataFrame's column order.
 
 ``cost_source`` says where ``total_cost`` came from:
 
-``reported``      the gateway's ``usage.cost`` (the exact USD deducted);
+``reported``      the gateway's ``usage.cost`` (the exact USD deducted; for a job,
+                  the ``usage.cost`` on its view, which a classroom adds when it
+                  settles the job);
 ``not reported``  charged by the gateway, no amount in the answer (a completed
                   video or music job, or a chat answer without usage);
 ``estimated``     as ``not reported``, priced from the user's price table;
