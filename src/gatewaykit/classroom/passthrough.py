@@ -47,8 +47,8 @@ def upstream_error(failure: UpstreamFailure, charged_nanos: Optional[int] = None
                 else "broke the connection before its answer was complete")
         cost = format_usd(nanos_to_usd(charged_nanos))
         message = (f"The gateway behind your classroom {what}, after it had your request: it may have carried it "
-                   f"out and billed your class, so it was charged at its worst case ({cost}). Check before you "
-                   "retry; tell your teacher if it happens again.")
+                   f"out and billed your class, so it was charged at its worst case ({cost}). A retry is a new "
+                   "request; tell your teacher if this keeps happening.")
         return ApiError(504 if failure.timed_out else 502, message, type="api_error",
                         code="upstream_timeout" if failure.timed_out else "upstream_unreachable")
     if failure.timed_out:
