@@ -27,3 +27,13 @@ def test_a_chat_whose_answer_is_lost_after_the_gateway_billed_it_is_charged_at_i
     assert 0 < billed <= row["spent_usd"] and row["held_usd"] == 0  # the teacher's bill is within the student's
     assert (row["unknown"], row["unknown_usd"]) == (1, row["spent_usd"])
 
+
+
+def test_a_refusal_whose_body_is_cut_off_is_released(upstream: Any) -> None:
+    """The gateway said no (its status came whole): nothing was billed, whatever happened to its body."""
+    with LossyGateway(upstream.base_url, "cut") as lossy, open_room(lossy, roster=["ana"]) as room:
+        answer = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(max_tokens=200, temperature=7),
+                            headers=auth(room.keys.key[0]), timeout=30)
+        row = room.report_rows()[0]
+    assert answer.status_code == 502 and "Nothing was charged" in answer.json()["error"]["message"]
+    assert (row["spent_usd"], row["held_usd"], row["unknown"]) == (0, 0, 0) and upstream_spent(upstream) == 0

@@ -105,6 +105,9 @@ async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any
     try:
         data = await response.aread()
     except ConnectionFailed as exc:  # the answer began: the gateway had the request (a cut-off body, too slow)
+        if response.status_code != 200:  # a refusal, cut off: the gateway said no before its body broke
+            state.budgets.release(hold.row_id, f"refused {response.status_code}, cut off")
+            raise upstream_error(UpstreamFailure(timed_out=exc.timed_out)) from None
         raise unanswered(state, hold, UpstreamFailure(timed_out=exc.timed_out, sent=True)) from None
     finally:
         await response.aclose()
