@@ -24,8 +24,9 @@ status, never its password.
 Failures before any answer arrived are :class:`ConnectionFailed` (``timed_out``
 says which; ``sent`` whether the request had been written to the gateway by then:
 it may have been carried out); a body cut off or too slow later is the same
-class, raised from ``aread`` / ``aiter_raw`` (always ``sent``). A connection is reused only when its last exchange
-ended cleanly and it has been idle less than ``keepalive_seconds``.
+class, raised from ``aread`` / ``aiter_raw`` (always ``sent``). A connection is
+reused only when its last exchange ended cleanly and it has been idle less than
+``keepalive_seconds``.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from gatewaykit.costs.money import format_usd
 from gatewaykit.emulator.accounts import nanos_to_usd, usd_to_nanos
 from gatewaykit.emulator.errors import ApiError
 
-__all__ = ["forward_billed", "reported_cost", "upstream_error"]
+__all__ = ["forward_billed", "reported_cost", "unanswered", "upstream_error"]
 
 _TOTAL_COST = re.compile(rb'"total_cost"\s*:\s*(-?[0-9][0-9.eE+-]*)')
 _CARRY = 64  # bytes kept from one chunk to the next, so a cost split across chunks is still found
