@@ -71,6 +71,8 @@ if TYPE_CHECKING:  # pragma: no cover
         Turn,
         TurnEvent,
         UnknownParameterWarning,
+        RegressionError,
+        expect,
         image_part,
         judge,
     )
@@ -101,7 +103,8 @@ _LAZY = {
     **dict.fromkeys(
         ("AsyncChatSession", "AsyncChatStream", "AsyncClient", "BatchResult", "ChatSession", "ChatStream", "Client",
          "Display", "NullDisplay", "OfflineGatewayWarning", "RequestOptions", "RetryPolicy", "Turn", "TurnEvent",
-         "UnknownParameterWarning", "image_part", "CheckpointWarning", "Comparison", "Evaluation", "Gallery", "judge"),
+         "UnknownParameterWarning", "image_part", "CheckpointWarning", "Comparison", "Evaluation", "Gallery", "judge",
+         "RegressionError", "expect"),
         "gatewaykit.client",
     ),
     **dict.fromkeys(
@@ -169,6 +172,7 @@ __all__ = [
     "PromptTooLongError",
     "Quote",
     "RateLimitError",
+    "RegressionError",
     "RequestOptions",
     "RequestTooLargeError",
     "ResponseTooLargeError",
@@ -188,6 +192,7 @@ __all__ = [
     "chat_ui",
     "classroom",
     "emulator",
+    "expect",
     "gallery",
     "image_part",
     "instrument",

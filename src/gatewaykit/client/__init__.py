@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from gatewaykit.client.session_tools.checkpoint_values import CheckpointWarning
     from gatewaykit.client.session_tools.comparison import Comparison, ComparisonEntry
     from gatewaykit.client.session_tools.evaluation import Evaluation, EvaluationCell
+    from gatewaykit.client.session_tools.evaluation_stats import RegressionError
+    from gatewaykit.client.session_tools.expectations import Expectation, expect
     from gatewaykit.client.session_tools.gallery import Gallery
     from gatewaykit.client.session_tools.scoring import Judge, judge
     from gatewaykit.client.clients import AsyncClient, Client
@@ -59,6 +61,9 @@ _HOMES = {
     "ComparisonEntry": "comparison",
     "Evaluation": "evaluation",
     "EvaluationCell": "evaluation",
+    "RegressionError": "evaluation_stats",
+    "Expectation": "expectations",
+    "expect": "expectations",
     "Gallery": "gallery",
     "Judge": "scoring",
     "judge": "scoring",
@@ -120,6 +125,14 @@ def _module(home: str) -> Any:
         from gatewaykit.client.session_tools import evaluation
 
         return evaluation
+    if home == "evaluation_stats":
+        from gatewaykit.client.session_tools import evaluation_stats
+
+        return evaluation_stats
+    if home == "expectations":
+        from gatewaykit.client.session_tools import expectations
+
+        return expectations
     if home == "scoring":
         from gatewaykit.client.session_tools import scoring
 

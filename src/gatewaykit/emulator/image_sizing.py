@@ -12,7 +12,7 @@ from typing import Any
 
 from gatewaykit.emulator.catalog import GPT_SIZES, IMAGE_PRESETS, TIER_LONG_SIDE, ModelSpec
 from gatewaykit.emulator.errors import bad_request
-from gatewaykit.emulator.fields import integer_text, opt_bool, opt_enum, opt_int, opt_seed, require_str
+from gatewaykit.emulator.fields import integer_text, opt_bool, opt_enum, opt_int, opt_number, opt_seed, require_str
 
 ASPECT_LONG_SIDE = 1024
 
@@ -29,6 +29,8 @@ class ImageRequest:
     resolution: str | None
     seed: int | None
     stream: bool
+    #: An offline extension (:mod:`.image_sampling`): None (omitted), 0, or up to 2.
+    temperature: float | None = None
 
     @property
     def size(self) -> str:
@@ -94,6 +96,7 @@ def parse_image_request(spec: ModelSpec, body: dict[str, Any]) -> ImageRequest:
         resolution=resolution,
         seed=opt_seed(body),
         stream=bool(opt_bool(body, "stream", False)),
+        temperature=opt_number(body, "temperature", 0, 2),
     )
 
 
@@ -105,6 +108,11 @@ def form_to_body(form: Any) -> dict[str, Any]:
             continue
         if name in ("n", "width", "height", "seed"):
             body[name] = integer_text(value, name)
+        elif name == "temperature":
+            try:
+                body[name] = float(value)
+            except ValueError:
+                raise bad_request("'temperature' must be a number from 0 to 2.", param="temperature") from None
         elif name == "stream":
             if value.lower() not in ("true", "false", "1", "0"):
                 raise bad_request("'stream' must be true or false.", param="stream")

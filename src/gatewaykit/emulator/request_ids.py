@@ -60,6 +60,11 @@ class RequestIds:
         """A reproducible seed for a request that gave none (call only when reproducible)."""
         return int.from_bytes(self._digest("seed", basis)[:4], "big") >> 1
 
+    def sample_seed(self, basis: Any) -> int:
+        """The draw of a sampled chat answer (temperature > 0, no seed): from the gateway's seed and how many
+        requests identical to ``basis`` came before, reproducible or not (:mod:`.chat.sampling`)."""
+        return int.from_bytes(self._digest("sample", basis)[:4], "big") >> 1
+
     def now(self) -> int:
         """``created``: the clock, or the fixed epoch when reproducible."""
         return REPRODUCIBLE_EPOCH if self.reproducible else int(time.time())

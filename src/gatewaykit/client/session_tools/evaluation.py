@@ -111,9 +111,10 @@ class EvaluationCell:
     def error_text(self) -> Optional[str]:
         """The request's error, else the scorers' errors ("scorer 'name': ..."), else None."""
         if self.error is not None:
-            return f"{type(self.error).__name__}: {self.error}"
+            return getattr(self.error, "saved_text", None) or f"{type(self.error).__name__}: {self.error}"
         if self.score_errors:
-            return "; ".join(f"scorer {name!r}: {type(exc).__name__}: {exc}" for name, exc in self.score_errors.items())
+            return "; ".join(f"scorer {name!r}: {getattr(exc, 'saved_text', None) or f'{type(exc).__name__}: {exc}'}"
+                             for name, exc in self.score_errors.items())  # fmt: skip
         return None
 
 
@@ -231,10 +232,61 @@ class Evaluation:
         return pd.DataFrame(records, columns=["model", *scores, "total_cost", "median_latency_s", "errors"])
 
     def save(self, folder: Union[str, "Path"]) -> Path:
-        """Write ``evaluation.csv`` (formula-safe) and every cell's media into ``folder``; the CSV's path."""
+        """Write ``evaluation.csv`` (formula-safe), ``evaluation.json`` (what :meth:`load` reads) and every cell's
+        media into ``folder``; the CSV's path."""
         from gatewaykit.client.session_tools.evaluation_files import save_evaluation
 
         return save_evaluation(self, Path(folder))
+
+    @classmethod
+    def load(cls, folder: Union[str, "Path"]) -> "Evaluation":
+        """The evaluation :meth:`save` wrote into ``folder`` (its media read back; plain JSON, no pickle)."""
+        from gatewaykit.client.session_tools.evaluation_loading import load_evaluation
+
+        return load_evaluation(Path(folder))  # type: ignore[no-any-return]
+
+    def stability(self, threshold: float = 0.5) -> Any:
+        """One row per case × model × scorer over the repeats: repeats, passed, pass_rate, pass_k (all passed),
+        mean, spread (standard deviation), min, max, flaky (some but not all passed). A repeat passes when its
+        score is True or at least ``threshold``; an error does not pass (imports pandas)."""
+        import pandas as pd
+
+        from gatewaykit.client.session_tools.evaluation_stats import stability_records
+
+        columns = ["case_id", "model", "scorer", "repeats", "passed", "pass_rate", "pass_k", "mean", "spread", "min",
+                   "max", "flaky"]  # fmt: skip
+        return pd.DataFrame(stability_records(self, threshold), columns=columns)
+
+    def compare(self, baseline: "Evaluation", *, alpha: float = 0.05, threshold: float = 0.5) -> Any:
+        """This evaluation against ``baseline``, one row per case × model × scorer with its ``change``: better,
+        worse, same (noise-aware: the rule in :mod:`~gatewaykit.client.session_tools.evaluation_stats`), new or
+        removed. A DataFrame; in a notebook, a grid with the changes marked (imports pandas)."""
+        from gatewaykit.client.session_tools.evaluation_changes import comparison_frame
+        from gatewaykit.client.session_tools.evaluation_stats import compare_groups
+
+        return comparison_frame(compare_groups(self, baseline, alpha, threshold), alpha)
+
+    def assert_no_regression(self, baseline: "Evaluation", *, alpha: float = 0.05, threshold: float = 0.5) -> None:
+        """Raise :class:`~gatewaykit.client.session_tools.evaluation_stats.RegressionError` (an AssertionError)
+        naming every cell :meth:`compare` finds worse (case, model, scorer, before → after); else nothing."""
+        from gatewaykit.client.session_tools.evaluation_stats import RegressionError, regression_message
+
+        frame = self.compare(baseline, alpha=alpha, threshold=threshold)
+        worse = frame[frame["change"] == "worse"]
+        if len(worse):
+            shared = int(frame["change"].isin(["better", "worse", "same"]).sum())
+            raise RegressionError(regression_message(worse.to_dict("records"), shared), worse)
+
+    def to_html(self, path: Union[str, "Path"], *, baseline: Optional["Evaluation"] = None, alpha: float = 0.05,
+                threshold: float = 0.5, title: str = "gatewaykit evaluation") -> Path:
+        """Write one self-contained HTML file (media inline, no script, nothing fetched when opened): the grid,
+        the stability, the comparison with ``baseline`` when given, the costs. Its path."""
+        from gatewaykit.client.session_tools.evaluation_report import ChangesGrid, EvaluationReport, write_report
+        from gatewaykit.client.session_tools.evaluation_stats import compare_groups, stability_records
+
+        changes = None if baseline is None else ChangesGrid(compare_groups(self, baseline, alpha, threshold), alpha)
+        report = EvaluationReport(self, stability_records(self, threshold), changes, title)
+        return write_report(report, Path(path))
 
     def __repr__(self) -> str:
         state = "dry run" if self.dry_run else f"{sum(1 for c in self.cells if c.ok)} of {len(self.cells)} cells ok"

@@ -1,4 +1,7 @@
-"""``ev.save(folder)``: the evaluation as ``evaluation.csv`` beside its media files.
+"""``ev.save(folder)``: the evaluation as ``evaluation.csv`` and ``evaluation.json`` beside its media files.
+
+``evaluation.json`` is what ``gk.Evaluation.load(folder)`` reads
+(:mod:`gatewaykit.client.session_tools.evaluation_loading`).
 
 The CSV is ``ev.to_pandas()``. Every text cell that a spreadsheet would read
 as a formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
@@ -10,10 +13,12 @@ or song of a cell under the name its ``output`` column gives
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
+from gatewaykit.client.session_tools.evaluation_loading import evaluation_record
 from gatewaykit.costs.csv_cells import safe_cell
 
 __all__ = ["media_names", "save_evaluation"]
@@ -70,4 +75,6 @@ def save_evaluation(evaluation: Any, folder: Path) -> Path:
             _write_media(cell, folder)
     path = folder / "evaluation.csv"
     frame.to_csv(path, index=False)
+    record = evaluation_record(evaluation)
+    (folder / "evaluation.json").write_text(json.dumps(record, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
     return path

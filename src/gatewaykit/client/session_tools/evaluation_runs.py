@@ -32,7 +32,7 @@ from gatewaykit.client.session_tools.comparison_runs import send_prompt
 from gatewaykit.client.session_tools.evaluation import Evaluation, EvaluationCell
 from gatewaykit.client.session_tools.evaluation_plan import EvaluationPlan, cell_key, plan_evaluation
 from gatewaykit.client.session_tools.evaluation_store import EvaluationStore
-from gatewaykit.client.session_tools.scoring import Judge, apply_score, scorer_output, verdict_score
+from gatewaykit.client.session_tools.scoring import Judge, plain_score, scorer_output, verdict_score
 
 __all__ = ["run_evaluation", "run_evaluation_async"]
 
@@ -47,8 +47,16 @@ def _plan(catalog: Any, cases: Any, models: Any, scorers: Any, repeats: int, con
     return plan
 
 
+def _repeat_params(cell: EvaluationCell, params: dict[str, Any]) -> dict[str, Any]:
+    """A cell's request keywords: with ``seed=s``, repeat r sends ``seed=s + r`` (reproducible, yet the repeats differ)."""
+    seed = params.get("seed")
+    if cell.repeat and isinstance(seed, int) and not isinstance(seed, bool):
+        return {**params, "seed": seed + cell.repeat}
+    return dict(params)
+
+
 def _send(client: Any, cell: EvaluationCell, params: dict[str, Any], stream: bool) -> Callable[[], Any]:
-    return functools.partial(send_prompt, client, cell.kind, cell.model, cell.prompt, dict(params), stream)
+    return functools.partial(send_prompt, client, cell.kind, cell.model, cell.prompt, _repeat_params(cell, params), stream)
 
 
 def _judges(plan: EvaluationPlan) -> list[Judge]:
@@ -116,7 +124,7 @@ def _score_sync(client: Any, plan: EvaluationPlan, cell: EvaluationCell, store: 
                         store.keep_verdict(cell, scorer, verdict)
                 verdict_score(cell, scorer, verdict)
             else:
-                apply_score(cell, name, scorer(output, cell.case))
+                plain_score(cell, name, scorer)
         except Exception as exc:  # noqa: BLE001 - a scorer failing is that cell's score, the rest go on
             cell.score_errors[name] = exc
 
@@ -137,7 +145,7 @@ async def _score_async(client: Any, plan: EvaluationPlan, cell: EvaluationCell, 
                         store.keep_verdict(cell, scorer, verdict)
                 verdict_score(cell, scorer, verdict)
             else:
-                apply_score(cell, name, scorer(output, cell.case))
+                plain_score(cell, name, scorer)
         except Exception as exc:  # noqa: BLE001
             cell.score_errors[name] = exc
 

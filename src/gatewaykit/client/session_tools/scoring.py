@@ -4,7 +4,9 @@
 ``VideoJob`` or ``MusicJob`` otherwise; ``case`` is the case's dict (its
 ``prompt`` and whatever else it holds: ``expected``, ``image``...). A bool or
 a number is the score; a dict gives one score per key (columns
-``name.key``); a scorer that raises leaves its error in that cell only.
+``name.key``); a scorer that raises leaves its error in that cell only. ``gk.expect``'s
+expectations (:mod:`gatewaykit.client.session_tools.expectations`) read the
+whole cell and name their own columns.
 
 :class:`Judge` (``gk.judge(model=, rubric=)``) asks a chat model to grade the
 output against the rubric, answering a JSON verdict (``score`` from 0 to 1 and
@@ -23,7 +25,9 @@ import json
 import math
 from typing import Any, Callable, Iterable, Optional
 
-__all__ = ["Judge", "apply_score", "judge", "mean_score", "named_scorers", "scorer_output"]
+from gatewaykit.client.session_tools.expectations import Expectation
+
+__all__ = ["Judge", "apply_score", "plain_score", "judge", "mean_score", "named_scorers", "scorer_output"]
 
 _VERDICT_SCHEMA = {
     "type": "object",
@@ -131,9 +135,12 @@ def named_scorers(scorers: Any) -> list[tuple[str, Callable[..., Any]]]:
     for index, scorer in enumerate(scorers):
         if not callable(scorer):
             raise TypeError(f"evaluate(scorers=...): item {index} is {type(scorer).__name__}, not a function")
-        name = scorer.name if isinstance(scorer, Judge) else getattr(scorer, "__name__", "")
-        if not isinstance(name, str) or not name.isidentifier():
-            name = f"score_{index + 1}"
+        if isinstance(scorer, Expectation):
+            name = scorer.name  # it names itself: contains('Paris'), max_cost($0.01)...
+        else:
+            name = scorer.name if isinstance(scorer, Judge) else getattr(scorer, "__name__", "")
+            if not isinstance(name, str) or not name.isidentifier():
+                name = f"score_{index + 1}"
         named.append((name, scorer))
     names = [name for name, _ in named]
     repeated = sorted({name for name in names if names.count(name) > 1})
@@ -157,6 +164,14 @@ def mean_score(values: Any) -> Optional[float]:
 def scorer_output(cell: Any) -> Any:
     """What a scorer receives as ``output``: the text of a chat answer, the result object otherwise."""
     return cell.text if cell.kind == "chat" else cell.result
+
+
+def plain_score(cell: Any, name: str, scorer: Any) -> None:
+    """Score ``cell`` with a scorer that sends nothing: an expectation (reads the cell), or a function."""
+    if isinstance(scorer, Expectation):
+        apply_score(cell, name, scorer.score(cell))
+    else:
+        apply_score(cell, name, scorer(scorer_output(cell), cell.case))
 
 
 def apply_score(cell: Any, name: str, value: Any) -> None:

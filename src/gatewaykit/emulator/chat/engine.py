@@ -2,7 +2,8 @@
 
 Deterministic: the RNG of each choice is seeded from the request's ``seed`` (or,
 when omitted, from the request content), the model and the messages, so the same
-request always gives the same answer. Everything is computed up front; streaming
+request always gives the same answer (at ``temperature`` > 0 without a seed, the
+gateway's draw is part of the request: :mod:`.sampling`). Everything is computed up front; streaming
 only slices the finished tokens into deltas.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gatewaykit.emulator.chat.request import ChatRequest
+from gatewaykit.emulator.chat.sampling import drifted_answer, drifts
 from gatewaykit.emulator.chat.prompt_reading import read_prompt
 from gatewaykit.emulator.chat.prompt_schema import asks_for_json_block, schema_in_messages
 from gatewaykit.emulator.chat.schema_checks import SchemaProblem
@@ -103,7 +105,10 @@ def prompt_units(request: ChatRequest, notes: list[ImageNote]) -> list[str]:
 
 
 def _rng_for(request: ChatRequest, index: int) -> random.Random:
-    basis = json.dumps([request.seed, request.model, request.messages, index], sort_keys=True, default=str)
+    parts: list[Any] = [request.seed, request.model, request.messages, index]
+    if request.sample is not None:  # a sampled answer (temperature > 0, no seed): the gateway's draw
+        parts.append(request.sample)
+    basis = json.dumps(parts, sort_keys=True, default=str)
     return random.Random(int.from_bytes(hashlib.sha256(basis.encode()).digest()[:8], "big"))
 
 
@@ -209,6 +214,13 @@ def _tool_arguments(request: ChatRequest, tool: dict[str, Any], rng: random.Rand
     return json.dumps(arguments, ensure_ascii=False)
 
 
+def _drifted(request: ChatRequest, prompt: str, index: int) -> bool:
+    """A sampled answer (temperature > 0) that drifts off the prompt (:mod:`.sampling`)."""
+    draw = request.seed if request.seed is not None else request.sample
+    return bool(request.temperature) and draw is not None and drifts(request.model, prompt, request.temperature or 0.0,
+                                                                     draw, index)
+
+
 def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_model: bool,
             scripted: ScriptedAnswer | None = None) -> ChoiceResult:
     rng = _rng_for(request, index)
@@ -235,6 +247,8 @@ def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_
             raise SchemaTooBig("response_format.json_schema.schema", problem) from None
     elif (fenced := _fenced_json(request, prompt, rng)) is not None:
         content = fenced
+    elif _drifted(request, prompt, index):
+        content = drifted_answer(request.temperature or 0.0, rng)
     else:
         room = None if request.max_tokens is None else request.max_tokens - count_tokens(trace)
         content = answer(prompt, rng, room)

@@ -30,6 +30,9 @@ class ChatRequest:
     stop: list[str] = field(default_factory=list)
     n: int = 1
     seed: int | None = None
+    temperature: float | None = None
+    #: The draw of a sampled answer (temperature > 0 without a seed), set by the route (:mod:`.sampling`).
+    sample: int | None = None
     reasoning_effort: str | None = None
     logprobs: bool = False
     top_logprobs: int = 0
@@ -180,7 +183,7 @@ def _check_stop(value: Any) -> list[str]:
 def parse_chat_request(body: dict[str, Any], model: str) -> ChatRequest:
     _check_depth(body)
     messages = _check_messages(body.get("messages"))
-    opt_number(body, "temperature", 0, 2)
+    temperature = opt_number(body, "temperature", 0, 2)
     opt_number(body, "top_p", 0, 1)
     opt_number(body, "frequency_penalty", -2, 2)
     opt_number(body, "presence_penalty", -2, 2)
@@ -205,6 +208,7 @@ def parse_chat_request(body: dict[str, Any], model: str) -> ChatRequest:
         stop=_check_stop(body.get("stop")),
         n=opt_int(body, "n", 1, MAX_CHOICES, default=1) or 1,
         seed=opt_seed(body),
+        temperature=temperature,
         reasoning_effort=opt_enum(body, "reasoning_effort", EFFORTS),
         logprobs=bool(opt_bool(body, "logprobs", False)),
         top_logprobs=opt_int(body, "top_logprobs", 0, 20, default=0) or 0,

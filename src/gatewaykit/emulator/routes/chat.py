@@ -46,6 +46,8 @@ async def chat_completions(request: Request) -> Response:
     body = await read_json(request, gateway)
     spec = resolve_model(body, gateway, caller, "chat")
     chat = parse_chat_request(body, spec.id)  # schemas past the size limits are 400s here, before any work
+    if chat.temperature and chat.seed is None:  # a sampled answer: the n-th identical request's draw
+        chat.sample = gateway.ids.sample_seed({k: v for k, v in body.items() if k not in ("stream", "stream_options")})
     features = spec.entry["features"]
     images = 0
     if image_parts(chat.messages):

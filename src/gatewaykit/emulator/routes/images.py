@@ -35,6 +35,7 @@ from gatewaykit.emulator.errors import ApiError, bad_request
 from gatewaykit.emulator.faults import DropConnection
 from gatewaykit.emulator.gateway import Gateway
 from gatewaykit.emulator.holds import Hold
+from gatewaykit.emulator.image_sampling import drifted_prompt, request_seed
 from gatewaykit.emulator.image_sizing import ImageRequest, form_to_body, parse_image_request
 from gatewaykit.emulator.pricing import cost_object, image_price
 from gatewaykit.emulator.routes.responses import SSE_HEADERS, HeldStreamingResponse, JSONResponse
@@ -127,9 +128,10 @@ def _render(gateway: Gateway, spec: ModelSpec, job: ImageRequest, seed: int, ref
     refs_key = hashlib.sha256(b"".join(hashlib.sha256(r).digest() for r in references)).hexdigest()
     outputs = []
     for index in range(job.n):
-        key = ("image", job.prompt, seed + index, job.width, job.height, job.output_format, job.quality, refs_key)
+        prompt = drifted_prompt(job, seed, index) or job.prompt  # temperature > 0: a picture may drift
+        key = ("image", prompt, seed + index, job.width, job.height, job.output_format, job.quality, refs_key)
         outputs.append(gateway.media_cache.get_or_make(key, partial(
-            draw_image, job.prompt, seed=seed + index, width=job.width, height=job.height, fmt=job.output_format,
+            draw_image, prompt, seed=seed + index, width=job.width, height=job.height, fmt=job.output_format,
             references=references or None, quality=job.quality)))
     return outputs
 
@@ -180,8 +182,7 @@ async def _answer(gateway: Gateway, caller: Caller, spec: ModelSpec, job: ImageR
     try:
         if caller.fault == "disconnect" and not job.stream:
             raise DropConnection()
-        seed = job.seed if job.seed is not None else gateway.random_seed(
-            [spec.id, job.prompt, job.n, job.size, job.output_format, len(references)])
+        seed = request_seed(gateway, job, [spec.id, job.prompt, job.n, job.size, job.output_format, len(references)])
         created = gateway.ids.now()
         render = gateway.run_for_account(caller.account.id, _render, gateway, spec, job, seed, references)
         simulated = gateway.scaled(1.0 + 0.5 * job.n)

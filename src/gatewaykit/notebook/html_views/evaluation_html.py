@@ -3,7 +3,9 @@
 Each cell: its output (a chat answer as escaped text in a scrolling box, an
 image as a thumbnail, a video or a song as its player), its scores (✓/✗, a
 number, a judge's reason on hover, a scorer's error in red), latency and cost,
-and the row's marks (best score, cheapest, fastest). Under the rows, a summary
+and the row's marks (best score, cheapest, fastest); with ``repeats`` > 1, one row
+per case whose cells show a stability badge per scorer and their repeats on
+click (:mod:`gatewaykit.notebook.html_views.evaluation_repeats_html`). Under the rows, a summary
 row per model: mean scores, total cost, median latency, errors. A cell the
 client's cassette replayed says so where its cost stands (its ledger row's note:
 not charged, the recorded cost), and each total says how many it leaves out.
@@ -28,10 +30,10 @@ from gatewaykit.client.session_tools.scoring import mean_score
 from gatewaykit.money import plural
 from gatewaykit.notebook.html_views.style import BOX, CODE, FOOTER, MUTED, esc, format_cost, format_seconds
 
-__all__ = ["answer_box", "cell_html", "grid_html", "output_html", "render_evaluation_html", "scores_html", "text_box", "thumbnail_uri"]
+__all__ = ["CELL_STYLE", "answer_box", "cell_html", "footer_html", "grid_html", "output_html", "render_evaluation_html", "scores_html", "text_box", "thumbnail_uri"]
 
 _TABLE = "border-collapse:collapse;table-layout:fixed;width:100%;font-size:0.9em"
-_TD = "padding:6px 8px;text-align:left;vertical-align:top;border:1px solid rgba(128,128,128,0.3);overflow:hidden;word-wrap:break-word"
+CELL_STYLE = _TD = "padding:6px 8px;text-align:left;vertical-align:top;border:1px solid rgba(128,128,128,0.3);overflow:hidden;word-wrap:break-word"
 _TEXT = "max-height:12em;overflow:auto;white-space:pre-wrap;font-size:0.92em;line-height:1.4"
 _MARK = "display:inline-block;margin:0 4px 2px 0;padding:0 6px;border-radius:8px;font-size:0.8em;background:rgba(25,135,84,0.18)"
 _SCORE = "display:inline-block;margin:0 6px 0 0;font-size:0.85em"
@@ -150,7 +152,8 @@ def scores_html(cell: Any) -> str:
     return f'<div style="margin-top:4px">{"".join(parts)}</div>' if parts else ""
 
 
-def _footer(cell: Any) -> str:
+def footer_html(cell: Any) -> str:
+    """A cell's latency and cost line."""
     facts = [format_seconds(cell.latency_s) if cell.latency_s is not None else "", cost_text(cell)]
     return f'<div class="gk-footer" style="{FOOTER}">{" · ".join(esc(f) for f in facts if f)}</div>'
 
@@ -167,7 +170,7 @@ def cell_html(cell: Any, body: Optional[str] = None, marks: Sequence[str] = (), 
     labels = "".join(f'<span class="gk-mark" style="{_MARK}">{esc(mark)}</span>' for mark in marks)
     head = f"<div>{labels}</div>" if labels else ""
     if state in ("done", "failed"):
-        tail = scores_html(cell) + _footer(cell)
+        tail = scores_html(cell) + footer_html(cell)
     else:
         tail = f'<div class="gk-footer" style="{FOOTER}">{esc(state)}{" · " + esc(clock) if clock else ""}</div>'
     return (
@@ -176,8 +179,8 @@ def cell_html(cell: Any, body: Optional[str] = None, marks: Sequence[str] = (), 
     )
 
 
-def _case_html(evaluation: Any, cell: Any) -> str:
-    repeat = f' <span style="{MUTED}">repeat {cell.repeat + 1}</span>' if evaluation.repeats > 1 else ""
+def _case_html(evaluation: Any, cell: Any, grouped: bool = False) -> str:
+    repeat = f' <span style="{MUTED}">repeat {cell.repeat + 1}</span>' if evaluation.repeats > 1 and not grouped else ""
     expected = cell.case.get("expected")
     extra = f'<div style="{MUTED};font-size:0.85em">expected: {esc(str(expected)[:200])}</div>' if expected is not None else ""
     return (
@@ -217,8 +220,10 @@ def _offline_kind(evaluation: Any) -> Optional[str]:
                 None)  # fmt: skip
 
 
-def grid_html(evaluation: Any, rows: Sequence[Sequence[str]], summary: str = "", tail: str = "") -> str:
-    """The table: a header of models, one ``<tr>`` per row (its case, then its cells' ``<td>``), the summary."""
+def grid_html(evaluation: Any, rows: Sequence[Sequence[str]], summary: str = "", tail: str = "",
+              grouped: bool = False) -> str:
+    """The table: a header of models, one ``<tr>`` per row (its case, then its cells' ``<td>``), the summary.
+    ``grouped``: one row per case (its repeats inside each cell), not one per case and repeat."""
     head = f"{evaluation.kind} evaluation · {plural(len(evaluation.cases), 'case')} × {plural(len(evaluation.models), 'model')}"
     if evaluation.repeats > 1:
         head += f" × {evaluation.repeats} repeats"
@@ -235,8 +240,9 @@ def grid_html(evaluation: Any, rows: Sequence[Sequence[str]], summary: str = "",
     header = f'<th style="{_TD};width:{width}">case</th>' + "".join(
         f'<th style="{_TD}"><code style="{CODE}">{esc(model)}</code></th>' for model in evaluation.models
     )
+    heads = evaluation.rows[:: evaluation.repeats] if grouped else evaluation.rows
     body = "".join(
-        f"<tr>{_case_html(evaluation, evaluation.rows[index][0])}{''.join(cells)}</tr>" for index, cells in enumerate(rows)
+        f"<tr>{_case_html(evaluation, heads[index][0], grouped)}{''.join(cells)}</tr>" for index, cells in enumerate(rows)
     )
     return (
         f'<div class="gk-evaluation tex2jax_ignore mathjax_ignore" style="{BOX}"><div style="{MUTED};margin-bottom:6px">{head}</div>'
@@ -262,6 +268,10 @@ def render_evaluation_html(evaluation: Any) -> str:
         summary = esc(quote.summary) if quote is not None else "nothing could be priced"
         tail = f'<div class="gk-eval-quote" style="margin-top:6px"><b>quote</b>: {summary}</div>'
         return grid_html(evaluation, rows, tail=tail)
+    if evaluation.repeats > 1:  # one row per case: each cell's stability badge, its repeats on click
+        from gatewaykit.notebook.html_views.evaluation_repeats_html import grouped_rows
+
+        return grid_html(evaluation, grouped_rows(evaluation), summary_row(evaluation), _tail(evaluation), grouped=True)
     rows = []
     for row in evaluation.rows:
         marks = evaluation.marks(row)

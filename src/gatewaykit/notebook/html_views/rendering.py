@@ -18,6 +18,7 @@ from typing import Any
 from gatewaykit.client.session_tools.batch import BatchResult
 from gatewaykit.client.session_tools.comparison import Comparison
 from gatewaykit.client.session_tools.evaluation import Evaluation
+from gatewaykit.client.session_tools.evaluation_report import ChangesGrid, EvaluationReport
 from gatewaykit.client.session_tools.gallery import Gallery
 from gatewaykit.client.conversation.state import SessionState
 from gatewaykit.costs.ledger import Ledger
@@ -205,6 +206,20 @@ def _(obj: Evaluation) -> dict[str, Any]:
     from gatewaykit.notebook.html_views.evaluation_html import render_evaluation_html
 
     return {"text/plain": str(obj), "text/html": render_evaluation_html(obj)}
+
+
+@_bundle.register
+def _(obj: ChangesGrid) -> dict[str, Any]:
+    from gatewaykit.notebook.html_views.evaluation_report_html import render_changes_html
+
+    return {"text/plain": repr(obj), "text/html": render_changes_html(obj)}
+
+
+@_bundle.register
+def _(obj: EvaluationReport) -> dict[str, Any]:
+    from gatewaykit.notebook.html_views.evaluation_report_html import render_report_html
+
+    return {"text/plain": repr(obj), "text/html": render_report_html(obj)}
 
 
 @_bundle.register

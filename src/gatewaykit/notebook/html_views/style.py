@@ -59,9 +59,10 @@ def esc(value: Any) -> str:
 
 
 def aligned_in_exports(bundle: dict[str, Any]) -> dict[str, Any]:
-    """``bundle`` with :data:`EXPORT_ALIGNMENT` before its HTML (once): every output of ours goes out through this."""
+    """``bundle`` with :data:`EXPORT_ALIGNMENT` before its HTML (once): every output of ours goes out through this
+    (a whole page, such as an evaluation's report, is left as it is)."""
     markup = bundle.get("text/html")
-    if isinstance(markup, str) and markup and not markup.startswith(EXPORT_ALIGNMENT):
+    if isinstance(markup, str) and markup and not markup.startswith((EXPORT_ALIGNMENT, "<!DOCTYPE")):
         bundle = {**bundle, "text/html": EXPORT_ALIGNMENT + markup}
     return bundle
 
