@@ -9,7 +9,9 @@
 #
 # 1. the plan and its quote, with nothing sent (`dry_run=True`);
 # 2. the run: the live grid, then the table (`to_pandas`, `summary`, `save`);
-# 3. re-runs that pay nothing: `cache=True`, and `checkpoint=` for a run cut short.
+# 3. re-runs that pay nothing: `cache=True`, and `checkpoint=` for a run cut short;
+# 4. a gate: repeats and their stability, a stored baseline, a comparison that
+#    knows noise from change, `assert_no_regression`, and a report to share.
 
 # %%
 import sys
@@ -169,3 +171,111 @@ assert [cell.scores for cell in again.cells] == [cell.scores for cell in ev.cell
 # %% [markdown]
 # In a terminal, `print(ev)` shows the same grid as text, a line per cell; in
 # marimo the returned `Evaluation` is the cell's output, the grid.
+
+# %% [markdown]
+# ## 4. Is it stable, and is my change worse?
+#
+# At `temperature` above 0 a model's answers vary, so one run can be lucky.
+# `repeats=` runs every case several times. With `seed=`, repeat *r* asks with
+# `seed + r`: the repeats differ, yet a re-run (or `cache=True`) gets the same
+# ones. The offline gateway samples too: at temperature 1 an answer sometimes
+# drifts off the prompt, more often for a vague prompt or a smaller model.
+#
+# Scorers can be data: `gk.expect.contains(text)`, `.regex(pattern)`,
+# `.json_schema(schema)`, `.max_cost(usd)` and `.max_latency(seconds)` each name
+# their own column, beside plain functions and judges.
+
+# %%
+questions = [
+    {"id": "volcano", "prompt": "In one sentence, tell me about volcanoes."},
+    {"id": "tide", "prompt": "In one sentence, tell me about tides."},
+    {"id": "bee", "prompt": "In one sentence, tell me about bees."},
+]
+chat_model = client.models.pick("chat")
+
+
+def on_topic(output, case):
+    """The answer names the case's subject."""
+    return case["id"] in output.lower()
+
+
+checks = [on_topic, gk.expect.max_cost(0.01)]
+
+# %% [markdown]
+# With repeats, the grid has one row per case. Each cell shows a **stability
+# badge** per scorer (green: every repeat passed; amber: flaky, some did; red:
+# none did) and, on click, the repeats behind it.
+
+# %% tags=["nbval-ignore-output"]
+baseline = client.evaluate(questions, models=[chat_model], scorers=checks,
+                           repeats=10, temperature=1.0, seed=100)
+baseline
+
+# %% [markdown]
+# `stability()` has the numbers: per case × model × scorer, the pass rate over
+# the repeats, `pass_k` (all of them passed: pass^k), the spread of the scores
+# and `flaky`.
+
+# %%
+stability = baseline.stability()
+assert list(stability.columns) == ["case_id", "model", "scorer", "repeats", "passed", "pass_rate",
+                                   "pass_k", "mean", "spread", "min", "max", "flaky"]
+assert (stability.repeats == 10).all()
+assert (stability.flaky == ((stability.passed > 0) & (stability.passed < 10))).all()
+stability[["case_id", "scorer", "passed", "pass_rate", "pass_k", "flaky"]]
+
+# %% [markdown]
+# A baseline is kept with `save(folder)` (a CSV, a JSON file, the media; no
+# pickle) and read back with `gk.Evaluation.load(folder)`, in another notebook
+# or in CI.
+
+# %%
+baseline.save(work / "baseline")
+stored = gk.Evaluation.load(work / "baseline")
+assert stored.stability().equals(stability)
+
+# %% [markdown]
+# Now a change: shorter, vaguer prompts. `compare(baseline)` gives one row per
+# case × model × scorer with a `change`: `better`, `worse` or `same`. It knows
+# noise from change: a cell is `worse` only when Fisher's exact test on its pass
+# counts says so at 5 % over all the cells compared (or when every repeat
+# flipped), so a flaky cell that passed 8 times of 10 and now 6 stays `same`.
+# In a notebook the comparison shows as a grid with the changes marked.
+
+# %% tags=["nbval-ignore-output"]
+vague = [{"id": "volcano", "prompt": "volcanoes?"},
+         {"id": "tide", "prompt": "tides?"},
+         {"id": "bee", "prompt": "bees?"}]
+candidate = client.evaluate(vague, models=[chat_model], scorers=checks,
+                            repeats=10, temperature=1.0, seed=100)
+changes = candidate.compare(stored)
+changes
+
+# %%
+assert set(changes.change) <= {"better", "worse", "same"}
+assert (changes[changes.scorer == "max_cost($0.01)"].change == "same").all()
+changes[["case_id", "scorer", "before_passed", "after_passed", "p_value", "change"]].round(4)
+
+# %% [markdown]
+# `assert_no_regression(baseline)` raises `gk.RegressionError` (an
+# `AssertionError`) naming every worse cell, so a test in CI is one line.
+
+# %%
+try:
+    candidate.assert_no_regression(stored)
+    caught = None
+except gk.RegressionError as regression:
+    caught = regression
+print(caught or "no regression")
+assert (caught is not None) == ("worse" in set(changes.change))
+
+# %% [markdown]
+# `to_html(path)` writes one self-contained page to share: the grid (pictures
+# inline), the stability, the comparison with `baseline=`, the costs. Opened,
+# it fetches nothing.
+
+# %%
+report = candidate.to_html(work / "report.html", baseline=stored)
+page = report.read_text(encoding="utf-8")
+assert "<script" not in page and 'class="gk-changes-grid"' in page
+print(report.name, f"{len(page) // 1024} KiB")

@@ -243,7 +243,7 @@ class Evaluation:
         """The evaluation :meth:`save` wrote into ``folder`` (its media read back; plain JSON, no pickle)."""
         from gatewaykit.client.session_tools.evaluation_loading import load_evaluation
 
-        return load_evaluation(Path(folder))  # type: ignore[no-any-return]
+        return load_evaluation(Path(folder), cls, EvaluationCell)  # type: ignore[no-any-return]
 
     def stability(self, threshold: float = 0.5) -> Any:
         """One row per case × model × scorer over the repeats: repeats, passed, pass_rate, pass_k (all passed),

@@ -118,10 +118,9 @@ def _result(kind: str, saved: dict[str, Any], folder: Path) -> Any:
     return SavedJob(folder / names[0], kind)
 
 
-def load_evaluation(folder: Path) -> Any:
-    """The :class:`Evaluation` that ``save(folder)`` wrote (FileNotFoundError / ValueError naming what is wrong)."""
-    from gatewaykit.client.session_tools.evaluation import Evaluation, EvaluationCell
-
+def load_evaluation(folder: Path, evaluation_class: Any, cell_class: Any) -> Any:
+    """The evaluation that ``save(folder)`` wrote, built of ``evaluation_class`` and ``cell_class`` (``Evaluation``
+    and ``EvaluationCell``); FileNotFoundError / ValueError naming what is wrong."""
     path = folder / "evaluation.json"
     if not path.is_file():
         raise FileNotFoundError(f"{path} not found: load() reads the folder that Evaluation.save(folder) wrote")
@@ -137,13 +136,13 @@ def load_evaluation(folder: Path) -> Any:
     cases = list(data["cases"])
     case_ids = [str(i) for i in data["case_ids"]]
     by_id = dict(zip(case_ids, cases))
-    evaluation = Evaluation(kind=kind, models=list(data["models"]), cases=cases, case_ids=case_ids,
+    evaluation = evaluation_class(kind=kind, models=list(data["models"]), cases=cases, case_ids=case_ids,
                             scorers=list(data["scorers"]), repeats=int(data["repeats"]),
                             judge_cost=float(data.get("judge_cost") or 0.0),
                             judge_replayed=int(data.get("judge_replayed") or 0))  # fmt: skip
     for saved in data["cells"]:
         case_id = str(saved["case_id"])
-        cell = EvaluationCell(row=int(saved["row"]), case_id=case_id, case=by_id[case_id], model=str(saved["model"]),
+        cell = cell_class(row=int(saved["row"]), case_id=case_id, case=by_id[case_id], model=str(saved["model"]),
                               kind=kind, repeat=int(saved["repeat"]))  # fmt: skip
         cell.result = _result(kind, saved, folder)
         cell.error = SavedError(saved["error"]) if saved.get("error") else None

@@ -144,12 +144,12 @@ def compare_groups(evaluation: Any, baseline: Any, alpha: float, threshold: floa
         old, new = before.get(key), after.get(key)
         record: dict[str, Any] = {"case_id": key[0], "model": key[1], "scorer": key[2]}
         for side, group in (("before", old), ("after", new)):
-            passed = group.passed(threshold) if group else None
-            numbers = group.numbers() if group else []
-            record[f"{side}_passed"] = passed
-            record[f"{side}_repeats"] = group.repeats if group else None
-            record[f"{side}_rate"] = passed / group.repeats if group and group.repeats else None
-            record[f"{side}_mean"] = statistics.fmean(numbers) if numbers else None
+            record.update(dict.fromkeys((f"{side}_passed", f"{side}_repeats", f"{side}_rate", f"{side}_mean")))
+            if group is not None:
+                passed, numbers = group.passed(threshold), group.numbers()
+                record[f"{side}_passed"], record[f"{side}_repeats"] = passed, group.repeats
+                record[f"{side}_rate"] = passed / group.repeats if group.repeats else None
+                record[f"{side}_mean"] = statistics.fmean(numbers) if numbers else None
         if old is None or new is None:
             record["p_value"], record["change"] = None, ("new" if old is None else "removed")
         else:

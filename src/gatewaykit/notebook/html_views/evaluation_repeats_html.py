@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from gatewaykit.client.session_tools.evaluation_stats import Group, groups_of
-from gatewaykit.notebook.html_views.evaluation_html import CELL_STYLE, footer_html, output_html, scores_html, text_box, thumbnail_uri
+from gatewaykit.notebook.html_views.evaluation_cell_html import CELL_STYLE, footer_html, output_html, scores_html, text_box, thumbnail_uri
 from gatewaykit.notebook.html_views.style import MUTED, esc
 
 __all__ = ["BADGE_COLOURS", "grouped_rows", "stability_badge"]

@@ -16,7 +16,8 @@ import html
 from typing import Any
 
 from gatewaykit.client.session_tools.evaluation_report import ChangesGrid, EvaluationReport
-from gatewaykit.notebook.html_views.evaluation_html import CELL_STYLE, render_evaluation_html
+from gatewaykit.notebook.html_views.evaluation_cell_html import CELL_STYLE
+from gatewaykit.notebook.html_views.evaluation_html import render_evaluation_html
 from gatewaykit.notebook.html_views.evaluation_repeats_html import BADGE_COLOURS
 from gatewaykit.notebook.html_views.style import BOX, CODE, MUTED, esc, format_cost
 
