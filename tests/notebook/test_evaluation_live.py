@@ -6,6 +6,7 @@ import re
 from typing import Any, Iterator
 
 import pytest
+from factories import chat
 
 import gatewaykit as gk
 from gatewaykit.client.session_tools.evaluation import Evaluation, EvaluationCell
@@ -165,3 +166,23 @@ def test_the_marimo_display_shows_the_returned_grid_only() -> None:
     ev = gk.Evaluation(kind="chat", models=["chat-mini"], cases=[{"prompt": "hi"}], case_ids=["1"], scorers=[])
     assert isinstance(MarimoDisplay().evaluate_view(ev), NullComparisonView)
     assert "gk-evaluation" in ev._repr_mimebundle_()["text/html"]
+
+
+def test_with_repeats_the_live_grid_shows_each_cells_stability_so_far() -> None:
+    """repeats=3: a row per case; after two repeats finish, the cell's badge counts them and its list holds them."""
+    ev = Evaluation(kind="chat", models=["chat-mini"], cases=[{"prompt": "p"}], case_ids=["1"], scorers=["ok"], repeats=3)
+    for repeat in range(3):
+        ev.cells.append(EvaluationCell(row=repeat, case_id="1", case={"prompt": "p"}, model="chat-mini", kind="chat",
+                                       repeat=repeat))  # fmt: skip
+    sink = CapturingSink()
+    view = LiveEvaluationView(ev, sink=sink, painter=False, clock=iter(range(1000)).__next__)
+    assert _CELL.findall(sink.messages[0][1]["text/html"]) == [("chat-mini", "1", "waiting")]
+    for cell, passed in zip(ev.cells[:2], (True, False)):
+        view.started(cell)
+        cell.result, cell.scores = chat("answer"), {"ok": passed}
+        view.finished(cell)
+    view.paint()
+    html = sink.messages[-1][1]["text/html"]
+    assert _CELL.findall(html) == [("chat-mini", "1", "running")]
+    assert 'data-stability="flaky"' in html and "ok <b>1/2</b> flaky" in html
+    assert "2 of 3 repeats done" in html and html.count('class="gk-eval-repeat"') == 2

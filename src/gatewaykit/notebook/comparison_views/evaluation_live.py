@@ -8,6 +8,9 @@ It shows the grid when it opens (every cell "waiting"), then:
   job card (progress bar) at every poll;
 * a finished cell shows its output (thumbnail, player, answer or error), its
   scores, latency and cost while the others go on;
+* with ``repeats`` > 1 a row per case: each cell shows its first repeat
+  running, then a stability badge per scorer over the repeats finished so far
+  and those repeats on click ("3 of 10 repeats done");
 * at the end the grid becomes the static evaluation (with the row marks and
   the summary row), so a saved notebook and nbconvert show the final grid, once.
 
@@ -29,6 +32,7 @@ from gatewaykit.notebook.cell_output.sinks import DisplaySink, default_sink
 from gatewaykit.notebook.comparison_views.comparison_live import repaint_until_closed
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.html_views.evaluation_html import cell_html, grid_html, text_box
+from gatewaykit.notebook.html_views.evaluation_repeats_html import group_cell_html, groups_by_row
 
 __all__ = ["LiveEvaluationView", "UPDATES_PER_SECOND"]
 
@@ -126,10 +130,29 @@ class LiveEvaluationView:
             live = list(self._cells.values())
             width = max(1, len(self.evaluation.models))
             htmls = [cell.html(now) for cell in live]
-        rows = [htmls[start : start + width] for start in range(0, len(htmls), width)]
         done = sum(1 for cell in live if cell.state == "done")
         plain = f"{self.evaluation.kind} evaluation: {done} of {len(live)} cells finished"
+        if self.evaluation.repeats > 1:
+            return {"text/plain": plain, "text/html": grid_html(self.evaluation, self._grouped(htmls), grouped=True)}
+        rows = [htmls[start : start + width] for start in range(0, len(htmls), width)]
         return {"text/plain": plain, "text/html": grid_html(self.evaluation, rows)}
+
+    def _grouped(self, htmls: list[str]) -> list[list[str]]:
+        """With repeats: a row per case; a cell none of whose repeats has finished shows its first repeat's
+        state, the others their stability so far (a badge per scorer, the finished repeats on click)."""
+        by_cell = {id(live.cell): (live, html) for live, html in zip(self._cells.values(), htmls)}
+        rows = []
+        for row in groups_by_row(self.evaluation):
+            tds = []
+            for cells in row:
+                lives = [by_cell[id(cell)] for cell in cells]
+                finished = [live.cell for live, _ in lives if live.state == "done"]
+                if finished:
+                    tds.append(group_cell_html(self.evaluation, cells, finished))
+                else:
+                    tds.append(next((html for live, html in lives if live.state == "running"), lives[0][1]))
+            rows.append(tds)
+        return rows
 
     def _send(self, how: str) -> None:
         started = time.perf_counter()

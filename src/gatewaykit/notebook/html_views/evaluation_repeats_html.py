@@ -10,13 +10,13 @@ and output. Everything from a model or a case is escaped.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
-from gatewaykit.client.session_tools.evaluation_stats import Group, groups_of
+from gatewaykit.client.session_tools.evaluation_stats import Group
 from gatewaykit.notebook.html_views.evaluation_cell_html import CELL_STYLE, footer_html, output_html, scores_html, text_box, thumbnail_uri
 from gatewaykit.notebook.html_views.style import MUTED, esc
 
-__all__ = ["BADGE_COLOURS", "grouped_rows", "stability_badge"]
+__all__ = ["BADGE_COLOURS", "group_cell_html", "grouped_rows", "groups_by_row", "stability_badge"]
 
 BADGE_COLOURS = {"stable": "rgba(25,135,84,0.2)", "flaky": "rgba(224,168,0,0.28)", "fails": "rgba(217,83,79,0.22)"}
 _BADGE = "display:inline-block;margin:0 4px 3px 0;padding:0 6px;border-radius:8px;font-size:0.8em"
@@ -61,27 +61,34 @@ def _repeat_html(cell: Any) -> str:
             f'<span style="{MUTED}">repeat {cell.repeat + 1}</span>{scores_html(cell)}{_preview(cell)}{footer_html(cell)}</div>')  # fmt: skip
 
 
-def _group_cell(evaluation: Any, cells: list[Any], groups: dict[tuple[str, str, str], Group]) -> str:
+def group_cell_html(evaluation: Any, cells: list[Any], finished: Optional[list[Any]] = None) -> str:
+    """One case × model over its repeats: a badge per scorer over the ``finished`` ones (all by default), the
+    first finished output, and the finished repeats on click; while some still run it says how many are done."""
+    done = list(cells) if finished is None else finished
     first = cells[0]
-    badges = "".join(stability_badge(group) for column in evaluation.score_columns
-                     if (group := groups.get((first.case_id, first.model, column))) is not None)  # fmt: skip
-    shown = next((cell for cell in cells if cell.ok), first)
+    badges = "".join(stability_badge(Group(first.case_id, first.model, column,
+                                           [c.scores.get(column) if c.ok else None for c in done]))
+                     for column in evaluation.score_columns)  # fmt: skip
+    shown = next((cell for cell in done if cell.ok), done[0] if done else first)
     flaky = 'data-stability="flaky"' in badges
     body = text_box(shown.text) if shown.kind == "chat" and shown.ok else output_html(shown)
-    repeats = "".join(_repeat_html(cell) for cell in cells)
+    repeats = "".join(_repeat_html(cell) for cell in done)
+    count = f"{len(cells)} repeats" if len(done) == len(cells) else f"{len(done)} of {len(cells)} repeats done"
     details = (f'<details class="gk-eval-repeats"><summary style="cursor:pointer;{MUTED}">'
-               f"{len(cells)} repeats</summary>{repeats}</details>")  # fmt: skip
+               f"{count}</summary>{repeats}</details>")  # fmt: skip
+    state = "done" if len(done) == len(cells) else "running"
     return (f'<td class="gk-eval-cell" data-model="{esc(first.model)}" data-case="{esc(first.case_id)}" '
-            f'data-state="done" data-flaky="{int(flaky)}" style="{CELL_STYLE}"><div>{badges}</div>{body}{details}</td>')
+            f'data-state="{state}" data-flaky="{int(flaky)}" style="{CELL_STYLE}"><div>{badges}</div>{body}{details}</td>')
+
+
+def groups_by_row(evaluation: Any) -> list[list[list[Any]]]:
+    """Per case, per model (in the grid's order): that case × model's cells, one per repeat."""
+    repeats = max(1, evaluation.repeats)
+    rows = evaluation.rows
+    return [[[row[j] for row in rows[start : start + repeats]] for j in range(len(rows[start]))]
+            for start in range(0, len(rows), repeats)]  # fmt: skip
 
 
 def grouped_rows(evaluation: Any) -> list[list[str]]:
     """One list of ``<td>`` per case: each model's cell over its repeats."""
-    groups = groups_of(evaluation)
-    repeats = max(1, evaluation.repeats)
-    rows = evaluation.rows
-    out = []
-    for start in range(0, len(rows), repeats):
-        block = rows[start : start + repeats]
-        out.append([_group_cell(evaluation, [row[j] for row in block], groups) for j in range(len(block[0]))])
-    return out
+    return [[group_cell_html(evaluation, cells) for cells in row] for row in groups_by_row(evaluation)]
