@@ -47,14 +47,16 @@ def sampling(own_gateway: Any) -> Iterator[gk.Client]:
 
 
 def test_expectations_name_their_columns_and_combine_with_functions(client: gk.Client) -> None:
-    """contains, regex, json_schema, max_cost and max_latency score beside a plain function, each its own column."""
+    """contains, regex, json_schema, max_cost and max_latency score beside a function and a judge, each its column."""
     schema = {"title": "reply", "type": "object", "required": ["answer"]}
     scorers = [gk.expect.contains("volcanoes"), gk.expect.regex(r"^\w"), gk.expect.json_schema(schema),
-               gk.expect.max_cost(0.0000001), gk.expect.max_latency(60), mentions]  # fmt: skip
+               gk.expect.max_cost(0.0000001), gk.expect.max_latency(60), mentions,
+               gk.judge(model="chat-mini", rubric="Names the subject.")]  # fmt: skip
     ev = client.evaluate([GOOD[0]], models=["chat-mini"], scorers=scorers)
     scores = ev.cells[0].scores
     assert list(scores) == ["contains('volcanoes')", r"regex('^\\w')", "json_schema(reply)", "max_cost($1e-07)",
-                            "max_latency(60s)", "mentions"]  # fmt: skip
+                            "max_latency(60s)", "mentions", "judge"]  # fmt: skip
+    assert 0 <= scores["judge"] <= 1 and ev.cells[0].score_errors == {}
     assert scores == {**scores, "contains('volcanoes')": True, "json_schema(reply)": False,
                       "max_cost($1e-07)": False, "max_latency(60s)": True, "mentions": True}  # fmt: skip
 

@@ -211,10 +211,11 @@ class Client(_Surface):
 
         ``cases``: prompts, or dicts with ``prompt`` and any fields the scorers read (``id``,
         ``expected``, ...). ``scorers``: functions ``(output, case) -> bool | float | dict`` and
-        ``gk.judge(model=, rubric=)``; a scorer that raises leaves its error in that cell only.
-        Every model id is checked first (nothing is sent for a typo). ``repeats`` runs each case
-        that many times, at most ``concurrency`` cells at once (the repeats of a case send the
-        same request: with ``cache=True`` they are answered once, so sample without the cache). ``dry_run=True`` sends nothing and
+        ``gk.judge(model=, rubric=)`` and ``gk.expect`` checks; a scorer that raises leaves its error in that
+        cell only. Every model id is checked first (nothing is sent for a typo). ``repeats`` runs each case
+        that many times, at most ``concurrency`` cells at once (without ``seed=`` the repeats of a case send
+        the same request: with ``cache=True`` they are answered once; with ``seed=s`` repeat r sends
+        ``seed=s + r``). ``dry_run=True`` sends nothing and
         returns the plan with its ``.quote``; with ``confirm_over=`` the whole evaluation is asked
         about once (``confirm=True`` skips it). ``checkpoint="eval.sqlite"`` keeps each finished
         cell, so a re-run (after a crash) pays each cell once; ``Client(cache=True)`` makes a re-run

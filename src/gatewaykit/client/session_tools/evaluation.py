@@ -10,7 +10,10 @@ answered it, or ``checkpoint`` at $0 when a stored result was reused).
 
 ``to_pandas()`` has one row per cell (the columns: :data:`FIXED_COLUMNS`
 around the score columns), ``summary()`` one per model, ``save(folder)``
-writes the CSV and the media (:mod:`gatewaykit.client.session_tools.evaluation_files`).
+writes the CSV, a JSON and the media (:mod:`gatewaykit.client.session_tools.evaluation_files`)
+that ``Evaluation.load(folder)`` reads back. ``stability()``, ``compare(baseline)``,
+``assert_no_regression(baseline)`` read the repeats as evidence
+(:mod:`gatewaykit.client.session_tools.evaluation_stats`); ``to_html(path)`` writes a report.
 With ``dry_run=True`` no cell has run: ``quote`` is what the run would cost.
 """
 

@@ -13,7 +13,7 @@ nothing is sent for a typo. Then:
 3. ``Client(confirm_over=)``: what is left to send is quoted and asked about
    once, for the whole evaluation.
 4. The cells run at most ``concurrency`` at a time (threads for :class:`Client`,
-   tasks for :class:`AsyncClient`), each tagged in the ledger (its cost is the
+   tasks for :class:`AsyncClient`; with ``seed=s``, repeat r sends ``seed=s + r``), each tagged in the ledger (its cost is the
    ledger's figure: ``cache=True`` makes a re-run's cells ``cached`` at $0);
    chat cells stream where the display shows them. When a cell ends, its
    scorers run (a judge's request tagged apart: ``Evaluation.judge_cost``), then
