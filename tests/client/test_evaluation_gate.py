@@ -130,6 +130,15 @@ def test_compare_marks_a_worse_prompt_worse_and_an_unchanged_one_same(sampling: 
     assert list(baseline.compare(baseline).change) == ["same"] * 3
 
 
+def test_compare_refuses_a_baseline_that_is_not_an_evaluation(client: gk.Client, tmp_path: Path) -> None:
+    """A folder path or a bad alpha is an error saying what compare() takes."""
+    ev = client.evaluate([GOOD[0]], models=["chat-mini"], scorers=[mentions])
+    with pytest.raises(TypeError, match=r"gk.Evaluation.load\(folder\)"):
+        ev.compare(str(tmp_path))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="alpha"):
+        ev.compare(ev, alpha=5)
+
+
 def test_one_repeat_runs_compare_by_their_unanimous_results(client: gk.Client) -> None:
     """With one repeat a side (temperature 0), a pass turned fail is 'worse', a fail turned pass 'better'."""
     baseline = client.evaluate([GOOD[0]], models=["chat-mini"], scorers=[gk.expect.contains("volcanoes")])

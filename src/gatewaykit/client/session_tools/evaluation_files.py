@@ -76,5 +76,6 @@ def save_evaluation(evaluation: Any, folder: Path) -> Path:
     path = folder / "evaluation.csv"
     frame.to_csv(path, index=False)
     record = evaluation_record(evaluation)
-    (folder / "evaluation.json").write_text(json.dumps(record, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+    text = json.dumps(record, ensure_ascii=False, indent=1, default=str)
+    (folder / "evaluation.json").write_text(text, encoding="utf-8")
     return path

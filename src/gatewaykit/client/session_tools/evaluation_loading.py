@@ -3,7 +3,8 @@
 The JSON holds what the grid, ``stability()`` and ``compare()`` read: the
 cases, models, scorers and repeats, and per cell its answer's text (chat) or
 the names of its media files beside it, its scores, judges' reasons, errors
-(as text), latency and cost. Never code (no pickle): loading runs nothing.
+(as text), latency and cost; a case's value JSON cannot hold is kept as its text. Never code
+(no pickle): loading runs nothing, and a media name that is not a plain file name is refused.
 A loaded cell's result is a :class:`SavedAnswer`, :class:`SavedImages` or
 :class:`SavedJob` read from those files; its error a :class:`SavedError`.
 """
@@ -48,8 +49,8 @@ class SavedJob:
     """A saved video or song: ``content()`` reads its file; ``save(path)`` copies it."""
 
     status = "completed"
-    videos: list[Any] = []
-    audio: list[Any] = []
+    videos: tuple[Any, ...] = ()
+    audio: tuple[Any, ...] = ()
     completed_at = None
 
     def __init__(self, path: Path, kind: str) -> None:

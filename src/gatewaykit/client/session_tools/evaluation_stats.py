@@ -134,6 +134,9 @@ def _change(before: Group, after: Group, threshold: float, level: float) -> tupl
 
 def compare_groups(evaluation: Any, baseline: Any, alpha: float, threshold: float) -> list[dict[str, Any]]:
     """One record per group of either evaluation (see the module docstring for the rule)."""
+    if not hasattr(baseline, "cells") or not hasattr(baseline, "score_columns"):
+        raise TypeError(f"compare(baseline) takes an Evaluation (gk.Evaluation.load(folder) reads a saved one), "
+                        f"not {type(baseline).__name__}")  # fmt: skip
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise ValueError(f"compare(alpha=...) is a probability between 0 and 1, not {alpha!r}")
     after, before = groups_of(evaluation), groups_of(baseline)

@@ -32,7 +32,8 @@ from gatewaykit.notebook.html_views.evaluation_cell_html import (
 )
 from gatewaykit.notebook.html_views.style import BOX, CODE, FOOTER, MUTED, esc, format_cost, format_seconds
 
-__all__ = ["CELL_STYLE", "answer_box", "cell_html", "footer_html", "grid_html", "output_html", "render_evaluation_html", "scores_html", "text_box", "thumbnail_uri"]
+__all__ = ["CELL_STYLE", "answer_box", "cell_html", "footer_html", "grid_html", "output_html", "render_evaluation_html",
+           "scores_html", "text_box", "thumbnail_uri"]
 
 _TABLE = "border-collapse:collapse;table-layout:fixed;width:100%;font-size:0.9em"
 _TD = CELL_STYLE

@@ -13,7 +13,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gatewaykit.client.session_tools.evaluation_stats import Group
-from gatewaykit.notebook.html_views.evaluation_cell_html import CELL_STYLE, footer_html, output_html, scores_html, text_box, thumbnail_uri
+from gatewaykit.notebook.html_views.evaluation_cell_html import (
+    CELL_STYLE, footer_html, output_html, scores_html, text_box, thumbnail_uri,
+)
 from gatewaykit.notebook.html_views.style import MUTED, esc
 
 __all__ = ["BADGE_COLOURS", "group_cell_html", "grouped_rows", "groups_by_row", "stability_badge"]
@@ -58,7 +60,8 @@ def _preview(cell: Any) -> str:
 
 def _repeat_html(cell: Any) -> str:
     return (f'<div class="gk-eval-repeat" data-repeat="{cell.repeat + 1}" style="{_REPEAT}">'
-            f'<span style="{MUTED}">repeat {cell.repeat + 1}</span>{scores_html(cell)}{_preview(cell)}{footer_html(cell)}</div>')  # fmt: skip
+            f'<span style="{MUTED}">repeat {cell.repeat + 1}</span>{scores_html(cell)}{_preview(cell)}'
+            f"{footer_html(cell)}</div>")  # fmt: skip
 
 
 def group_cell_html(evaluation: Any, cells: list[Any], finished: Optional[list[Any]] = None) -> str:
