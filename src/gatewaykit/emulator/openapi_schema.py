@@ -93,7 +93,9 @@ SCHEMAS: dict[str, Any] = {
         "quality": {"enum": ["low", "medium", "high"]}, "stream": BOOLEAN, "seed": INTEGER,
         "width": {"type": "integer", "minimum": 256, "maximum": 2048, "multipleOf": 16},
         "height": {"type": "integer", "minimum": 256, "maximum": 2048, "multipleOf": 16},
-        "aspect_ratio": STRING, "resolution": {"enum": ["1K", "2K", "4K"]}, "image_size": STRING}},
+        "aspect_ratio": STRING, "resolution": {"enum": ["1K", "2K", "4K"]}, "image_size": STRING,
+        # An offline extension (emulator/image_sampling.py): sampled pictures for evaluations with repeats.
+        "temperature": {"type": "number", "minimum": 0, "maximum": 2}}},
     "ImageResponse": {"type": "object", "required": ["created", "model", "size", "data"], "properties": {
         "created": INTEGER, "model": STRING, "size": STRING, "usage": ref("Usage"),
         "data": {"type": "array", "items": {"type": "object", "properties": {
