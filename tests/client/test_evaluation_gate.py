@@ -86,6 +86,7 @@ def test_stability_reports_pass_rate_pass_k_spread_and_flaky(sampling: gk.Client
     assert (row.case_id, row.model, row.scorer, row.repeats, row.passed) == ("volcano", "chat-mini", "mentions", 12, passed)
     assert 0 < passed < 12 and row.flaky and not row.pass_k and row.pass_rate == passed / 12
     assert row.spread == pytest.approx((passed / 12 * (1 - passed / 12)) ** 0.5)
+    assert "stability: 0 of 1 cell stable, 1 flaky, 0 failing" in str(ev)
 
 
 def test_a_seeded_evaluation_sends_seed_plus_repeat(sampling: gk.Client) -> None:

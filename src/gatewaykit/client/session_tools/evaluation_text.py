@@ -2,7 +2,7 @@
 
 Row by row: the case, then one line per model (latency, cost, scores, the
 output's start or the error, and the row's marks), then a summary line per
-model. A cell the client's cassette replayed shows, for its cost, the note its
+model (with repeats, how many case × model × scorer cells were stable, flaky or failing). A cell the client's cassette replayed shows, for its cost, the note its
 ledger row has (not charged, and what the recording paid), and each total says
 how many cells (and judge requests) it leaves out that way. Model output is untrusted: control characters are removed, so an
 escape sequence in an answer cannot drive the terminal.
@@ -19,7 +19,7 @@ from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.costs.rows import REPLAYED, replayed_note
 
 __all__ = ["best_legend", "cell_line", "cost_text", "evaluation_text", "judges_replayed_text", "mean_text", "replayed_text",
-           "score_text"]
+           "score_text", "stability_text"]
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _WIDTH = 70
@@ -110,6 +110,18 @@ def cell_line(cell: Any, marks: Any = ()) -> str:
     return " · ".join(facts) + f" — {body}" + (f"  [{', '.join(marks)}]" if marks else "")
 
 
+def stability_text(evaluation: Any) -> str:
+    """``stability: 4 of 6 cells stable, 2 flaky, 0 failing`` (a cell: case × model × scorer over the repeats)."""
+    from gatewaykit.client.session_tools.evaluation_stats import groups_of
+
+    groups = list(groups_of(evaluation).values())
+    counts = [group.passed(0.5) for group in groups]
+    stable = sum(1 for group, passed in zip(groups, counts) if passed == group.repeats)
+    failing = sum(1 for passed in counts if passed == 0)
+    return (f"stability: {stable} of {plural(len(groups), 'cell')} stable, {len(groups) - stable - failing} flaky, "
+            f"{failing} failing (ev.stability())")
+
+
 def evaluation_text(evaluation: Any) -> str:
     """The whole evaluation: rows of cells, then one summary line per model (and the quote of a dry run)."""
     head = f"{evaluation.kind} evaluation: {plural(len(evaluation.cases), 'case')} × {plural(len(evaluation.models), 'model')}"
@@ -145,6 +157,8 @@ def evaluation_text(evaluation: Any) -> str:
         if errors:
             facts.append(f"{errors} error{'s' if errors != 1 else ''}")
         lines.append("  " + " · ".join(facts))
+    if evaluation.repeats > 1 and evaluation.score_columns:
+        lines.append("  " + stability_text(evaluation))
     if evaluation.judge_cost:
         lines.append(f"  judging: {format_usd(evaluation.judge_cost)}")
     judges_replayed = judges_replayed_text(evaluation)
