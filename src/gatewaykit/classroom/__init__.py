@@ -18,8 +18,10 @@ How it is built (each module imports only those above it)::
     budgets.py     holds and caps, on the offline gateway's Account
     worst_case.py  the most a request can cost, from the catalog's prices
     refusals.py    402 / 403 / 503 / 401 in a student's words
+    outbound_proxy.py  the proxy the environment names (CONNECT ours, SOCKS5 python-socks')
+    buffered_bytes.py  what buffered bodies may hold in memory, per answer and in total
     keepalive.py   keep-alive HTTP/1.1 connections to the gateway (h11 framing, one deque of idle sockets)
-    upstream.py    the gateway behind: those connections, the teacher's key, header filtering
+    upstream.py    the gateway behind: those connections, the teacher's key, the headers forwarded
     upstream_balance.py  the teacher's paid balance at the gateway: used up (a gateway 402) or not
     state.py       one classroom: students, keys, the kill switch, admission
     passthrough.py forwarding a billed request, buffered or streamed, and settling it

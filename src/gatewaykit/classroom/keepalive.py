@@ -16,7 +16,10 @@ https: each new connection is a ``CONNECT host:port`` tunnel through the proxy
 to an ``https://`` proxy; a ``socks5h://`` / ``socks5://`` proxy's SOCKS5
 CONNECT, with its user/password login), upgraded to TLS for the gateway's own
 name (TLS inside TLS, through an https proxy); the teacher's key only ever
-travels inside the tunnel. The connect time-out covers the whole CONNECT and
+travels inside the tunnel. SOCKS5 is python-socks' (the library aiohttp-socks
+and httpx-socks are built on); CONNECT is ours, as python-socks reads a
+proxy's answer in one ``recv`` (a head split in two leaves bytes in the tunnel)
+and speaks no TLS to the proxy in the socket form used here. The connect time-out covers the whole CONNECT and
 TLS handshake, and a tunnel is kept alive and reused like any connection. A proxy that refuses
 (407, 502, ...) is a :class:`ConnectionFailed` naming the proxy's host, port and
 status, never its password.
@@ -25,15 +28,20 @@ Failures before any answer arrived are :class:`ConnectionFailed` (``timed_out``
 says which; ``sent`` whether the request had been written to the gateway by then:
 it may have been carried out); a body cut off or too slow later is the same
 class, raised from ``aread`` / ``aiter_raw`` (always ``sent``). A connection is
-reused only when its last exchange ended cleanly and it has been idle less than
-``keepalive_seconds``.
+reused only when its last exchange ended cleanly, nothing was left on it after
+the answer (an answer sent twice, a ``Content-Length`` too short, bytes that
+came while it was idle: the next request would read them as its own answer,
+another student's) and it has been idle less than ``keepalive_seconds``. An
+answer head over 256 KiB is refused (``sent``); ``aread`` takes a
+:class:`~gatewaykit.classroom.buffered_bytes.BufferedBytes` that bounds what a
+buffered answer may hold.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import socket
+import select
 import ssl
 import time
 from typing import Any, AsyncIterator, Iterable, Optional
@@ -41,14 +49,17 @@ from urllib.parse import urlsplit
 
 import h11
 import orjson
+from python_socks import ProxyError, ProxyType
+from python_socks.async_.asyncio import Proxy as SocksProxy
 
-from gatewaykit.classroom.outbound_proxy import (
-    SOCKS_DOMAIN, SOCKS_IPV4, SOCKS_IPV6, SOCKS_PASSWORD_LOGIN, OutboundProxy, proxy_for,
-)
+from gatewaykit.classroom.buffered_bytes import AnswerTooLarge, BufferedBytes
+from gatewaykit.classroom.outbound_proxy import OutboundProxy, proxy_for
 
 __all__ = ["ConnectionFailed", "KeepAlivePool", "UpstreamHeaders", "UpstreamResponse"]
 
 _READ_BYTES = 256 * 1024
+#: An answer's head (status line and headers) at most.
+MAX_HEAD_BYTES = 256 * 1024
 
 
 class ConnectionFailed(Exception):
@@ -82,16 +93,52 @@ class UpstreamHeaders:
         return name.lower() in self._map
 
 
-class _Connection:
-    __slots__ = ("reader", "writer", "h11", "idle_since")
+class _CountingReader(asyncio.StreamReader):
+    """A stream reader that counts the bytes it was given, so a connection can tell whether any are unread."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    received = 0
+
+    def feed_data(self, data: bytes) -> None:
+        self.received += len(data)
+        super().feed_data(data)
+
+
+async def _open_stream(**where: Any) -> tuple[_CountingReader, asyncio.StreamWriter]:
+    """``asyncio.open_connection`` (``where``: its arguments, or ``sock=``) with a counting reader."""
+    loop = asyncio.get_running_loop()
+    reader = _CountingReader(limit=_READ_BYTES, loop=loop)
+    protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
+    transport, _ = await loop.create_connection(lambda: protocol, **where)
+    return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
+
+
+def _readable(writer: asyncio.StreamWriter) -> bool:
+    """Whether the socket under ``writer`` has bytes (or its end) waiting that the loop has not read yet."""
+    sock = writer.get_extra_info("socket")
+    fileno = sock.fileno() if sock is not None else -1
+    if fileno < 0:
+        return True
+    poller = select.poll()
+    poller.register(fileno, select.POLLIN)
+    return bool(poller.poll(0))
+
+
+class _Connection:
+    __slots__ = ("reader", "writer", "h11", "idle_since", "consumed")
+
+    def __init__(self, reader: _CountingReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
-        self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=256 * 1024)
+        self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
         self.idle_since = 0.0
+        self.consumed = reader.received  # what came before (a proxy's answer) was read by the tunnel
+
+    def clean(self) -> bool:
+        """Nothing is left on the connection after the last answer: not in h11, not in the reader."""
+        return not self.h11.trailing_data[0] and self.reader.received == self.consumed
 
     def usable(self, now: float, keepalive: float) -> bool:
-        return now - self.idle_since < keepalive and not self.reader.at_eof() and not self.writer.is_closing()
+        return (now - self.idle_since < keepalive and self.clean() and not self.reader.at_eof()
+                and not self.writer.is_closing() and not _readable(self.writer))
 
     def close(self) -> None:
         self.writer.close()
@@ -109,6 +156,7 @@ class _Connection:
                 raise ConnectionFailed(True, "ReadTimeout") from None
             except OSError as exc:
                 raise ConnectionFailed(False, type(exc).__name__) from None
+            self.consumed += len(data)
             conn.receive_data(data)
 
 
@@ -121,6 +169,8 @@ class UpstreamResponse:
         self._pool = pool
         self._connection: Optional[_Connection] = connection
         self._content: Optional[bytes] = None
+        self._buffers: Optional[BufferedBytes] = None
+        self._held = 0  # bytes of the body counted in _buffers
 
     @property
     def content(self) -> bytes:
@@ -131,10 +181,40 @@ class UpstreamResponse:
     def json(self) -> Any:
         return orjson.loads(self.content)
 
-    async def aread(self) -> bytes:
-        if self._content is None:
+    async def aread(self, buffers: Optional[BufferedBytes] = None) -> bytes:
+        """The whole body; with ``buffers``, counted in it (:meth:`release` gives it back) and bounded by it:
+        :class:`~gatewaykit.classroom.buffered_bytes.AnswerTooLarge` or ``BuffersFull`` (the connection closed)."""
+        if self._content is not None:
+            return self._content
+        if buffers is None:
             self._content = b"".join([chunk async for chunk in self.aiter_raw()])
+            return self._content
+        self._buffers = buffers
+        declared = self.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > buffers.per_answer:
+            await self.aclose()
+            raise AnswerTooLarge(buffers.per_answer)
+        chunks = []
+        body = self.aiter_raw()
+        try:
+            async for chunk in body:
+                if self._held + len(chunk) > buffers.per_answer:
+                    raise AnswerTooLarge(buffers.per_answer)
+                buffers.take(len(chunk))
+                self._held += len(chunk)
+                chunks.append(chunk)
+        except BaseException:
+            await body.aclose()  # the connection closes: its answer was not read to the end
+            self.release()
+            raise
+        self._content = b"".join(chunks)
         return self._content
+
+    def release(self) -> None:
+        """The body read by ``aread(buffers)`` is no longer held (it was passed on): its bytes are given back."""
+        if self._buffers is not None and self._held:
+            self._buffers.give(self._held)
+        self._held = 0
 
     async def aiter_raw(self) -> AsyncIterator[bytes]:
         """The body as it arrives (de-chunked, not decompressed); the connection goes back to the pool at its end."""
@@ -245,8 +325,8 @@ class KeepAlivePool:
                         if self.proxy is not None:
                             reader, writer = await self._tunnel(self.proxy)
                         else:
-                            reader, writer = await asyncio.open_connection(
-                                self.hostname, self.port, ssl=self._ssl, limit=_READ_BYTES,
+                            reader, writer = await _open_stream(
+                                host=self.hostname, port=self.port, ssl=self._ssl,
                                 server_hostname=self.hostname if self.tls else None)
                     return _Connection(reader, writer), False
                 except TimeoutError:
@@ -264,22 +344,18 @@ class KeepAlivePool:
     def _via(self) -> str:
         return f" via the proxy {self.proxy.shown}" if self.proxy is not None else ""
 
-    async def _tunnel(self, proxy: OutboundProxy) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    async def _tunnel(self, proxy: OutboundProxy) -> tuple[_CountingReader, asyncio.StreamWriter]:
         """A connection to the gateway through ``proxy``: CONNECT (an http proxy's, or SOCKS5's), the proxy's yes,
         then TLS for an https gateway. A refusal is a :class:`ConnectionFailed` (not tried again: the proxy will
         say the same)."""
-        address = None
-        if proxy.scheme == "socks5":  # the name resolved here (socks5h: by the proxy)
-            found = await asyncio.get_running_loop().getaddrinfo(self.hostname, self.port, type=socket.SOCK_STREAM)
-            address = str(found[0][4][0])
-        reader, writer = await asyncio.open_connection(  # an https proxy: TLS to it first, its name checked
-            proxy.host, proxy.port, limit=_READ_BYTES, ssl=self._proxy_ssl,
+        if proxy.socks:
+            return await _open_stream(sock=await self._socks_tunnel(proxy), ssl=self._ssl,
+                                      server_hostname=self.hostname if self.tls else None)
+        reader, writer = await _open_stream(  # an https proxy: TLS to it first, its name checked
+            host=proxy.host, port=proxy.port, ssl=self._proxy_ssl,
             server_hostname=proxy.host if self._proxy_ssl is not None else None)
         try:
-            if proxy.socks:
-                await self._socks_handshake(proxy, reader, writer, address)
-            else:
-                await self._http_connect(proxy, reader, writer)
+            await self._http_connect(proxy, reader, writer)
             if self._ssl is not None:
                 await writer.start_tls(self._ssl, server_hostname=self.hostname)
         except BaseException:
@@ -287,7 +363,7 @@ class KeepAlivePool:
             raise
         return reader, writer
 
-    async def _http_connect(self, proxy: OutboundProxy, reader: asyncio.StreamReader,
+    async def _http_connect(self, proxy: OutboundProxy, reader: _CountingReader,
                             writer: asyncio.StreamWriter) -> None:
         """An http(s) proxy's ``CONNECT host:port`` and its 2xx."""
         writer.write(proxy.connect_request(self.hostname, self.port))
@@ -302,49 +378,26 @@ class KeepAlivePool:
         refusal = proxy.refusal(head, self.hostname, self.port)
         if refusal is not None:
             raise ConnectionFailed(False, refusal)
+        if reader.received != len(head):  # the gateway speaks only when spoken to: these are not its bytes
+            raise ConnectionFailed(False, f"the proxy {proxy.shown} sent more than its answer to CONNECT")
 
-    async def _socks_handshake(self, proxy: OutboundProxy, reader: asyncio.StreamReader,
-                               writer: asyncio.StreamWriter, address: Optional[str]) -> None:
-        """SOCKS5 (RFC 1928): the logins offered, the user/password one if chosen (RFC 1929), then CONNECT."""
-        stage = "during the SOCKS5 handshake"
+    async def _socks_tunnel(self, proxy: OutboundProxy) -> Any:
+        """A socket connected to the gateway through a SOCKS5 proxy (python-socks' handshake: its logins, the
+        user/password one if chosen (RFC 1929), then CONNECT); its refusals said in our words."""
+        user, password = proxy.login
+        socks = SocksProxy(ProxyType.SOCKS5, proxy.host, proxy.port, user, password,
+                           rdns=proxy.scheme == "socks5h", loop=asyncio.get_running_loop())
         try:
-            writer.write(proxy.socks_greeting())
-            await writer.drain()
-            chosen = await reader.readexactly(2)
-            refusal = proxy.socks_login_refusal(chosen)
-            if refusal is not None:
-                raise ConnectionFailed(False, refusal)
-            login = proxy.socks_login()
-            if chosen[1] == SOCKS_PASSWORD_LOGIN and login is not None:
-                writer.write(login)
-                await writer.drain()
-                stage = "after the login (check the user and password in the proxy URL)"  # some just hang up
-                if (await reader.readexactly(2))[1] != 0:
-                    raise ConnectionFailed(False, f"the proxy {proxy.shown} refused the user and password in the "
-                                                  "proxy URL")
-                stage = "during the SOCKS5 handshake"
-            writer.write(proxy.socks_connect_request(self.hostname, self.port, address))
-            await writer.drain()
-            reply = await reader.readexactly(4)
-            refusal = proxy.socks_refusal(reply, self.hostname, self.port)
-            if refusal is not None:
-                raise ConnectionFailed(False, refusal)
-            kind = reply[3]  # the address the proxy bound, then its port: read past them
-            if kind == SOCKS_IPV4:
-                await reader.readexactly(4 + 2)
-            elif kind == SOCKS_IPV6:
-                await reader.readexactly(16 + 2)
-            elif kind == SOCKS_DOMAIN:
-                await reader.readexactly((await reader.readexactly(1))[0] + 2)
-            else:
-                raise ConnectionFailed(False, f"the proxy {proxy.shown} answered SOCKS5 CONNECT with an unknown "
-                                              "address type")
-        except asyncio.IncompleteReadError:
-            raise ConnectionFailed(False, f"the proxy {proxy.shown} closed the connection {stage}") from None
+            return await socks.connect(self.hostname, self.port, timeout=self.connect_timeout)
+        except ProxyError as exc:
+            raise ConnectionFailed(False, proxy.socks_refusal(exc, self.hostname, self.port)) from None
+        except (ValueError, IndexError):  # an answer python-socks could not read (a bound name not UTF-8, say)
+            raise ConnectionFailed(False, f"the proxy {proxy.shown} did not answer in SOCKS5") from None
 
     def give_back(self, connection: _Connection, reusable: bool) -> None:
         conn = connection.h11
-        if reusable and not self._closed and conn.our_state is h11.DONE and conn.their_state is h11.DONE:
+        if (reusable and not self._closed and conn.our_state is h11.DONE and conn.their_state is h11.DONE
+                and connection.clean()):
             conn.start_next_cycle()
             connection.idle_since = time.monotonic()
             self._idle.append(connection)
@@ -390,6 +443,9 @@ class KeepAlivePool:
                 exc.sent = sent
             self.give_back(connection, reusable=False)
             raise
+        if sum(len(name) + len(value) + 4 for name, value in event.headers) > MAX_HEAD_BYTES:
+            self.give_back(connection, reusable=False)
+            raise ConnectionFailed(False, f"the gateway's answer head is over {MAX_HEAD_BYTES // 1024} KiB", sent=True)
         headers_out = UpstreamHeaders([(name.decode("latin-1"), value.decode("latin-1"))
                                        for name, value in event.headers])
         return UpstreamResponse(self, connection, event.status_code, headers_out)

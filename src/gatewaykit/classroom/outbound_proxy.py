@@ -18,9 +18,9 @@ Two kinds of proxy are spoken to, each as a tunnel to the gateway (see
   the proxy (its certificate checked for its name), so the login is never in
   the clear on the school's network;
 - ``socks5h://`` and ``socks5://`` (RFC 1928): SOCKS5's CONNECT, with its
-  user/password login (RFC 1929) when the URL has them. ``socks5h`` sends the
-  gateway's name for the proxy to resolve; ``socks5`` resolves it here and
-  sends the address (curl's and httpx's reading of the two).
+  user/password login (RFC 1929) when the URL has them, spoken by python-socks.
+  ``socks5h`` sends the gateway's name for the proxy to resolve; ``socks5``
+  resolves it here and sends the address (curl's and httpx's reading of the two).
 
 The user and password appear nowhere else: not in ``repr``, not in ``shown``,
 not in any error. Anything else (SOCKS4, SOCKS5 over TLS) is refused when
@@ -33,7 +33,7 @@ import base64
 import ipaddress
 import re
 import urllib.request
-from typing import Optional, Union
+from typing import Optional
 from urllib.parse import unquote, urlsplit
 
 from gatewaykit.proxy_environment import named_proxy
@@ -43,10 +43,6 @@ __all__ = ["OutboundProxy", "proxy_for"]
 _STATUS_LINE = re.compile(rb"HTTP/1\.[01] (\d{3})(?: ([^\r\n]*))?\r\n")
 _SCHEMES = ("http", "https", "socks5", "socks5h")
 _DEFAULT_PORTS = {"http": 80, "https": 443, "socks5": 1080, "socks5h": 1080}
-# SOCKS5 (RFC 1928)
-SOCKS_VERSION = 5
-SOCKS_NO_LOGIN, SOCKS_PASSWORD_LOGIN, SOCKS_NO_ACCEPTABLE_LOGIN = 0x00, 0x02, 0xFF
-SOCKS_IPV4, SOCKS_DOMAIN, SOCKS_IPV6 = 0x01, 0x03, 0x04
 _SOCKS_REPLIES = {
     0x01: "a general failure", 0x02: "not allowed by its rules", 0x03: "network unreachable",
     0x04: "host unreachable", 0x05: "connection refused", 0x06: "TTL expired", 0x07: "command not supported",
@@ -58,7 +54,7 @@ class OutboundProxy:
     """An outbound proxy: its kind (``scheme``), where it is (``shown``: host and port, never credentials) and how to
     ask it for a tunnel (an ``http`` / ``https`` proxy's CONNECT; a ``socks5`` / ``socks5h`` proxy's handshake)."""
 
-    __slots__ = ("host", "port", "scheme", "_authorization", "_login")
+    __slots__ = ("host", "port", "scheme", "_authorization", "_user", "_password")
 
     def __init__(self, host: str, port: int, user: Optional[str] = None, password: Optional[str] = None,
                  scheme: str = "http") -> None:
@@ -67,16 +63,14 @@ class OutboundProxy:
                              "socks5://)")
         self.host, self.port, self.scheme = host, port, scheme
         self._authorization: Optional[bytes] = None
-        self._login: Optional[bytes] = None
+        self._user, self._password = user, (password or "") if user is not None else None
         if user is not None:
             pair = f"{user}:{password or ''}".encode("utf-8")
             self._authorization = b"Basic " + base64.b64encode(pair)
-            name, secret = user.encode("utf-8"), (password or "").encode("utf-8")
-            if scheme.startswith("socks"):
-                if not 0 < len(name) < 256 or len(secret) > 255:
-                    raise ValueError(f"A SOCKS5 proxy's user and password are each 1 to 255 bytes; the ones in the "
-                                     f"proxy URL for {self.shown} are not: change them in the URL.")
-                self._login = bytes([1, len(name)]) + name + bytes([len(secret)]) + secret  # RFC 1929
+            if scheme.startswith("socks") and not all(
+                    0 < len(part) < 256 and part.isascii() for part in (user, password or "")):
+                raise ValueError(f"A SOCKS5 proxy's user and password are each 1 to 255 bytes of ASCII (RFC 1929); "
+                                 f"the ones in the proxy URL for {self.shown} are not: change them in the URL.")
 
     @property
     def socks(self) -> bool:
@@ -121,53 +115,30 @@ class OutboundProxy:
             why += ", http://user:password@host:port)"
         return why
 
-    # -- SOCKS5 ----------------------------------------------------------------------------------------------------
-    def socks_greeting(self) -> bytes:
-        """The logins offered: none, and user/password when the URL has them."""
-        if self._login is None:
-            return bytes([SOCKS_VERSION, 1, SOCKS_NO_LOGIN])
-        return bytes([SOCKS_VERSION, 2, SOCKS_NO_LOGIN, SOCKS_PASSWORD_LOGIN])
+    @property
+    def login(self) -> tuple[Optional[str], Optional[str]]:
+        """The user and password in the proxy URL (None, None: none), for the SOCKS5 login."""
+        return self._user, self._password
 
-    def socks_login(self) -> Optional[bytes]:
-        """The user/password login (RFC 1929), or None when the URL has none."""
-        return self._login
-
-    def socks_login_refusal(self, chosen: bytes) -> Optional[str]:
-        """None when the proxy's choice of login (its 2 bytes) is one offered, else why not (for logs)."""
-        if len(chosen) != 2 or chosen[0] != SOCKS_VERSION:
-            return f"the proxy {self.shown} did not answer in SOCKS5"
-        method = chosen[1]
-        if method == SOCKS_NO_LOGIN or (method == SOCKS_PASSWORD_LOGIN and self._login is not None):
-            return None
-        if method == SOCKS_NO_ACCEPTABLE_LOGIN and self._login is None:
-            return (f"the proxy {self.shown} wants a login (a user and password: "
-                    f"{self.scheme}://user:password@host:port)")
-        return f"the proxy {self.shown} accepts none of the logins offered"
-
-    def socks_connect_request(self, host: str, port: int, address: Optional[str] = None) -> bytes:
-        """SOCKS5's CONNECT to ``host:port``: by name, or by ``address`` (an IP resolved here, for ``socks5``)."""
-        target: Union[ipaddress.IPv4Address, ipaddress.IPv6Address, None]
-        try:
-            target = ipaddress.ip_address(address if address is not None else host)
-        except ValueError:  # a name
-            target = None
-        if target is None:
-            name = host if host.isascii() else host.encode("idna").decode("ascii")
-            where = bytes([SOCKS_DOMAIN, len(name)]) + name.encode("ascii")
-        elif target.version == 4:
-            where = bytes([SOCKS_IPV4]) + target.packed
-        else:
-            where = bytes([SOCKS_IPV6]) + target.packed
-        return bytes([SOCKS_VERSION, 1, 0]) + where + port.to_bytes(2, "big")
-
-    def socks_refusal(self, reply: bytes, host: str, port: int) -> Optional[str]:
-        """None when the proxy's reply (its first 4 bytes) opened the tunnel, else why not (for logs)."""
-        if len(reply) != 4 or reply[0] != SOCKS_VERSION:
-            return f"the proxy {self.shown} did not answer SOCKS5's CONNECT in SOCKS5"
-        if reply[1] == 0:
-            return None
-        why = _SOCKS_REPLIES.get(reply[1], "an unknown refusal")
-        return f"the proxy {self.shown} answered {reply[1]} ({why}) to SOCKS5 CONNECT {host}:{port}"
+    def socks_refusal(self, failure: Exception, host: str, port: int) -> str:
+        """Why a SOCKS5 proxy did not open the tunnel, from python-socks' ``ProxyError`` (for logs; never the
+        login)."""
+        code = getattr(failure, "error_code", None)
+        if isinstance(code, int) and code > 0:
+            why = _SOCKS_REPLIES.get(code, "an unknown refusal")
+            return f"the proxy {self.shown} answered {code} ({why}) to SOCKS5 CONNECT {host}:{port}"
+        said = str(failure).lower()
+        if "authentication failure" in said:
+            return f"the proxy {self.shown} refused the user and password in the proxy URL"
+        if "no acceptable authentication" in said:
+            if self._user is None:
+                return (f"the proxy {self.shown} wants a login (a user and password: "
+                        f"{self.scheme}://user:password@host:port)")
+            return f"the proxy {self.shown} accepts none of the logins offered"
+        if "closed unexpectedly" in said:
+            hint = " (check the user and password in the proxy URL)" if self._user is not None else ""
+            return f"the proxy {self.shown} closed the connection during the SOCKS5 handshake{hint}"
+        return f"the proxy {self.shown} did not answer in SOCKS5"
 
 
 def _loopback(hostname: str) -> bool:

@@ -13,6 +13,11 @@ left, an outcome the classroom cannot know (no answer in time, the connection
 closed before the answer, a body cut off) is charged at its hold, status
 ``unknown: ...``: the gateway had the whole request and may have carried it out
 and billed the teacher, so releasing it would let the cap be passed for free.
+
+Buffered bodies count in ``upstream.buffers``: a student's body while it is
+sent, an answer until it was passed on. Past the total the student is told the
+classroom is busy (503, nothing sent, nothing charged); an answer over its
+limit is a 502, charged at the hold when the gateway had answered 200.
 """
 
 from __future__ import annotations
@@ -23,8 +28,10 @@ from typing import Any, AsyncIterator, Optional
 import orjson
 from starlette.background import BackgroundTask
 from starlette.responses import Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from gatewaykit.classroom.budgets import Hold, unknown_status
+from gatewaykit.classroom.buffered_bytes import AnswerTooLarge, BuffersFull
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.store import NO_BALANCE
 from gatewaykit.classroom.keepalive import ConnectionFailed
@@ -51,6 +58,15 @@ def upstream_error(failure: UpstreamFailure, charged_nanos: Optional[int] = None
                    "request; tell your teacher if this keeps happening.")
         return ApiError(504 if failure.timed_out else 502, message, type="api_error",
                         code="upstream_timeout" if failure.timed_out else "upstream_unreachable")
+    if failure.busy:
+        return ApiError(503, "The classroom is holding as much data in memory as it may at once (large requests or "
+                        "answers of other students); try again in a moment.", type="api_error",
+                        code="classroom_busy")
+    if failure.too_large:
+        return ApiError(502, "The gateway's answer is larger than the classroom passes on "
+                        f"({failure.cause or 'over its limit'}). Ask for less (fewer or smaller images, a lower "
+                        "max_tokens), or tell whoever runs the classroom.", type="api_error",
+                        code="upstream_answer_too_large")
     if failure.timed_out:
         return ApiError(504, "The gateway behind your classroom did not answer in time. Nothing was charged; "
                         "try again.", type="api_error", code="upstream_timeout")
@@ -86,15 +102,37 @@ def _upstream_id(response: UpstreamResponse, body: Any) -> Optional[str]:
     return found[:200] if found else None
 
 
+class _PassedOn(Response):
+    """A buffered answer whose bytes are given back to the classroom's count once it was sent (or failed to be)."""
+
+    def __init__(self, answer: UpstreamResponse, content: bytes, status_code: int, headers: dict[str, str]) -> None:
+        super().__init__(content, status_code=status_code, headers=headers)
+        self._answer = answer
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._answer.release()
+
+
 async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any, path: str, content: bytes,
                          content_type: Optional[str], *, stream: bool) -> Response:
     """Send a billed request upstream under ``hold`` and pass the answer on, settling the hold."""
     upstream = state.upstream
+    buffers = upstream.buffers
+    try:
+        buffers.take(len(content))
+    except BuffersFull as full:
+        state.budgets.release(hold.row_id, "classroom busy")
+        raise upstream_error(UpstreamFailure(False, str(full), busy=True)) from None
     try:
         response = await upstream.send("POST", path, headers=request_headers, content=content,
                                        content_type=content_type, stream=True)
     except UpstreamFailure as failure:
         raise unanswered(state, hold, failure) from None
+    finally:
+        buffers.give(len(content))  # sent (or not): the student's body is no longer this request's to hold
     headers = upstream.response_headers(response)
     if response.status_code == 200:
         state.balance.paid()
@@ -103,20 +141,44 @@ async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any
         return StreamingResponse(_relay(state, hold, response), status_code=200, headers=headers,
                                  background=BackgroundTask(response.aclose))
     try:
-        data = await response.aread()
+        data = await response.aread(buffers)
     except ConnectionFailed as exc:  # the answer began: the gateway had the request (a cut-off body, too slow)
         if response.status_code != 200:  # a refusal, cut off: the gateway said no before its body broke
             state.budgets.release(hold.row_id, f"refused {response.status_code}, cut off")
             raise upstream_error(UpstreamFailure(timed_out=exc.timed_out)) from None
         raise unanswered(state, hold, UpstreamFailure(timed_out=exc.timed_out, sent=True)) from None
+    except (AnswerTooLarge, BuffersFull) as exc:
+        raise await _not_passed_on(state, hold, response, exc) from None
     finally:
         await response.aclose()
+    try:
+        return await _settled(state, hold, response, data, headers)
+    except BaseException:
+        response.release()
+        raise
+
+
+async def _not_passed_on(state: ClassroomState, hold: Hold, response: UpstreamResponse,
+                         exc: Exception) -> Exception:
+    """The error for an answer not read to its end (too large, or the classroom too full): once the gateway said
+    200 it has billed the teacher, so the hold is charged (its cost was never read)."""
+    busy = isinstance(exc, BuffersFull)
+    if response.status_code == 200:
+        await state.budgets.settle_grouped(hold.row_id, hold.nanos, "unreported", _upstream_id(response, None))
+    else:
+        await state.budgets.release_grouped(hold.row_id, f"refused {response.status_code}")
+    return upstream_error(UpstreamFailure(False, str(exc), too_large=not busy, busy=busy))
+
+
+async def _settled(state: ClassroomState, hold: Hold, response: UpstreamResponse, data: bytes,
+                   headers: dict[str, str]) -> Response:
+    upstream = state.upstream
     if response.status_code == 402:  # the teacher's key cannot pay: the class's problem, never the student's
         await state.budgets.release_grouped(hold.row_id, NO_BALANCE)
         raise state.balance.used_up()
     if response.status_code != 200:
         await state.budgets.release_grouped(hold.row_id, f"refused {response.status_code}")
-        return Response(upstream.scrub(data), status_code=response.status_code, headers=headers)
+        return _PassedOn(response, upstream.scrub(data), response.status_code, headers)
     try:
         body = orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -126,7 +188,7 @@ async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any
         await state.budgets.settle_grouped(hold.row_id, hold.nanos, "unreported", _upstream_id(response, body))
     else:
         await state.budgets.settle_grouped(hold.row_id, cost, "ok", _upstream_id(response, body))
-    return Response(upstream.scrub(data), status_code=200, headers=headers)
+    return _PassedOn(response, upstream.scrub(data), 200, headers)
 
 
 async def _relay(state: ClassroomState, hold: Hold, response: UpstreamResponse) -> AsyncIterator[bytes]:

@@ -16,6 +16,7 @@ import time
 import warnings
 from typing import Any, Callable, Iterable, Optional
 
+from gatewaykit.classroom.buffered_bytes import MAX_ANSWER_BYTES, MAX_BUFFERED_BYTES
 from gatewaykit.classroom.roster import read_roster
 from gatewaykit.classroom.db_location import MEMORY, default_db
 from gatewaykit.classroom.setting_names import PYTHON, SettingNames
@@ -265,7 +266,8 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
           default_max_tokens: int = 1024, clock: Optional[Callable[[], Any]] = None, store: Optional[Store] = None,
           offline: Optional[dict[str, Any]] = None, job_check_seconds: float = 2.0,
           upstream_timeout: float = 300.0, root_path: Optional[str] = None, keys_out: Optional[str] = None,
-          announce: bool = True, _names: SettingNames = PYTHON) -> Classroom:
+          announce: bool = True, max_answer_bytes: int = MAX_ANSWER_BYTES,
+          max_buffered_bytes: int = MAX_BUFFERED_BYTES, _names: SettingNames = PYTHON) -> Classroom:
     """Start a classroom in a background thread (``port=0``: a free port). See docs/classroom.md.
 
     ``upstream``: the gateway's URL, or ``"offline"`` (a private offline gateway, ``offline=`` its options).
@@ -277,6 +279,8 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
     (:mod:`gatewaykit.classroom.db_location`); ``":memory:"``: memory only. ``admin_token``: the teacher's token
     (kept in ``db`` as a digest); none: the one kept there, or a new one. ``keys_out``: a CSV every key the
     classroom issues is appended to. ``announce``: print where students connect and where the class is kept.
+    ``max_answer_bytes`` / ``max_buffered_bytes``: one buffered answer at most, and all bodies buffered at once
+    (:mod:`gatewaykit.classroom.buffered_bytes`).
     A malformed roster or setting is a ``ValueError`` saying what to change."""
     names = _names
     entries = read_roster(roster)
@@ -324,7 +328,8 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
                                  admin_token=token, admin_digest=kept if source == "kept" else None,
                                  root_path=prefix, upstream_offline=upstream_offline, names=names,
                                  keys_file=keys_out)
-        forwarding = Upstream(base_url, key, timeout=upstream_timeout, trust_env=gateway is None)
+        forwarding = Upstream(base_url, key, timeout=upstream_timeout, trust_env=gateway is None,
+                              max_answer_bytes=max_answer_bytes, max_buffered_bytes=max_buffered_bytes)
         state = ClassroomState(settings, store, forwarding, catalog, window_rule)
         new_keys = []
         for entry in entries:

@@ -1,9 +1,13 @@
 """The gateway behind the classroom: keep-alive connections that send with the teacher's key.
 
-Requests are rebuilt for the upstream: hop-by-hop headers, ``Host``, cookies
-and the student's ``Authorization`` are dropped, the teacher's key is put in,
-and answers are asked for uncompressed so bodies can be read and passed on as
-they are. Answers come back with hop-by-hop and length headers dropped. The
+Requests are rebuilt for the upstream: of the student's headers only those a
+client of the API needs pass (``FORWARDED_HEADERS``, each value at most 512
+characters); the teacher's key is put in, and answers are asked for
+uncompressed so bodies can be read and passed on as they are. Anything else a
+student sends (hop-by-hop headers, ``Expect``, an offline gateway's
+``X-Emulator-Fault``, an ``Idempotency-Key`` or ``X-Request-Id`` that would
+share the teacher's account with other students, kilobytes of custom headers)
+never reaches the gateway with the teacher's key. Answers come back with hop-by-hop and length headers dropped. The
 teacher's key is scrubbed from anything the upstream sends back (it never
 should say it, but the key must not reach a student even if it did). The
 connections are :mod:`gatewaykit.classroom.keepalive`'s (httpx cost two thirds
@@ -17,14 +21,19 @@ import logging
 from typing import Any, Iterable, Optional
 from urllib.parse import urlencode
 
+from gatewaykit.classroom.buffered_bytes import (
+    MAX_ANSWER_BYTES, MAX_BUFFERED_BYTES, AnswerTooLarge, BufferedBytes, BuffersFull,
+)
 from gatewaykit.classroom.keepalive import ConnectionFailed, KeepAlivePool, UpstreamResponse
 
-__all__ = ["HOP_BY_HOP", "Upstream", "UpstreamFailure", "UpstreamResponse"]
+__all__ = ["FORWARDED_HEADERS", "HOP_BY_HOP", "Upstream", "UpstreamFailure", "UpstreamResponse"]
 
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
                         "trailers", "transfer-encoding", "upgrade"})
-_NOT_FORWARDED = HOP_BY_HOP | {"host", "authorization", "content-length", "accept-encoding", "cookie",
-                               "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "forwarded"}
+#: The student's headers the gateway is sent: the body's type, what the client accepts, who it is, and the W3C
+#: trace context that ties the gateway's spans to the student's. Nothing else reaches it with the teacher's key.
+FORWARDED_HEADERS = frozenset({"content-type", "accept", "user-agent", "traceparent", "tracestate"})
+_LONGEST_FORWARDED = 512  # characters of a forwarded value (a multipart boundary is at most 70)
 _NOT_RETURNED = HOP_BY_HOP | {"content-length", "content-encoding", "set-cookie", "date", "server"}
 SCRUBBED = b"[redacted]"
 #: Connections to the gateway at most; more requests in flight wait for one (up to the upstream time-out).
@@ -33,18 +42,22 @@ log = logging.getLogger("gatewaykit.classroom")
 
 
 class UpstreamFailure(Exception):
-    """The gateway did not answer (connection refused, reset, time-out).
+    """The gateway did not answer (connection refused, reset, time-out), or its answer is more than the classroom
+    buffers (``too_large``: over the answer limit; ``busy``: over the total held at once).
 
     ``sent``: the request had left for the gateway, so it may have been carried out (and billed)."""
 
-    def __init__(self, timed_out: bool, cause: str = "", sent: bool = False) -> None:
+    def __init__(self, timed_out: bool, cause: str = "", sent: bool = False, *, too_large: bool = False,
+                 busy: bool = False) -> None:
         super().__init__(("timeout" if timed_out else "unreachable") + (f" ({cause})" if cause else ""))
-        self.timed_out = timed_out
+        self.timed_out, self.cause = timed_out, cause
         self.sent = sent
+        self.too_large, self.busy = too_large, busy
 
 
 class Upstream:
-    def __init__(self, base_url: str, key: str, *, timeout: float = 300.0, trust_env: bool = True) -> None:
+    def __init__(self, base_url: str, key: str, *, timeout: float = 300.0, trust_env: bool = True,
+                 max_answer_bytes: int = MAX_ANSWER_BYTES, max_buffered_bytes: int = MAX_BUFFERED_BYTES) -> None:
         self.base_url = base_url.rstrip("/")
         self._key = key
         self._key_bytes = key.encode("utf-8", "surrogatepass")
@@ -53,6 +66,8 @@ class Upstream:
         # A loopback connect is instant, but on a loaded machine the event loop may not see it for seconds.
         self._pool = KeepAlivePool(self.base_url, timeout=timeout, connect_timeout=30.0,
                                    max_connections=MAX_CONNECTIONS, trust_env=trust_env)
+        #: What buffered bodies (students' and the gateway's) may hold in memory, per answer and in total.
+        self.buffers = BufferedBytes(max_answer_bytes, max_buffered_bytes)
 
     def __repr__(self) -> str:  # never the key
         return f"Upstream({self.base_url!r})"
@@ -62,8 +77,13 @@ class Upstream:
 
     def request_headers(self, headers: Iterable[tuple[str, str]], content_type: Optional[str] = None
                         ) -> list[tuple[str, str]]:
-        dropped = _NOT_FORWARDED if content_type is None else _NOT_FORWARDED | {"content-type"}
-        out = [(name, value) for name, value in headers if name.lower() not in dropped]
+        out: list[tuple[str, str]] = []
+        seen = set() if content_type is None else {"content-type"}
+        for name, value in headers:
+            lower = name.lower()
+            if lower in FORWARDED_HEADERS and lower not in seen and len(value) <= _LONGEST_FORWARDED:
+                seen.add(lower)
+                out.append((lower, value))
         if content_type is not None:
             out.append(("content-type", content_type))
         out.append(("authorization", self._bearer))
@@ -89,7 +109,8 @@ class Upstream:
         try:
             response = await self._pool.request(method, target, self.request_headers(headers, content_type), content)
             if not stream:
-                await response.aread()
+                await response.aread(self.buffers)
+                response.release()  # a job's view, the model list: passed on at once
             return response
         except ConnectionFailed as exc:
             if exc.timed_out:
@@ -97,6 +118,11 @@ class Upstream:
             else:
                 log.warning("the gateway could not be reached for %s %s (%s)", method, path, exc.cause)
             raise UpstreamFailure(timed_out=exc.timed_out, cause=exc.cause, sent=exc.sent) from None
+        except AnswerTooLarge as exc:
+            log.warning("the gateway's answer to %s %s is %s: not passed on", method, path, exc)
+            raise UpstreamFailure(False, str(exc), sent=True, too_large=True) from None
+        except BuffersFull as exc:
+            raise UpstreamFailure(False, str(exc), sent=True, busy=True) from None
 
     async def get_json(self, path: str) -> Any:
         """GET with the teacher's key; the parsed JSON of a 200, else None (used to settle jobs)."""
