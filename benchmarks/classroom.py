@@ -12,7 +12,12 @@ process, then measures from this process with a minimal asyncio HTTP/1.1 client
 - ``report()`` when the database holds a million request rows (it reads the running
   totals, never the rows).
 
-Usage: python benchmarks/classroom.py [--seconds 5] [--latency-requests 400] [--rows 1000000] [--smoke]
+``--clients``: also the CPU per request of the classroom's upstream client (its
+keep-alive pool) against aiohttp's and httpx's clients, each sending the same
+chats to the gateway from this process (aiohttp is a benchmark-only comparison,
+not a dependency).
+
+Usage: python benchmarks/classroom.py [--seconds 5] [--latency-requests 400] [--rows 1000000] [--smoke] [--clients]
 """
 
 from __future__ import annotations
@@ -160,12 +165,66 @@ def _report_over_rows(rows: int, folder: Path) -> tuple[float, float]:
     return direct, through_http
 
 
+async def _client_cpu(name: str, gateway_url: str, seconds: float, concurrency: int = 32) -> tuple[float, int]:
+    """CPU seconds of this process per chat sent to the gateway by ``name``'s client, ``concurrency`` at once."""
+    headers = {"authorization": f"Bearer {TEACHER}", "content-type": "application/json",
+               "accept-encoding": "identity"}
+    if name == "keepalive":
+        from gatewaykit.classroom.keepalive import KeepAlivePool
+
+        pool = KeepAlivePool(gateway_url, timeout=60, trust_env=False)
+
+        async def one() -> None:
+            answer = await pool.request("POST", "/v1/chat/completions", list(headers.items()), BODY)
+            await answer.aread()
+
+        close = pool.aclose
+    elif name == "aiohttp":
+        import aiohttp
+
+        session = aiohttp.ClientSession(gateway_url, connector=aiohttp.TCPConnector(limit=512), auto_decompress=False)
+
+        async def one() -> None:
+            async with session.post("/v1/chat/completions", data=BODY, headers=headers) as answer:
+                await answer.read()
+
+        close = session.close
+    else:
+        import httpx
+
+        client = httpx.AsyncClient(base_url=gateway_url, trust_env=False,
+                                   limits=httpx.Limits(max_connections=512))
+
+        async def one() -> None:
+            (await client.post("/v1/chat/completions", content=BODY, headers=headers)).raise_for_status()
+
+        close = client.aclose
+    done = 0
+
+    async def worker(until: float) -> None:
+        nonlocal done
+        while time.monotonic() < until:
+            await one()
+            done += 1
+
+    try:
+        await asyncio.gather(*(worker(time.monotonic() + 0.5) for _ in range(concurrency)))  # warm-up
+        done = 0
+        cpu = time.process_time()
+        await asyncio.gather(*(worker(time.monotonic() + seconds) for _ in range(concurrency)))
+        return time.process_time() - cpu, done
+    finally:
+        await close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--latency-requests", type=int, default=400)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--smoke", action="store_true", help="a quick run that checks the script works")
+    parser.add_argument("--clients", action="store_true",
+                        help="also compare the upstream client's CPU per chat with aiohttp's and httpx's")
     args = parser.parse_args()
     if args.smoke:
         args.seconds, args.latency_requests, args.rows = 1.0, 30, 20_000
@@ -215,6 +274,13 @@ def main() -> None:
               f"average {os.getloadavg()[0]:.1f} (the CPU per chat does not depend on it, chats/s does)")
         rate, _ = asyncio.run(_throughput(g_host, int(g_port), [TEACHER] * 40, 8, args.seconds))
         print(f"throughput, 320 concurrent straight to the gateway (for scale): {rate:,.0f} chats/s")
+        if args.clients:
+            figures = []
+            for name in ("keepalive", "aiohttp", "httpx"):
+                cpu, done = asyncio.run(_client_cpu(name, gateway_url, args.seconds))
+                figures.append(f"{name} {cpu / max(done, 1) * 1e6:.0f} us")
+            print("upstream client, CPU of this process per chat sent to the gateway (32 at once, the load loop "
+                  "included): " + ", ".join(figures))
     finally:
         for process in (room, gateway):
             if process is not None:

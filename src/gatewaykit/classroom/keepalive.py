@@ -44,7 +44,7 @@ import collections
 import select
 import ssl
 import time
-from typing import Any, AsyncIterator, Iterable, Optional
+from typing import Any, AsyncGenerator, Iterable, Optional
 from urllib.parse import urlsplit
 
 import h11
@@ -98,7 +98,7 @@ class _CountingReader(asyncio.StreamReader):
 
     received = 0
 
-    def feed_data(self, data: bytes) -> None:
+    def feed_data(self, data: bytes) -> None:  # type: ignore[override]  # asyncio's stubs: Iterable[SupportsIndex]
         self.received += len(data)
         super().feed_data(data)
 
@@ -216,7 +216,7 @@ class UpstreamResponse:
             self._buffers.give(self._held)
         self._held = 0
 
-    async def aiter_raw(self) -> AsyncIterator[bytes]:
+    async def aiter_raw(self) -> AsyncGenerator[bytes, None]:
         """The body as it arrives (de-chunked, not decompressed); the connection goes back to the pool at its end."""
         connection = self._connection
         if connection is None:

@@ -30,9 +30,10 @@ __all__ = ["FORWARDED_HEADERS", "HOP_BY_HOP", "Upstream", "UpstreamFailure", "Up
 
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
                         "trailers", "transfer-encoding", "upgrade"})
-#: The student's headers the gateway is sent: the body's type, what the client accepts, who it is, and the W3C
-#: trace context that ties the gateway's spans to the student's. Nothing else reaches it with the teacher's key.
-FORWARDED_HEADERS = frozenset({"content-type", "accept", "user-agent", "traceparent", "tracestate"})
+#: The student's headers the gateway is sent: the body's type, what the client accepts, who it is, the W3C
+#: trace context that ties the gateway's spans to the student's, and the part of a media file asked for. Nothing
+#: else reaches it with the teacher's key.
+FORWARDED_HEADERS = frozenset({"content-type", "accept", "user-agent", "traceparent", "tracestate", "range"})
 _LONGEST_FORWARDED = 512  # characters of a forwarded value (a multipart boundary is at most 70)
 _NOT_RETURNED = HOP_BY_HOP | {"content-length", "content-encoding", "set-cookie", "date", "server"}
 SCRUBBED = b"[redacted]"
