@@ -49,9 +49,6 @@ from urllib.parse import urlsplit
 
 import h11
 import orjson
-from python_socks import ProxyError, ProxyType
-from python_socks.async_.asyncio import Proxy as SocksProxy
-
 from gatewaykit.classroom.buffered_bytes import AnswerTooLarge, BufferedBytes
 from gatewaykit.classroom.outbound_proxy import OutboundProxy, proxy_for
 
@@ -384,6 +381,12 @@ class KeepAlivePool:
     async def _socks_tunnel(self, proxy: OutboundProxy) -> Any:
         """A socket connected to the gateway through a SOCKS5 proxy (python-socks' handshake: its logins, the
         user/password one if chosen (RFC 1929), then CONNECT); its refusals said in our words."""
+        try:
+            from python_socks import ProxyError, ProxyType
+            from python_socks.async_.asyncio import Proxy as SocksProxy
+        except ImportError:  # the classroom extra brings it
+            raise ConnectionFailed(False, f"the proxy {proxy.shown} is a SOCKS5 one, which needs python-socks: "
+                                          "pip install 'gatewaykit[classroom]'") from None
         user, password = proxy.login
         socks = SocksProxy(ProxyType.SOCKS5, proxy.host, proxy.port, user, password,
                            rdns=proxy.scheme == "socks5h", loop=asyncio.get_running_loop())
