@@ -7,6 +7,7 @@ The gateway is the real offline gateway behind a raw-socket relay that misbehave
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterator
 
@@ -118,3 +119,33 @@ def test_answers_buffered_at_once_stay_within_the_total(relay: MisbehavingUpstre
     assert all(answer.json()["error"]["code"] == "classroom_busy" for answer in answers if answer.status_code == 503)
     assert all(answer.content in relay.answers for answer in answers if answer.status_code == 200)
     assert alone.status_code == 200 and alone.content == relay.answers[-1]
+
+
+def test_students_bodies_read_at_once_stay_within_the_total(relay: MisbehavingUpstream) -> None:
+    """A body arriving while another holds most of the 1 MiB total is refused, busy, before any hold."""
+    room = _room(relay, max_answer_bytes=256 * 1024, max_buffered_bytes=1024 * 1024)
+    body = orjson.dumps(chat(text="w" * 700_000))
+    go_on = threading.Event()
+
+    def slow_body() -> Iterator[bytes]:
+        yield body[:650_000]
+        go_on.wait(60)
+        yield body[650_000:]
+
+    try:
+        with ThreadPoolExecutor(1) as first:
+            slow = first.submit(lambda: httpx.post(f"{room.base_url}/v1/chat/completions", content=slow_body(),
+                                                   headers={**auth(room.keys.key[0]), "content-type":
+                                                            "application/json"}, timeout=60, trust_env=False))
+            wait_for(lambda: room.status()["buffered_bytes"] >= 650_000, what="the first body to be held")
+            refused = _post(room, 1, chat(text="w" * 700_000))
+            go_on.set()
+            finished = slow.result()
+        after = room.status()["buffered_bytes"]
+        report = room.report().set_index("student")
+    finally:
+        go_on.set()
+        room.stop()
+    assert refused.status_code == 503 and refused.json()["error"]["code"] == "classroom_busy"
+    assert finished.status_code == 200 and after == 0
+    assert report.loc["bob", "requests"] == 0  # refused before a hold: nothing charged, nothing counted

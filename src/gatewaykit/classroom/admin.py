@@ -93,7 +93,7 @@ async def status(request: Request) -> Response:
     return JSONResponse({"paused": state.paused, "reason": state.paused_reason, "window": state.window.key(),
                          "window_kind": state.window.kind, "students": len(state.known),
                          "open_jobs": len(state.watched_jobs), "upstream": state.upstream.base_url,
-                         STATUS_KEY: state.balance.status()})
+                         "buffered_bytes": state.upstream.buffers.in_use, STATUS_KEY: state.balance.status()})
 
 
 async def pause(request: Request) -> Response:

@@ -23,6 +23,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from gatewaykit.classroom import routes
 from gatewaykit.classroom.admin import admin_routes
 from gatewaykit.classroom.jobs import watch_jobs
+from gatewaykit.classroom.request_bodies import CountedBodies
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.emulator.app import OFFLINE_HEADER, without_trailing_slash
 from gatewaykit.emulator.errors import ApiError, error_envelope
@@ -150,5 +151,6 @@ def create_app(state: ClassroomState) -> Starlette:
                     lifespan=lifespan)
     app.router.redirect_slashes = False
     app.state.classroom = state
+    app.add_middleware(CountedBodies, buffers=state.upstream.buffers)
     app.add_middleware(BugsAsEnvelopes, root_path=state.settings.root_path, offline=state.settings.upstream_offline)
     return app

@@ -14,10 +14,10 @@ closed before the answer, a body cut off) is charged at its hold, status
 ``unknown: ...``: the gateway had the whole request and may have carried it out
 and billed the teacher, so releasing it would let the cap be passed for free.
 
-Buffered bodies count in ``upstream.buffers``: a student's body while it is
-sent, an answer until it was passed on. Past the total the student is told the
-classroom is busy (503, nothing sent, nothing charged); an answer over its
-limit is a 502, charged at the hold when the gateway had answered 200.
+A buffered answer counts in ``upstream.buffers`` (with the students' bodies,
+:mod:`gatewaykit.classroom.request_bodies`) until it was passed on: past the
+total the student is told the classroom is busy (503), an answer over its
+limit is a 502; either is charged at the hold when the gateway had answered 200.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from gatewaykit.classroom.budgets import Hold, unknown_status
+from gatewaykit.classroom.request_bodies import classroom_busy
 from gatewaykit.classroom.buffered_bytes import AnswerTooLarge, BuffersFull
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.store import NO_BALANCE
@@ -59,9 +60,7 @@ def upstream_error(failure: UpstreamFailure, charged_nanos: Optional[int] = None
         return ApiError(504 if failure.timed_out else 502, message, type="api_error",
                         code="upstream_timeout" if failure.timed_out else "upstream_unreachable")
     if failure.busy:
-        return ApiError(503, "The classroom is holding as much data in memory as it may at once (large requests or "
-                        "answers of other students); try again in a moment.", type="api_error",
-                        code="classroom_busy")
+        return classroom_busy()
     if failure.too_large:
         return ApiError(502, "The gateway's answer is larger than the classroom passes on "
                         f"({failure.cause or 'over its limit'}). Ask for less (fewer or smaller images, a lower "
@@ -120,19 +119,12 @@ async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any
                          content_type: Optional[str], *, stream: bool) -> Response:
     """Send a billed request upstream under ``hold`` and pass the answer on, settling the hold."""
     upstream = state.upstream
-    buffers = upstream.buffers
-    try:
-        buffers.take(len(content))
-    except BuffersFull as full:
-        state.budgets.release(hold.row_id, "classroom busy")
-        raise upstream_error(UpstreamFailure(False, str(full), busy=True)) from None
+    buffers = upstream.buffers  # the student's body counts in it already (request_bodies.py)
     try:
         response = await upstream.send("POST", path, headers=request_headers, content=content,
                                        content_type=content_type, stream=True)
     except UpstreamFailure as failure:
         raise unanswered(state, hold, failure) from None
-    finally:
-        buffers.give(len(content))  # sent (or not): the student's body is no longer this request's to hold
     headers = upstream.response_headers(response)
     if response.status_code == 200:
         state.balance.paid()
