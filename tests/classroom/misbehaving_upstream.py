@@ -3,10 +3,10 @@ broken gateway or middlebox can (imported by the classroom's upstream tests).
 
 Every request is passed to the gateway and its answer written back by hand; ``mode`` changes chat answers:
 ``twice`` (the answer written twice in one write), ``twice later`` (the copy in a write of its own, after the
-answer), ``short`` (a ``Content-Length`` 10 bytes short), ``huge head`` (a 300 kB header), ``padded`` (the JSON
-grown by ``padding`` bytes), ``together`` (``together`` answers held until that many were asked for, then each
-written in halves, the second halves once every first half was). It keeps every request head (``heads``) and the
-answer bodies it relayed for chats (``answers``, in order); ``copies`` counts copies written.
+answer), ``short`` (a ``Content-Length`` 10 bytes short), ``huge head`` (a 300 kB header), ``together``
+(``together`` answers held until that many were asked for, then each written in halves, the second halves once
+every first half was); ``padding`` grows every chat answer's JSON by that many bytes. It keeps every request head
+(``heads``) and the chat answer bodies it relayed (``answers``, in order); ``copies`` counts copies written.
 """
 
 from __future__ import annotations

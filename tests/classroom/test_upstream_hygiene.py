@@ -93,7 +93,7 @@ def test_an_answer_over_the_answer_limit_is_a_502_charged_at_the_hold(relay: Mis
     """The gateway billed a 200 it sent; the classroom refuses to buffer it past max_answer_bytes."""
     room = _room(relay, max_answer_bytes=64 * 1024, max_buffered_bytes=1024 * 1024)
     try:
-        relay.mode, relay.padding = "padded", 200_000
+        relay.padding = 200_000
         answer = _post(room, 0, chat())
         report = room.report().set_index("student")
     finally:

@@ -19,8 +19,9 @@ name (TLS inside TLS, through an https proxy); the teacher's key only ever
 travels inside the tunnel. SOCKS5 is python-socks' (the library aiohttp-socks
 and httpx-socks are built on); CONNECT is ours, as python-socks reads a
 proxy's answer in one ``recv`` (a head split in two leaves bytes in the tunnel)
-and speaks no TLS to the proxy in the socket form used here. The connect time-out covers the whole CONNECT and
-TLS handshake, and a tunnel is kept alive and reused like any connection. A proxy that refuses
+and speaks no TLS to the proxy in the socket form used here. The connect
+time-out covers the whole CONNECT and TLS handshake, and a tunnel is kept
+alive and reused like any connection. A proxy that refuses
 (407, 502, ...) is a :class:`ConnectionFailed` naming the proxy's host, port and
 status, never its password.
 
@@ -49,6 +50,7 @@ from urllib.parse import urlsplit
 
 import h11
 import orjson
+
 from gatewaykit.classroom.buffered_bytes import AnswerTooLarge, BufferedBytes
 from gatewaykit.classroom.outbound_proxy import OutboundProxy, proxy_for
 
