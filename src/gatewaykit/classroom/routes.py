@@ -25,9 +25,14 @@ from gatewaykit.classroom.store import NO_BALANCE, OpenHold
 from gatewaykit.classroom.upstream import UpstreamFailure
 from gatewaykit.emulator.admission import read_json, read_json_or_form
 from gatewaykit.emulator.errors import bad_request
+from gatewaykit.request_numbers import as_integer
 
 __all__ = ["chat_completions", "create_music", "create_video", "edit_images", "generate_images", "list_models",
            "music_content", "music_job", "video_content", "video_job"]
+
+
+#: The integer fields an image's price depends on (how many, how large).
+_IMAGE_INTEGERS = ("n", "width", "height")
 
 
 def _state(request: Request) -> ClassroomState:
@@ -54,7 +59,22 @@ def _model(state: ClassroomState, student: str, body: dict[str, Any]) -> str:
     return model
 
 
+def _read_integers(body: dict[str, Any], names: tuple[str, ...]) -> None:
+    """The integer fields a price depends on, read as the gateway reads them (``8.0`` is 8,
+    :mod:`gatewaykit.request_numbers`) and written back; a value it would not read is refused here, so what is
+    held is what the gateway will bill."""
+    for name in names:
+        value = body.get(name)
+        if value is None:
+            continue
+        number = as_integer(value)
+        if number is None:
+            raise bad_request(f"{name} must be a whole number; got {value!r:.40}.", param=name)
+        body[name] = number
+
+
 def _max_tokens(body: dict[str, Any], default: int) -> int:
+    _read_integers(body, ("n", "max_tokens", "max_completion_tokens"))
     if body.get("max_tokens") is None and body.get("max_completion_tokens") is None:
         body["max_tokens"] = default
     given: list[int] = []
@@ -62,8 +82,8 @@ def _max_tokens(body: dict[str, Any], default: int) -> int:
         value = body.get(name)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise bad_request(f"{name} must be a whole number >= 1; got {value!r:.40}.", param=name)
+        if value < 1:
+            raise bad_request(f"{name} must be a whole number >= 1; got {value}.", param=name)
         given.append(value)
     return max(given)
 
@@ -102,6 +122,7 @@ async def generate_images(request: Request) -> Response:
     state, student = _admit(request)
     body = await read_json(request, _limits(state))  # type: ignore[arg-type]
     model = _model(state, student, body)
+    _read_integers(body, _IMAGE_INTEGERS)
     hold = state.take_hold(student, model, "image", state.catalog.job_or_image("image", body))
     return await forward_billed(state, hold, request.headers.items(), "/v1/images/generations", _raw_body(request),
                                 None, stream=body.get("stream") is True)
@@ -109,7 +130,7 @@ async def generate_images(request: Request) -> Response:
 
 async def edit_images(request: Request) -> Response:
     state, student = _admit(request)
-    body = await _read_fields(request, state, ("n", "width", "height", "seed"), ("stream",))
+    body = await _read_fields(request, state, (*_IMAGE_INTEGERS, "seed"), ("stream",))
     model = _model(state, student, body)
     hold = state.take_hold(student, model, "image", state.catalog.job_or_image("image", body))
     return await forward_billed(state, hold, request.headers.items(), "/v1/images/edits", _raw_body(request),
@@ -120,6 +141,7 @@ async def _create_job(request: Request, kind: str) -> Response:
     state, student = _admit(request)
     body = await _read_fields(request, state, ("duration", "seed", "sample_rate", "bitrate"), ("generate_audio",))
     model = _model(state, student, body)
+    _read_integers(body, ("duration",))
     quote = state.catalog.job_or_image(kind, body)
     hold = state.take_hold(student, model, kind, quote)
     upstream = state.upstream

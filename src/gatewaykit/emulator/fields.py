@@ -1,6 +1,7 @@
 """Readers for request fields: each checks one rule and raises a 400 naming the field.
 
-Integers follow JSON Schema's ``"type": "integer"``: a number with a zero fractional
+Integers follow JSON Schema's ``"type": "integer"`` (:mod:`gatewaykit.request_numbers`, the
+rule the classroom prices by too): a number with a zero fractional
 part (``6.0``) is the integer 6 and is used as such everywhere (enum checks included,
 so ``sample_rate: 44100.0`` renders at 44100 and ``duration: 6.0`` reports
 ``seconds: "6"``). Booleans, strings and fractional numbers are not integers.
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterable, overload
 
 from gatewaykit.emulator.errors import bad_request
+from gatewaykit.request_numbers import as_integer, integral
 
 
 def _is_int(value: Any) -> bool:
@@ -21,13 +23,6 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
 
 
-def _integral(value: Any) -> Any:
-    """``value`` as an int when it is a float with a zero fractional part; otherwise unchanged."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
 def integer_text(text: str, name: str) -> int:
     """A multipart text field read as an integer, by the same rule as a JSON number (``"6.0"`` is 6)."""
     try:
@@ -35,7 +30,7 @@ def integer_text(text: str, name: str) -> int:
     except ValueError:
         pass
     try:
-        value = _integral(float(text))
+        value = integral(float(text))
     except (ValueError, OverflowError):
         value = None
     if not _is_int(value):
@@ -87,11 +82,11 @@ def opt_int(body: dict, name: str, low: int | None = None, high: int | None = No
 def opt_int(body: dict, name: str, low: int | None = None, high: int | None = None,
             default: int | None = None) -> int | None:
     """``body[name]`` as an integer within ``low``..``high``; ``default`` when absent (so never None with one)."""
-    value = body.get(name)
-    if value is None:
+    given = body.get(name)
+    if given is None:
         return default
-    value = _integral(value)
-    if not _is_int(value):
+    value = as_integer(given)
+    if value is None:
         raise bad_request(f"'{name}' must be an integer{_bounds(low, high)}.", param=name)
     if (low is not None and value < low) or (high is not None and value > high):
         raise bad_request(f"'{name}' must be an integer{_bounds(low, high)}; got {value}.", param=name)
@@ -115,7 +110,7 @@ def opt_enum(body: dict, name: str, values: Iterable[Any], default: Any = None) 
     if value is None:
         return default
     if any(_is_int(choice) for choice in allowed):
-        value = _integral(value)
+        value = integral(value)
     if isinstance(value, bool) or not any(type(value) is type(choice) and value == choice for choice in allowed):
         shown = ", ".join(str(v) for v in allowed)
         raise bad_request(f"'{name}' must be one of: {shown}; got {value!r}.", param=name)
