@@ -2,8 +2,9 @@
 
 A chat is priced at its prompt plus ``n × max_tokens`` output tokens at the
 dearer of the output and reasoning rates. The prompt is bounded from above
-without a tokenizer: no token is shorter than one byte of the JSON body (image
-data left out), each image part counts as the largest image a vision model
+without a tokenizer: no token is shorter than one byte of the JSON body, in
+the longest encoding a gateway may count it in (ASCII-escaped, image data left
+out), each image part counts as the largest image a vision model
 reads, and a margin covers the gateway's own framing. Images, video and music
 use the catalog's prices with the model's defaults for what the request left
 out (:class:`gatewaykit.costs.catalog_prices.CatalogPrices`), which is what the
@@ -17,6 +18,7 @@ from typing import Any, Iterable, Mapping, Optional
 
 from gatewaykit.costs.catalog_prices import CatalogPrices
 from gatewaykit.emulator.accounts import usd_to_nanos
+from gatewaykit.request_numbers import as_integer
 
 __all__ = ["WorstCase"]
 
@@ -33,9 +35,8 @@ def _rate(value: Any) -> Optional[float]:
 
 
 def prompt_token_bound(body: Mapping[str, Any]) -> int:
-    """An upper bound of a chat's prompt tokens: the JSON body's bytes with image data left out."""
-    import orjson
-
+    """An upper bound of a chat's prompt tokens: the longest encoding of its messages and tools, image data left
+    out."""
     images = 0
 
     def without_images(value: Any) -> Any:
@@ -49,8 +50,19 @@ def prompt_token_bound(body: Mapping[str, Any]) -> int:
             return [without_images(v) for v in value]
         return value
 
-    text = orjson.dumps({k: without_images(v) for k, v in body.items() if k in ("messages", "tools")})
-    return len(text) + images * IMAGE_PART_TOKENS + PROMPT_MARGIN_TOKENS
+    counted = {k: without_images(v) for k, v in body.items() if k in ("messages", "tools")}
+    return longest_encoding(counted) + images * IMAGE_PART_TOKENS + PROMPT_MARGIN_TOKENS
+
+
+def longest_encoding(value: Any) -> int:
+    """The length of the longest JSON text ``value`` may be counted as: UTF-8 bytes, or ASCII-escaped (a gateway
+    may read tool schemas and tool calls as ``json.dumps`` writes them: ``ơ`` is the six characters ``\\u01a1``,
+    up to six tokens for the two bytes UTF-8 spends on it), compact or with spaces after separators."""
+    import json
+
+    import orjson
+
+    return max(len(orjson.dumps(value)), len(json.dumps(value)), len(json.dumps(value, ensure_ascii=False).encode()))
 
 
 class WorstCase:
@@ -73,8 +85,7 @@ class WorstCase:
         if rate_in is None or rate_out is None:
             return None
         rate_out = max(rate_out, _rate(pricing.get("reasoning")) or 0.0)
-        given = body.get("n")
-        n = given if isinstance(given, int) and not isinstance(given, bool) else 1
+        n = as_integer(body.get("n")) or 1  # read as the gateway reads it: 8.0 is eight choices
         usd = (prompt_token_bound(body) * rate_in + max(1, n) * max_tokens * rate_out) / 1e6
         return math.ceil(usd * 1e9) + 1
 
@@ -83,10 +94,6 @@ class WorstCase:
         params = {k: v for k, v in body.items() if v is not None}
         images = None
         if kind.startswith("image"):
-            n = params.get("n", 1)
-            try:
-                images = max(1, int(n))
-            except (TypeError, ValueError):
-                images = 1
+            images = max(1, as_integer(params.get("n", 1)) or 1)
         priced = self.prices.price(kind, str(body.get("model")), params, images=images, seconds=seconds)
         return None if priced is None else usd_to_nanos(round(priced[0], 9))
