@@ -230,6 +230,34 @@ def test_a_long_chat_over_the_threshold_asks(emulator: Any, keys: Any, ledger: g
         api_key=keys.acme, base_url=emulator.base_url, ledger=ledger, display=False, confirm_over=0.0001
     ) as client:
         with pytest.raises(gk.ConfirmationRequiredError, match="chat-mini"):
-            client.chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "word " * 4000}])
-        client.chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "hi"}])
+            client.chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "word " * 4000}],
+                                           max_tokens=20)
+        client.chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": "hi"}], max_tokens=20)
     assert len(ledger) == 1
+
+
+def test_a_chat_without_max_tokens_is_quoted_at_the_model_s_longest_answer(emulator: Any, keys: Any,
+                                                                          ledger: gk.Ledger) -> None:
+    """No max_tokens: the quote assumes the catalog's max_output_tokens, says so, and asks; nothing is sent."""
+    with gk.Client(
+        api_key=keys.acme, base_url=emulator.base_url, ledger=ledger, display=False, confirm_over=0.01
+    ) as client:
+        with pytest.raises(gk.ConfirmationRequiredError) as raised:
+            client.chat.completions.create(model="chat-reasoner", messages=[{"role": "user", "content": "hi"}])
+    quote = raised.value.quote
+    assert quote.assumptions["max_tokens"] == "unset, assumed 4096 (the model's max_output_tokens)"
+    assert quote.total_cost is not None and quote.total_cost >= 4096 * 4.4 / 1e6
+    assert "assumed 4096" in str(raised.value) and len(ledger) == 0
+
+
+def test_ask_without_max_tokens_is_asked_about_and_its_quote_covers_its_cost(emulator: Any, keys: Any,
+                                                                             ledger: gk.Ledger) -> None:
+    """chat.ask() (no max_tokens): asked about past confirm_over; once confirmed, it costs no more than quoted."""
+    with gk.Client(
+        api_key=keys.acme, base_url=emulator.base_url, ledger=ledger, display=False, confirm_over=0.001
+    ) as client:
+        with pytest.raises(gk.ConfirmationRequiredError) as raised:
+            client.chat.ask("Explain in detail how tides work", model="chat-reasoner", stream=False)
+        answer = client.chat.ask("Explain in detail how tides work", model="chat-reasoner", stream=False, confirm=True)
+    assert answer.usage.cost.total_cost <= raised.value.quote.total_cost
+

@@ -258,7 +258,8 @@ async def music_content(request: Request) -> Response:
 
 
 async def list_models(request: Request) -> Response:
-    """The gateway's list, narrowed to the class's models when the teacher chose some."""
+    """The gateway's list, narrowed to the class's models when the teacher chose some; each chat model says the
+    ``default_max_tokens`` the class sets on a chat that leaves it out (what a client quotes such a chat at)."""
     state = _state(request)
     state.authenticate(request.headers.get("authorization"))
     upstream = state.upstream
@@ -268,8 +269,15 @@ async def list_models(request: Request) -> Response:
         raise upstream_error(failure) from None
     data = response.content
     allowed = state.settings.models
-    if response.status_code == 200 and allowed is not None:
-        listing = orjson.loads(data)
-        listing["data"] = [m for m in listing.get("data", []) if isinstance(m, dict) and m.get("id") in allowed]
+    try:
+        listing = orjson.loads(data) if response.status_code == 200 else None
+    except orjson.JSONDecodeError:
+        listing = None
+    if isinstance(listing, dict) and isinstance(listing.get("data"), list):
+        listing["data"] = [m for m in listing["data"] if isinstance(m, dict)
+                           and (allowed is None or m.get("id") in allowed)]
+        for entry in listing["data"]:
+            if state.catalog.kind_of(str(entry.get("id"))) == "chat":
+                entry["default_max_tokens"] = state.settings.default_max_tokens
         data = orjson.dumps(listing)
     return Response(upstream.scrub(data), status_code=response.status_code, headers=upstream.response_headers(response))

@@ -22,7 +22,9 @@ request asked for ``generate_audio`` and replaces ``per_second``.
 ``default_seconds`` prices a video whose length is not known yet (no
 ``duration`` in the request). ``per_request`` is added to any request.
 Before sending, a chat is priced roughly: input tokens as a quarter of the
-characters of its messages, output tokens as its ``max_tokens`` (0 if unset).
+characters of its messages, output tokens as ``n`` times its ``max_tokens``;
+a quote of a chat without ``max_tokens`` assumes the output the catalog
+states (:mod:`gatewaykit.costs.assumed_output`) and says so.
 
 A malformed table (not a mapping, a rate that is not a finite non-negative
 number, an unknown rate name) is a ``ValueError`` naming the entry, raised when
@@ -43,6 +45,7 @@ import threading
 from typing import Any, Mapping, Optional
 
 from gatewaykit.costs.quotes import Quote
+from gatewaykit.request_numbers import as_integer
 
 __all__ = ["PRICE_TABLE", "PriceTable", "PriceTableWarning"]
 
@@ -270,16 +273,29 @@ class PriceTable:
         """A rough price for a request before it is sent (for the budget)."""
         return self.quote(kind, model, request).total_cost
 
-    def quote(self, kind: str, model: Optional[str], request: Mapping[str, Any]) -> Quote:
-        """What ``request`` would cost, from the first source that prices it (a :class:`Quote`)."""
+    def quote(self, kind: str, model: Optional[str], request: Mapping[str, Any],
+              output: Optional[tuple[int, str]] = None) -> Quote:
+        """What ``request`` would cost, from the first source that prices it (a :class:`Quote`).
+
+        ``output``: ``(tokens, where from)``, the answer a chat that sets no ``max_tokens`` is quoted at
+        (:mod:`gatewaykit.costs.assumed_output`); without it such a chat is quoted at its prompt alone.
+        """
         prompt_tokens = completion_tokens = None
+        assumed_output = None
         if kind in ("chat", "chat.stream"):
             prompt_tokens = prompt_token_estimate(request.get("messages") or [])
-            completion_tokens = int(request.get("max_completion_tokens") or request.get("max_tokens") or 0)
+            bound = as_integer(request.get("max_completion_tokens")) or as_integer(request.get("max_tokens"))
+            if bound is None and output is not None:
+                bound, where = output
+                assumed_output = f"unset, assumed {bound} ({where})"
+            completion_tokens = max(1, as_integer(request.get("n")) or 1) * max(0, bound or 0)  # n answers
         found = self.price(kind, model, request, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
         if found is None:
             return Quote(kind=kind, model=model, total_cost=None, source=None, assumptions={})
-        return Quote(kind=kind, model=model, total_cost=found[0], source=found[1], assumptions=found[2])
+        assumptions = dict(found[2])
+        if assumed_output is not None:
+            assumptions["max_tokens"] = assumed_output
+        return Quote(kind=kind, model=model, total_cost=found[0], source=found[1], assumptions=assumptions)
 
 
 #: Prompt tokens an image part is counted at in a quote: a 1024x1024 picture at ``detail`` "high" (85, plus 170

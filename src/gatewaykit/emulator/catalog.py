@@ -52,6 +52,9 @@ class ModelSpec:
         return (self.entry.get("parameters") or {}).get(name)
 
 
+#: The longest answer a chat model writes (a request's ``max_tokens`` may only lower it); the catalog says so.
+MAX_OUTPUT_TOKENS = 4096
+
 #: Prompt tokens served from the prompt cache cost this fraction of the input price.
 CACHE_READ_FRACTION = 0.1
 
@@ -66,6 +69,7 @@ def _chat(model_id: str, inputs: list[str], prices: dict[str, int], **features: 
         "input_modalities": inputs,
         "output_modalities": ["text"],
         "context_length": 128_000,
+        "max_output_tokens": MAX_OUTPUT_TOKENS,
         "features": features,
         "pricing": {"unit": "USD per million tokens", **per_million},
         "prompt_caching": {**prompt_cache.describe(), "cache_read_fraction_of_input": CACHE_READ_FRACTION},

@@ -25,6 +25,7 @@ from gatewaykit.client.core.options import DEFAULT_TIMEOUT, ClientOptions
 from gatewaykit.client.core.confirmation import confirm_threshold
 from gatewaykit.client.core.recording import Recording, request_summary
 from gatewaykit.client.core.grading_switches import current_switches, shared_cassette
+from gatewaykit.costs.assumed_output import assumed_output, unbounded
 from gatewaykit.costs.catalog_prices import CatalogPrices
 from gatewaykit.costs.pricing import PriceTable, PriceTableWarning
 from gatewaykit.costs.quotes import Quote
@@ -259,9 +260,22 @@ class BaseClient:
             table.add_source(self.base_url, self._catalog_prices)
         return table
 
-    def _quote(self, kind: str, model: Optional[str], body: Mapping[str, Any]) -> Quote:
-        """What sending ``body`` would cost, from the price table, else this gateway's catalog."""
-        return self._prices().quote(kind, model, body)
+    def _quote(self, kind: str, model: Optional[str], body: Mapping[str, Any], assume_output: bool = True) -> Quote:
+        """What sending ``body`` would cost, from the price table, else this gateway's catalog. A chat without
+        ``max_tokens`` is quoted at the output the catalog states for its model, and the quote says so
+        (:mod:`gatewaykit.costs.assumed_output`; ``assume_output=False``: at its prompt alone)."""
+        output = None
+        if assume_output and kind.startswith("chat") and unbounded(body):
+            output = assumed_output(self._catalog_fields(model))
+        return self._prices().quote(kind, model, body, output)
+
+    def _catalog_fields(self, model: Optional[str]) -> Optional[dict[str, Any]]:
+        """The catalog entry of ``model`` as read (extra fields included), when the catalog was read and lists it."""
+        catalog = self._catalog
+        for entry in catalog.data if catalog is not None and model is not None else ():
+            if entry.id == model:
+                return {**(entry.__pydantic_extra__ or {}), "id": entry.id}
+        return None
 
     def _checks_on(self, validate: Optional[bool]) -> bool:
         """Whether to check a call against the catalog: its own ``validate=``, else the client's."""
@@ -296,5 +310,5 @@ class BaseClient:
         if self._confirm_over is not None or kind == "chat.stream":
             recording.body = body  # a chat's quote counts its messages; so does a stopped stream's estimate
         if kind.startswith("chat"):  # the budget reserves a chat's worst case while it is in flight
-            recording.worst_case = lambda: self._quote(kind, model, body).total_cost
+            recording.worst_case = lambda: self._quote(kind, model, body, assume_output=False).total_cost
         return recording

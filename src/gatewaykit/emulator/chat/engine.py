@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gatewaykit.emulator.catalog import MAX_OUTPUT_TOKENS
 from gatewaykit.emulator.chat.request import ChatRequest
 from gatewaykit.emulator.chat.sampling import drifted_answer, drifts
 from gatewaykit.emulator.chat.prompt_reading import read_prompt
@@ -260,8 +261,8 @@ def _choice(request: ChatRequest, index: int, notes: list[ImageNote], reasoning_
     reasoning_tokens, content_tokens = tokenize(trace), tokenize(content)
     finish = "tool_calls" if calls else "stop"
     result = ChoiceResult(index, content_tokens, reasoning_tokens, calls, finish)
-    budget = request.max_tokens
-    if budget is not None and len(reasoning_tokens) + len(content_tokens) + result.tool_call_tokens() > budget:
+    budget = min(request.max_tokens or MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS)
+    if len(reasoning_tokens) + len(content_tokens) + result.tool_call_tokens() > budget:
         result.reasoning_tokens = reasoning_tokens[:budget]
         result.content_tokens = content_tokens[: max(0, budget - len(reasoning_tokens))]
         result.tool_calls = []
