@@ -33,6 +33,8 @@ from gatewaykit.client.session_tools.evaluation import Evaluation, EvaluationCel
 from gatewaykit.client.session_tools.evaluation_plan import EvaluationPlan, cell_key, plan_evaluation
 from gatewaykit.client.session_tools.evaluation_store import EvaluationStore
 from gatewaykit.client.session_tools.scoring import Judge, plain_score, scorer_output, verdict_score
+from gatewaykit.costs.assumed_output import assumed_output
+from gatewaykit.request_numbers import as_integer
 
 __all__ = ["run_evaluation", "run_evaluation_async"]
 
@@ -65,13 +67,15 @@ def _judges(plan: EvaluationPlan) -> list[Judge]:
 
 def _judge_calls(client: Any, plan: EvaluationPlan, cells: list[EvaluationCell],
                  params: dict[str, Any]) -> list[Callable[[], Any]]:
-    """Each judge's request per cell for a quote, the prompt standing in for the output (images: as many pictures as
-    the request asks for, priced as pictures are; video and music: their description)."""
+    """Each judge's request per cell for a quote, with a stand-in for the output it will grade: a chat's answer as
+    long as it may run (its ``max_tokens``, else the output its quote assumes), images as many pictures as the
+    request asks for (priced as pictures are), video and music their description."""
     calls: list[Callable[[], Any]] = []
     pictures = _pictures_asked(params)
     for scorer in _judges(plan):
         for cell in cells:
-            stand_in: Any = cell.prompt if cell.kind == "chat" else _StandIn(pictures if cell.kind == "image" else 0)
+            stand_in: Any = (_longest_answer(client, cell, params) if cell.kind == "chat"
+                             else _StandIn(pictures if cell.kind == "image" else 0))
             request = scorer.request(stand_in, cell.case, cell.kind)
             calls.append(functools.partial(client.chat.completions.create, **request))
     return calls
@@ -82,6 +86,16 @@ def _to_judge(plan: EvaluationPlan, store: Optional[EvaluationStore], todo: list
     missing = [c for c in plan.evaluation.cells if c.restored and store is not None
                and any(store.verdict(c, judge) is None for judge in _judges(plan))]  # fmt: skip
     return missing + todo
+
+
+def _longest_answer(client: Any, cell: EvaluationCell, params: dict[str, Any]) -> str:
+    """Text a quote counts as the most tokens a chat cell's answer may have (4 characters a token, as a quote
+    counts a prompt); the prompt when nothing bounds the answer."""
+    bound = as_integer(params.get("max_completion_tokens")) or as_integer(params.get("max_tokens"))
+    if bound is None:
+        assumed = assumed_output(client._catalog_fields(cell.model))
+        bound = assumed[0] if assumed is not None else None
+    return cell.prompt if bound is None else "word" * bound
 
 
 class _StandIn:

@@ -10,9 +10,10 @@ whole cell and name their own columns.
 
 :class:`Judge` (``gk.judge(model=, rubric=)``) asks a chat model to grade the
 output against the rubric, answering a JSON verdict (``score`` from 0 to 1 and
-a ``reason``) through ``response_format``. Its model, ``temperature`` (0) and
-``seed`` (0) are pinned and shown in its repr, so the same output gets the
-same request: ``cache=True`` answers a re-run's verdicts locally, and a
+a ``reason``) through ``response_format``, in at most ``max_tokens`` (1024 by
+default: a verdict's cost is bounded, and a quote counts it in full). Its
+model, ``temperature`` (0) and ``seed`` (0) are pinned and shown in its repr,
+so the same output gets the same request: ``cache=True`` answers a re-run's verdicts locally, and a
 checkpoint stores them beside the outputs (a re-run re-judges nothing).
 An image output is shown to the judge (as image parts); video and music are
 described by their job (the judge does not see them).
@@ -38,6 +39,8 @@ _VERDICT_SCHEMA = {
     "required": ["score", "reason"],
     "additionalProperties": False,
 }
+#: The longest verdict a judge writes by default (its reasoning included, on a reasoning model).
+VERDICT_MAX_TOKENS = 1024
 _INSTRUCTIONS = (
     "You grade one output of an AI model against a rubric. Answer only with JSON: "
     '{"score": a number from 0 (fails the rubric) to 1 (fully meets it), "reason": one sentence}.'
@@ -47,14 +50,17 @@ _INSTRUCTIONS = (
 class Judge:
     """An LLM judge (see the module docstring); build it with :func:`judge`."""
 
-    def __init__(self, model: str, rubric: str, *, name: str = "judge", temperature: float = 0.0, seed: int = 0) -> None:
+    def __init__(self, model: str, rubric: str, *, name: str = "judge", temperature: float = 0.0, seed: int = 0,
+                 max_tokens: int = VERDICT_MAX_TOKENS) -> None:
         if not isinstance(model, str) or not model:
             raise ValueError("judge(model=...) needs a chat model id, e.g. judge(model='chat-mini', rubric='...')")
         if not isinstance(rubric, str) or not rubric.strip():
             raise ValueError("judge(rubric=...) needs the rubric: what a good output does, in words")
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"judge(name=...) names the score column: an identifier, not {name!r}")
-        self.model, self.rubric, self.name = model, rubric, name
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ValueError(f"judge(max_tokens=...) bounds the verdict: a whole number from 1, not {max_tokens!r}")
+        self.model, self.rubric, self.name, self.max_tokens = model, rubric, name, max_tokens
         self.temperature, self.seed = float(temperature), int(seed)
 
     @property
@@ -88,18 +94,22 @@ class Judge:
             content = "\n\n".join(facts)
         return {
             **self.pinned,
+            "max_tokens": self.max_tokens,
             "messages": [{"role": "system", "content": _INSTRUCTIONS}, {"role": "user", "content": content}],
             "response_format": {"type": "json_schema", "json_schema": {"name": "verdict", "strict": True, "schema": _VERDICT_SCHEMA}},
         }
 
     def verdict(self, completion: Any) -> dict[str, Any]:
         """``{"score": float, "reason": str}`` from the judge's answer; ValueError when it is not one."""
-        text = completion.choices[0].message.content or ""
+        choice = completion.choices[0]
+        text = choice.message.content or ""
         try:
             answer = json.loads(text)
             score = float(answer["score"])
         except (ValueError, TypeError, KeyError) as exc:
-            raise ValueError(f"the judge {self.model!r} did not answer a verdict ({exc}): {text[:120]!r}") from None
+            cut = (f"; its answer was cut at max_tokens={self.max_tokens} (give judge(max_tokens=) more)"
+                   if choice.finish_reason == "length" else "")
+            raise ValueError(f"the judge {self.model!r} did not answer a verdict ({exc}){cut}: {text[:120]!r}") from None
         if not math.isfinite(score) or not 0 <= score <= 1:
             raise ValueError(f"the judge {self.model!r} gave a score outside 0..1: {score!r}")
         return {"score": score, "reason": str(answer.get("reason", ""))}
@@ -114,9 +124,11 @@ class Judge:
         return f"judge(model={self.model!r}, temperature={temperature}, seed={self.seed}, name={self.name!r})"
 
 
-def judge(model: str, rubric: str, *, name: str = "judge", temperature: float = 0.0, seed: int = 0) -> Judge:
-    """A scorer that asks ``model`` to grade each output against ``rubric`` (a 0..1 score; pinned, cached)."""
-    return Judge(model, rubric, name=name, temperature=temperature, seed=seed)
+def judge(model: str, rubric: str, *, name: str = "judge", temperature: float = 0.0, seed: int = 0,
+          max_tokens: int = VERDICT_MAX_TOKENS) -> Judge:
+    """A scorer that asks ``model`` to grade each output against ``rubric`` (a 0..1 score in at most ``max_tokens``;
+    pinned, cached)."""
+    return Judge(model, rubric, name=name, temperature=temperature, seed=seed, max_tokens=max_tokens)
 
 
 def _image_uri(item: Any) -> str:
