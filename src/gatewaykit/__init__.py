@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
+from gatewaykit import grading_environment as _grading_environment  # noqa: F401 - the grading switches, as of now
 from gatewaykit._version import __version__
 from gatewaykit._wiring import install_defaults as _install_defaults
 from gatewaykit.errors import (

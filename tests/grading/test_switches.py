@@ -71,6 +71,18 @@ def test_the_same_seed_gives_the_same_everything_and_another_seed_other_media() 
     assert other["image"][1] != seen["image"][1] and other["video"][0] != seen["video"][0]
 
 
+def test_removing_the_switch_after_import_does_not_turn_it_off() -> None:
+    """A notebook that pops GATEWAYKIT_OFFLINE after ``import gatewaykit``, then makes its first client: still
+    offline, nothing sent to the course URL."""
+    code = ("import os\nimport gatewaykit as gk\nos.environ.pop('GATEWAYKIT_OFFLINE')\nclient = gk.Client()\n"
+            "try:\n    client.models.list()\nexcept gk.GatewayError as exc:\n    print(type(exc).__name__)\n"
+            "print('offline:', client.offline)")
+    with CountingServer() as server:
+        done = run(code, {"GATEWAYKIT_OFFLINE": "1", "SVC_API_KEY": "sk-course-key", "SVC_BASE_URL": server.url})
+        assert server.total == 0, server.requests
+    assert "offline: True" in done.stdout
+
+
 @pytest.mark.parametrize(
     ("variable", "value", "accepts"),
     [

@@ -13,23 +13,26 @@
 
 :func:`read_switches` is a pure function of an environment mapping; a value it
 cannot use is a :class:`ConfigurationError` naming the variable and what it
-accepts. :func:`current_switches` reads ``os.environ`` once, when the first
-client of the process is built (a bad value raises there, and again for the
-next client, until it is fixed), and keeps the result: a notebook cannot turn
-the switches off halfway through a grading run. The one cassette of
+accepts. :func:`current_switches` reads them once, when the first client of
+the process is built (a bad value raises there, and again for the next client,
+until it is fixed), and keeps the result; each variable that was set when
+``gatewaykit`` was imported is read as it was then
+(:mod:`gatewaykit.grading_environment`), so ``os.environ.pop`` in a notebook
+does not turn a switch off. The switches are not a sandbox: no real key
+belongs in an environment that runs student code. The one cassette of
 ``GATEWAYKIT_CASSETTE`` is shared by every client, so record mode starts the
 file afresh once, not once per client.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Optional
 
 from gatewaykit.errors import ConfigurationError
+from gatewaykit.grading_environment import switch_environment
 
 if TYPE_CHECKING:
     from gatewaykit.client.transports.cassette_store import Cassette
@@ -164,11 +167,12 @@ _lock = threading.Lock()
 
 
 def current_switches() -> GradingSwitches:
-    """The process's switches: read from ``os.environ`` by the first client, then kept."""
+    """The process's switches: read by the first client, then kept; a variable set when gatewaykit was imported is
+    read as it was then (:mod:`gatewaykit.grading_environment`)."""
     global _switches
     with _lock:
         if _switches is None:
-            _switches = read_switches(os.environ)
+            _switches = read_switches(switch_environment())
         return _switches
 
 
