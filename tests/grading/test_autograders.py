@@ -1,8 +1,9 @@
 """otter-grader and nbgrader grade the sample assignment five times each with the course key and URL set
 to a counting server: identical scores and outputs every time, zero requests, no change to the student's code.
 
-The grader turns on GATEWAYKIT_OFFLINE=1 and GATEWAYKIT_SEED=0 in its own environment (the recipe of
-docs/grading.md); the tools run from .venv-grading (see grading_venv.py) with this tree's gatewaykit.
+The otter and nbgrader steps are docs/grading.md's recipes, run as written (they unset the key and turn on
+GATEWAYKIT_OFFLINE=1 and GATEWAYKIT_SEED=0 themselves); the tools run from .venv-grading (see grading_venv.py,
+installed by the docs' install line) with this tree's gatewaykit.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -30,15 +32,29 @@ sys.path.insert(0, str(ASSIGNMENTS))
 from media_lab import NAME, QUESTIONS  # noqa: E402
 
 RUNS = 5
+DOCS = ROOT / "docs" / "grading.md"
 
 
-def grader_env(server: CountingServer, tools: bool = True) -> dict[str, str]:
-    """A grader's environment: the course key and URL are set (to the counting server), and so are the switches;
-    ``tools``: otter and nbgrader first on the PATH."""
+def recipe(name: str) -> str:
+    """The block of docs/grading.md marked ``<!-- recipe: name -->``, as written there."""
+    found = re.search(rf"<!-- recipe: {re.escape(name)} -->\n```\w+\n(.*?)```", DOCS.read_text(), re.S)
+    assert found, f"docs/grading.md has no recipe {name!r}"
+    return found.group(1)
+
+
+def run_recipe(name: str, cwd: Path, env: dict[str, str]) -> str:
+    """A bash recipe of the docs, run as written (stopping at the first failing line)."""
+    return run(["bash", "-euo", "pipefail", "-c", recipe(name)], cwd, env)
+
+
+def grader_env(server: CountingServer, tools: bool = True, switches: bool = True) -> dict[str, str]:
+    """A grader's shell: the course key and URL are set (to the counting server); ``switches``: and so are the
+    grading switches (a recipe of the docs sets its own); ``tools``: otter and nbgrader first on the PATH."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("SVC_", "GATEWAYKIT_", "VIRTUAL_ENV"))}
     path = f"{grading_bin()}{os.pathsep}{environ.get('PATH', '')}" if tools else environ.get("PATH", "")
+    on = {"GATEWAYKIT_OFFLINE": "1", "GATEWAYKIT_SEED": "0"} if switches else {}
     return {**environ, "PYTHONPATH": str(ROOT / "src"), "SVC_API_KEY": "sk-course-key", "SVC_BASE_URL": server.url,
-            "GATEWAYKIT_OFFLINE": "1", "GATEWAYKIT_SEED": "0", "GATEWAYKIT_LEDGER_PATH": "memory", "PATH": path}
+            **on, "GATEWAYKIT_LEDGER_PATH": "memory", "PATH": path}
 
 
 def run(command: list[str], cwd: Path, env: dict[str, str]) -> str:
@@ -58,6 +74,15 @@ def fill_answers(notebook: Any, is_answer_cell: Any) -> Any:
     return notebook
 
 
+def test_the_docs_install_line_is_what_ci_installs_and_holds_the_tested_pins() -> None:
+    """docs/grading.md's install line is .ci/run's for .venv-grading, and the grading extra pins both tools."""
+    install = recipe("install")
+    assert '.venv-grading/bin/python -m pip install -e ".[grading]"' in install
+    assert '.venv-grading/bin/python -m pip install -q -e ".[grading]"' in (ROOT / ".ci" / "run").read_text()
+    extra = re.search(r"^grading = \[(.*?)^\]", (ROOT / "pyproject.toml").read_text(), re.S | re.M)
+    assert extra and '"otter-grader==7.0.0"' in extra.group(1) and '"nbgrader==0.9.6"' in extra.group(1)
+
+
 def test_the_build_script_wrote_the_assignment_notebooks() -> None:
     """notebooks/assignments/*.ipynb are what build.py writes from media_lab.py."""
     done = subprocess.run([sys.executable, str(ASSIGNMENTS / "build.py"), "--check"], capture_output=True, text=True)
@@ -65,21 +90,20 @@ def test_the_build_script_wrote_the_assignment_notebooks() -> None:
 
 
 def test_otter_grades_the_same_every_time_and_sends_nothing(tmp_path: Path) -> None:
-    """otter assign, then otter run five times: one score, one results.json, zero requests counted."""
+    """docs/grading.md's otter recipes as written: otter assign, then the grading step five times: one score, one
+    results.json, zero requests counted."""
     shutil.copy(ASSIGNMENTS / "otter" / f"{NAME}.ipynb", tmp_path)
     with CountingServer() as server:
-        env = grader_env(server)
-        run(["otter", "assign", f"{NAME}.ipynb", "dist"], tmp_path, env)
+        env = grader_env(server, switches=False)
+        run_recipe("otter-assign", tmp_path, env)
         student = nbformat.read(tmp_path / "dist" / "student" / f"{NAME}.ipynb", as_version=4)
         fill_answers(student, lambda cell: "otter_answer_cell" in cell.metadata.get("tags", []))
         nbformat.write(student, tmp_path / "submission.ipynb")
-        (autograder,) = (tmp_path / "dist" / "autograder").glob("*.zip")
         results = []
-        for number in range(RUNS):
-            out = tmp_path / f"run{number}"
-            out.mkdir()
-            run(["otter", "run", "-a", str(autograder), "-o", str(out), "submission.ipynb"], tmp_path, env)
-            results.append(json.loads((out / "results.json").read_text()))
+        for _ in range(RUNS):
+            shutil.rmtree(tmp_path / "results", ignore_errors=True)  # as on a fresh grader: no results/ yet
+            run_recipe("otter-grade", tmp_path, env)
+            results.append(json.loads((tmp_path / "results" / "results.json").read_text()))
         assert server.total == 0, server.requests
     scores = [[(test["name"], test.get("score"), test.get("max_score")) for test in result["tests"]] for result in results]
     print(f"otter scores, {RUNS} runs:", scores[0], f"counting server: {server.total} requests")
@@ -89,15 +113,14 @@ def test_otter_grades_the_same_every_time_and_sends_nothing(tmp_path: Path) -> N
 
 
 def test_nbgrader_autogrades_the_same_every_time_and_sends_nothing(tmp_path: Path) -> None:
-    """nbgrader generate_assignment, then autograde five times: one grade table, identical outputs, zero requests."""
+    """docs/grading.md's nbgrader recipes as written (its config, its submitted/<student>/<assignment>/ layout):
+    generate_assignment, then the grading step five times: one grade table, identical outputs, zero requests."""
     course = tmp_path / "course"
     shutil.copytree(ASSIGNMENTS / "nbgrader" / "source", course / "source")
-    (course / "nbgrader_config.py").write_text(
-        "c = get_config()\nc.CourseDirectory.root = r'%s'\nc.CourseDirectory.course_id = 'media-course'\n"
-        "c.ExecutePreprocessor.timeout = 300\n" % course)
+    (course / "nbgrader_config.py").write_text(recipe("nbgrader-config"))
     with CountingServer() as server:
-        env = grader_env(server)
-        run(["nbgrader", "generate_assignment", NAME, "--force"], course, env)
+        env = grader_env(server, switches=False)
+        run_recipe("nbgrader-release", course, env)
         released = nbformat.read(course / "release" / NAME / f"{NAME}.ipynb", as_version=4)
         names = {question[0] for question in QUESTIONS}
         fill_answers(released, lambda cell: cell.metadata.get("nbgrader", {}).get("grade_id") in names)
@@ -106,8 +129,7 @@ def test_nbgrader_autogrades_the_same_every_time_and_sends_nothing(tmp_path: Pat
         nbformat.write(released, submitted / f"{NAME}.ipynb")
         grades, outputs = [], []
         for _ in range(RUNS):
-            run(["nbgrader", "autograde", NAME, "--create", "--force"], course, env)
-            run(["nbgrader", "export", "--to", "grades.csv"], course, env)
+            run_recipe("nbgrader-grade", course, env)
             with open(course / "grades.csv", newline="") as table:
                 grades.append([{k: v for k, v in row.items() if k != "timestamp"} for row in csv.DictReader(table)])
             graded = nbformat.read(course / "autograded" / "student1" / NAME / f"{NAME}.ipynb", as_version=4)

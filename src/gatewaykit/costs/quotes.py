@@ -7,7 +7,9 @@ with ``confirm_over=`` asks before sending a request whose quote passes it;
 it); ``source`` is ``"price table"`` (your ``Ledger(prices=...)``),
 ``"catalog"`` (the prices the gateway's catalog states) or None;
 ``assumptions`` are the values the figure rests on (duration, resolution,
-n, ...), including the model's defaults for what the request left out.
+n, ...), including the model's defaults for what the request left out, and,
+for a chat without ``max_tokens``, the output it is quoted at
+(:mod:`gatewaykit.costs.assumed_output`).
 """
 
 from __future__ import annotations
