@@ -6,7 +6,8 @@ nothing is sent for a typo. Then:
 1. ``dry_run=True``: every cell's request (and every judge's, with a stand-in as
    long as the output it will grade may be, its verdict at its ``max_tokens``)
    is quoted, not sent; the returned :class:`Evaluation` has no results and its
-   ``quote``, never below what the run costs.
+   ``quote`` (every answer at its longest; prompts estimated, about 4 characters
+   a token).
 2. ``checkpoint=path``: cells stored by an earlier run of the same call come
    back from the file (their result, latency and judges' verdicts; this run's
    cost $0, ``cost_source="checkpoint"``); only the others are sent, and each
