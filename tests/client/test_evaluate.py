@@ -158,7 +158,8 @@ def test_a_dry_run_prices_the_judge_s_pictures_and_every_prompt_near_what_the_ru
     quote = client.evaluate(cases, models=models, scorers=[judge], dry_run=True).quote
     client.evaluate(cases, models=models, scorers=[judge])
     spent = book.total_cost
-    verdicts = 4 * judge.max_tokens * client.models.get(judge.model).pricing["output"] / 1e6  # type: ignore[attr-defined]
+    rate = client.models.get(judge.model).pricing["output"]  # type: ignore[attr-defined]  # USD per million
+    verdicts = 4 * judge.max_tokens * rate / 1e6  # four verdicts, each quoted at its whole max_tokens
     assert quote.total_cost is not None and spent <= quote.total_cost <= 1.03 * spent + verdicts, (quote, spent)
     short, long = (client.evaluate([prompt], models=["chat-mini"], dry_run=True).quote
                    for prompt in ("Hi.", "Describe the sea. " * 400))  # fmt: skip

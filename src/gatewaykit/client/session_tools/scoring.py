@@ -13,8 +13,9 @@ output against the rubric, answering a JSON verdict (``score`` from 0 to 1 and
 a ``reason``) through ``response_format``, in at most ``max_tokens`` (1024 by
 default: a verdict's cost is bounded, and a quote counts it in full). Its
 model, ``temperature`` (0) and ``seed`` (0) are pinned and shown in its repr,
-so the same output gets the same request: ``cache=True`` answers a re-run's verdicts locally, and a
-checkpoint stores them beside the outputs (a re-run re-judges nothing).
+so the same output gets the same request: ``cache=True`` answers a re-run's
+verdicts locally, and a checkpoint stores them beside the outputs (a re-run
+re-judges nothing).
 An image output is shown to the judge (as image parts); video and music are
 described by their job (the judge does not see them).
 """
@@ -109,7 +110,9 @@ class Judge:
         except (ValueError, TypeError, KeyError) as exc:
             cut = (f"; its answer was cut at max_tokens={self.max_tokens} (give judge(max_tokens=) more)"
                    if choice.finish_reason == "length" else "")
-            raise ValueError(f"the judge {self.model!r} did not answer a verdict ({exc}){cut}: {text[:120]!r}") from None
+            raise ValueError(
+                f"the judge {self.model!r} did not answer a verdict ({exc}){cut}: {text[:120]!r}"
+            ) from None
         if not math.isfinite(score) or not 0 <= score <= 1:
             raise ValueError(f"the judge {self.model!r} gave a score outside 0..1: {score!r}")
         return {"score": score, "reason": str(answer.get("reason", ""))}
