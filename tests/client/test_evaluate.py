@@ -439,7 +439,7 @@ def test_a_replayed_evaluation_marks_its_cells_and_totals_as_not_charged(emulato
     how many cells and judge requests were replayed, instead of a bare $0."""
     import re
 
-    from gatewaykit.costs.money import format_usd
+    from gatewaykit.money import format_usd
     from gatewaykit.notebook.html_views.evaluation_html import render_evaluation_html
 
     path = tmp_path / "evaluation.jsonl"

@@ -14,7 +14,7 @@ import pytest
 
 import gatewaykit as gk
 from gatewaykit.client.terminal_display import TerminalDisplay
-from gatewaykit.costs.money import format_usd
+from gatewaykit.money import format_usd
 
 PROMPT = "Say hello to the terminal, replayed."
 

@@ -326,7 +326,7 @@ def test_markdown_with_not_charged_replies_round_trips(messages: list[dict[str, 
 
 def test_a_sessions_repr_writes_its_cost_as_money(client: gk.Client) -> None:
     """repr(session) writes its cost as every other view does ($0.0000556, $0.00), not as "$0.000056"."""
-    from gatewaykit.costs.money import format_usd
+    from gatewaykit.money import format_usd
 
     session = client.chat.session(model="chat-mini")
     assert repr(session) == "<ChatSession chat-mini: 0 turns, 0 requests, $0.00>"

@@ -15,7 +15,7 @@ client = gk.Client(base_url={base_url!r}, api_key={api_key!r}, ledger=gk.Ledger(
 client.chat.completions.create(model="chat-mini", messages=[{{"role": "user", "content": "Name three rivers"}}])
 client.images.generate(model="image-pixels", prompt="a red fox")
 print(client.ledger)
-print("TOTAL", gk.costs.money.format_usd(client.ledger.total_cost))
+print("TOTAL", gk.money.format_usd(client.ledger.total_cost))
 """
 
 

@@ -149,7 +149,7 @@ def test_plot_has_a_total_line(mixed):
 
 def test_plot_html_has_alt_text(mixed):
     """The figure's HTML output (what nbconvert keeps) is an image with alt text naming the total."""
-    from gatewaykit.costs.money import format_usd
+    from gatewaykit.money import format_usd
 
     markup = mixed.plot()._repr_html_()
     assert markup.startswith('<img src="data:image/png;base64,') and "alt=\"Cumulative cost over time" in markup

@@ -8,7 +8,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from gatewaykit.costs import Ledger
-from gatewaykit.costs.money import format_usd, plural
+from gatewaykit.money import format_usd, plural
 from ledger_records import records  # noqa: F401  (fixture)
 
 

@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from gatewaykit.emulator import DEMO_KEY, start
-from gatewaykit.emulator.server import is_loopback, make_settings
+from gatewaykit.emulator.server import make_settings
+from gatewaykit.serving.uvicorn_server import is_loopback
 
 
 def test_cli_prints_its_real_port_demo_key_and_serves(tmp_path):

@@ -206,7 +206,7 @@ def test_a_replayed_turn_says_not_charged_where_a_turn_shows_its_cost(emulator: 
     the ledger rows say (replayed, not charged, the recorded cost as such), not the recording's cost as paid."""
     import re
 
-    from gatewaykit.costs.money import format_usd
+    from gatewaykit.money import format_usd
 
     path = tmp_path / "box.jsonl"
     prompts = ["Name a river, boxed.", "And a lake?"]

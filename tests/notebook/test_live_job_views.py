@@ -253,7 +253,7 @@ class CapturingBatchDisplay(gk.NullDisplay):
 def test_a_batch_summary_says_what_its_requests_cost_whatever_its_items_return(emulator, keys, tmp_path):
     """client.map over a function returning text (no usage to read) ends with what its requests cost, the sum of
     its ledger rows; re-run from the response cache, the same summary says $0 spent, as its rows do."""
-    from gatewaykit.costs.money import format_usd
+    from gatewaykit.money import format_usd
 
     def one_line(client, topic):
         reply = client.chat.completions.create(model="chat-mini", messages=[{"role": "user", "content": f"{topic}?"}])

@@ -18,7 +18,7 @@ import pytest
 
 import gatewaykit as gk
 from gatewaykit.client.core.display import NullBatchProgress
-from gatewaykit.costs.money import format_usd
+from gatewaykit.money import format_usd
 from gatewaykit.notebook.cell_output.sinks import CapturingSink
 from gatewaykit.notebook.chat_views.live import render_async_stream, render_stream
 from gatewaykit.notebook.chat_views.turn_view import LiveTurnView

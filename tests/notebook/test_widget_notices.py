@@ -144,7 +144,7 @@ def test_undo_of_the_only_priced_turn_says_where_its_cost_went(client: gk.Client
     ui.undo()
     totals = ui._widgets["totals"].value  # type: ignore[index]
     assert "not reported" not in totals and "conversation $0.00 · " in totals  # $0.00, not $0.0000663
-    assert f"undone turns {gk.costs.money.format_usd(spent)} (still in the ledger)" in totals
+    assert f"undone turns {gk.money.format_usd(spent)} (still in the ledger)" in totals
     assert client.ledger.total_cost == spent
 
 
@@ -162,7 +162,7 @@ def test_undo_of_the_last_of_two_turns_takes_its_cost_out_of_the_conversation(cl
     assert first and second
     ui.undo()
     totals = ui._widgets["totals"].value  # type: ignore[index]
-    money = gk.costs.money.format_usd
+    money = gk.money.format_usd
     assert f"conversation {money(first)} · undone turns {money(second)} (still in the ledger)" in totals, totals
     assert ui.cost == pytest.approx(first + second) == pytest.approx(client.ledger.total_cost)  # the spend stays
 

@@ -7,7 +7,7 @@ from typing import Any, Iterator
 import pytest
 
 import gatewaykit as gk
-from gatewaykit.costs.money import format_usd
+from gatewaykit.money import format_usd
 
 
 @pytest.fixture(scope="module")

@@ -30,8 +30,8 @@ from gatewaykit.classroom.roster import read_roster
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.upstream import UpstreamFailure
 from gatewaykit.classroom.upstream_balance import STATUS_KEY
-from gatewaykit.emulator.errors import ApiError, bad_request
-from gatewaykit.emulator.routes.responses import JSONResponse
+from gatewaykit.serving.errors import ApiError, bad_request
+from gatewaykit.serving.responses import JSONResponse
 
 __all__ = ["admin_routes"]
 

@@ -25,9 +25,9 @@ from gatewaykit.classroom.admin import admin_routes
 from gatewaykit.classroom.jobs import watch_jobs
 from gatewaykit.classroom.request_bodies import CountedBodies
 from gatewaykit.classroom.state import ClassroomState
-from gatewaykit.emulator.app import OFFLINE_HEADER, without_trailing_slash
-from gatewaykit.emulator.errors import ApiError, error_envelope
-from gatewaykit.emulator.routes.responses import JSONResponse
+from gatewaykit.serving.errors import ApiError, error_envelope
+from gatewaykit.serving.responses import OFFLINE_HEADER, JSONResponse
+from gatewaykit.serving.trailing_slash import without_trailing_slash
 
 __all__ = ["create_app"]
 

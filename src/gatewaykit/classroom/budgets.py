@@ -23,8 +23,8 @@ from typing import Optional
 
 from gatewaykit.classroom.store import UNKNOWN, OpenHold, Store
 from gatewaykit.classroom.windows import Window
-from gatewaykit.emulator.accounts import Account
-from gatewaykit.emulator.ratelimit import SlidingWindow
+from gatewaykit.serving.accounts import Account
+from gatewaykit.serving.ratelimit import SlidingWindow
 
 __all__ = ["UNKNOWN", "Budgets", "CommitGroup", "Hold", "unknown_status"]
 

@@ -114,7 +114,7 @@ def _admin(command: str, argv: Sequence[str]) -> int:
 
 
 def _print_report(data: dict) -> None:
-    from gatewaykit.costs.money import format_usd
+    from gatewaykit.money import format_usd
 
     rows = data["rows"]
     print(f"window: {data['window']}")

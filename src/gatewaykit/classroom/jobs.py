@@ -34,8 +34,8 @@ from gatewaykit.classroom.budgets import unknown_status
 from gatewaykit.classroom.passthrough import reported_cost
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.upstream import UpstreamResponse
-from gatewaykit.emulator.accounts import nanos_to_usd
-from gatewaykit.emulator.errors import not_found
+from gatewaykit.money import nanos_to_usd
+from gatewaykit.serving.errors import not_found
 
 __all__ = ["JOB_PATHS", "delete_job", "job_path", "owned_job", "settle_completed", "settle_from_view", "watch_jobs",
            "with_settled_cost"]

@@ -37,9 +37,8 @@ from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.store import NO_BALANCE
 from gatewaykit.classroom.keepalive import ConnectionFailed
 from gatewaykit.classroom.upstream import UpstreamFailure, UpstreamResponse
-from gatewaykit.costs.money import format_usd
-from gatewaykit.emulator.accounts import nanos_to_usd, usd_to_nanos
-from gatewaykit.emulator.errors import ApiError
+from gatewaykit.money import format_usd, nanos_to_usd, usd_to_nanos
+from gatewaykit.serving.errors import ApiError
 
 __all__ = ["forward_billed", "reported_cost", "unanswered", "upstream_error"]
 

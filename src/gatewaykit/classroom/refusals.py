@@ -12,9 +12,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Iterable, Optional
 
 from gatewaykit.classroom.windows import Window
-from gatewaykit.costs.money import format_usd
-from gatewaykit.emulator.accounts import nanos_to_usd
-from gatewaykit.emulator.errors import ApiError
+from gatewaykit.money import format_usd, nanos_to_usd
+from gatewaykit.serving.errors import ApiError
 
 __all__ = ["PAUSE_RETRY_SECONDS", "budget_used_up", "class_balance_used_up", "model_not_allowed",
            "over_request_limit", "paused", "revoked_key", "unknown_key", "unpriced_over_limit"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gatewaykit.classroom.state import ClassroomState
-from gatewaykit.emulator.accounts import nanos_to_usd
+from gatewaykit.money import nanos_to_usd
 
 __all__ = ["STUDENT_COLUMNS", "MODEL_COLUMNS", "report_rows"]
 

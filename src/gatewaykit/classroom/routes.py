@@ -23,9 +23,9 @@ from gatewaykit.classroom.passthrough import forward_billed, unanswered, upstrea
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.store import NO_BALANCE, OpenHold
 from gatewaykit.classroom.upstream import UpstreamFailure
-from gatewaykit.emulator.admission import read_json, read_json_or_form
-from gatewaykit.emulator.errors import bad_request
 from gatewaykit.request_numbers import as_integer
+from gatewaykit.serving.bodies import read_json, read_json_or_form
+from gatewaykit.serving.errors import bad_request
 
 __all__ = ["chat_completions", "create_music", "create_video", "edit_images", "generate_images", "list_models",
            "music_content", "music_job", "video_content", "video_job"]

@@ -94,7 +94,7 @@ class Classroom:
         import uvicorn
 
         from gatewaykit.classroom.app import create_app
-        from gatewaykit.emulator.server import check_port, is_loopback, uvicorn_config
+        from gatewaykit.serving.uvicorn_server import check_port, is_loopback, uvicorn_config
 
         check_port(port)
         if not is_loopback(host):

@@ -26,8 +26,9 @@ from gatewaykit.classroom.upstream import Upstream
 from gatewaykit.classroom.upstream_balance import UpstreamBalance
 from gatewaykit.classroom.windows import Window
 from gatewaykit.classroom.worst_case import WorstCase
-from gatewaykit.emulator.accounts import key_digest, usd_to_nanos
-from gatewaykit.emulator.errors import ApiError
+from gatewaykit.money import usd_to_nanos
+from gatewaykit.serving.accounts import key_digest
+from gatewaykit.serving.errors import ApiError
 
 __all__ = ["ADMIN_DIGEST", "NO_MODEL", "ClassSettings", "ClassroomState", "admin_digest", "new_admin_token",
            "new_student_key"]

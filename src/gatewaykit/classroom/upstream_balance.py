@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from gatewaykit.classroom import refusals
 from gatewaykit.classroom.store import Store
-from gatewaykit.emulator.errors import ApiError
+from gatewaykit.serving.errors import ApiError
 
 __all__ = ["STATUS_KEY", "UpstreamBalance"]
 

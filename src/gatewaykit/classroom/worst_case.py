@@ -17,7 +17,7 @@ import math
 from typing import Any, Iterable, Mapping, Optional
 
 from gatewaykit.costs.catalog_prices import CatalogPrices
-from gatewaykit.emulator.accounts import usd_to_nanos
+from gatewaykit.money import usd_to_nanos
 from gatewaykit.request_numbers import as_integer
 
 __all__ = ["WorstCase"]

@@ -31,8 +31,8 @@ from gatewaykit.client.core.comparison_view import NullComparisonView
 from gatewaykit.client.core.display import BatchProgress, BatchTally, TurnView
 from gatewaykit.terminal_text import plain_text  # escape sequences from a model must not drive the terminal
 from gatewaykit.client.core.grading_switches import current_switches
+from gatewaykit.money import format_usd
 from gatewaykit.presentation import replayed_from_cassette
-from gatewaykit.costs.money import format_usd
 
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream

@@ -7,10 +7,10 @@ imported when first asked for (``__getattr__``) and ``ledger`` is made then: the
 client core reads prices and quotes without loading the ledger, its rows and
 their types, and ``import gatewaykit`` loads none of them.
 
-How it is built (each module imports only those above it; no cycles)::
+How it is built (each module imports only those above it; no cycles; amounts are written by
+:mod:`gatewaykit.money`)::
 
     records.py     CostRecord, LedgerSink: what the client hands over
-    money.py       "$2.00", "$0.0013"
     rows.py        LedgerRow (one request or job), row_from_record, the job state machine
     settlement.py  what a status and a price source make of a row's cost
     book.py        RowBook: rows, jobs, totals (no lock, no I/O)

@@ -22,8 +22,8 @@ import math
 import weakref
 from typing import Any, Optional
 
-from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.errors import BudgetExceededError
+from gatewaykit.money import format_usd, plural
 
 __all__ = ["Budget", "Reservation", "valid_budget"]
 

@@ -15,8 +15,8 @@ import re
 import time
 from typing import Any, Optional
 
-from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.costs.rows import ESTIMATED, NOT_REPORTED
+from gatewaykit.money import format_usd, plural
 
 __all__ = ["SHOWN_ROWS", "ledger_text"]
 

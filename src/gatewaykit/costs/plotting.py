@@ -27,8 +27,8 @@ import sys
 from datetime import datetime, timezone
 from typing import Any, Mapping, Optional, Sequence
 
-from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.costs.summaries import cumulative_by_model
+from gatewaykit.money import format_usd, plural
 
 __all__ = ["alt_text", "plot_cumulative"]
 

@@ -18,7 +18,7 @@ import html
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional
 
-from gatewaykit.costs.money import format_usd, plural
+from gatewaykit.money import format_usd, plural
 
 __all__ = ["Quote", "describe_amount"]
 

@@ -40,8 +40,8 @@ from dataclasses import dataclass, fields
 from urllib.parse import urlsplit
 from typing import Any, Literal, Optional
 
-from gatewaykit.costs.money import format_usd
 from gatewaykit.costs.records import CostRecord
+from gatewaykit.money import format_usd
 from gatewaykit.types.common import Cost
 from gatewaykit.types.jobs import FINISHED_STATES, JobStatus
 from gatewaykit.types.replayed import REPLAYED_NOTE, cached_note, replayed_note

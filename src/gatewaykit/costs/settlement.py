@@ -25,8 +25,8 @@ import time
 from typing import Any, Mapping, Optional, Protocol
 
 from gatewaykit.costs import rows as _rows
-from gatewaykit.costs.money import format_usd
 from gatewaykit.costs.rows import LedgerRow, valid_amount
+from gatewaykit.money import format_usd
 from gatewaykit.types.replayed import cached_note
 
 __all__ = ["PriceSource", "contribution", "finish", "pending_estimate", "settle", "valid_amount"]

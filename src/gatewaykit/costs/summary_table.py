@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from gatewaykit.costs.money import format_usd, plural
+from gatewaykit.money import format_usd, plural
 
 __all__ = ["LedgerSummary"]
 

@@ -13,8 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
-from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.costs.rows import COLUMNS, ESTIMATED, REPORTED
+from gatewaykit.money import format_usd, plural
 from gatewaykit.presentation import rich_bundle
 
 __all__ = ["DisplayState", "LedgerView", "charged_total"]

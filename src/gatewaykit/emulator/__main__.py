@@ -35,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     from gatewaykit.emulator.app import create_app
-    from gatewaykit.emulator.server import is_loopback, make_settings, uvicorn_config
+    from gatewaykit.emulator.server import make_settings
+    from gatewaykit.serving.uvicorn_server import is_loopback, uvicorn_config
 
     admin_token = args.admin_token or "admin-" + secrets.token_urlsafe(16)
     unusable_host = host_error(args.host)

@@ -1,89 +1,19 @@
-"""Accounts, keys and balances: authentication, model scoping and exact billing.
+"""The offline gateway's keys and accounts: authentication and model scoping.
 
-Money is kept in integer nano-dollars (1e-9 USD), so every charge is exact and
-the reported ``total_cost`` values (nanos / 1e9) sum to the balance change.
-Keys are stored only as SHA-256 digests and looked up by digest, so comparing
-a presented key never depends on how many characters matched.
+The accounts themselves (balance, holds, rate limit) are :class:`gatewaykit.serving.accounts.Account`;
+keys are stored only as their :func:`~gatewaykit.serving.accounts.key_digest`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from gatewaykit.emulator.accounts_file import KEY_PREFIX, AccountEntry, read_accounts
-from gatewaykit.emulator.errors import ApiError, invalid_key
-from gatewaykit.emulator.ratelimit import SlidingWindow
-
-NANOS_PER_USD = 1_000_000_000
-
-
-def usd_to_nanos(usd: float | int | str) -> int:
-    from decimal import Decimal
-
-    return int((Decimal(str(usd)) * NANOS_PER_USD).to_integral_value())
-
-
-def nanos_to_usd(nanos: int) -> float:
-    return round(nanos / NANOS_PER_USD, 9)
-
-
-def key_digest(key: str) -> str:
-    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-@dataclass
-class Account:
-    id: str
-    balance_nanos: int
-    limiter: SlidingWindow
-    spent_nanos: int = 0
-    held_nanos: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def available(self) -> int:
-        return self.balance_nanos - self.held_nanos
-
-    def can_pay(self, nanos: int) -> bool:
-        return self.available() >= nanos
-
-    def charge(self, nanos: int) -> bool:
-        """Deduct ``nanos`` if the balance allows it; False (and nothing changes) otherwise."""
-        with self.lock:
-            if self.available() < nanos:
-                return False
-            self.balance_nanos -= nanos
-            self.spent_nanos += nanos
-            return True
-
-    def hold(self, nanos: int) -> bool:
-        """Reserve ``nanos`` (work in flight) so concurrent requests cannot spend it; see :class:`.holds.Hold`."""
-        with self.lock:
-            if self.available() < nanos:
-                return False
-            self.held_nanos += nanos
-            return True
-
-    def change_hold(self, held: int, nanos: int) -> bool:
-        """Turn a hold of ``held`` into one of ``nanos``; False (nothing changes) when growing it is not covered."""
-        with self.lock:
-            if nanos > held and self.available() < nanos - held:
-                return False
-            self.held_nanos += nanos - held
-            return True
-
-    def settle(self, nanos: int, *, paid: bool, charged: int | None = None) -> None:
-        """Release a hold, charging it when ``paid`` (the stream completed): the held ``nanos``, or ``charged``
-        when the final price differs from the hold (the classroom holds a worst case, then charges the
-        upstream's reported cost)."""
-        with self.lock:
-            self.held_nanos -= nanos
-            if paid:
-                amount = nanos if charged is None else charged
-                self.balance_nanos -= amount
-                self.spent_nanos += amount
+from gatewaykit.money import nanos_to_usd, usd_to_nanos
+from gatewaykit.serving.accounts import Account, key_digest
+from gatewaykit.serving.errors import ApiError, invalid_key
+from gatewaykit.serving.ratelimit import SlidingWindow
 
 
 @dataclass(frozen=True)

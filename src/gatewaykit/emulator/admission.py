@@ -3,6 +3,7 @@
 Order: the key (401/403), the fault header or a random fault, the account's
 rate limit (429, never charged), then the body (413, 400) and the model
 (400 ``model_not_found`` when not in the catalog, 403 when the key may not use it).
+The body readers are :mod:`gatewaykit.serving.bodies` (the classroom reads bodies the same way).
 """
 
 from __future__ import annotations
@@ -12,16 +13,15 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
 from starlette.requests import Request
 
 from gatewaykit.emulator.accounts import ApiKey
 from gatewaykit.emulator.catalog import ModelSpec
-from gatewaykit.emulator.errors import ApiError, bad_request, insufficient_quota, server_error
 from gatewaykit.emulator.faults import FAULT_HEADER, DropConnection
-from gatewaykit.emulator.fields import integer_text
 from gatewaykit.emulator.gateway import Gateway
-from gatewaykit.emulator.ratelimit import SlidingWindow
+from gatewaykit.serving.bodies import read_body
+from gatewaykit.serving.errors import ApiError, bad_request, insufficient_quota, server_error
+from gatewaykit.serving.ratelimit import SlidingWindow
 
 _KIND_PATHS = {"chat": "/v1/chat/completions", "image": "/v1/images/generations", "video": "/v1/videos",
                "music": "/v1/audio/generations"}
@@ -66,81 +66,6 @@ async def admit(request: Request, gateway: Gateway, *, streamable: bool = False)
     return Caller(key, fault)
 
 
-async def read_body(request: Request, gateway: Gateway) -> bytes:
-    limit = gateway.settings.max_body_bytes
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise too_large(limit)
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large(limit)
-        chunks.append(chunk)
-    body = b"".join(chunks)
-    request._body = body  # lets request.form() parse what was already read
-    return body
-
-
-def too_large(limit: int) -> ApiError:
-    size = f"{limit / (1024 * 1024):g} MiB" if limit >= 1024 * 1024 else f"{limit / 1024:g} KiB"
-    return ApiError(413, f"The request body is larger than the {size} limit. Send fewer or smaller images, "
-                    "or a shorter conversation.", code="request_too_large")
-
-
-async def read_json(request: Request, gateway: Gateway) -> dict[str, Any]:
-    content_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
-    if content_type and not (content_type == "application/json" or content_type.endswith("+json")
-                             or content_type == "text/plain"):
-        raise bad_request(f"Send the body as JSON with 'Content-Type: application/json' (got {content_type!r}).")
-    raw = await read_body(request, gateway)
-    if not raw.strip():
-        raise bad_request("The request body is empty; send a JSON object.")
-    try:
-        body = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise bad_request(f"The request body is not valid JSON: {exc}.") from None
-    if not isinstance(body, dict):
-        raise bad_request("The request body must be a JSON object.")
-    return body
-
-
-async def read_json_or_form(request: Request, gateway: Gateway, integers: tuple[str, ...] = (),
-                            booleans: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A JSON body, or (as the openai SDK sends video jobs) a multipart form read into the same shape.
-
-    File parts become ``data:`` URIs; the named integer and boolean fields are decoded.
-    """
-    content_type = request.headers.get("content-type", "").lower()
-    if not content_type.startswith("multipart/form-data"):
-        return await read_json(request, gateway)
-    import base64
-
-    from starlette.datastructures import UploadFile
-    from starlette.formparsers import MultiPartException
-
-    await read_body(request, gateway)
-    try:
-        form = await request.form(max_files=4, max_fields=64)
-    except MultiPartException as exc:
-        raise bad_request(f"The multipart body could not be read: {exc.message}") from None
-    body: dict[str, Any] = {}
-    for name, value in form.multi_items():
-        if isinstance(value, UploadFile):
-            data = await value.read()
-            mime = value.content_type or "application/octet-stream"
-            body[name] = f"data:{mime};base64,{base64.b64encode(data).decode()}"
-        elif name in integers:
-            body[name] = integer_text(value, name)
-        elif name in booleans:
-            if value.lower() not in ("true", "false", "1", "0"):
-                raise bad_request(f"'{name}' must be true or false.", param=name)
-            body[name] = value.lower() in ("true", "1")
-        else:
-            body[name] = value
-    return body
-
-
 def resolve_model(body: dict[str, Any], gateway: Gateway, caller: Caller, kind: str) -> ModelSpec:
     model_id = body.get("model")
     if model_id is None:
@@ -165,6 +90,3 @@ def resolve_model(body: dict[str, Any], gateway: Gateway, caller: Caller, kind: 
 def require_funds(caller: Caller, nanos: int) -> None:
     if not caller.account.can_pay(nanos):
         raise insufficient_quota()
-
-
-

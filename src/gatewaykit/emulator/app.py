@@ -20,16 +20,15 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gatewaykit.emulator.errors import ApiError, error_envelope
 from gatewaykit.emulator.faults import DropConnection
 from gatewaykit.emulator.gateway import Gateway
 from gatewaykit.emulator.host_check import OwnHostOnly
-from gatewaykit.emulator.routes.responses import JSONResponse
 from gatewaykit.emulator.settings import Settings
+from gatewaykit.serving.errors import ApiError, error_envelope
+from gatewaykit.serving.responses import OFFLINE_HEADER, JSONResponse
+from gatewaykit.serving.trailing_slash import SENT_PATH, without_trailing_slash
 
 log = logging.getLogger("gatewaykit.emulator")
-OFFLINE_HEADER = "X-Gateway-Offline"
-SENT_PATH = "gatewaykit.sent_path"  # scope key: the path before without_trailing_slash
 _HTTP_CODES = {404: "unknown_url", 405: "method_not_allowed", 413: "request_too_large"}
 
 
@@ -99,21 +98,6 @@ def log_trace_context(scope: Scope) -> None:
                     extra={"trace_id": trace_id, "span_id": span_id},
                 )
             return
-
-
-def without_trailing_slash(scope: Scope) -> Scope:
-    """``/v1/chat/completions/`` is served as ``/v1/chat/completions`` (one slash only).
-
-    Starlette would answer an empty 307 redirect instead, which clients do not follow for a POST (httpx
-    follows none by default): the client got an empty body where it expected an answer or an envelope.
-    """
-    path = scope["path"]
-    if len(path) > 1 and path.endswith("/"):
-        scope = {**scope, "path": path[:-1], SENT_PATH: path}
-        raw = scope.get("raw_path")
-        if isinstance(raw, bytes) and raw.endswith(b"/"):
-            scope["raw_path"] = raw[:-1]
-    return scope
 
 
 def _is_drop(exc: BaseException) -> bool:

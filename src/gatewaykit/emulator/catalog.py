@@ -6,7 +6,7 @@ lists what is allowed), ``boolean`` (``values`` is ``[true, false]``), ``range``
 or ``string`` (free text with ``min_length``/``max_length``; ``required: true``
 when the model needs it).
 
-Prices are integers in nano-dollars (see :mod:`gatewaykit.emulator.accounts`);
+Prices are integers in nano-dollars (see :mod:`gatewaykit.money`);
 each entry also shows them in USD under ``pricing`` (an extra field). Chat
 models price prompt tokens read from the prompt cache at ``cache_read``, 10 %
 of ``input``; their ``prompt_caching`` entry states the caching rules (see

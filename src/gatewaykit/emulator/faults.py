@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 import threading
 
-from gatewaykit.emulator.errors import bad_request
 from gatewaykit.emulator.settings import HEADER_FAULT_KINDS, Settings
+from gatewaykit.serving.errors import bad_request
 
 FAULT_HEADER = "x-emulator-fault"
 

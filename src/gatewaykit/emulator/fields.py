@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, overload
 
-from gatewaykit.emulator.errors import bad_request
 from gatewaykit.request_numbers import as_integer, integral
+from gatewaykit.serving.errors import bad_request
 
 
 def _is_int(value: Any) -> bool:
@@ -21,21 +21,6 @@ def _is_int(value: Any) -> bool:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
-
-
-def integer_text(text: str, name: str) -> int:
-    """A multipart text field read as an integer, by the same rule as a JSON number (``"6.0"`` is 6)."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        value = integral(float(text))
-    except (ValueError, OverflowError):
-        value = None
-    if not _is_int(value):
-        raise bad_request(f"'{name}' must be an integer; got {text[:40]!r}.", param=name)
-    return value
 
 
 def require_str(body: dict, name: str, *, allow_empty: bool = False) -> str:

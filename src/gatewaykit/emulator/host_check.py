@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gatewaykit.emulator.errors import error_envelope
+from gatewaykit.serving.errors import error_envelope
 
 _LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 

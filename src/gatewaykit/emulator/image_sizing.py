@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from gatewaykit.emulator.catalog import GPT_SIZES, IMAGE_PRESETS, TIER_LONG_SIDE, ModelSpec
-from gatewaykit.emulator.errors import bad_request
-from gatewaykit.emulator.fields import integer_text, opt_bool, opt_enum, opt_int, opt_number, opt_seed, require_str
+from gatewaykit.emulator.fields import opt_bool, opt_enum, opt_int, opt_number, opt_seed, require_str
+from gatewaykit.serving.bodies import integer_text
+from gatewaykit.serving.errors import bad_request
 
 ASPECT_LONG_SIDE = 1024
 

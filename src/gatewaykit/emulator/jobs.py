@@ -18,10 +18,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Protocol, TypeVar
 
-from gatewaykit.emulator.accounts import Account
 from gatewaykit.emulator.request_ids import RequestIds
-from gatewaykit.emulator.holds import Hold
 from gatewaykit.emulator.settings import Settings
+from gatewaykit.serving.accounts import Account
+from gatewaykit.serving.holds import Hold
 
 T = TypeVar("T")
 

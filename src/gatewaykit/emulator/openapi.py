@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gatewaykit.emulator.routes.responses import JSONResponse
+from gatewaykit.serving.responses import JSONResponse
 
 
 async def openapi_document(request: Request) -> Response:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gatewaykit.emulator.accounts import nanos_to_usd
 from gatewaykit.emulator.catalog import ModelSpec
+from gatewaykit.money import nanos_to_usd
 
 
 def chat_cost(spec: ModelSpec, prompt_tokens: int, text_tokens: int, reasoning_tokens: int,

@@ -79,7 +79,7 @@ class Settings:
     #: Seconds a request's head (request line and headers) may take from its first byte.
     request_head_seconds: float = 10.0
     #: Seconds a request's body may take from the end of its head, plus one second per 64 KiB received
-    #: (see :mod:`.connection_guard`); past it the answer is a 408 and the connection is closed.
+    #: (see :mod:`gatewaykit.serving.connection_guard`); past it the answer is a 408 and the connection is closed.
     request_body_seconds: float = 10.0
 
     def __post_init__(self) -> None:

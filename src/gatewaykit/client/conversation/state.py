@@ -22,7 +22,7 @@ from gatewaykit.client.conversation.tools import Toolbox, approval_of
 from gatewaykit.presentation import rich_bundle
 from gatewaykit.types import ChatCompletion, Cost, Usage
 from gatewaykit.types.replayed import not_charged
-from gatewaykit.costs.money import format_usd
+from gatewaykit.money import format_usd
 
 __all__ = ["SessionState"]
 

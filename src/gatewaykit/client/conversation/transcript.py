@@ -35,7 +35,7 @@ from typing import Any, Iterable, Mapping, Optional
 
 from gatewaykit.errors import ConfigurationError
 from gatewaykit.presentation import rich_bundle
-from gatewaykit.costs.money import format_usd
+from gatewaykit.money import format_usd
 from gatewaykit.client.conversation.turn_costs import not_charged_turns_text
 from gatewaykit.types.replayed import CACHED_NOTE, REPLAYED_NOTE
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Optional
 
-from gatewaykit.costs.money import format_usd
+from gatewaykit.money import format_usd
 from gatewaykit.types.replayed import NotCharged, by_source, not_charged_of, not_charged_total, replayed_answer
 
 __all__ = [

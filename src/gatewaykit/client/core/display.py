@@ -42,7 +42,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, TypeVar, Union, runtime_checkable
 
-from gatewaykit.costs.money import format_usd
+from gatewaykit.money import format_usd
 
 
 if TYPE_CHECKING:  # pragma: no cover

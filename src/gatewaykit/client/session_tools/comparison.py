@@ -157,7 +157,7 @@ class Comparison:
     def total_text(self) -> str:
         """``in all: $0.00242``, saying so when the rounded figures shown per model do not add up to it, and how
         many models were not charged (:attr:`not_charged_text`) ("" unknown)."""
-        from gatewaykit.costs.money import format_usd
+        from gatewaykit.money import format_usd
 
         total = self.total_cost
         if total is None:
@@ -233,7 +233,7 @@ def column_line(entry: ComparisonEntry) -> str:
 def cost_text(entry: ComparisonEntry) -> str:
     """A column's cost as every view shows it: the amount ("≈ … est." when estimated, "not reported"), or for a
     column not charged now (replayed, cached) what its ledger row says instead (:attr:`ComparisonEntry.note`)."""
-    from gatewaykit.costs.money import format_usd
+    from gatewaykit.money import format_usd
 
     note = getattr(entry, "note", None)  # a view's stand-in for an entry may have none
     if note is not None:

@@ -15,8 +15,8 @@ import re
 from typing import Any
 
 from gatewaykit.client.session_tools.scoring import mean_score, numeric_scores
-from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.costs.rows import REPLAYED, replayed_note
+from gatewaykit.money import format_usd, plural
 
 __all__ = ["best_legend", "cell_line", "cost_text", "evaluation_text", "judges_replayed_text", "mean_text", "replayed_text",
            "score_text", "stability_text"]

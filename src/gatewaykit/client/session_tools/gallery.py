@@ -124,7 +124,7 @@ class Gallery:
                          for kind, n in counts.items() if n)
 
     def __str__(self) -> str:
-        from gatewaykit.costs.money import format_usd
+        from gatewaykit.money import format_usd
 
         if not self.items:
             return "Gallery: nothing made yet in this session" + (f" (kind={self.kind!r})" if self.kind else "")

@@ -7,9 +7,9 @@ from typing import Any
 
 from gatewaykit.emulator.chat.schema_checks import MAX_JSON_DEPTH, SchemaProblem, check_schema, json_depth
 from gatewaykit.emulator.chat.schema_size import check_answer_size
-from gatewaykit.emulator.errors import bad_request
 from gatewaykit.emulator.fields import opt_bool, opt_enum, opt_int, opt_number, opt_seed, opt_str
 from gatewaykit.emulator.prompt_cache import RETENTIONS
+from gatewaykit.serving.errors import bad_request
 
 ROLES = ("system", "user", "assistant", "tool", "developer")
 EFFORTS = ("none", "low", "medium", "high")

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gatewaykit.emulator.errors import bad_request
+from gatewaykit.serving.errors import bad_request
 
 #: Most image parts one chat request may carry.
 MAX_IMAGE_PARTS = 16

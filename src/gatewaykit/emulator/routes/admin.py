@@ -7,9 +7,9 @@ import hmac
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gatewaykit.emulator.errors import ApiError
 from gatewaykit.emulator.gateway import Gateway
-from gatewaykit.emulator.routes.responses import JSONResponse
+from gatewaykit.serving.errors import ApiError
+from gatewaykit.serving.responses import JSONResponse
 
 
 def _require_admin(request: Request, gateway: Gateway) -> None:

@@ -15,7 +15,7 @@ from typing import Any, AsyncIterator
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gatewaykit.emulator.admission import Caller, admit, read_json, resolve_model
+from gatewaykit.emulator.admission import Caller, admit, resolve_model
 from gatewaykit.emulator.catalog import ModelSpec
 from gatewaykit.emulator.chat.answers import chunk_deltas, completion_body, extra_fields, usage_body
 from gatewaykit.emulator.chat.engine import ChatResult, SchemaTooBig, complete, script_input
@@ -23,12 +23,13 @@ from gatewaykit.emulator.chat.request import ChatRequest, parse_chat_request
 from gatewaykit.emulator.chat.schema_size import least_answer_size
 from gatewaykit.emulator.chat.script import ScriptedAnswer, ScriptMatchTimeout
 from gatewaykit.emulator.chat.vision import MIN_IMAGE_TOKENS, check_image_count, describe_images, image_parts
-from gatewaykit.emulator.errors import bad_request
 from gatewaykit.emulator.faults import DropConnection
 from gatewaykit.emulator.gateway import Gateway
-from gatewaykit.emulator.holds import Hold
 from gatewaykit.emulator.pricing import chat_cost
-from gatewaykit.emulator.routes.responses import SSE_DONE, SSE_HEADERS, HeldStreamingResponse, JSONResponse, sse_data
+from gatewaykit.serving.bodies import read_json
+from gatewaykit.serving.errors import bad_request
+from gatewaykit.serving.holds import Hold
+from gatewaykit.serving.responses import SSE_DONE, SSE_HEADERS, HeldStreamingResponse, JSONResponse, sse_data
 
 
 #: Says where a chat answer came from: ``synthetic`` (the offline model) or ``scripted`` (a --script entry).

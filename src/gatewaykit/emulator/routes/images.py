@@ -28,17 +28,18 @@ from starlette.formparsers import MultiPartException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gatewaykit.emulator.admission import Caller, admit, read_body, read_json, resolve_model
+from gatewaykit.emulator.admission import Caller, admit, resolve_model
 from gatewaykit.emulator.catalog import ModelSpec
 from gatewaykit.emulator.chat.tokens import count_tokens
-from gatewaykit.emulator.errors import ApiError, bad_request
 from gatewaykit.emulator.faults import DropConnection
 from gatewaykit.emulator.gateway import Gateway
-from gatewaykit.emulator.holds import Hold
 from gatewaykit.emulator.image_sampling import drifted_prompt, request_seed
 from gatewaykit.emulator.image_sizing import ImageRequest, form_to_body, parse_image_request
 from gatewaykit.emulator.pricing import cost_object, image_price
-from gatewaykit.emulator.routes.responses import SSE_HEADERS, HeldStreamingResponse, JSONResponse
+from gatewaykit.serving.bodies import read_body, read_json
+from gatewaykit.serving.errors import ApiError, bad_request
+from gatewaykit.serving.holds import Hold
+from gatewaykit.serving.responses import SSE_HEADERS, HeldStreamingResponse, JSONResponse
 
 _MIME = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
 MAX_FORM_FILES = 32

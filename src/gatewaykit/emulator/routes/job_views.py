@@ -9,11 +9,11 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from gatewaykit.emulator.admission import admit
-from gatewaykit.emulator.errors import not_found
 from gatewaykit.emulator.gateway import Gateway
 from gatewaykit.emulator.host_check import own_origin
 from gatewaykit.emulator.jobs import Job
-from gatewaykit.emulator.routes.responses import JSONResponse
+from gatewaykit.serving.errors import not_found
+from gatewaykit.serving.responses import JSONResponse
 
 
 def media_url(request: Request, job: Job) -> str:

@@ -15,8 +15,8 @@ import re
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gatewaykit.emulator.errors import ApiError
 from gatewaykit.emulator.gateway import Gateway
+from gatewaykit.serving.errors import ApiError
 
 _RANGE = re.compile(r"bytes=(\d{0,30})-(\d{0,30})$", re.IGNORECASE)  # longer numbers: malformed, ignored
 
@@ -47,7 +47,7 @@ async def media_file(request: Request) -> Response:
 
 
 def _unsatisfiable(size: int, headers: dict[str, str]) -> Response:
-    from gatewaykit.emulator.routes.responses import JSONResponse
+    from gatewaykit.serving.responses import JSONResponse
 
     body = {"error": {"message": "The requested byte range is not satisfiable.", "type": "invalid_request_error",
                       "code": "range_not_satisfiable", "param": None}}

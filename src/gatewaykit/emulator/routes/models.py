@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from gatewaykit.emulator.admission import admit
 from gatewaykit.emulator.gateway import Gateway
-from gatewaykit.emulator.routes.responses import JSONResponse
+from gatewaykit.serving.responses import JSONResponse
 
 
 async def list_models(request: Request) -> Response:

@@ -7,14 +7,15 @@ import re
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gatewaykit.emulator.admission import admit, read_json, require_funds, resolve_model
-from gatewaykit.emulator.errors import bad_request
+from gatewaykit.emulator.admission import admit, require_funds, resolve_model
 from gatewaykit.emulator.fields import opt_enum, opt_seed, require_str
 from gatewaykit.emulator.gateway import Gateway
 from gatewaykit.emulator.jobs import Job, new_job_id
 from gatewaykit.emulator.pricing import music_price
 from gatewaykit.emulator.routes.job_views import job_content, retrieve_job
-from gatewaykit.emulator.routes.responses import JSONResponse
+from gatewaykit.serving.bodies import read_json
+from gatewaykit.serving.errors import bad_request
+from gatewaykit.serving.responses import JSONResponse
 
 _TAG_LINE = re.compile(r"^\s*\[[A-Za-z][A-Za-z0-9 _\-]*\]\s*$", re.M)
 

@@ -8,17 +8,18 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gatewaykit.emulator.admission import admit, read_json_or_form, resolve_model
+from gatewaykit.emulator.admission import admit, resolve_model
 from gatewaykit.emulator.catalog import VIDEO_RESOLUTIONS, ModelSpec
 from gatewaykit.emulator.chat.vision import decode_data_uri
-from gatewaykit.emulator.errors import bad_request
 from gatewaykit.emulator.fields import opt_bool, opt_enum, opt_int, opt_seed, opt_str, require_str
 from gatewaykit.emulator.gateway import Gateway
-from gatewaykit.emulator.holds import Hold
 from gatewaykit.emulator.jobs import Job, new_job_id
 from gatewaykit.emulator.pricing import video_price
 from gatewaykit.emulator.routes.job_views import job_content, job_view, owned_job, retrieve_job
-from gatewaykit.emulator.routes.responses import JSONResponse
+from gatewaykit.serving.bodies import read_json_or_form
+from gatewaykit.serving.errors import bad_request
+from gatewaykit.serving.holds import Hold
+from gatewaykit.serving.responses import JSONResponse
 
 _RATIOS = {"16:9": (16, 9), "9:16": (9, 16), "1:1": (1, 1)}
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from gatewaykit.costs.money import plural
+from gatewaykit.money import plural
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.html_views.style import esc
 from gatewaykit.types import ChatCompletion, ImageResult, Job

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Optional, Sequence, Union
 
-from gatewaykit.costs.money import plural
+from gatewaykit.money import plural
 from gatewaykit.notebook.html_views import style
 from gatewaykit.types.replayed import not_charged_note
 from gatewaykit.notebook.html_views.media_html import (

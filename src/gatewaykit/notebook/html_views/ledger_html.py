@@ -19,10 +19,10 @@ import time as _time
 from html import escape
 from typing import Any, Collection, Optional
 
-from gatewaykit.costs.money import format_usd, plural
 from gatewaykit.costs.session import SESSION_ID
 from gatewaykit.costs.summaries import aggregate, cumulative_by_model
 from gatewaykit.costs.views import DisplayState
+from gatewaykit.money import format_usd, plural
 from gatewaykit.types.jobs import JobStatus
 
 __all__ = ["NO_MATH", "chart_img", "cost_cell", "render_ledger", "sparkline_svg"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 import html
 from typing import Any, Iterable, Optional
 
-from gatewaykit.costs.money import format_usd
 from gatewaykit.costs.rows import replayed_note
+from gatewaykit.money import format_usd
 
 BOX = "font-family:var(--jp-content-font-family,inherit);line-height:1.45;max-width:100%"
 # A chat answer is visibly the model's: a shaded panel with an accent bar, distinct from the notebook's own text.
@@ -69,7 +69,7 @@ def aligned_in_exports(bundle: dict[str, Any]) -> dict[str, Any]:
 
 def format_cost(usd: Optional[float]) -> str:
     """Money: ``$2.00``, ``$0.042``, ``$0.0013`` (two significant digits below a dollar, never
-    scientific notation); empty for None. See :func:`gatewaykit.costs.money.format_usd`."""
+    scientific notation); empty for None. See :func:`gatewaykit.money.format_usd`."""
     return format_usd(usd)
 
 

@@ -14,7 +14,7 @@ import threading
 import time
 from typing import Any, Optional
 
-from gatewaykit.costs.money import format_usd, plural
+from gatewaykit.money import format_usd, plural
 from gatewaykit.notebook.cell_output.kernel import route_to_frontend_subshell
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.html_views.style import esc

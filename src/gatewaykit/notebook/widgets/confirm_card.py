@@ -21,7 +21,7 @@ import threading
 import time
 from typing import Any, Optional
 
-from gatewaykit.costs.money import format_usd
+from gatewaykit.money import format_usd
 from gatewaykit.notebook.cell_output.kernel import in_kernel
 from gatewaykit.notebook.html_views.style import aligned_in_exports
 from gatewaykit.notebook.cell_output.widget_events import widget_events

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gatewaykit.costs.money import format_usd
 from gatewaykit.errors import GatewayError
+from gatewaykit.money import format_usd
 from gatewaykit.notebook.html_views import style
 
 __all__ = ["quote_html"]

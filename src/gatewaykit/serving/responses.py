@@ -1,4 +1,4 @@
-"""JSON and SSE responses (orjson-encoded)."""
+"""JSON and SSE responses (orjson-encoded), and the header that marks every answer of an offline server."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from typing import Any
 import orjson
 from starlette.responses import Response, StreamingResponse
 
-from gatewaykit.emulator.holds import Hold
+from gatewaykit.serving.holds import Hold
+
+OFFLINE_HEADER = "X-Gateway-Offline"  # "1" on every answer of the offline gateway (and of a classroom on it)
 
 
 class JSONResponse(Response):

@@ -6,7 +6,7 @@ when the answer is delivered, release it when the work fails, is refused or the 
 money is not available to other requests, so one account's concurrent requests can never together
 spend more than its balance, and a request it cannot pay for costs the gateway no work.
 
-Video and music jobs (:mod:`.jobs`), images (:mod:`.routes.images`) and chats (:mod:`.routes.chat`)
+The offline gateway's video and music jobs (:mod:`gatewaykit.emulator.jobs`), images and chats (its ``routes``)
 all use :class:`Hold`::
 
     hold = Hold.take(account, price)          # 402 now, before any work
@@ -26,8 +26,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from gatewaykit.emulator.accounts import Account
-from gatewaykit.emulator.errors import insufficient_quota
+from gatewaykit.serving.accounts import Account
+from gatewaykit.serving.errors import insufficient_quota
 
 
 class Hold:

@@ -31,7 +31,7 @@ import h11
 import orjson
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from gatewaykit.emulator.errors import error_envelope
+from gatewaykit.serving.errors import error_envelope
 
 #: The least upload speed a body's deadline assumes: each 64 KiB received adds a second to it.
 BODY_BYTES_PER_SECOND = 64 * 1024

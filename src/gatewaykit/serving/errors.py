@@ -1,7 +1,7 @@
-"""Error answers of the offline gateway, always in the spec's envelope.
+"""Error answers of both servers, always in the spec's envelope.
 
 Every failure a route can detect is raised as :class:`ApiError`; one exception
-handler in :mod:`gatewaykit.emulator.app` turns it into
+handler in each server's app (:mod:`gatewaykit.emulator.app`, :mod:`gatewaykit.classroom.app`) turns it into
 ``{"error": {"message", "type", "code", "param"}}`` with the right status.
 """
 
