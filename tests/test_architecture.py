@@ -64,6 +64,25 @@ def test_a_core_import_of_the_notebook_layer_breaks_the_contracts(tmp_path: Path
     assert done.returncode != 0 and "BROKEN" in done.stdout
 
 
+def test_reaching_into_the_offline_gateway_from_the_classroom_or_serving_breaks_the_contracts(tmp_path: Path) -> None:
+    """A copy of src/ whose classroom imports an emulator module, and whose serving/ imports the emulator, fails both contracts."""
+    copy = tmp_path / "src"
+    shutil.copytree(SOURCE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    report = copy / "gatewaykit" / "classroom" / "report.py"
+    report.write_text(report.read_text() + "\nfrom gatewaykit.emulator.accounts import AccountBook  # past serving/\n")
+    errors = copy / "gatewaykit" / "serving" / "errors.py"
+    errors.write_text(errors.read_text() + "\nfrom gatewaykit.emulator import settings  # a shared part reaching up\n")
+    done = lint_imports(copy)
+    summary = " ".join(done.stdout.split())  # contract names wrap across lines
+
+    def status(name: str) -> str:
+        found = re.search(re.escape(name) + r".*?\b(KEPT|BROKEN)\b", summary)
+        return found.group(1) if found else "missing"
+
+    assert status("only to start a practice upstream") == "BROKEN", done.stdout
+    assert status("parts import neither server") == "BROKEN", done.stdout
+
+
 def test_the_core_names_no_upper_layer_even_in_strings() -> None:
     """client/, types/, costs/, errors.py, presentation.py and money.py never spell the notebook or emulator module (no importlib)."""
     offenders = []
