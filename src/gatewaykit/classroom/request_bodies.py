@@ -13,7 +13,7 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gatewaykit.classroom.buffered_bytes import BufferedBytes, BuffersFull
-from gatewaykit.emulator.errors import ApiError
+from gatewaykit.serving.errors import ApiError
 
 __all__ = ["CountedBodies", "classroom_busy"]
 
