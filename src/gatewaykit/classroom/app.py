@@ -25,6 +25,7 @@ from gatewaykit.classroom.admin import admin_routes
 from gatewaykit.classroom.jobs import watch_jobs
 from gatewaykit.classroom.request_bodies import CountedBodies
 from gatewaykit.classroom.state import ClassroomState
+from gatewaykit.serving.cors import add_cors
 from gatewaykit.serving.errors import ApiError, error_envelope
 from gatewaykit.serving.responses import OFFLINE_HEADER, JSONResponse
 from gatewaykit.serving.trailing_slash import without_trailing_slash
@@ -153,4 +154,5 @@ def create_app(state: ClassroomState) -> Starlette:
     app.state.classroom = state
     app.add_middleware(CountedBodies, buffers=state.upstream.buffers)
     app.add_middleware(BugsAsEnvelopes, root_path=state.settings.root_path, offline=state.settings.upstream_offline)
+    add_cors(app, state.settings.cors_origins)  # outermost: preflights and every answer, refusals included
     return app

@@ -3,7 +3,7 @@
     python -m gatewaykit.classroom --upstream URL|offline --roster roster.csv [--cap 2.00]
         [--window total|daily|weekly] [--models ID,ID,...] [--max-request-cost USD] [--db classroom.db]
         [--keys-out keys.csv] [--host 127.0.0.1] [--port 8100] [--admin-token TOKEN | --new-admin-token]
-        [--root-path PATH]
+        [--root-path PATH] [--cors-origin ORIGIN ...]
     python -m gatewaykit.classroom pause|resume|report --url URL --admin-token TOKEN
 
 The teacher's key comes from ``SVC_API_KEY``, never from the command line (it
@@ -49,6 +49,9 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=8100)
     parser.add_argument("--root-path", default=None, help="serve under this path, e.g. /services/classroom behind "
                                                           "JupyterHub's proxy (requests without it work too)")
+    parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                        help="a browser origin whose pages may call the class, e.g. a JupyterLite site's "
+                             "https://class.example.org; repeatable; none by default")
     parser.add_argument("--admin-token", default=os.environ.get("GATEWAYKIT_CLASSROOM_ADMIN_TOKEN"),
                         help="token for /_classroom (default: $GATEWAYKIT_CLASSROOM_ADMIN_TOKEN, else the one kept "
                              "in --db, else a new one, printed once)")
@@ -146,7 +149,8 @@ def _serve(argv: Sequence[str]) -> int:
                      max_request_cost=args.max_request_cost, db=args.db, host=args.host, port=args.port,
                      admin_token=new_admin_token() if args.new_admin_token else args.admin_token,
                      default_max_tokens=args.default_max_tokens, offline={"time_scale": args.time_scale},
-                     root_path=args.root_path, keys_out=keys_out, announce=False, _names=COMMAND_LINE)
+                     root_path=args.root_path, keys_out=keys_out, announce=False, _names=COMMAND_LINE,
+                     cors_origins=args.cors_origin)
     except ValueError as exc:
         parser.exit(2, f"{parser.prog}: error: {exc}\n")
     except (ConnectionError, RuntimeError, OSError) as exc:

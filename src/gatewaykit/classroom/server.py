@@ -25,6 +25,7 @@ from gatewaykit.classroom.store import SQLiteStore, Store
 from gatewaykit.classroom.upstream import Upstream
 from gatewaykit.classroom.windows import Window
 from gatewaykit.classroom.worst_case import WorstCase
+from gatewaykit.serving.cors import browser_origins
 
 __all__ = ["Classroom", "start"]
 
@@ -267,7 +268,8 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
           offline: Optional[dict[str, Any]] = None, job_check_seconds: float = 2.0,
           upstream_timeout: float = 300.0, root_path: Optional[str] = None, keys_out: Optional[str] = None,
           announce: bool = True, max_answer_bytes: int = MAX_ANSWER_BYTES,
-          max_buffered_bytes: int = MAX_BUFFERED_BYTES, _names: SettingNames = PYTHON) -> Classroom:
+          max_buffered_bytes: int = MAX_BUFFERED_BYTES, _names: SettingNames = PYTHON,
+          cors_origins: Optional[Iterable[str]] = None) -> Classroom:
     """Start a classroom in a background thread (``port=0``: a free port). See docs/classroom.md.
 
     ``upstream``: the gateway's URL, or ``"offline"`` (a private offline gateway, ``offline=`` its options).
@@ -281,10 +283,12 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
     classroom issues is appended to. ``announce``: print where students connect and where the class is kept.
     ``max_answer_bytes`` / ``max_buffered_bytes``: one buffered answer at most, and all bodies buffered at once
     (:mod:`gatewaykit.classroom.buffered_bytes`).
+    ``cors_origins``: browser origins whose pages may call the class, e.g. a JupyterLite site's (none by default).
     A malformed roster or setting is a ``ValueError`` saying what to change."""
     names = _names
     entries = read_roster(roster)
     prefix = checked_root_path(root_path, names.root_path)
+    origins = browser_origins(cors_origins)
     cap_usd = _money(cap, names.cap)
     limit = _money(max_request_cost, names.max_request_cost, allow_none=True)
     window_rule = Window(window, clock)
@@ -327,7 +331,7 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
                                  default_max_tokens=default_max_tokens, job_check_seconds=job_check_seconds,
                                  admin_token=token, admin_digest=kept if source == "kept" else None,
                                  root_path=prefix, upstream_offline=upstream_offline, names=names,
-                                 keys_file=keys_out)
+                                 keys_file=keys_out, cors_origins=origins)
         forwarding = Upstream(base_url, key, timeout=upstream_timeout, trust_env=gateway is None,
                               max_answer_bytes=max_answer_bytes, max_buffered_bytes=max_buffered_bytes)
         state = ClassroomState(settings, store, forwarding, catalog, window_rule)

@@ -81,6 +81,8 @@ class ClassSettings:
     root_path: str = ""
     #: The gateway behind the class is an offline one (practice): the classroom's own answers say so too.
     upstream_offline: bool = False
+    #: Browser origins whose pages (a JupyterLite class) may call the classroom (CORS); none by default.
+    cors_origins: tuple[str, ...] = ()
 
 
 class ClassroomState:

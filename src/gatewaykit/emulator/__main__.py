@@ -26,6 +26,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--script", help="JSON file of scripted chat answers (see the README)")
     parser.add_argument("--script-match-seconds", type=seconds, default=1.0,
                         help="CPU seconds a script's re: patterns may take on one message (then a 400)")
+    parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                        help="a browser origin whose pages may call this gateway, e.g. http://127.0.0.1:8800 "
+                             "(a JupyterLite site); repeatable; '*' allows any; none by default")
     parser.add_argument("--slow-seconds", type=seconds, default=8.0, help="delay of the 'slow' fault")
     return parser.parse_args(argv)
 
@@ -48,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
                                  retention_seconds=args.retention, fault_rate=args.fault_rate,
                                  fault_kinds=tuple(k for k in args.faults.split(",") if k),
                                  slow_seconds=args.slow_seconds, script=args.script,
-                                 script_match_seconds=args.script_match_seconds)
+                                 script_match_seconds=args.script_match_seconds, cors_origins=args.cors_origin)
         app = create_app(settings)
     except (OSError, ValueError) as exc:
         print(f"error: {start_error(exc, args.accounts)}", file=sys.stderr)

@@ -24,6 +24,7 @@ from gatewaykit.emulator.faults import DropConnection
 from gatewaykit.emulator.gateway import Gateway
 from gatewaykit.emulator.host_check import OwnHostOnly
 from gatewaykit.emulator.settings import Settings
+from gatewaykit.serving.cors import add_cors
 from gatewaykit.serving.errors import ApiError, error_envelope
 from gatewaykit.serving.responses import OFFLINE_HEADER, JSONResponse
 from gatewaykit.serving.trailing_slash import SENT_PATH, without_trailing_slash
@@ -177,4 +178,5 @@ def create_app(settings: Settings | None = None) -> Starlette:
     app.state.gateway = gateway
     app.add_middleware(OwnHostOnly)  # inside: its 421 carries X-Gateway-Offline too
     app.add_middleware(OfflineHeaderAndDrops)
+    add_cors(app, settings.cors_origins)  # outermost: preflights and every answer, errors included
     return app

@@ -12,6 +12,7 @@ from typing import Any
 
 from gatewaykit.emulator.accounts_file import read_accounts_file
 from gatewaykit.emulator.settings import Settings, load_accounts
+from gatewaykit.serving.cors import browser_origins
 from gatewaykit.serving.uvicorn_server import check_port, is_loopback, uvicorn_config
 
 KEEP_ALIVE_SECONDS = Settings.keep_alive_seconds
@@ -22,6 +23,8 @@ def make_settings(accounts: Any = None, time_scale: float = 1.0, seed: int = 0, 
     """Settings for ``start()`` and the CLI; a value out of range is a ValueError naming it."""
     if isinstance(accounts, (str, os.PathLike)):  # read here: a bad file is an AccountsFileError naming it
         accounts = read_accounts_file(os.fspath(accounts))
+    if "cors_origins" in more:
+        more["cors_origins"] = browser_origins(more["cors_origins"])
     settings = Settings(accounts=load_accounts(accounts), time_scale=time_scale, seed=seed,
                         admin_token=admin_token, **more)
     for name in ("time_scale", "retention_seconds", "slow_seconds", "prompt_cache_memory_seconds"):

@@ -53,6 +53,8 @@ class Settings:
     #: clock and the system RNG (``request_ids.py``): what a grader's GATEWAYKIT_SEED / GATEWAYKIT_OFFLINE get.
     reproducible: bool = False
     admin_token: str | None = field(default=None, repr=False)
+    #: Browser origins whose pages may call this gateway (CORS, ``gatewaykit/serving/cors.py``); none by default.
+    cors_origins: tuple[str, ...] = ()
     #: Seconds finished jobs and their media links live before they expire.
     retention_seconds: float = 3600.0
     #: Probability that a /v1 request gets a random fault from ``fault_kinds``.

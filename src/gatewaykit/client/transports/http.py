@@ -19,6 +19,7 @@ most that much memory.
 from __future__ import annotations
 
 import os
+import sys
 from functools import partial
 from typing import Any, AsyncIterator, Iterator, Optional
 
@@ -234,6 +235,11 @@ class _TransportBase:
         return httpx.Request(request.method, url, headers=headers, content=request.content, extensions=extensions)
 
 
+def _in_browser() -> bool:
+    """Python in a web page (Pyodide): no sockets, the browser's network instead."""
+    return sys.platform == "emscripten"
+
+
 class SyncTransport(_TransportBase):
     """Blocking sends over one pooled ``httpx.Client``."""
 
@@ -242,6 +248,10 @@ class SyncTransport(_TransportBase):
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, *, trust_env: bool = True,
     ) -> None:
         super().__init__(base_url, headers, timeout, max_response_bytes)
+        if http_transport is None and _in_browser():
+            from gatewaykit.client.transports.browser_fetch import XhrTransport
+
+            http_transport = XhrTransport()
         self._client = _Client(transport=http_transport, follow_redirects=False, timeout=make_timeout(timeout),
                                trust_env=trust_env)
 
@@ -295,6 +305,10 @@ class AsyncTransport(_TransportBase):
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, *, trust_env: bool = True,
     ) -> None:
         super().__init__(base_url, headers, timeout, max_response_bytes)
+        if http_transport is None and _in_browser():
+            from gatewaykit.client.transports.browser_fetch import FetchTransport
+
+            http_transport = FetchTransport()
         self._client = _AsyncClient(
             transport=http_transport, follow_redirects=False, timeout=make_timeout(timeout), trust_env=trust_env
         )

@@ -10,7 +10,8 @@ writes straight into ``innerHTML``. Two layers keep that from happening:
    Images are shown as links rather than loaded: a model (or a prompt
    injection) could otherwise make the browser fetch an attacker's URL.
 2. nh3 (ammonia) with an allow-list of the tags Markdown produces, as
-   defence in depth.
+   defence in depth (where nh3 is not installed, as in a browser page's Pyodide, the same allow-list
+   in the standard library: :mod:`.allow_list`).
 
 A growing text (a live stream) is rendered incrementally by
 :class:`gatewaykit.notebook.markdown_html.markdown_stream.IncrementalMarkdown`, which uses
@@ -140,8 +141,12 @@ def _add_answer_styles(md: Any) -> None:
 
 @lru_cache(maxsize=1)
 def _cleaner() -> Callable[[str], str]:
-    import nh3
+    try:
+        import nh3
+    except ImportError:  # Python in a browser page (Pyodide) has no nh3: the same rules, in the standard library
+        from gatewaykit.notebook.markdown_html.allow_list import allow_list_cleaner
 
+        return allow_list_cleaner(_TAGS, _ATTRIBUTES, is_safe_url, "noopener noreferrer nofollow")
     options: dict[str, Any] = {
         "tags": _TAGS,
         "attributes": _ATTRIBUTES,
