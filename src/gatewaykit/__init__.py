@@ -47,6 +47,7 @@ from gatewaykit.errors import (
     StructuredOutputError,
     UnexpectedResponseError,
 )
+from gatewaykit.optional_packages import MissingPackageError
 
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit import classroom as classroom
@@ -161,6 +162,7 @@ __all__ = [
     "JobTimeoutError",
     "Ledger",
     "Message",
+    "MissingPackageError",
     "Model",
     "ModelList",
     "ModelNotAllowedError",

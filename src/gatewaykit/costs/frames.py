@@ -1,4 +1,4 @@
-"""pandas views of the ledger, built on demand (pandas is imported only here)."""
+"""pandas views of the ledger, built on demand (pandas is imported only here, and only when asked)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any, Mapping, Sequence, Union
 
 from gatewaykit.costs.rows import COLUMNS, COST_FIELDS
 from gatewaykit.costs.summaries import aggregate, normalise_keys
+from gatewaykit.optional_packages import needs
 
 __all__ = ["rows_to_frame", "summary_frame"]
 
@@ -20,6 +21,8 @@ _INTEGER_COLUMNS = (
     "http_status",
 )
 _FLOAT_COLUMNS = ("seconds", "total_cost", *COST_FIELDS, "latency")
+#: What shows the ledger where pandas is not installed.
+_WITHOUT_PANDAS = "the ledger's display (gk.ledger as a cell's last line), print(gk.ledger), .rows, .total_cost"
 
 
 def _utc(pd, values):
@@ -31,8 +34,8 @@ def _utc(pd, values):
 
 def rows_to_frame(columns: Mapping[str, Sequence[Any]]):
     """A DataFrame with one row per request or job, columns in ``COLUMNS`` order."""
+    pd = needs("pandas", "to_pandas()", _WITHOUT_PANDAS)
     import numpy as np
-    import pandas as pd
 
     data = {}
     for name in COLUMNS:
@@ -56,7 +59,7 @@ def rows_to_frame(columns: Mapping[str, Sequence[Any]]):
 
 def summary_frame(columns: Mapping[str, Sequence[Any]], by: Union[str, Sequence[str]]):
     """``aggregate`` as a DataFrame (one row per group)."""
-    import pandas as pd
+    pd = needs("pandas", "summary()", _WITHOUT_PANDAS)
 
     keys = normalise_keys(by)
     groups = aggregate(columns, keys)

@@ -128,7 +128,9 @@ class ModelList(GatewayModel):
 
     def to_pandas(self) -> Any:
         """One row per model (id, kind, owned_by, modalities, parameters, edit limits); imports pandas."""
-        import pandas as pd
+        from gatewaykit.optional_packages import needs
+
+        pd = needs("pandas", "ModelList.to_pandas()", "iterate the list, or read .ids")
 
         rows = []
         for model in self.data:

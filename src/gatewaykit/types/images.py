@@ -41,8 +41,10 @@ def open_api_image(data: bytes, what: str = "image data") -> Any:
     Anything else is a :class:`ValueError` naming ``what`` and the accepted formats (never a decoder's
     own message, which could show a tool's command line or temporary paths).
     """
-    from PIL import Image
+    from gatewaykit.optional_packages import needs
 
+    Image = needs("pillow", "PIL images (ImageResult.images, .show())", "the result's own display, .save(folder), "
+                  "each item's .content (the image's bytes)", module="PIL.Image")
     try:
         return Image.open(io.BytesIO(data), formats=API_IMAGE_FORMATS)
     except Exception as exc:  # noqa: BLE001 - UnidentifiedImageError, SyntaxError, OSError... all mean 'not one'

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from gatewaykit.errors import ModelNotFoundError
+from gatewaykit.optional_packages import needs
 from gatewaykit.presentation import rich_bundle
 from gatewaykit.terminal_text import plain_text
 from gatewaykit.types import ModelList
@@ -173,7 +174,7 @@ class Comparison:
     def to_pandas(self) -> Any:
         """One row per model: model, preview, latency_s, total_cost, cost_source, tokens, error, note (imports
         pandas); ``note`` is what a model not charged now shows for its cost (its ledger row's note), else None."""
-        import pandas as pd
+        pd = needs("pandas", "Comparison.to_pandas()", "the comparison's grid (its display)")
 
         rows = [
             {

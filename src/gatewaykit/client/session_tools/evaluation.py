@@ -28,6 +28,7 @@ from typing import Any, Optional, Union
 from gatewaykit.client.session_tools.comparison import shown_seconds
 from gatewaykit.client.session_tools.scoring import mean_score
 from gatewaykit.money import plural
+from gatewaykit.optional_packages import needs
 from gatewaykit.presentation import rich_bundle
 from gatewaykit.types.replayed import NotCharged
 
@@ -198,7 +199,7 @@ class Evaluation:
     def to_pandas(self) -> Any:
         """One row per case × model × repeat (columns: case_id, prompt, model, output, the scores, latency_s,
         total_cost, cost_source, error; imports pandas)."""
-        import pandas as pd
+        pd = needs("pandas", "Evaluation.to_pandas()", "the evaluation's grid (its display) and .save(folder)")
 
         scores = self.score_columns
         records = []
@@ -215,7 +216,7 @@ class Evaluation:
 
     def summary(self) -> Any:
         """One row per model: the mean of each score, total_cost, median_latency_s, errors (imports pandas)."""
-        import pandas as pd
+        pd = needs("pandas", "Evaluation.summary()", "the evaluation's grid (its display) and .save(folder)")
 
         scores = self.score_columns
         records = []

@@ -18,6 +18,7 @@ from typing import Any, Optional, Union
 
 from gatewaykit.client.resources.session_media import MadeItem, session_media
 from gatewaykit.costs.csv_cells import safe_cell
+from gatewaykit.optional_packages import needs
 from gatewaykit.presentation import rich_bundle
 
 __all__ = ["Gallery", "gallery"]
@@ -86,7 +87,7 @@ class Gallery:
 
     def to_pandas(self) -> Any:
         """One row per item (imports pandas)."""
-        import pandas as pd
+        pd = needs("pandas", "Gallery.to_pandas()", "the gallery's display and .save(folder)")
 
         columns = ["kind", "model", "prompt", "params", "total_cost", "cost_source", "time", "status", "job_id", "tags"]
         return pd.DataFrame(self.rows(), columns=columns)
