@@ -26,6 +26,7 @@ only these seams (``client/config``, ``client/display``,
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any, Optional
 
 from gatewaykit.client.core.config import OFFLINE_EXTRA_HINT, OfflineGateway, set_offline_gateway_provider
@@ -63,6 +64,12 @@ def start_offline_gateway() -> OfflineGateway:
     from gatewaykit.client.core.grading_switches import current_switches
 
     switches = current_switches()  # GATEWAYKIT_SEED / GATEWAYKIT_OFFLINE: a reproducible gateway, jobs done at once
+    if sys.platform == "emscripten":
+        raise ConfigurationError(
+            "No API key was found, and the offline gateway is a server, which cannot run in a browser page "
+            "(Pyodide, JupyterLite): pass api_key= and base_url= (or set SVC_API_KEY and SVC_BASE_URL) for your "
+            "class's classroom or a gateway, started with --cors-origin for this page's origin"
+        )
     try:
         emulator = importlib.import_module("gatewaykit.emulator")
         return emulator.shared(  # type: ignore[no-any-return]
