@@ -68,6 +68,22 @@ def _links(job: Any) -> list[Any]:
     return list(getattr(job, "videos", None) or getattr(job, "audio", None) or [])
 
 
+def _of_an_async_client(job: Any) -> bool:
+    try:
+        return bool(getattr(job._bound(), "_is_async", False))
+    except Exception:  # noqa: BLE001 - a job of no client (unpickled, built by hand): fetched as it can
+        return False
+
+
+def _linked_player(url: str, content_type: str, name: str) -> str:
+    """A player whose source is the gateway's media link (an http(s) URL), for a job whose bytes need an await."""
+    if not url.lower().startswith(("https://", "http://")):
+        raise TypeError("an AsyncClient's job has no playable link: `await job.content()` gives its bytes")
+    if content_type.startswith("audio/"):
+        return render_audio_player_html(url, download_href=url, filename=_safe_name(name))
+    return render_video_player_html(url, download_href=url, filename=_safe_name(name))
+
+
 def job_player_html(job: Any) -> str:
     """The player for a completed job (cached per job id); a link or a note if content is unavailable."""
     job_id = str(getattr(job, "id", ""))
@@ -82,8 +98,10 @@ def job_player_html(job: Any) -> str:
     try:
         if not callable(fetch):
             raise TypeError("this job object cannot fetch its content")
-        content = fetch()
-        html = media_player_html(content, content_type, job_id + _SUFFIX.get(content_type, ".bin"))
+        if _of_an_async_client(job):  # its bytes need an await, which a display cannot: the gateway's link plays
+            html = _linked_player(links[0].url if links else "", content_type, job_id + _SUFFIX.get(content_type, ".bin"))
+        else:
+            html = media_player_html(fetch(), content_type, job_id + _SUFFIX.get(content_type, ".bin"))
     except Exception as exc:  # noqa: BLE001 - show what we can instead of a traceback
         url = links[0].url if links else ""
         link = ""
