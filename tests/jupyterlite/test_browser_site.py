@@ -102,6 +102,19 @@ def test_the_sync_client_answers_in_the_page(repl: LiteRepl, gateway: Any) -> No
     assert repl.outside == []
 
 
+def test_video_and_music_jobs_end_with_their_content(repl: LiteRepl, gateway: Any) -> None:
+    """A video job (gk.AsyncClient) and a song (gk.Client, its progress card polled in the cell) give their media."""
+    repl.run(f'client = gk.AsyncClient(base_url="{gateway.base_url}", api_key="{gateway.api_key}")\n'
+             f'blocking = gk.Client(base_url="{gateway.base_url}", api_key="{gateway.api_key}")')
+    video = _json(repl.run('clip = await (await client.videos.create(model="video-range", prompt="a kite")).wait()\n'
+                           'print(json.dumps([clip.status, (await clip.content())[4:8].decode()]))'))
+    assert video == ["completed", "ftyp"]
+    song = _json(repl.run('song = blocking.music.create(model="music-song", prompt="a song", '
+                          'lyrics_prompt="[Verse]\\nfoxes in the snow").wait()\n'
+                          'print(json.dumps([song.status, len(song.content())]))'))
+    assert song[0] == "completed" and song[1] > 10_000
+    assert repl.outside == []
+
 def test_a_streamed_answer_renders_live(repl: LiteRepl, gateway: Any) -> None:
     """chat.ask() renders the streamed answer as Markdown in the page (screenshot kept)."""
     repl.run(f'client = gk.AsyncClient(base_url="{gateway.base_url}", api_key="{gateway.api_key}")')

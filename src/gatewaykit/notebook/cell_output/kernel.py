@@ -40,7 +40,7 @@ from typing import Any, Callable, Optional
 from gatewaykit.client.core.display import in_kernel  # the one kernel detector (the core chooses displays with it)
 
 __all__ = ["CellThread", "in_kernel", "open_widget_subshell", "route_to_frontend_subshell", "shell", "sleep_until",
-           "start_thread"]
+           "start_thread", "threads_available"]
 
 
 def shell() -> Optional[Any]:
@@ -83,6 +83,12 @@ def sleep_until(flag: threading.Event, seconds: float) -> bool:
     if not flag.is_set():
         time.sleep(seconds)
     return flag.is_set()
+
+
+def threads_available() -> bool:
+    """False in a browser page's Python (Pyodide, ``sys.platform == "emscripten"``): it cannot start a thread,
+    so what would follow a cell from one runs in the cell itself."""
+    return sys.platform != "emscripten"
 
 
 def start_thread(target: Callable[[], None], *, name: str, ip: Any = None) -> CellThread:

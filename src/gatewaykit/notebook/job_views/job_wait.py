@@ -24,7 +24,7 @@ import time
 from typing import Any, Callable, Optional
 
 from gatewaykit.notebook.job_views.job_progress import REPAINT_EVERY, JobProgress
-from gatewaykit.notebook.cell_output.kernel import sleep_until, start_thread
+from gatewaykit.notebook.cell_output.kernel import sleep_until, start_thread, threads_available
 from gatewaykit.notebook.job_views.shown_once import mark_shown_live
 from gatewaykit.notebook.cell_output.sinks import DisplaySink
 from gatewaykit.notebook.job_views.wait_interrupted import WaitInterrupted, interrupted_note, resume_hint
@@ -80,7 +80,10 @@ def wait_with_progress(
         finally:
             finished.set()
 
-    start_thread(run, name="gatewaykit-job-wait")
+    if not threads_available():  # a browser page's Python (Pyodide): the cell polls itself, the card follows each poll
+        run()
+    else:
+        start_thread(run, name="gatewaykit-job-wait")
     try:
         with widget_events() as pump:
             next_paint = time.monotonic() + REPAINT_EVERY
