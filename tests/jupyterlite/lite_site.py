@@ -100,3 +100,29 @@ class LiteRepl:
 
     def close(self) -> None:
         self.context.close()
+
+
+class LiteNotebook:
+    """The site's quickstart notebook in its Notebook app (where ipywidgets render): ``run_first(code)`` puts
+    ``code`` in its first code cell and runs it."""
+
+    def __init__(self, browser: Any, origin: str, path: str = "gatewaykit-quickstart.ipynb") -> None:
+        self.outside: list[str] = []
+        self.context = browser.new_context(viewport={"width": 1100, "height": 1000})
+        self.page = self.context.new_page()
+        self.page.on("request", lambda request: self.outside.append(request.url)
+                     if not request.url.startswith(("http://127.0.0.1:", "data:", "blob:")) else None)
+        self.page.goto(f"{origin}/notebooks/index.html?path={path}")
+        self.cell = self.page.locator(".jp-Notebook .jp-CodeCell").first
+
+    def run_first(self, code: str, timeout: float = 180) -> Any:
+        """The first code cell's output area, once ``code`` ran there."""
+        editor = self.cell.locator(".cm-content")
+        editor.click()
+        editor.fill(code)
+        self.page.keyboard.press("Control+Enter")
+        self.cell.locator(".jp-InputArea-prompt", has_text="[1]:").wait_for(timeout=timeout * 1000)
+        return self.cell.locator(".jp-OutputArea")
+
+    def close(self) -> None:
+        self.context.close()

@@ -12,7 +12,7 @@ import shutil
 from typing import Any, Iterator
 
 import pytest
-from lite_site import REPO, CHROMIUM_ARGS, LiteRepl, StaticSite, site_folder
+from lite_site import CHROMIUM_ARGS, REPO, LiteNotebook, LiteRepl, StaticSite, site_folder
 
 import gatewaykit as gk
 
@@ -46,19 +46,24 @@ def gateway(site: StaticSite) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def repl(site: StaticSite) -> Iterator[LiteRepl]:
+def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     chromium = shutil.which("chromium")
     assert chromium, "Debian's chromium is needed: apt-get install chromium (.ci/run does this)"
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        page = LiteRepl(browser, site.origin)
-        print(f"cold start (page opened to first cell's answer): {page.cold_start:.1f} s")
-        page.run("import json\nimport gatewaykit as gk")
-        yield page
-        page.close()
-        browser.close()
+        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def repl(browser: Any, site: StaticSite) -> Iterator[LiteRepl]:
+    page = LiteRepl(browser, site.origin)
+    print(f"cold start (page opened to first cell's answer): {page.cold_start:.1f} s")
+    page.run("import json\nimport gatewaykit as gk")
+    yield page
+    page.close()
 
 
 def _json(output: str) -> Any:
@@ -149,3 +154,19 @@ def test_a_gateway_that_does_not_allow_the_site_is_a_clear_error(repl: LiteRepl)
                           f'    print(type(e).__name__, e)')
     assert output.startswith("APIConnectionError") and "--cors-origin" in output
     assert repl.outside == []
+
+
+def test_the_chat_box_widget_answers_in_the_notebook_app(browser: Any, site: StaticSite, gateway: Any) -> None:
+    """gk.chat_ui renders as ipywidgets in JupyterLite's Notebook app, and Send answers in it (no thread there)."""
+    notebook = LiteNotebook(browser, site.origin)
+    try:
+        output = notebook.run_first(f'import gatewaykit as gk\nclient = gk.Client(base_url="{gateway.base_url}", '
+                                    f'api_key="{gateway.api_key}")\ngk.chat_ui(client=client, model="chat-mini")')
+        output.locator("textarea").first.fill("Tell me about foxes")
+        output.locator("button", has_text="Send").click()
+        output.locator(".widget-html, .widget-htmlmath", has_text="offline gateway").first.wait_for(timeout=60_000)
+        assert "Traceback" not in output.inner_text() and "Error" not in output.inner_text()
+        notebook.page.screenshot(path=str(ARTIFACTS / "jupyterlite-chat-box.png"))
+    finally:
+        notebook.close()
+    assert notebook.outside == []

@@ -109,13 +109,16 @@ class ChatUI:
                 self._after_turn()
 
         self._before_turn(text, _clear_input)
+        from gatewaykit.notebook.cell_output.kernel import start_thread, threads_available
+
+        if not threads_available() and not wait:  # a browser page's Python: no thread, so Send answers in place
+            run()
+            return None
         if wait:
             run()
             if "error" in outcome:
                 raise outcome["error"]
             return outcome.get("reply")
-        from gatewaykit.notebook.cell_output.kernel import start_thread
-
         self._worker = start_thread(run, name="gatewaykit-chat-box")
         return None
 
