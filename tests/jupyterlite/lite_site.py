@@ -1,7 +1,7 @@
 """The built JupyterLite site served on loopback, and its REPL driven in Debian's Chromium.
 
 :func:`site_folder` is ``jupyterlite/_output``, built by ``python jupyterlite/build.py`` when it is not
-there (``.ci/run`` builds it before the suite). :class:`StaticSite` serves it from a thread (the MIME types
+there (``.ci/run`` builds it in the background while the suite runs; this waits for that build). :class:`StaticSite` serves it from a thread (the MIME types
 Pyodide needs: ``.mjs`` as JavaScript, ``.wasm`` as WebAssembly). :class:`LiteRepl` opens the REPL with
 the Pyodide kernel, runs code in it cell by cell and reads each cell's output, and records every request
 the page and its workers make to anywhere but ``127.0.0.1``.
@@ -29,8 +29,21 @@ _RAN = """() => [...document.querySelectorAll('.jp-CodeConsole-content .jp-Input
     .filter(p => /\\[\\d+\\]/.test(p.textContent)).length"""
 
 
-def site_folder() -> Path:
-    """The built site; built now when missing (a minute with a warm cache)."""
+CI_MARKERS = REPO / ".ci"
+
+
+def site_folder(deadline_seconds: float = 1800.0) -> Path:
+    """The built site: ``.ci/run``'s background build once it finished (its log when it failed), else built now
+    when missing (a minute with a warm cache)."""
+    if (CI_MARKERS / "jupyterlite-build.log").exists() and not (CI_MARKERS / "jupyterlite.ready").exists():
+        deadline = time.monotonic() + deadline_seconds
+        while not (CI_MARKERS / "jupyterlite.ready").exists():
+            if (CI_MARKERS / "jupyterlite.failed").exists():
+                log = (CI_MARKERS / "jupyterlite-build.log").read_text(errors="replace")[-3000:]
+                raise RuntimeError(f".ci/run's build of the JupyterLite site failed:\n{log}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"gave up after {deadline_seconds:.0f} s waiting for .ci/run's JupyterLite build")
+            time.sleep(1.0)
     if not (SITE / "static" / "pyodide" / "pyodide-lock.json").exists():
         subprocess.run([sys.executable, str(REPO / "jupyterlite" / "build.py")], check=True)
     return SITE
