@@ -18,10 +18,9 @@ from typing import Any, Optional
 from opentelemetry.trace import SpanKind
 
 from gatewaykit.telemetry import names as n
-from gatewaykit.telemetry.direct_spans import DirectSpan, DirectSpans
 from gatewaykit.telemetry.request_metrics import RequestMetrics
 from gatewaykit.telemetry.span_attributes import (
-    answer_facts, captured_input, cost_of, error_type_of, mark_error, request_attributes, response_attributes,
+    captured_input, cost_of, error_type_of, mark_error, request_attributes, response_attributes,
     server_of, token_counts,
 )  # fmt: skip
 from gatewaykit.telemetry.trace_context import TraceHeaders
@@ -58,14 +57,8 @@ class _Running:
 class GatewayTelemetry:
     """A :class:`gatewaykit.client.core.observation.RequestObserver` over a tracer and a meter."""
 
-    def __init__(
-        self, tracer: Any, meter: Any, *, capture_content: bool = False, propagate_context: bool = True,
-        direct_spans: bool = True,
-    ) -> None:  # fmt: skip
+    def __init__(self, tracer: Any, meter: Any, *, capture_content: bool = False, propagate_context: bool = True) -> None:
         self._tracer = tracer
-        # the SDK's span built without start_span where nothing could tell (direct_spans.py); False: always start_span
-        self._direct = DirectSpans(tracer) if direct_spans else None
-        self.direct_spans_started = 0  # how many request spans took that path (the benchmark and tests read it)
         self._capture = capture_content
         self._headers = TraceHeaders() if propagate_context else None
         self._jobs: dict[str, _Running] = {}
@@ -84,13 +77,7 @@ class GatewayTelemetry:
         attributes = {**attributes, **request_attributes(body)}
         if self._capture:
             attributes.update(captured_input(body))
-        span = None
-        if self._direct is not None and recording.kind not in _JOB_KINDS:  # a job's span stays the SDK's own
-            span = self._direct.start(name, SpanKind.CLIENT, attributes)
-            if span is not None:
-                self.direct_spans_started += 1
-        if span is None:
-            span = self._tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
+        span = self._tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
         recording.observed = _Running(span, time.perf_counter(), metric_attributes, self)
         if self._headers is not None:
             carrier = self._headers.headers_for(span)
@@ -123,19 +110,13 @@ class GatewayTelemetry:
         self, recording: Any, handle: _Running, status: str, fields: dict[str, Any], row: Any
     ) -> None:
         span = handle.span
-        direct = type(span) is DirectSpan
-        if status not in _FAILED and (direct or (recording.kind not in _JOB_KINDS and not span.is_recording())):
-            # A plain answer: its values worked out when read (a direct span's, by the exporter or the metrics'
-            # collection); a span a sampler dropped keeps nothing, so only its metrics are, at collection.
+        if status not in _FAILED and recording.kind not in _JOB_KINDS and not span.is_recording():
+            # A span a sampler dropped keeps nothing: only its metrics are worked out, when collected.
             seconds = time.perf_counter() - handle.started
-            result = recording.result if direct else None  # kept only for captured content; else its facts, now
-            last = _LastValues(self._capture, recording.attempts, result, status, fields, row,
-                               handle.metric_attributes, span.get_span_context(), seconds)  # fmt: skip
-            if direct:
-                span.end_later(last)
-            else:
-                span.end()
-            self._metrics.add_later(last)
+            span.end()
+            self._metrics.add_later(
+                _DroppedSpanMetrics(fields, row, handle.metric_attributes, span.get_span_context(), seconds)
+            )
             return
         usage = fields.get("usage") or {}
         tokens = token_counts(usage)
@@ -249,80 +230,36 @@ class GatewayTelemetry:
         self._metrics.add(span, seconds, metric_attributes, tokens[0], tokens[1], amount, source)
 
 
-_WORKING = threading.Lock()  # taken only where _LastValues are worked out: an exporter's or a collection's thread
+class _DroppedSpanMetrics:
+    """A request whose span a sampler dropped: its metric values, worked out when the queue is fed
+    (:meth:`RequestMetrics.add_later`), from the few plain values kept here (never the answer)."""
 
-
-class _LastValues:
-    """A plain answer's span values and metric values, worked out once, when first asked (any thread).
-
-    Called, it gives the span's last attributes (:meth:`DirectSpan.end_later`); it is also the request's
-    entry in the metrics' queue (:meth:`RequestMetrics.add_later`). It keeps what the request ended with
-    (its token counts, the answer's model, id and finish reasons, the ledger's row; the answer itself
-    only when content is captured: an image's bytes are not held until an export) in as few objects as
-    it can: thousands wait for an export or a collection, and each object lengthens every garbage
-    collection meanwhile. Once worked out, only the values are kept."""
-
-    __slots__ = (
-        "_capture", "_attempts", "_result", "_model", "_response_id", "_reasons", "_status", "_images",
-        "_input_tokens", "_output_tokens", "_usage", "_row", "_metric_base", "_worked", "span_context", "seconds",
-    )  # fmt: skip
+    __slots__ = ("_input_tokens", "_output_tokens", "_usage", "_row", "_metric_base", "span_context", "seconds")
 
     def __init__(
-        self, capture: bool, attempts: Any, result: Any, status: str, fields: dict[str, Any], row: Any,
-        metric_base: dict[str, Any], span_context: Any, seconds: float,
+        self, fields: dict[str, Any], row: Any, metric_base: dict[str, Any], span_context: Any, seconds: float
     ) -> None:  # fmt: skip
-        self._capture = capture
-        self._attempts = attempts
-        self._result = result if capture else None
-        facts: tuple[Any, Any, tuple[str, ...]] = answer_facts(result) if result is not None else _NO_FACTS
-        self._model, self._response_id, self._reasons = facts
-        self._status = status
-        self._images = fields.get("images")
         usage = fields.get("usage") or {}
         self._input_tokens, self._output_tokens = token_counts(usage)
         self._usage = usage if row is None else None  # the cost is the row's when there is one
         self._row = row
-        self._metric_base: Optional[dict[str, Any]] = metric_base
-        self._worked: Any = None
-        self.span_context = span_context  # what the metrics' exemplars point at
+        self._metric_base = metric_base
+        self.span_context = span_context  # what the metrics' exemplars point at (not sampled: none)
         self.seconds = seconds
-
-    def __call__(self) -> dict[str, Any]:
-        """The attributes the answer adds to its span."""
-        return (self._worked or self._work())[0]
 
     def metric_values(self) -> tuple[Any, ...]:
         """(metric attributes, input tokens, output tokens, cost, cost source)."""
-        return (self._worked or self._work())[1]
-
-    def _work(self) -> tuple[Any, ...]:
-        with _WORKING:  # two threads (an exporter, a metrics collection) may ask at once: worked out once
-            worked = self._worked
-            if worked is None:
-                worked = self._worked = self._work_out()
-                # what it was worked out from is let go: a queued request keeps only its values
-                self._result = self._usage = self._row = self._metric_base = None
-            return worked
-
-    def _work_out(self) -> tuple[Any, ...]:
-        row, tokens = self._row, (self._input_tokens, self._output_tokens)
-        facts = None if self._model is _NOT_SEEN else (self._model, self._response_id, self._reasons)
-        values = answer_values(self._status, self._attempts, tokens, self._result, self._images, self._capture, True,
-                               facts)  # fmt: skip
-        amount, source = cost_values(values, row, self._usage or {})
-        return values, (metric_attributes_of(self._metric_base or {}, row, None), tokens[0], tokens[1], amount, source)
-
-
-_NOT_SEEN = object()  # no answer to take facts from (a span a sampler dropped: its metrics only)
-_NO_FACTS = (_NOT_SEEN, None, ())
+        amount, source = cost_values({}, self._row, self._usage or {})
+        attributes = metric_attributes_of(self._metric_base, self._row, None)
+        return attributes, self._input_tokens, self._output_tokens, amount, source
 
 
 def answer_values(
     status: str, attempts: Any, tokens: tuple[Optional[int], Optional[int]], result: Any, images: Any,
-    capture: bool, recording: bool, facts: Any = None,
+    capture: bool, recording: bool,
 ) -> dict[str, Any]:  # fmt: skip
     """The attributes a request's end sets on its span (``recording``: the span keeps attributes; ``images``:
-    how many images it made, if any; ``facts``: the answer's, taken when it ended, for a ``result`` not kept)."""
+    how many images it made, if any)."""
     values: dict[str, Any] = {n.STATUS: status}  # all set at once: the SDK cleans and locks per call
     if attempts and attempts > 1:  # absent: sent once
         values[n.ATTEMPTS] = attempts
@@ -330,8 +267,8 @@ def answer_values(
         values[n.USAGE_INPUT_TOKENS] = tokens[0]
     if tokens[1] is not None:
         values[n.USAGE_OUTPUT_TOKENS] = tokens[1]
-    if (result is not None or facts is not None) and recording:  # a span a sampler dropped keeps nothing
-        response_attributes(values, result, capture, facts)
+    if result is not None and recording:  # a span a sampler dropped keeps nothing
+        response_attributes(values, result, capture)
     if images is not None:
         values[n.IMAGE_COUNT] = images
     return values

@@ -1,21 +1,11 @@
-"""The request metrics, recorded when they are collected rather than on each request.
+"""The request metrics, queued on each request and recorded when a metric reader collects them.
 
-``gen_ai.client.token.usage`` (input and output), ``gen_ai.client.operation.duration``
-and the cost counter ``gatewaykit.client.cost`` take four instrument calls per
-request, each a few microseconds in OpenTelemetry's SDK (attribute hashing,
-locks, an exemplar check). A request here only appends one tuple to a queue;
-the queue is fed into the instruments
-
-- when a metric reader collects: an observable instrument's callback, which the
-  SDK runs before it reads the synchronous instruments (it reports nothing itself);
-- on :meth:`RequestMetrics.flush` (``gk.uninstrument()``, a new ``gk.instrument()``);
-- inline, once the queue holds ``limit`` requests (no reader ever collects: the
-  API's no-op meter, or a reader that is never asked).
-
-So nothing is lost and the sums are the same; only the work moves to the
-reader's collection (every 60 s in the SDK's periodic reader, in its own
-thread). Each measurement is recorded in the context of its request's span, so
-the SDK's exemplars still point at the request.
+``gen_ai.client.token.usage``, ``gen_ai.client.operation.duration`` and ``gatewaykit.client.cost``
+take four instrument calls per request; a request only appends one entry to a queue, which an
+observable instrument's callback feeds into the instruments when a reader collects (in the reader's
+thread), or :meth:`RequestMetrics.flush` does. The queue is bounded: once it holds ``limit`` entries,
+each new request records the oldest one, so a request never does more than one entry's work
+however long the reader waits. Each measurement is recorded in its request span's context (exemplars).
 """
 
 from __future__ import annotations
@@ -37,7 +27,7 @@ _OUTPUT = {n.TOKEN_TYPE: "output"}
 
 
 class LaterMeasurements(Protocol):
-    """A request's measurements, worked out when recorded (``observer._LastValues``)."""
+    """A request's measurements, worked out when recorded (``observer._DroppedSpanMetrics``)."""
 
     span_context: Any  # the request span's context (None: none), which the exemplars point at
     seconds: float  # the request's duration
@@ -80,18 +70,23 @@ class RequestMetrics:
         self._queue_entry(span, seconds, (attributes, input_tokens, output_tokens, cost, cost_source))
 
     def add_later(self, entry: "LaterMeasurements") -> None:
-        """Queue one request's measurements, worked out when recorded (``entry`` is queued as it is: one
-        object per request while it waits, not a tuple around it)."""
+        """Queue one request's measurements, worked out when recorded (``entry`` is queued as it is)."""
+        self._make_room()
         self._queue.append(entry)
-        if len(self._queue) >= self._limit:
-            self.flush()
 
     def _queue_entry(self, span: Any, seconds: float, values: Any) -> None:
         # the span's context, not the span: all an exemplar reads of it, and an exported span is not kept alive
-        # (a queue of thousands of live spans and their attributes makes every garbage collection longer)
+        self._make_room()
         self._queue.append((None if span is None else span.get_span_context(), seconds, values))
+
+    def _make_room(self) -> None:
+        """A full queue (the reader is late, or there is none): record its oldest entry, one, not all of them."""
         if len(self._queue) >= self._limit:
-            self.flush()
+            try:
+                entry = self._queue.popleft()
+            except IndexError:  # a collection emptied it meanwhile
+                return
+            self._record(entry)
 
     def flush(self) -> None:
         """Record every queued request's measurements in the instruments now."""
@@ -102,19 +97,22 @@ class RequestMetrics:
                     entry = queue.popleft()
                 except IndexError:
                     break
-                if type(entry) is tuple:
-                    span_context, seconds, values = entry
-                else:
-                    span_context, seconds, values = entry.span_context, entry.seconds, entry.metric_values()
-                attributes, input_tokens, output_tokens, cost, source = values
-                context = None if span_context is None else trace.set_span_in_context(NonRecordingSpan(span_context))
-                self._duration.record(seconds, attributes, context=context)
-                if input_tokens is not None:
-                    self._tokens.record(input_tokens, {**attributes, **_INPUT}, context=context)
-                if output_tokens is not None:
-                    self._tokens.record(output_tokens, {**attributes, **_OUTPUT}, context=context)
-                if cost:
-                    self._cost.add(cost, {**attributes, n.COST_SOURCE: source or "none"}, context=context)
+                self._record(entry)
+
+    def _record(self, entry: Any) -> None:
+        if type(entry) is tuple:
+            span_context, seconds, values = entry
+        else:
+            span_context, seconds, values = entry.span_context, entry.seconds, entry.metric_values()
+        attributes, input_tokens, output_tokens, cost, source = values
+        context = None if span_context is None else trace.set_span_in_context(NonRecordingSpan(span_context))
+        self._duration.record(seconds, attributes, context=context)
+        if input_tokens is not None:
+            self._tokens.record(input_tokens, {**attributes, **_INPUT}, context=context)
+        if output_tokens is not None:
+            self._tokens.record(output_tokens, {**attributes, **_OUTPUT}, context=context)
+        if cost:
+            self._cost.add(cost, {**attributes, n.COST_SOURCE: source or "none"}, context=context)
 
 
 # meter -> the RequestMetrics its feed instrument flushes. The SDK registers an instrument name once per

@@ -15,7 +15,7 @@ from opentelemetry.trace import Status, StatusCode
 from gatewaykit.telemetry import names as n
 
 __all__ = [
-    "answer_facts", "captured_input", "cost_of", "error_type_of", "mark_error", "request_attributes",
+    "captured_input", "cost_of", "error_type_of", "mark_error", "request_attributes",
     "response_attributes", "server_of", "token_counts",
 ]  # fmt: skip
 
@@ -60,20 +60,11 @@ def token_counts(usage: dict[str, Any]) -> tuple[Optional[int], Optional[int]]:
     )
 
 
-def answer_facts(result: Any) -> tuple[Any, Any, tuple[str, ...]]:
-    """(model, id, finish reasons) of an answer: what its span says of it, without keeping it (a tuple of
-    strings, which a garbage collection stops tracking: the SDK keeps a sequence attribute as one anyway)."""
+def response_attributes(values: dict[str, Any], result: Any, capture: bool) -> None:
+    """Add the answer's model, id, finish reasons (and, when captured, its messages) to ``values``."""
     choices = getattr(result, "choices", None) or []
     reasons = tuple([str(choice.finish_reason) for choice in choices if getattr(choice, "finish_reason", None)])
-    return getattr(result, "model", None), getattr(result, "id", None), reasons
-
-
-def response_attributes(values: dict[str, Any], result: Any, capture: bool, facts: Any = None) -> None:
-    """Add the answer's model, id, finish reasons (and, when captured, its messages) to ``values``.
-
-    ``facts``: the answer's :func:`answer_facts`, when taken earlier (``result`` is then only read for
-    captured messages)."""
-    model, response_id, reasons = facts if facts is not None else answer_facts(result)
+    model, response_id = getattr(result, "model", None), getattr(result, "id", None)
     if model:
         values[n.RESPONSE_MODEL] = str(model)
     if response_id:
