@@ -134,6 +134,12 @@ OVERLAPPING_ONE_OF = {
     "nested": {"type": "array", "minItems": 3, "items": {"oneOf": [{"type": "number"}, {"type": "integer"}]}},
     "not": {"type": "integer", "minimum": 1, "maximum": 6, "not": {"enum": [1, 2, 3, 4, 5]}},
     "anyOf_overlap": {"anyOf": [{"type": "number"}, {"type": "integer"}]},
+    # told apart only by keywords a hand-written matcher took as satisfied (format, if/then, dependentRequired)
+    "formats": {"oneOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "email"}]},
+    "if_then": {"oneOf": [{"type": "integer"}, {"type": "integer", "if": {"minimum": 0}, "then": {"minimum": 10**9}}]},
+    "dependent_required": {"oneOf": [
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": False},
+        {"type": "object", "required": ["a"], "dependentRequired": {"a": ["b"]}}]},
 }
 
 
