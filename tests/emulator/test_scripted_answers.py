@@ -143,31 +143,10 @@ def test_a_script_file_that_is_not_utf8_is_named_in_the_error(tmp_path):
         load_script(path)
 
 
-CATASTROPHIC = '{\n  "answers": [\n    {"match": "hello", "content": "Hi."},\n    {"match": "re:^(\\\\w+\\\\s?)+\\\\?$",\n     "content": "A question."}\n  ]\n}\n'
-
-
-def test_a_regex_that_can_backtrack_for_ever_is_refused_naming_its_line(tmp_path):
-    """A --script entry with nested quantifiers (which would freeze every request) stops the CLI, naming line 4."""
-    path = tmp_path / "script.json"
-    path.write_text(CATASTROPHIC)
-    result = subprocess.run([sys.executable, "-m", "gatewaykit.emulator", "--port", "0", "--script", str(path)],
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 2, result.stdout
-    assert "answers[1].match (line 4)" in result.stderr and "freeze" in result.stderr
-
-
-@pytest.mark.parametrize("pattern", [r"re:(a+)+$", r"re:^(\w+\s?)+\?$", r"re:(\d*x?)*y"])
-def test_start_refuses_nested_quantifiers(pattern):
-    """start() with a script whose regex nests quantifiers raises ValueError saying why."""
-    with pytest.raises(ValueError, match="a quantifier inside a repeated group"):
-        start(time_scale=0, script={"answers": [{"match": pattern, "content": "x"}]})
-
-
 @pytest.mark.parametrize("pattern", [r"re:^weather in (\w+)", r"re:(cat|dog)+", r"re:(?>\w+\s?)+\?$",
                                      r"re:(\w++\s?)+\?$", r"re:(?:x\d{2})*", r"re:(x\d*)*y"])
-def test_regexes_that_cannot_backtrack_for_ever_still_load(pattern):
-    """Single quantifiers, alternations, fixed counts, atomic groups, possessive quantifiers and a quantifier
-    inside a group that cannot split a text two ways (each repetition starts with x) are accepted."""
+def test_ordinary_regexes_load(pattern):
+    """Single quantifiers, alternations, fixed counts, atomic groups and possessive quantifiers are accepted."""
     with start(time_scale=0, script={"answers": [{"match": pattern, "content": "x"}]}) as gateway:
         assert httpx.get(f"{gateway.base_url}/v1/models", headers={"Authorization": f"Bearer {gateway.api_key}"},
                          timeout=60).status_code == 200

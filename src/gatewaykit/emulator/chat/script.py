@@ -14,10 +14,9 @@ gives exactly one of ``content`` (text), ``tool_call`` (``{name, arguments}``) o
 answers. Scripts apply when the conversation ends with a user message; after a tool
 result the synthetic model states that result.
 
-Patterns that can backtrack for ever are refused when the script loads (``backtracking.py``).
-What that cannot see (a pattern slow only on long messages, such as ``^.*x.*y.*z$``) is bounded
-when a request runs: matching uses the third-party ``regex`` engine, which releases the GIL
-(other requests keep being answered) and stops after ``seconds`` of CPU time (:class:`ScriptMatchTimeout`).
+Matching is bounded when a request runs: it uses the third-party ``regex`` engine, which releases
+the GIL (other requests keep being answered) and stops after ``seconds`` of CPU time
+(:class:`ScriptMatchTimeout`), so a pattern that backtracks without end costs its own request a 400.
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ from typing import Any
 
 import regex
 
-from gatewaykit.emulator.chat.backtracking import catastrophic_backtracking
 
 _KINDS = ("content", "tool_call", "json")
 
@@ -111,14 +109,6 @@ class Script:
                     compiled = regex.compile(entry["match"][3:], regex.IGNORECASE | regex.VERSION0)
                 except (re.error, regex.error) as exc:
                     raise ValueError(f"{where}.match is not a valid regular expression: {exc}") from None
-                danger = catastrophic_backtracking(entry["match"][3:])
-                if danger:
-                    line = f" (line {line_number})" if line_number else ""
-                    raise ValueError(
-                        f"{where}.match{line} {entry['match']!r} has {danger}: matching it can take for ever and "
-                        "would freeze the gateway. Make the alternatives exclusive ('(a|b)' not '(a|ab)'), repeat "
-                        "a plain character class instead (e.g. '[\\w\\s]+'), or make the inner quantifier possessive "
-                        "('\\w++') or atomic ('(?>...)').")
             self.entries.append(_Entry(entry["match"], compiled, kind, answer, line_number))
 
     def answer_for(self, message: str, seconds: float | None = None) -> ScriptedAnswer | None:
