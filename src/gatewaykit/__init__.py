@@ -47,6 +47,7 @@ from gatewaykit.errors import (
     StructuredOutputError,
     UnexpectedResponseError,
 )
+from gatewaykit.lazy_names import lazy_names as _lazy_names
 from gatewaykit.optional_packages import MissingPackageError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -207,21 +208,16 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    import importlib
+_imported, __dir__ = _lazy_names(__name__, _LAZY)
 
+
+def __getattr__(name: str) -> Any:
     # The offline gateway and the classroom are imported only when asked for (they pull in the server stack).
     if name in ("emulator", "classroom"):
+        import importlib
+
         return importlib.import_module(f"gatewaykit.{name}")
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'gatewaykit' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    return _imported(name)
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -26,11 +26,13 @@ gateway provider in ``core/config`` and the session factories in
 ``resources/session_seam``. This package never imports the notebook layer or
 the offline gateway.
 
-Every public name here is imported on first use (``__getattr__``), so that
+Every public name here is imported on first use (``lazy_names``), so that
 ``import gatewaykit`` builds no pydantic model and loads neither httpx nor pydantic.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from gatewaykit.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from gatewaykit.client.api_request import RequestOptions
@@ -51,120 +53,38 @@ if TYPE_CHECKING:
     from gatewaykit.client.core.parameter_names import UnknownParameterWarning
     from gatewaykit.client.core.streaming import AsyncChatStream, ChatStream
 
-# Each public name and the module it comes from, imported when first asked for (PEP 562): importing
-# this package (which every ``gatewaykit.client.*`` import does first) builds no model and no resource.
+# Each public name and the module it comes from, imported when first asked for: importing this package
+# (which every ``gatewaykit.client.*`` import does first) builds no model and no resource.
+_HERE = "gatewaykit.client."
 _HOMES = {
-    "RequestOptions": "api_request",
-    "BatchResult": "batch",
-    "CheckpointWarning": "checkpoint_values",
-    "Comparison": "comparison",
-    "ComparisonEntry": "comparison",
-    "Evaluation": "evaluation",
-    "EvaluationCell": "evaluation",
-    "RegressionError": "evaluation_stats",
-    "Expectation": "expectations",
-    "expect": "expectations",
-    "Gallery": "gallery",
-    "Judge": "scoring",
-    "judge": "scoring",
-    "AsyncClient": "clients",
-    "Client": "clients",
-    "OfflineGatewayWarning": "config",
-    "AsyncChatSession": "conversation",
-    "ChatSession": "conversation",
-    "Turn": "conversation",
-    "TurnEvent": "conversation",
-    "Display": "display",
-    "NullDisplay": "display",
-    "RetryPolicy": "flows",
-    "image_part": "media_inputs",
-    "UnknownParameterWarning": "parameter_names",
-    "AsyncChatStream": "streaming",
-    "ChatStream": "streaming",
+    "RequestOptions": _HERE + "api_request",
+    "BatchResult": _HERE + "session_tools.batch",
+    "CheckpointWarning": _HERE + "session_tools.checkpoint_values",
+    "Comparison": _HERE + "session_tools.comparison",
+    "ComparisonEntry": _HERE + "session_tools.comparison",
+    "Evaluation": _HERE + "session_tools.evaluation",
+    "EvaluationCell": _HERE + "session_tools.evaluation",
+    "RegressionError": _HERE + "session_tools.evaluation_stats",
+    "Expectation": _HERE + "session_tools.expectations",
+    "expect": _HERE + "session_tools.expectations",
+    "Gallery": _HERE + "session_tools.gallery",
+    "Judge": _HERE + "session_tools.scoring",
+    "judge": _HERE + "session_tools.scoring",
+    "AsyncClient": _HERE + "clients",
+    "Client": _HERE + "clients",
+    "OfflineGatewayWarning": _HERE + "core.config",
+    "AsyncChatSession": _HERE + "conversation",
+    "ChatSession": _HERE + "conversation",
+    "Turn": _HERE + "conversation",
+    "TurnEvent": _HERE + "conversation",
+    "Display": _HERE + "core.display",
+    "NullDisplay": _HERE + "core.display",
+    "RetryPolicy": _HERE + "core.flows",
+    "image_part": _HERE + "resources.media_inputs",
+    "UnknownParameterWarning": _HERE + "core.parameter_names",
+    "AsyncChatStream": _HERE + "core.streaming",
+    "ChatStream": _HERE + "core.streaming",
 }
 
 __all__ = sorted(_HOMES)
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'gatewaykit.client' has no attribute {name!r}")
-    value = getattr(_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def _module(home: str) -> Any:
-    # Written out (no importlib) so that the import contracts and the cycle check see every import.
-    if home == "api_request":
-        from gatewaykit.client import api_request
-
-        return api_request
-    if home == "batch":
-        from gatewaykit.client.session_tools import batch
-
-        return batch
-    if home == "clients":
-        from gatewaykit.client import clients
-
-        return clients
-    if home == "config":
-        from gatewaykit.client.core import config
-
-        return config
-    if home == "checkpoint_values":
-        from gatewaykit.client.session_tools import checkpoint_values
-
-        return checkpoint_values
-    if home == "comparison":
-        from gatewaykit.client.session_tools import comparison
-
-        return comparison
-    if home == "evaluation":
-        from gatewaykit.client.session_tools import evaluation
-
-        return evaluation
-    if home == "evaluation_stats":
-        from gatewaykit.client.session_tools import evaluation_stats
-
-        return evaluation_stats
-    if home == "expectations":
-        from gatewaykit.client.session_tools import expectations
-
-        return expectations
-    if home == "scoring":
-        from gatewaykit.client.session_tools import scoring
-
-        return scoring
-    if home == "gallery":
-        from gatewaykit.client.session_tools import gallery
-
-        return gallery
-    if home == "conversation":
-        from gatewaykit.client import conversation
-
-        return conversation
-    if home == "display":
-        from gatewaykit.client.core import display
-
-        return display
-    if home == "flows":
-        from gatewaykit.client.core import flows
-
-        return flows
-    if home == "media_inputs":
-        from gatewaykit.client.resources import media_inputs
-
-        return media_inputs
-    if home == "parameter_names":
-        from gatewaykit.client.core import parameter_names
-
-        return parameter_names
-    from gatewaykit.client.core import streaming
-
-    return streaming
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

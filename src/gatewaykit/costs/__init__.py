@@ -3,7 +3,7 @@
 ``gatewaykit.ledger`` is the process-wide :class:`Ledger` every client records
 into unless given ``Client(ledger=...)``. Nothing here imports pandas or
 matplotlib until a DataFrame or a chart is asked for. Every public name here is
-imported when first asked for (``__getattr__``) and ``ledger`` is made then: the
+imported when first asked for (``lazy_names``) and ``ledger`` is made then: the
 client core reads prices and quotes without loading the ledger, its rows and
 their types, and ``import gatewaykit`` loads none of them.
 
@@ -35,6 +35,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 from gatewaykit.costs import session as _session  # noqa: F401 - the session starts when the costs package is first used
+from gatewaykit.lazy_names import lazy_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit.costs.journal import LedgerWarning
@@ -52,69 +53,30 @@ if TYPE_CHECKING:  # pragma: no cover
     rows stay in memory. Its views show this session's rows; ``gk.ledger.history()`` every
     stored row. ``gk.ledger.budget = 2.0`` sets a budget every kernel obeys."""
 
-# Each public name and the module it comes from, imported when first asked for (PEP 562): the client
-# core imports ``costs.pricing`` or ``costs.quotes`` without loading the ledger, its rows and their types.
+# Each public name and the module it comes from, imported when first asked for: the client core imports
+# ``costs.pricing`` or ``costs.quotes`` without loading the ledger, its rows and their types.
 _HOMES = {
-    "LedgerWarning": "journal",
-    "BudgetWarning": "ledger",
-    "Ledger": "ledger",
-    "USER_LEDGER": "location",
-    "PriceTable": "pricing",
-    "PriceTableWarning": "pricing",
-    "Quote": "quotes",
-    "KINDS": "records",
-    "CostRecord": "records",
-    "LedgerSink": "records",
-    "COLUMNS": "rows",
-    "LedgerView": "views",
+    "LedgerWarning": "gatewaykit.costs.journal",
+    "BudgetWarning": "gatewaykit.costs.ledger",
+    "Ledger": "gatewaykit.costs.ledger",  # the module: the package's name "ledger" stays the instance (below)
+    "USER_LEDGER": "gatewaykit.costs.location",
+    "PriceTable": "gatewaykit.costs.pricing",
+    "PriceTableWarning": "gatewaykit.costs.pricing",
+    "Quote": "gatewaykit.costs.quotes",
+    "KINDS": "gatewaykit.costs.records",
+    "CostRecord": "gatewaykit.costs.records",
+    "LedgerSink": "gatewaykit.costs.records",
+    "COLUMNS": "gatewaykit.costs.rows",
+    "LedgerView": "gatewaykit.costs.views",
 }
 _made = threading.RLock()
+_imported, __dir__ = lazy_names(__name__, _HOMES)
 
 
 def __getattr__(name: str) -> Any:
     if name == "ledger":
         return _process_ledger()
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'gatewaykit.costs' has no attribute {name!r}")
-    value = getattr(_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def _module(home: str) -> Any:
-    # Written out (no importlib) so that the import contracts and the cycle check see every import.
-    if home == "journal":
-        from gatewaykit.costs import journal
-
-        return journal
-    if home == "ledger":
-        from gatewaykit.costs.ledger import BudgetWarning, Ledger
-
-        return types.SimpleNamespace(BudgetWarning=BudgetWarning, Ledger=Ledger)  # the name "ledger" is the instance
-    if home == "location":
-        from gatewaykit.costs import location
-
-        return location
-    if home == "pricing":
-        from gatewaykit.costs import pricing
-
-        return pricing
-    if home == "quotes":
-        from gatewaykit.costs import quotes
-
-        return quotes
-    if home == "records":
-        from gatewaykit.costs import records
-
-        return records
-    if home == "rows":
-        from gatewaykit.costs import rows
-
-        return rows
-    from gatewaykit.costs import views
-
-    return views
+    return _imported(name)
 
 
 def _process_ledger() -> Any:
@@ -164,5 +126,3 @@ __all__ = [
 ]
 
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
