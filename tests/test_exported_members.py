@@ -47,3 +47,28 @@ def test_client_package_exports() -> None:
     import gatewaykit.client as client
 
     assert client.__all__ == sorted(client.__all__) and all(hasattr(client, n) for n in client.__all__)
+
+
+# Two names for one object, kept for compatibility (each documented as an alias where it is defined).
+# AsyncVideoJob / AsyncMusicJob are VideoJob / MusicJob at run time and their awaitable types for checkers.
+ALIASES = {"gatewaykit.types": {("AsyncMusicJob", "MusicJob"), ("AsyncVideoJob", "VideoJob")}}
+
+
+def test_each_exported_thing_has_one_name() -> None:
+    """No two names in the root's, the client's or the types' __all__ are one object, but the listed aliases
+    (Message, a request message, and ChatMessage, an answer's, are two classes; ChatUI, the widget, and
+    chat_ui, the call that makes one, are DESIGN.md's two names)."""
+    import importlib
+
+    found = {}
+    for package in ("gatewaykit", "gatewaykit.client", "gatewaykit.types"):
+        module = importlib.import_module(package)
+        names: dict[int, list[str]] = {}
+        for name in module.__all__:
+            value = getattr(module, name)
+            if not isinstance(value, (str, types.ModuleType)):
+                names.setdefault(id(value), []).append(name)
+        twice = {tuple(sorted(group)) for group in names.values() if len(group) > 1}
+        if twice != ALIASES.get(package, set()):
+            found[package] = twice
+    assert found == {}
