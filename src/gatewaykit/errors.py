@@ -1,39 +1,8 @@
-"""Exceptions raised by gatewaykit.
-
-Every error derives from :class:`GatewayError` and carries the fields of the
-gateway's error envelope (``status``, ``code``, ``type``, ``param``,
-``message``)::
-
-    GatewayError
-    ├── APIStatusError                  an HTTP error answer from the gateway
-    │   ├── BadRequestError             400
-    │   │   ├── PromptTooLongError      400 PROMPT_TOO_LONG
-    │   │   └── ModelNotFoundError      400/403 model_not_found
-    │   ├── AuthenticationError         401
-    │   ├── InsufficientQuotaError      402
-    │   ├── PermissionDeniedError       403
-    │   ├── NotFoundError               404, video_not_found, audio_not_found
-    │   ├── RequestTooLargeError        413
-    │   ├── RateLimitError              429
-    │   ├── ServerError                 5xx
-    │   └── UnexpectedResponseError     an answer the client cannot read (a 200 that is not JSON, ...)
-    │       └── ResponseTooLargeError   ... because it decodes to more than ``max_response_bytes``
-    ├── APIConnectionError              the request did not get an answer
-    │   └── APITimeoutError             ... because it timed out
-    ├── StreamInterruptedError          a stream ended before its last event
-    ├── JobFailedError                  a video or music job ended ``failed``
-    ├── JobTimeoutError                 ``job.wait(timeout=)`` ran out; the job goes on
-    ├── BudgetExceededError             the ledger's budget would be passed; nothing sent
-    ├── ConfirmationRequiredError       a quote passed ``confirm_over``; nothing sent (``confirm=True``)
-    ├── StructuredOutputError           a reply did not validate against the asked-for schema
-    ├── CassetteMissError               replay mode: the cassette holds no recording of the request
-    └── ConfigurationError              no usable key / base URL combination
-
-HTTP answers are mapped to classes in one place, :func:`error_from_response`.
-Messages never contain the API key: :func:`redact` scrubs anything that looks
-like one, and every key (and base-URL password) a client of this process was
-given whatever its shape, before it is stored on an exception. Nor do they
-carry terminal escape sequences from a server (``str(error)`` is safe to print).
+"""Exceptions raised by gatewaykit: one class per case, all under :class:`GatewayError` (its docstring
+draws the tree), each carrying the gateway's error envelope (``status``, ``code``, ``type``, ``param``,
+``message``). HTTP answers are mapped to classes in one place, :func:`error_from_response`. Messages
+never hold an API key (:func:`redact` scrubs every key this process was given) nor a server's terminal
+escape sequences, so ``str(error)`` is safe to print.
 """
 
 from __future__ import annotations
@@ -82,7 +51,35 @@ __all__ = [
 
 
 class GatewayError(Exception):
-    """Root of every gatewaykit error."""
+    """Root of every gatewaykit error (``tests/test_error_tree.py`` checks this drawing against the classes)::
+
+        GatewayError
+        ├── APIStatusError                  an HTTP error answer from the gateway
+        │   ├── BadRequestError             400
+        │   │   ├── PromptTooLongError      400 PROMPT_TOO_LONG
+        │   │   └── ModelNotFoundError      400/403 model_not_found
+        │   │       └── ModelNotAllowedError  403: exists, not for this key (also a PermissionDeniedError)
+        │   ├── AuthenticationError         401
+        │   ├── InsufficientQuotaError      402
+        │   ├── PermissionDeniedError       403
+        │   ├── NotFoundError               404, video_not_found, audio_not_found
+        │   ├── RequestTooLargeError        413
+        │   ├── RateLimitError              429
+        │   ├── ServerError                 5xx
+        │   │   └── ClassPausedError        503 class_paused: the teacher paused the class
+        │   └── UnexpectedResponseError     an answer the client cannot read (a 200 that is not JSON, ...)
+        │       └── ResponseTooLargeError   ... because it decodes to more than ``max_response_bytes``
+        ├── APIConnectionError              the request did not get an answer
+        │   ├── APITimeoutError             ... because it timed out
+        │   └── StreamInterruptedError      a stream ended before its last event
+        ├── JobFailedError                  a video or music job ended ``failed``
+        ├── JobTimeoutError                 ``job.wait(timeout=)`` ran out; the job goes on
+        ├── BudgetExceededError             the ledger's budget would be passed; nothing sent
+        ├── ConfirmationRequiredError       a quote passed ``confirm_over``; nothing sent (``confirm=True``)
+        ├── StructuredOutputError           a reply did not validate against the asked-for schema
+        ├── CassetteMissError               replay mode: the cassette holds no recording of the request
+        └── ConfigurationError              no usable key / base URL combination
+    """
 
     status: int | None = None
     code: str | None = None
