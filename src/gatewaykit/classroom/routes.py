@@ -24,7 +24,7 @@ from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.store import NO_BALANCE, OpenHold
 from gatewaykit.classroom.upstream import UpstreamFailure
 from gatewaykit.request_numbers import as_integer
-from gatewaykit.serving.bodies import read_json, read_json_or_form
+from gatewaykit.serving.bodies import body_read, read_json, read_json_or_form
 from gatewaykit.serving.errors import bad_request
 
 __all__ = ["chat_completions", "create_music", "create_video", "edit_images", "generate_images", "list_models",
@@ -101,7 +101,7 @@ async def _read_fields(request: Request, state: ClassroomState, integers: tuple[
 
 
 def _raw_body(request: Request) -> bytes:
-    return request._body  # type: ignore[attr-defined,no-any-return]  # read (and size-checked) by the emulator's reader
+    return body_read(request)  # read (and size-checked) by the shared reader
 
 
 async def chat_completions(request: Request) -> Response:

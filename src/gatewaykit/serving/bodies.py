@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 import orjson
+from starlette.datastructures import FormData
 from starlette.requests import Request
+from starlette.types import Message
 
 from gatewaykit.request_numbers import as_integer
 from gatewaykit.serving.errors import ApiError, bad_request
@@ -26,6 +28,11 @@ class HasBodyLimit(Protocol):
 
 
 async def read_body(request: Request, gateway: HasBodyLimit) -> bytes:
+    """The request's body, read once within the size limit (413 past it) and kept on ``request.state``:
+    the ASGI stream can be read only once, and a fault or a form reads it before the route does."""
+    kept = getattr(request.state, "gatewaykit_body", None)
+    if kept is not None:
+        return kept
     limit = gateway.settings.max_body_bytes
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
@@ -36,9 +43,24 @@ async def read_body(request: Request, gateway: HasBodyLimit) -> bytes:
         if size > limit:
             raise too_large(limit)
         chunks.append(chunk)
-    body = b"".join(chunks)
-    request._body = body  # lets request.form() parse what was already read
+    body = request.state.gatewaykit_body = b"".join(chunks)
     return body
+
+
+def body_read(request: Request) -> bytes:
+    """The body :func:`read_body` already read for ``request``."""
+    return request.state.gatewaykit_body  # type: ignore[no-any-return]
+
+
+async def read_form(request: Request, gateway: HasBodyLimit, *, max_files: int, max_fields: int) -> FormData:
+    """A multipart body read within the size limit (:func:`read_body`), then parsed by starlette: the bytes
+    already read are handed to a request over the same scope (the ASGI stream can be read only once)."""
+    body = await read_body(request, gateway)
+
+    async def replay() -> Message:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return await Request(request.scope, replay).form(max_files=max_files, max_fields=max_fields)
 
 
 def too_large(limit: int) -> ApiError:
@@ -73,16 +95,23 @@ async def read_json_or_form(request: Request, gateway: HasBodyLimit, integers: t
     content_type = request.headers.get("content-type", "").lower()
     if not content_type.startswith("multipart/form-data"):
         return await read_json(request, gateway)
+    from starlette.formparsers import MultiPartException
+
+    try:
+        form = await read_form(request, gateway, max_files=4, max_fields=64)
+    except MultiPartException as exc:
+        raise bad_request(f"The multipart body could not be read: {exc.message}") from None
+    try:
+        return await _form_values(form, integers, booleans)
+    finally:
+        await form.close()  # its uploads' spooled files
+
+
+async def _form_values(form: FormData, integers: tuple[str, ...], booleans: tuple[str, ...]) -> dict[str, Any]:
     import base64
 
     from starlette.datastructures import UploadFile
-    from starlette.formparsers import MultiPartException
 
-    await read_body(request, gateway)
-    try:
-        form = await request.form(max_files=4, max_fields=64)
-    except MultiPartException as exc:
-        raise bad_request(f"The multipart body could not be read: {exc.message}") from None
     body: dict[str, Any] = {}
     for name, value in form.multi_items():
         if isinstance(value, UploadFile):

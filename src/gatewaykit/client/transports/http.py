@@ -105,7 +105,8 @@ def _call_of(response: Any) -> Any:
 def _with_content(response: httpx.Response, content: bytes) -> httpx.Response:
     """``response`` holding its decoded body as httpx's own ``read()`` leaves it (``content``, ``text``, ``json()``
     and ``iter_bytes()`` give it); after a coding, its header and the length header go (they described the raw
-    bytes). Not a new ``httpx.Response``: building one costs more than the rest of the client's work on a call."""
+    bytes). Not a new ``httpx.Response``: building one costs more than the rest of the client's work on a call,
+    so httpx's private ``_content`` is set (``tests/client/test_httpx_private_names.py`` says why and checks it)."""
     headers = response.headers
     if "content-encoding" in headers:
         del headers["content-encoding"]
@@ -185,8 +186,11 @@ class _TransportBase:
     def _read_already(self, response: httpx.Response) -> Optional[httpx.Response]:
         """``response`` when its decoded body is in memory already (a test transport such as
         ``httpx.MockTransport`` read it), counted against the size limit; None when it must be read."""
-        content = getattr(response, "_content", None) if response.is_stream_consumed else None
-        if content is None:
+        if not response.is_stream_consumed:
+            return None
+        try:
+            content = response.content
+        except httpx.ResponseNotRead:  # consumed without being kept (iter_raw): it must be read again
             return None
         limit = self.max_response_bytes
         if limit is not None and len(content) > limit:

@@ -36,7 +36,7 @@ from gatewaykit.emulator.gateway import Gateway
 from gatewaykit.emulator.image_sampling import drifted_prompt, request_seed
 from gatewaykit.emulator.image_sizing import ImageRequest, form_to_body, parse_image_request
 from gatewaykit.emulator.pricing import cost_object, image_price
-from gatewaykit.serving.bodies import read_body, read_json
+from gatewaykit.serving.bodies import read_form, read_json
 from gatewaykit.serving.errors import ApiError, bad_request
 from gatewaykit.serving.holds import Hold
 from gatewaykit.serving.responses import SSE_HEADERS, HeldStreamingResponse, JSONResponse
@@ -60,9 +60,8 @@ async def edit_images(request: Request) -> Response:
     content_type = request.headers.get("content-type", "")
     if not content_type.lower().startswith("multipart/form-data"):
         raise bad_request("Image edits are sent as multipart/form-data with the images as 'image[]' parts.")
-    await read_body(request, gateway)
     try:
-        form = await request.form(max_files=MAX_FORM_FILES, max_fields=64)
+        form = await read_form(request, gateway, max_files=MAX_FORM_FILES, max_fields=64)
     except MultiPartException as exc:
         raise bad_request(f"The multipart body could not be read: {exc.message}") from None
     hold = None
