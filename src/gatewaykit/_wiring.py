@@ -1,26 +1,10 @@
 """The composition root: the one place that knows every layer and plugs the defaults in.
 
-The client core (``client/``, ``types/``, ``costs/``, ``errors``) only defines
-seams: a :class:`~gatewaykit.client.core.display.Display` Protocol, an offline
-gateway provider, and the presentation registry. ``import gatewaykit`` runs
-:func:`install_defaults`, which plugs in, lazily:
-
-- the conversation layer: ``client.chat.session()`` builds a ``ChatSession``
-  (``AsyncChatSession``), which the client core never imports (loaded on the first session);
-- the display chooser (asked once per client, at construction): the notebook
-  layer's ``KernelDisplay`` when an IPython kernel runs, its ``MarimoDisplay``
-  in a running marimo notebook or app, else the core's ``TerminalDisplay``
-  (plain text on stdout, progress on stderr when it is a terminal);
-- the offline gateway: ``gatewaykit.emulator.shared()``, or a
-  ``ConfigurationError`` naming ``gatewaykit[offline]`` when its server stack
-  is not installed;
-- the rich display of core objects: ``gatewaykit.notebook.html_views.rendering``,
-  imported on the first display a front end asks for.
-
-Nothing here imports the notebook layer, the emulator, the conversation layer
-or the client's resources until they are needed: ``import gatewaykit`` loads
-only these seams (``client/config``, ``client/display``,
-``client/session_seam``, ``presentation``) and ``errors``.
+The client core only defines seams (the ``Display`` Protocol, an offline gateway provider, the
+presentation registry); ``import gatewaykit`` runs :func:`install_defaults`, which plugs in, each loaded
+only when first needed: the conversation layer, the display chooser (the notebook's ``KernelDisplay``
+or ``MarimoDisplay``, else ``TerminalDisplay``), the offline gateway and the rich display of core
+objects. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,29 +1,9 @@
 """How errors read to a Python user: endpoints named as client calls, and a short notebook traceback.
 
-* :func:`speak_python` rewrites the HTTP words of a message (``GET /v1/models``,
-  ``/v1/videos/vid_1``) as the call that does it (``client.models.list()``,
-  ``client.videos.retrieve('vid_1')``); the gateway's own words stay in the
-  error's ``body``.
-* :func:`redact` replaces anything shaped like an API key (``sk-...``) with
-  ``sk-***``, and every secret a client of this process was given (its key
-  whatever its shape, a password in its base URL: :func:`remember_secret`)
-  with ``***``: exceptions, a job's error and the ledger's error messages use it.
-* :func:`mask_url` hides the password of a URL (``https://user:***@host``):
-  a client's ``repr`` and the gateway the ledger stores read it.
-* :func:`short_traceback` is what :class:`~gatewaykit.errors.GatewayError`
-  gives IPython (``_render_traceback_``): the error and its message, the
-  parameter, the line of the user's code that made the call, and how to see
-  the full traceback (``%tb``), instead of 7-10 frames of library internals.
-* :func:`public_call` marks a public method (``client.chat.completions.create``,
-  ``job.wait``, ...): a gateway error leaving it is re-raised there with the
-  library's inner frames left out, so a script's traceback holds the user's
-  frames and one of ours, then the message (an ``AsyncClient``'s call the same
-  when awaited). ``GATEWAYKIT_FULL_TRACEBACK=1`` keeps every frame (for
-  debugging gatewaykit itself).
-* :func:`leaving_gatewaykit` does the same where no call can be wrapped: a
-  stream's generator raising into the user's ``for``/``async for`` loop.
-
-Standard library only: imported with :mod:`gatewaykit.errors`.
+:func:`speak_python` rewrites HTTP words (``GET /v1/models``) as the client call that does it;
+:func:`redact` and :func:`mask_url` keep keys and passwords out of every message; :func:`short_traceback`
+and :func:`public_call` show the user's own line instead of the library's frames
+(``GATEWAYKIT_FULL_TRACEBACK=1`` keeps them). Standard library only. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,33 +1,10 @@
 """The client core: typed sync and async clients for every endpoint of the gateway.
 
-The tree draws the layers, top to bottom; each package imports only those below
-it (an exhaustive import-linter contract in pyproject.toml):
-
-- ``conversation/``: sessions, tool loops, transcripts, built on the public
-  client; the core never imports it (``chat.session()`` goes through
-  ``resources/session_seam``);
-- ``clients``: ``Client`` and ``AsyncClient``, which differ only by class
-  attributes (their resource classes, transport and flow driver), composing
-  the resources and the session tools; ``terminal_display``: the
-  :class:`Display` outside a kernel;
-- ``session_tools/``: ``compare``, ``gk.gallery()``, ``map``/``batch`` and
-  their checkpoints;
-- ``resources/``: ``chat``, ``images``, ``videos``, ``music``, ``models``,
-  ``jobs``, and the job flows videos and music share;
-- ``core/``: one request from keyword to typed response: the options, the
-  request pipeline and its checks, flows (retries, polling), streams, the
-  :class:`Display` Protocol;
-- ``transports/``: the only modules that import httpx (and the cassette);
-- ``api_request``: the plain-data request and :class:`RequestOptions`.
-
-Seams (objects handed in, never module names looked up): ``core/display`` (the
-:class:`Display` Protocol a client shows its work through), the offline
-gateway provider in ``core/config`` and the session factories in
-``resources/session_seam``. This package never imports the notebook layer or
-the offline gateway.
-
-Every public name here is imported on first use (``lazy_names``), so that
-``import gatewaykit`` builds no pydantic model and loads neither httpx nor pydantic.
+Layers, top to bottom, each importing only those below (an import-linter contract in pyproject.toml):
+``conversation/``, ``clients`` / ``terminal_display``, ``session_tools/``, ``resources/``, ``core/``,
+``transports/`` (the only modules that import httpx), ``api_request``. It never imports the notebook
+layer or the offline gateway; those plug in through seams (``core/display``, ``core/config``,
+``resources/session_seam``). Public names are imported on first use (``lazy_names``).
 """
 
 from typing import TYPE_CHECKING

@@ -1,22 +1,9 @@
 """``TerminalDisplay``: the client's display outside a kernel (a script, a terminal REPL, a marimo console).
 
-- ``chat.ask()`` writes the answer's text to stdout as it arrives (plain text,
-  control characters removed: model output is untrusted), then a newline; an
-  answer the client's cassette replayed is followed by one stderr line saying
-  so (``replayed from a cassette: not charged``, as its ledger row says);
-- a conversation turn writes each tool call and its result as one line;
-- ``client.compare`` writes one line per model as it finishes (latency, cost, the answer's start or the error);
-- ``client.evaluate`` writes one line per cell as it finishes (its scores too);
-- ``job.wait()`` and ``map``/``batch`` rewrite one progress line on stderr, only
-  when stderr is an interactive terminal (not ``TERM=dumb``), so a piped or
-  scheduled run prints nothing there;
-- the offline gateway is announced by the client's ``OfflineGatewayWarning`` (no key found), or by
-  one stderr line per process when a grader set ``GATEWAYKIT_OFFLINE=1``.
-
-Writing never raises into the user's code: a closed or broken stream
-(``ValueError``, ``OSError``) turns that stream off and the call goes on.
-The streams are looked up at each write (``sys.stdout``/``sys.stderr``), so a
-redirect made after the client was built is honoured.
+``chat.ask()`` writes the answer's text to stdout as it arrives (control characters removed); a turn,
+a comparison and an evaluation write one line per step; ``job.wait()`` and ``map`` rewrite one progress
+line on stderr, only on an interactive terminal. Writing never raises into the user's code.
+Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,32 +1,10 @@
 """The cost ledger: what every request cost, as plain rows and pandas DataFrames.
 
-``gatewaykit.ledger`` is the process-wide :class:`Ledger` every client records
-into unless given ``Client(ledger=...)``. Nothing here imports pandas or
-matplotlib until a DataFrame or a chart is asked for. Every public name here is
-imported when first asked for (``lazy_names``) and ``ledger`` is made then: the
-client core reads prices and quotes without loading the ledger, its rows and
-their types, and ``import gatewaykit`` loads none of them.
-
-How it is built (each module imports only those above it; no cycles; amounts are written by
-:mod:`gatewaykit.money`)::
-
-    records.py     CostRecord, LedgerSink: what the client hands over
-    rows.py        LedgerRow (one request or job), row_from_record, the job state machine
-    settlement.py  what a status and a price source make of a row's cost
-    book.py        RowBook: rows, jobs, totals (no lock, no I/O)
-    stores.py      the LedgerStore interface; MemoryStore
-    journal.py     JournalStore: a JSON Lines file
-    database.py    LedgerDatabase: the SQLite schema, reads and writes
-    write_behind.py, database_store.py
-                   DatabaseStore: a database written behind the caller's thread
-    location.py, user_store.py
-                   UserStore: the per-user database, opened on first use; open_store(path)
-    budget.py      Budget: the limit, the requests in flight, the messages
-    session.py     SESSION_ID: this process's rows
-    views.py       LedgerView: totals, to_pandas(), summary(), plot(), the display
-    sharing.py     merge, JSONL export, pickling (functions over a Ledger)
-    ledger.py      Ledger: the facade (the lock, the budget, the tags, the views)
-    pricing.py     PriceTable; frames.py, summaries.py, plotting.py: the pandas views
+``gatewaykit.ledger`` is the process-wide :class:`Ledger` every client records into unless given
+``Client(ledger=...)``; it is made on first use, and every public name here is imported when first
+asked for (``lazy_names``), so the client core reads prices and quotes without loading the ledger,
+and nothing imports pandas or matplotlib until a DataFrame or a chart is asked for. The modules and
+their order: ``docs/internals.md``.
 """
 
 import sys

@@ -1,19 +1,7 @@
 """The row book: every row a ledger knows, its jobs, and the running totals.
 
-Plain data and the job rules, nothing else: no lock (the :class:`Ledger` holds
-one around every call), no file (the stores read and write), no budget.
-Unit-testable on its own::
-
-    book = RowBook(prices=None)
-    book.add("uid-1", row_from_record(record))
-    book.update("video_1", "completed", 4.0, None, time.time())
-
-Each row has a stable unique id (``uid``), so a row seen twice (our own write
-read back, a merge, a retry) is added once, and a job (by its id) has one row.
-A job's first terminal state wins; a terminal update for a job not seen yet
-is held until its row arrives. ``kept_in_memory`` are the rows no store holds
-(offline rows of the default ledger, rows merged into a memory ledger...):
-what pickling carries and a reload keeps.
+Plain data and the job rules: no lock (the :class:`Ledger` holds one), no file (the stores read and
+write), no budget; unit-testable on its own. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
 """Prices a gateway's catalog states: the ``pricing`` field of ``GET /v1/models`` entries.
 
-The spec's catalog carries no prices, but the offline gateway puts each
-model's USD rates under ``pricing`` (an extra field), and a real gateway may
-send the same shape. :class:`CatalogPrices` reads them, with each model's
-parameter defaults (a request that leaves ``duration`` out is priced at the
-model's default duration), and prices a request the way the offline gateway
-bills it, so its estimate of a video or a song equals the amount charged.
-
-Shapes understood (anything else leaves the model unpriced, never guessed)::
-
-    chat   {"input": 0.15, "output": 0.6, "reasoning": ...}      USD per million tokens
-    image  {"usd_per_megapixel": 0.015}
-           {"usd_per_image": 0.03 | {"1K": 0.04, ...} | {"square": {"low": ...}, "other": {...}}}
-    video  {"usd_per_second": 0.08 | {"720p": 0.1, ...},
-            "usd_per_second_with_audio": 0.12 | {"720p": 0.16, ...}}
-    music  {"usd_per_song": 0.06}
+The offline gateway (and possibly a real one) puts each model's USD rates under ``pricing``;
+:class:`CatalogPrices` reads them with each model's parameter defaults and prices a request the way
+the offline gateway bills it. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """The ledger's SQLite database: rows and job updates shared by every kernel.
 
-Three tables, written only through :class:`LedgerDatabase` (the ledger reaches it
-through :class:`gatewaykit.costs.database_store.DatabaseStore`):
-
-``rows``         one row per request or job, as first recorded (``uid`` is a
-                 stable unique id, so merging ledgers never duplicates a row;
-                 ``base_url`` is the gateway a job runs on, ``key_id`` a
-                 one-way fingerprint of the key that started it, never the key;
-                 a database made before ``key_id`` gets the column when opened);
-``job_updates``  every job state change, in order (``pending -> completed``);
-``settings``     ``budget``: the USD limit every kernel on this file obeys.
-
-The database runs in WAL mode (readers never wait for a writer) with a busy
-timeout, so several processes append at once. Each ledger keeps the highest
-``seq`` it has read from both tables and asks SQLite's ``data_version`` before
-every read: when no other connection has committed since, a read costs one
-pragma; otherwise only the new rows are fetched. A write that cannot get the
-lock within the timeout is kept and retried with the next write (``uid``
-makes the retry idempotent).
+Three tables written only through :class:`LedgerDatabase`: ``rows`` (a stable ``uid``, so merging never
+duplicates a row), ``job_updates`` and ``settings`` (the budget every kernel obeys). WAL mode and a busy
+timeout let several processes append at once; a read fetches only what others committed since.
+The schema: ``docs/internals.md``.
 """
 
 from __future__ import annotations

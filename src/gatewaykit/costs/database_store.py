@@ -1,39 +1,10 @@
 """A ledger's SQLite database as a store, written behind the caller's thread.
 
-``record()`` on a database ledger queues the row and returns; one background
-thread per process (:mod:`gatewaykit.costs.write_behind`) commits what is
-queued, within a few milliseconds, many rows per transaction. The queue is
-also written, in the caller's thread:
-
-- before every view of the ledger (``len``, ``rows``, ``to_pandas()``, the
-  display...), ``reload()``, ``clear()``, ``close()`` and pickling, and before
-  another ledger of this process opens or reads the same database
-  (``flush()``: what this process recorded is on disk when it reads);
-- at interpreter exit (``atexit``), also after an uncaught exception.
-
-A job's creation (a ``video``/``music`` row, still running) is committed
-before ``record()`` returns, so a process killed right after ``create()``
-returned leaves the paid job for the next one (``client.jobs.pending()``).
-
-Only a process killed outright (SIGKILL, a segfault, ``os._exit``) can lose
-other rows: those recorded less than :data:`DURABLE_WITHIN` (50 ms) before the
-kill that the thread had not committed yet (at most :data:`QUEUE_LIMIT`: past
-it the caller writes the queue itself). The thread commits within one or two
-of the interpreter's switch intervals (5 ms each) even while the caller's
-thread computes, because a usual commit is a single call into SQLite and the
-thread gives up the GIL only for its wake-up and that call
-(:mod:`gatewaykit.costs.write_behind`); the switch interval is never changed.
-On a machine so loaded that the thread is not scheduled for 50 ms, the bound
-stretches with it. A write that fails
-(a lock held past the busy timeout) is kept and retried; the warning is issued
-in the caller's thread by the next ``flush()``. The budget check reads without
-waiting for the queue (this process's rows are already in the ledger's book)
-nor for a commit in progress.
-
-A connection is never used across ``fork()``: a forked child opens its own and
-leaves the parent's queue to the parent. No thread is inside SQLite when
-``fork()`` copies the process (:mod:`gatewaykit.sqlite_fork`: each commit and
-read holds the store's lock, which ``fork()`` waits for).
+``record()`` queues the row; one background thread per process commits the queue, many rows per
+transaction, within a few milliseconds. The queue is also written by the caller before every view,
+at exit and before another ledger reads the same database, and a job's creation is committed before
+``record()`` returns, so only a process killed outright can lose rows recorded in its last ~50 ms.
+A connection is never used across ``fork()``.
 """
 
 from __future__ import annotations

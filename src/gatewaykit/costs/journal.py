@@ -1,24 +1,9 @@
 """The ledger's file: JSON Lines, appended durably, safe with several writers.
 
-Every line is one event, written with a single ``os.write`` on a descriptor
-opened with ``O_APPEND`` while holding an exclusive ``flock`` on the file, then
-``fsync``-ed (unless ``fsync=False``)::
-
-    {"event": "row", "time": ..., "kind": "video", "id": "video_1", "status": "queued", ...}
-    {"event": "update", "id": "video_1", "status": "completed", "seconds": 4.0, "time": ...}
-
-Rows are never rewritten: a job's later state is a separate ``update`` line,
-and loading replays the events in file order through the same code the live
-ledger uses. Two kernels appending to the same file interleave whole lines.
-
-A crash can leave a torn last line. Loading skips any line that is not valid
-JSON with a :class:`LedgerWarning` (never an error), and the next append first
-ends the torn line, so it cannot swallow the new one.
-
-:class:`JournalStore` is the ledger's store for such a file (see
-:mod:`gatewaykit.costs.stores`): it reads the file when the ledger opens and on
-``reload()`` (other kernels' lines are not read live), and appends every change
-in the caller's thread (durable when ``record()`` returns).
+Every line is one event (a row, a job update), written with one ``os.write`` on an ``O_APPEND``
+descriptor under an exclusive ``flock``, then ``fsync``-ed; rows are never rewritten. Loading skips a
+torn line with a :class:`LedgerWarning`. :class:`JournalStore` is the ledger's store for such a file.
+Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

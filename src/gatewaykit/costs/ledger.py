@@ -1,36 +1,9 @@
 """The Ledger: every request's cost, recorded by the client, viewed with pandas.
 
-A client hands each outcome to its ledger (the sink protocol in
-:mod:`gatewaykit.costs.records`). :class:`Ledger` is a facade over three parts:
-
-- a :class:`~gatewaykit.costs.book.RowBook`: the rows, their jobs and the
-  settlement rules (:mod:`gatewaykit.costs.settlement`);
-- a store (:mod:`gatewaykit.costs.stores`): memory, a JSONL journal, a SQLite
-  database, or the per-user database opened on first use;
-- a :class:`~gatewaykit.costs.budget.Budget`: the limit and the requests in flight.
-
-The facade owns the one ``threading.Lock`` (every public method takes it; the
-book and budget have none), the tags and the views. Merging, export and
-pickling are functions over its public methods (:mod:`gatewaykit.costs.sharing`).
-
-Behaviours worth knowing:
-
-- A job gets one row when created (pending, not charged) that later turns
-  ``completed`` (charged), ``failed`` or ``cancelled`` (not charged). The first
-  terminal state wins; a later, different one is noted. A second ``record``
-  for a job id already in the ledger is ignored.
-- The budget counts every stored row (for the default ledger: every session's
-  rows in the per-user database, so it applies across kernels), the estimates
-  of running jobs, and the estimates reserved by requests in flight;
-  :class:`BudgetWarning` fires once at 80 %.
-- ``with ledger.tag("x"):`` tags every row recorded in that context (a
-  ``contextvars.ContextVar``: asyncio tasks inherit it).
-- The default ledger's views (``len``, ``rows``, totals, ``to_pandas()``,
-  ``summary()``, ``plot()``, the display) show this session's rows (this
-  process's since ``import gatewaykit``, plus rows merged into it);
-  ``history()`` shows every stored row. A ledger with ``path=`` shows every row.
-- Reads apply what other processes committed to a database first; a database
-  is written behind the caller's thread (:mod:`gatewaykit.costs.database_store`).
+:class:`Ledger` is a facade over a row book (rows, jobs, settlement), a store (memory, JSONL, SQLite,
+the per-user database) and a budget; it owns the one lock, the tags and the views. A job has one row
+that turns completed, failed or cancelled; the budget counts stored rows, running jobs and requests
+in flight across kernels; the default ledger's views show this session's rows, ``history()`` all.
 """
 
 from __future__ import annotations

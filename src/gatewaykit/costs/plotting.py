@@ -1,20 +1,8 @@
 """``Ledger.plot()``: cumulative cost over time, one step line per model and a total (matplotlib).
 
-Readable at a glance and in a saved notebook:
-
-- time ticks are clock times (``14:05:30``, or ``Nov 24 14:05`` across days),
-  never bare ``05 06 07`` with an offset label in the corner; the date and the
-  time zone go in the axis label;
-- every line starts at $0 at the left edge and runs on to the right edge, with
-  a margin on both sides, so a model charged once is a visible step, not a
-  vertical line against the frame; a dashed ``total`` line sums them;
-- the cost axis reads like money (``$0.40``);
-- the Figure carries alt text: its HTML output (what nbconvert and GitHub show)
-  is an ``<img alt="...">`` describing the totals, for screen readers.
-
-``plot()`` returns the Figure (shown once as a cell's last line; never an
-``<Axes ...>`` echo). Given ``ax=``, it draws there and returns None: the
-caller owns that figure.
+Clock-time ticks with the date and time zone in the axis label, every line from $0 at the left edge
+to the right edge, a money axis, and alt text for screen readers. It returns the Figure, or draws on
+a given ``ax=`` and returns None. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,40 +1,10 @@
 """A user-supplied price table, for what the gateway charges but does not report.
 
-The gateway reports the exact cost of chats and images, but a completed video
-or music job is billed with no amount in any answer. Give the ledger a price
-table and such rows are ``estimated`` instead of ``not reported``; the budget
-also uses it to stop a request that would pass the budget *before* it is sent.
-
-Format: model id (or ``"*"`` for every other model) to a dict of rates, in USD::
-
-    {
-        "chat-mini":   {"input_per_mtok": 0.15, "output_per_mtok": 0.60},
-        "image-gpt":   {"per_image": 0.04},
-        "video-tiers": {"per_second": {"480p": 0.05, "720p": 0.10, "1080p": 0.20},
-                        "per_second_audio": 0.15, "default_seconds": 4},
-        "music-song":  {"per_song": 0.05},
-        "*":           {"per_request": 0.01},
-    }
-
-``per_second`` and ``per_second_audio`` are a number or a mapping from the
-request's ``resolution`` to a number; ``per_second_audio`` applies when the
-request asked for ``generate_audio`` and replaces ``per_second``.
-``default_seconds`` prices a video whose length is not known yet (no
-``duration`` in the request). ``per_request`` is added to any request.
-Before sending, a chat is priced roughly: input tokens as a quarter of the
-characters of its messages, output tokens as ``n`` times its ``max_tokens``;
-a quote of a chat without ``max_tokens`` assumes the output the catalog
-states (:mod:`gatewaykit.costs.assumed_output`) and says so.
-
-A malformed table (not a mapping, a rate that is not a finite non-negative
-number, an unknown rate name) is a ``ValueError`` naming the entry, raised when
-the table is built, so nothing is sent or recorded with it.
-
-**Other sources.** A client that has read the gateway's catalog adds the prices
-the catalog states (:class:`~gatewaykit.costs.catalog_prices.CatalogPrices`)
-with :meth:`PriceTable.add_source`: the table keeps answering first (the
-user's own rates win, ``"*"`` included), a catalog answers for what the table
-does not price. :meth:`PriceTable.quote` says which source priced a request.
+A completed video or music job is billed with no amount in any answer: with a price table such rows
+are ``estimated`` and the budget can stop a request before it is sent. The table maps a model id (or
+``"*"``) to USD rates (``input_per_mtok``, ``per_image``, ``per_second`` ...); a malformed table is a
+``ValueError`` naming the entry. Other sources (the gateway's catalog) answer for what the table does
+not price (:meth:`PriceTable.add_source`). The format in full: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,29 +1,9 @@
 """What the client hands to a ledger: one plain record per request or job.
 
-The hand-over protocol between the client core and a ledger (any object with
-these three methods can be passed as ``Client(ledger=...)``):
-
-``check_budget(kind, model, request)``
-    Called before every billable request is sent (chat, image generate/edit,
-    video and music create). Raises :class:`gatewaykit.BudgetExceededError` to
-    stop it; then nothing is sent.
-
-``record(record)``
-    Called exactly once per billable request, when its outcome is known:
-    ``status="ok"`` with ``usage`` (tokens and ``cost``) for chats and images,
-    ``status="error"`` for an HTTP error answer (``http_status``,
-    ``error_code``; never charged), ``status="interrupted"`` for a stream that
-    broke off or was closed before its end (charge unknown), and for jobs the create answer's status
-    (``queued`` / ``in_progress``) with the job id. ``replayed=True`` marks an
-    answer from a cassette (nothing sent): never charged.
-
-``update_job(job_id, status=, seconds=, error_message=[, cost=])``
-    Called whenever the client sees a job in a terminal state (``completed``,
-    ``failed``, ``cancelled``). Must be idempotent: the client may report the
-    same transition more than once (every ``refresh()`` does). ``cost`` is
-    passed only when the job's view reported one (``usage.cost.total_cost``,
-    as a classroom adds to a job it settled), and only to an ``update_job``
-    that takes it.
+The hand-over protocol between the client core and a ledger (any object with ``check_budget``,
+``record`` and ``update_job`` can be passed as ``Client(ledger=...)``; ``update_job`` may take the
+``cost`` a job's view reports) and :class:`CostRecord`, the plain data it carries. When each is called
+and with what: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,34 +1,9 @@
 """One ledger row per request or job, built from a :class:`CostRecord`.
 
-Rows are slotted dataclasses (about a third of the memory of a dict), built
-without pandas; :mod:`gatewaykit.costs.frames` turns them into a DataFrame on
-demand. ``COLUMNS`` is the DataFrame's column order.
-
-``cost_source`` says where ``total_cost`` came from:
-
-``reported``      the gateway's ``usage.cost`` (the exact USD deducted; for a job,
-                  the ``usage.cost`` on its view, which a classroom adds when it
-                  settles the job);
-``not reported``  charged by the gateway, no amount in the answer (a completed
-                  video or music job, or a chat answer without usage);
-``estimated``     as ``not reported``, priced from the user's price table;
-``replayed``      answered from a cassette (``Client(cassette=...)``): nothing was
-                  sent, never charged, total 0 (the recorded cost is in ``note``);
-``cached``        answered from the response cache (``Client(cache=...)``): nothing was
-                  sent, never charged, total 0; ``saved_cost`` is what the kept answer cost;
-``none``          not charged: HTTP errors (400s, 429s, ...), failed and
-                  cancelled jobs, and jobs still pending (billed only on completion);
-``unknown``       the client cannot know: a stream closed by the caller or cut
-                  off before its end (a fast gateway may already have charged it).
-                  ``charged`` is None and ``total_cost`` None (not counted).
-
-An amount that is not a finite number >= 0 (NaN, infinity, a negative cost) is
-no amount: the row keeps it out of every total and says so in ``note``.
-
-Where a row came from: ``session`` (the process that recorded it, see
-:mod:`gatewaykit.costs.session`; empty for rows written before sessions were
-kept), ``host`` (the gateway's host, empty when the client did not say) and
-``offline`` (the built-in offline gateway: synthetic costs).
+Rows are slotted dataclasses built without pandas (:mod:`gatewaykit.costs.frames` makes DataFrames);
+``COLUMNS`` is the DataFrame's column order. ``cost_source`` says where ``total_cost`` came from
+(``reported``, ``not reported``, ``estimated``, ``replayed``, ``cached``, ``none``, ``unknown``); an amount
+that is not a finite number >= 0 is kept out of every total. The meaning of each: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """The settlement rules: what a row's status and prices make of its cost.
 
-Pure functions of one :class:`~gatewaykit.costs.rows.LedgerRow` and a price
-source (a :class:`~gatewaykit.costs.pricing.PriceTable` or any object with its
-``estimate`` and ``estimate_request`` methods). They decide ``charged``,
-``cost_source`` and ``total_cost``; the row book applies them, the ledger
-never does it by hand.
-
-- ``ok`` / ``completed``: charged; the reported amount, else an estimate from
-  the price source, else ``not reported``;
-- ``interrupted``: whether it was charged is unknown (not counted);
-- ``error``, ``failed``, ``cancelled``: never charged ($0);
-- ``queued``, ``in_progress``: a job billed on completion (its estimate counts
-  towards the budget meanwhile, see :func:`pending_estimate`);
-- ``replayed`` rows (from a cassette) are never charged, whatever their status.
-
-An amount that is not a finite number >= 0 (from the gateway, a stored row or a
-price source) is no amount: never added to a total.
+Pure functions of one row and a price source: they decide ``charged``, ``cost_source`` and
+``total_cost``; the row book applies them, the ledger never does it by hand.
+Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

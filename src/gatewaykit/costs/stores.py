@@ -1,23 +1,8 @@
 """Where a ledger's rows are kept: one store object per place, behind one small interface.
 
-A :class:`LedgerStore` writes the changes a ledger makes (new rows, job
-updates) and reads back what was stored (at open, and live for a database:
-other processes' rows). The ledger never asks which kind of store it has.
-
-=====================  =========================================================
-:class:`MemoryStore`   ``path=None``: nothing leaves the process
-``JournalStore``       ``path="x.jsonl"``: a JSON Lines journal, appended durably
-                       (:mod:`gatewaykit.costs.journal`)
-``DatabaseStore``      ``path="x.sqlite"``: a SQLite database shared by every
-                       kernel, written behind the caller's thread
-                       (:mod:`gatewaykit.costs.database_store`)
-``UserStore``          the default: the per-user database (or journal), opened
-                       on first use; offline and replayed rows stay in memory
-                       (:mod:`gatewaykit.costs.user_store`)
-=====================  =========================================================
-
-A new kind of store (DuckDB, a Parquet folder) is one class with these methods,
-plus a line in :func:`gatewaykit.costs.user_store.open_store`.
+A :class:`LedgerStore` writes the changes a ledger makes and reads back what was stored (for a
+database, live: other processes' rows). Memory, a JSONL journal, a SQLite database and the per-user
+database are stores; the ledger never asks which kind it has. The table of stores: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,27 +1,9 @@
-"""Prompt caching: per account, the prompt prefixes already sent, in blocks of tokens.
+"""Prompt caching in the offline gateway: per account, the prompt prefixes already sent, in blocks of tokens.
 
-Rules of the offline gateway (also shown in each chat model's catalog entry
-under ``prompt_caching``):
-
-- A prompt is the stream of tokens the chat engine counts (tools, then every
-  message in order, then the assistant priming); see
-  :func:`gatewaykit.emulator.chat.engine.prompt_units`. It is cut into blocks of
-  :data:`BLOCK_TOKENS` tokens; each block's key is a hash chained over every
-  block before it (and the model and ``prompt_cache_key``), so one key stands for
-  a whole prefix.
-- Only prompts of at least :data:`MIN_PREFIX_TOKENS` tokens are cached, and a
-  hit needs a shared prefix of at least that many tokens. That is a quarter of
-  the 1,024 tokens common providers use, so short demos and tests can show it.
-- A hit reports the shared prefix, rounded down to whole blocks, as
-  ``cached_tokens`` = ``cached_read_tokens``; those tokens bill at the model's
-  ``cache_read`` rate (10 % of its input price). ``cached_write_tokens`` counts
-  the prompt's blocks that were not cached yet; writing costs nothing extra.
-- Entries are scoped by account, model and ``prompt_cache_key`` (a request
-  without a key is its own scope). They live :data:`RETENTION_SECONDS`
-  (``in-memory``: 5 minutes, ``24h``: a day) of real wall-clock time since their
-  last use, whatever the time scale; expired entries are not hits.
-- Memory is bounded: at most ``max_blocks`` blocks per account, least recently
-  used dropped first.
+A prompt's tokens are cut into blocks keyed by a hash chained over the blocks before them; a later
+prompt sharing a long enough prefix reports it as ``cached_tokens``, billed at the model's
+``cache_read`` rate. Entries are scoped by account, model and ``prompt_cache_key``, expire, and are
+bounded per account. The rules (also in each chat model's catalog entry): ``docs/internals.md``.
 """
 
 from __future__ import annotations

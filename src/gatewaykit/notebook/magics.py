@@ -1,21 +1,9 @@
 """``%load_ext gatewaykit``: the ``%%chat`` and ``%%image`` cell magics.
 
-``%%chat [--model M] [--system TEXT] [--new] [--client NAME]``
-    Sends the cell's text as the next turn of the notebook's ``ChatSession``
-    and streams the answer live. The conversation is kept across ``%%chat``
-    cells (``--new`` starts over; a different ``--system`` or ``--client``
-    also starts over). The completion is stored as ``_chat`` and the session
-    as ``_chat_session`` in the user namespace.
-
-``%%image [--model M] [--n N] [--size WxH] [--aspect-ratio R] [--resolution R]
-[--quality Q] [--image-size S] [--seed N] [--format F] [--client NAME]``
-    Generates from the cell's text; the ``ImageResult`` is the cell's output
-    (and ``_image``).
-
-The client is the one named by ``--client`` (a variable in the notebook), or
-the one given to :func:`use_client`, or a ``gatewaykit.Client()`` created on
-first use (which picks the real gateway from ``SVC_API_KEY``/``SVC_BASE_URL``
-or falls back to the offline one, with a banner).
+``%%chat`` sends the cell as the next turn of the notebook's ``ChatSession`` (kept across cells;
+``--new`` starts over) and streams the answer; ``%%image`` generates images from the cell's text. The
+client is ``--client NAME``, the one given to :func:`use_client`, or a ``gatewaykit.Client()`` made on
+first use. Their options: ``docs/internals.md``.
 """
 
 from __future__ import annotations

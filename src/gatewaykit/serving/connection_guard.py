@@ -1,24 +1,10 @@
 """Closing connections that never finish a request: idle sockets, trickled headers, trickled bodies.
 
-uvicorn's keep-alive timer only starts after a response, and any byte received cancels it:
-a connection that sends nothing, or one byte every few seconds, stayed open for ever (80 of
-80 such sockets were still open 45 s past the 30 s keep-alive; 10 of 10 trickling a body
-one byte at a time, 12 s into a 3 s keep-alive). This h11 protocol
-
-- arms uvicorn's keep-alive timer when a connection opens too;
-- gives a request ``head_seconds`` from its first byte to finish its head (request line and headers);
-- gives its body ``body_seconds`` from the end of the head, plus one second for every
-  :data:`BODY_BYTES_PER_SECOND` bytes that arrived, so a big upload on a slow link still gets
-  through while a trickle does not. Time the server itself is not reading (the app is busy,
-  or a ``100-continue`` was not answered yet) does not count.
-
-Past a deadline the connection is closed; a slow body whose answer has not started yet first gets a
-408 in the gateway's error envelope (code ``request_timeout``) saying what was too slow. That answer
-is followed by a lingering close: the server's side is shut for writing (the client reads the 408,
-then the end), what the client still sends is read and dropped for :data:`LINGER_SECONDS`, then the
-socket is closed. Closed at once, a socket with bytes of the trickle still unread sends a reset
-instead of a FIN, and the client's system drops the 408 it had not read yet (8 of 8 such clients
-got nothing in ``tests/reliability/test_slow_bodies.py``).
+uvicorn's keep-alive timer only starts after a response and any byte cancels it, so this h11
+protocol (a subclass of uvicorn's ``H11Protocol``, pinned in pyproject.toml) arms it at connect and
+gives a request's head and body deadlines (the body's grows with the bytes received). A slow body
+gets a 408 in the error envelope, then a lingering close so the client reads it. Measurements:
+``docs/internals.md``.
 """
 
 from __future__ import annotations

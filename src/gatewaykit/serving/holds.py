@@ -1,24 +1,9 @@
 """Money held on an account for one piece of paid work, from before the work starts until it is settled.
 
-Every paid request follows one rule: hold the price (or the least it can cost) BEFORE any work is done,
-answering 402 ``insufficient_quota`` when the balance cannot cover it; do the work; charge the hold
-when the answer is delivered, release it when the work fails, is refused or the client leaves. Held
-money is not available to other requests, so one account's concurrent requests can never together
-spend more than its balance, and a request it cannot pay for costs the gateway no work.
-
-The offline gateway's video and music jobs (:mod:`gatewaykit.emulator.jobs`), images and chats (its ``routes``)
-all use :class:`Hold`::
-
-    hold = Hold.take(account, price)          # 402 now, before any work
-    try:
-        result = do_the_work()
-    except BaseException:
-        hold.release()
-        raise
-    hold.charge()
-
-or, when the whole work happens inside one block, ``with Hold.take(account, price) as hold: ...;
-hold.charge()`` (leaving the block without settling releases the hold).
+Every paid request holds its price (or the least it can cost) before any work, answering 402 when the
+balance cannot cover it; the hold is charged when the answer is delivered and released when the work
+fails, is refused or the client leaves. Held money is not available to other requests, so concurrent
+requests can never together spend more than the balance. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

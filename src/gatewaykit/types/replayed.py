@@ -1,21 +1,8 @@
-"""What says an answer was replayed from the client's cassette, in one wording for every display.
+"""What says an answer was not charged (replayed from a cassette, answered from the cache), in one wording for every display.
 
-A replayed answer was neither sent nor charged: its ``usage.cost`` is what the
-recording paid. The cassette marks a replayed JSON answer that reports usage with
-``"gatewaykit_cassette": "replayed"`` (:data:`REPLAY_MARKER`, its last field), and
-a replayed stream marks the answer it assembles the same way
-(:func:`mark_replayed`), so whatever shows an answer can tell
-(:func:`replayed_answer`) and show :func:`replayed_note` where a cost would
-stand: the words of the answer's ledger row (``cost_source="replayed"``).
-
-Here, below the ledger, so the types' own plain-text faces (``print(answer)``)
-say it too; :mod:`gatewaykit.costs.rows` re-exports the note.
-
-Whatever adds answers up (a conversation's turns, a comparison's models) takes
-each one's :class:`NotCharged` (:func:`not_charged_of`: where it came from, what
-it cost when it was paid for) and says with :func:`not_charged_total` how many
-of them its total leaves out: ``2 turns replayed from a cassette: not charged
-(recorded cost $0.0042)``.
+A replayed answer was neither sent nor charged; the cassette marks it (:data:`REPLAY_MARKER`,
+:func:`mark_replayed`) and every display words it with :func:`replayed_note` / :func:`not_charged_note`,
+so the recorded cost is never shown as paid again. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

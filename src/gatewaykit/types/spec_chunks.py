@@ -1,22 +1,9 @@
 """Streamed chunks of the spec's exact shape, built without a second look.
 
-A stream sends hundreds of chunks of one shape: ``{"id", "object", "created",
-"model", "choices": [{"index", "delta": {"role"?, "content"}, "finish_reason"}]}``.
-Validating each through pydantic, with the before-validators that read foreign
-servers (``lenient.py``), is most of what a chunk costs. :func:`spec_chunk`
-checks that a decoded chunk has exactly that shape, every value already of the
-type pydantic would keep unchanged, and builds the :class:`ChatCompletionChunk`
-pydantic would build from it (same fields, same ``model_fields_set``, same
-extras). Anything else (a ``null`` where the spec has a value,
-``reasoning_content``, tool calls, usage, logprobs, an ``error`` key, a number
-as a string...) gives None, and the caller validates that chunk the tolerant
-way: the fast path changes the speed, never the result.
-``tests/client/test_spec_chunks.py`` compares both on every foreign shape.
-
-Reviewed against the before-validators of the three models
-(:data:`REVIEWED_VALIDATORS`): each rewrites only a ``null`` or a key this
-reader refuses, so none would have changed what it accepts. A new validator on
-these models fails that test until it is reviewed here too.
+Validating hundreds of identical chunks through pydantic is most of what a stream costs:
+:func:`spec_chunk` builds the chunk pydantic would build when a decoded chunk has exactly the spec's
+shape, and gives None otherwise (the caller then validates it the tolerant way): the fast path
+changes the speed, never the result (``tests/client/test_spec_chunks.py``). Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

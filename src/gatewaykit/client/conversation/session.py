@@ -1,21 +1,8 @@
 """Conversations: ``client.chat.session(...)`` gives a :class:`ChatSession` (``AsyncChatSession`` for ``AsyncClient``).
 
-A session owns its history (plain message dicts, grouped in :class:`Turn`\\ s),
-sends it with each new prompt, runs the model's tool calls (Python functions)
-until the model answers or ``max_steps`` runs out, and keeps the cost and tokens
-of everything it sent. Every request of the session is recorded in the
-client's ledger under the session's tag (``chat.tag``), so ``chat.cost`` equals
-the sum of those ledger rows.
-
-The loop itself is the sans-I/O flow of :mod:`gatewaykit.client.conversation.tool_loop`
-(and :mod:`gatewaykit.client.resources.structured` for ``parse``); this module only
-drives it: the sync session sends with blocking calls and runs tools one after
-the other, the async session awaits and runs a turn's tool calls concurrently
-(sync tools in threads). Each turn shows through one view of the client's
-display (``display.turn_view()``, see :mod:`gatewaykit.client.core.display`): every
-request streams through it and it hears every step (tool calls and their
-results), so in a notebook kernel the whole tool loop renders as it happens;
-elsewhere nothing is shown.
+A session owns its history, sends it with each new prompt, runs the model's tool calls until the
+model answers or ``max_steps`` runs out, and records every request in the client's ledger under its
+tag, so ``chat.cost`` is what the conversation cost. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

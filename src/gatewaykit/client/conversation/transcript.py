@@ -1,29 +1,8 @@
 """Conversation transcripts: Markdown that reads well and reads back exactly, plain text, JSON, HTML.
 
-The Markdown transcript puts one HTML comment before each message (invisible
-when rendered) holding the message's fields as JSON, then a visible label and
-the content. Content is written as-is when that is safe, and inside a fence
-longer than any backtick run in it when it is not (it contains a line like
-our comments, or an unbalanced code fence), so headings, code fences and
-anything else a model writes survive the round trip. A final comment marks the
-end, so trailing whitespace of the last message is kept too.
-
-What :func:`from_markdown` gives back (and a session then sends) is what a
-reader of the Markdown sees: every message block must be exactly what
-:func:`to_markdown` writes for the message its comment holds, so a comment
-cannot swap in other content, add a message nobody sees (a hidden system
-prompt), or carry fields that are not shown. A message's tool calls and
-reasoning are shown above its text; content a Markdown view would hide (HTML,
-comments, link definitions) is written in a code fence, where it is seen as
-written. Anything else is a ``ValueError`` naming the message.
-
-A turn the client's cassette replayed or its response cache answered was not
-charged: its reply's label says what its ledger rows say (``### Assistant ·
-replayed from a cassette: not charged (recorded cost $x)``), and under the cost
-line one line per source says how many turns the total leaves out (``*2 turns
-replayed from a cassette: not charged (recorded cost $x)*``). Only those words
-(:data:`NOT_CHARGED_LABEL`, :data:`NOT_CHARGED_LINE`) may stand there; they are
-not part of any message, so a transcript read back sends the same messages.
+Each message in the Markdown transcript is preceded by an invisible HTML comment holding its fields
+as JSON, then a visible label and the content (fenced when it could be misread), so
+``ChatSession.from_markdown`` rebuilds the history exactly. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """How ``client.compare`` shows its columns while the models run: the :class:`ComparisonView` Protocol.
 
-``Display.compare_view(prompt, kind, entries)`` opens one view per comparison
-(entries are the :class:`~gatewaykit.client.session_tools.comparison.ComparisonEntry` columns,
-in the order asked, still empty). The runner then tells it, for each column:
-
-- ``started(entry)``: the column's request is being sent;
-- ``chunk(entry, chunk)``: one chunk of a chat column's answer (only when the
-  view's ``streams`` is True: chat columns are then requested as streams);
-- ``job_update(entry, job)``: a video/music column's job was polled;
-- ``finished(entry)``: the column ended (``result`` or ``error``, ``latency_s``,
-  ``tokens``, ``total_cost`` filled in);
-
-and ``close(comparison)`` once, in the caller's thread, when every column ended
-(the cheapest/fastest marks are known only then). All but ``close`` are called
-from the comparison's worker threads, several at once: a view only records
-there (cheaply; the models must stay concurrent) and paints from a thread of
-its own. A view must never raise into the comparison: the runner guards every
-call (:class:`GuardedComparisonView`), so a display bug costs the display, not
-the answers.
+``Display.compare_view(...)`` opens one view per comparison; the runner tells it each column's
+``started``, ``chunk``, ``job_update`` and ``finished`` from its worker threads, then ``close`` once in
+the caller's thread. Every call is guarded (:class:`GuardedComparisonView`), so a display bug costs
+the display, not the answers. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

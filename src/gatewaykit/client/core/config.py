@@ -1,27 +1,9 @@
 """Where the client's key and base URL come from, and the offline fallback.
 
-Order: ``api_key=`` argument, the ``SVC_API_KEY`` environment variable, then a
-Colab secret named ``SVC_API_KEY``; ``base_url=``, then ``SVC_BASE_URL``, then
-a Colab secret named ``SVC_BASE_URL``.
-
-- ``offline=True``: the offline gateway from the installed
-  :data:`OfflineGatewayProvider` (the composition root installs the built-in
-  one from ``gatewaykit[offline]``), announced with one ``logging`` INFO line
-  (you asked for it) and the client's display (a banner in a notebook).
-- No key anywhere: the same offline gateway, announced outside a kernel with
-  an :class:`OfflineGatewayWarning` (synthetic results must never pass for
-  real ones); inside an IPython kernel or a marimo notebook the client's display
-  shows its banner instead, once per process (a warning there would print a pink block echoing
-  the source line, again for every client).
-- No provider (only the core installed): :class:`ConfigurationError` naming
-  ``pip install "gatewaykit[offline]"``.
-- A key but no base URL, or a base URL but no key (``base_url=``, or ``SVC_BASE_URL`` set and the key
-  forgotten: a student pointed at a classroom): :class:`ConfigurationError`, never the offline gateway.
-- ``GATEWAYKIT_OFFLINE=1`` (:mod:`gatewaykit.client.core.grading_switches`): the
-  offline gateway whatever was given (:func:`offline_gateway_settings`); the
-  key and URL arguments, ``SVC_*`` and Colab secrets are not read at all.
-
-The key is kept only in the request headers; nothing here logs or shows it.
+Order: the ``api_key=`` / ``base_url=`` arguments, then ``SVC_API_KEY`` / ``SVC_BASE_URL``, then Colab
+secrets of those names. ``offline=True``, no key anywhere, or ``GATEWAYKIT_OFFLINE=1`` give the offline
+gateway (announced); a key without a base URL, or a URL without a key, is a ``ConfigurationError``.
+The key is kept only in the request headers. The full rules: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,26 +1,9 @@
 """``Client(confirm_over=usd)``: a request quoted above the threshold is confirmed before it is sent.
 
-Right before a paid request is sent (before the budget check, so a cancelled
-request leaves no row), :func:`confirm_flow` quotes it (the price table, else
-the gateway's catalog, read once per client). Past the threshold it asks the
-client's display: in a kernel a card with the quote and Confirm / Cancel
-(:meth:`KernelDisplay.confirm`); a display that cannot ask (terminals,
-scripts, ``display=False``) raises :class:`ConfirmationRequiredError` naming
-``confirm=True``. Cancel raises the same error with ``cancelled=True``:
-nothing was sent, nothing recorded. A video or music request nothing can
-price asks too (the most expensive calls are never waved through unknown);
-an unpriced chat or image is sent.
-
-``client.map`` / ``client.batch`` ask once for the whole batch: each call is
-run up to its first paid request, which is quoted instead of sent
-(:func:`collect_quote` raises :class:`QuotedInstead` there, a
-``BaseException`` so a user's ``except Exception`` does not swallow it), the
-quotes are added up, and once confirmed every item runs under a
-:class:`BatchApproval` (:func:`confirmed_call`): its first paid request was in
-the quote and goes; every later one is quoted when it is about to be sent and
-added to the batch's total, and when that total passes the threshold it is
-asked about too (two $0.40 videos in one item are $0.80, not the $0.40 the
-batch quote saw). ``confirm=True`` to ``map``/``batch`` sends everything.
+Right before a paid request is sent (before the budget check, so a cancelled one leaves no row),
+:func:`confirm_flow` quotes it and, past the threshold, asks the client's display (a card in a
+kernel); a display that cannot ask makes it a :class:`~gatewaykit.ConfirmationRequiredError` naming
+``confirm=True``. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

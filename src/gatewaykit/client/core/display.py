@@ -1,40 +1,10 @@
 """The seam between the client core and whatever shows its progress: the :class:`Display` Protocol.
 
-The core calls a display at four points and never knows what is behind it:
-
-- ``chat_stream(stream)``: ``chat.ask()`` hands over the :class:`ChatStream`;
-  the display consumes it (reading the stream's own assembly) and returns its
-  :class:`ChatCompletion`. ``async_chat_stream`` is the awaitable twin.
-- ``job_wait(job, wait)``: a blocking ``job.wait()``; the display calls
-  ``wait(on_update)`` (the core's one polling flow) and shows every update.
-- ``batch_progress(total)``: ``map``/``batch`` report each finished item
-  (``done``/``total``, failures, cost) to the object it returns.
-- ``offline_notice(base_url, implicit=...)``: the client runs on the offline
-  gateway (shown once).
-- ``confirm(quote, threshold)`` (optional): ``Client(confirm_over=)`` asks
-  before sending a request quoted above the threshold; True sends, False
-  cancels, None (or no such method) means nobody can be asked, and the client
-  raises :class:`~gatewaykit.ConfirmationRequiredError` naming ``confirm=True``.
-- ``turn_view()`` (optional): a conversation turn (``chat("...")``) opens one
-  :class:`TurnView`; the session streams each of the turn's requests through
-  it and tells it every :class:`~gatewaykit.client.conversation.tool_loop.TurnEvent` (tool
-  calls, their results), so a notebook shows the whole tool loop as it
-  happens. A display without it gets :class:`StreamOnlyTurnView` (each
-  request through its ``chat_stream``, events ignored): :func:`turn_view_of`.
-- ``compare_view(prompt, kind, entries)`` (optional): ``client.compare`` opens
-  one :class:`~gatewaykit.client.core.comparison_view.ComparisonView` and tells it
-  every column's progress from its worker threads (a notebook shows the grid
-  at once and fills each column as its model answers); a display without it
-  shows nothing until the returned ``Comparison`` is displayed.
-- ``evaluate_view(evaluation)`` (optional): ``client.evaluate`` opens one view of
-  the same shape for its grid and tells it every cell's progress
-  (:func:`~gatewaykit.client.core.comparison_view.evaluation_view_of`).
-
-``Client(display=None)`` asks :func:`default_display` once, at construction:
-the composition root (``gatewaykit/_wiring.py``) installs a chooser that gives
-the notebook layer's ``KernelDisplay`` inside an IPython kernel and
-:class:`NullDisplay` elsewhere. ``display=False`` is :class:`NullDisplay`;
-any object with these methods is used as given.
+The core calls a display for a streamed chat, a blocking ``job.wait()``, ``map``/``batch`` progress,
+the offline notice, and optionally a confirmation, a conversation turn, a comparison and an
+evaluation; it never knows what is behind it. ``Client(display=None)`` asks :func:`default_display`
+once (the composition root installs a chooser: the notebook layer's ``KernelDisplay`` in a kernel,
+:class:`NullDisplay` elsewhere).
 """
 
 from __future__ import annotations

@@ -1,27 +1,11 @@
 """Process-wide switches a grader flips from outside a student's notebook, read when the first client is made.
 
-========================================  ==============================================================
-``GATEWAYKIT_OFFLINE=1``                  every client uses the offline gateway, whatever key, URL,
-                                          ``api_key=``/``base_url=``/``http_transport=`` it was given
-``GATEWAYKIT_SEED=N``                     the offline gateway's seed: the same notebook gives the same
-                                          text, JSON, tool calls, media bytes, costs, ids and timestamps
-``GATEWAYKIT_OFFLINE_TIME_SCALE=X``       the offline gateway's simulated durations times ``X``; under
-                                          either switch above it defaults to 0 (jobs finish at once)
-``GATEWAYKIT_CASSETTE=path``              every client records to / replays from this one cassette
-``GATEWAYKIT_CASSETTE_MODE=MODE``         ``replay`` (never the network), ``record`` or ``auto`` (default)
-========================================  ==============================================================
-
-:func:`read_switches` is a pure function of an environment mapping; a value it
-cannot use is a :class:`ConfigurationError` naming the variable and what it
-accepts. :func:`current_switches` reads them once, when the first client of
-the process is built (a bad value raises there, and again for the next client,
-until it is fixed), and keeps the result; each variable that was set when
-``gatewaykit`` was imported is read as it was then
-(:mod:`gatewaykit.grading_environment`), so ``os.environ.pop`` in a notebook
-does not turn a switch off. The switches are not a sandbox: no real key
-belongs in an environment that runs student code. The one cassette of
-``GATEWAYKIT_CASSETTE`` is shared by every client, so record mode starts the
-file afresh once, not once per client.
+``GATEWAYKIT_OFFLINE=1`` (every client on the offline gateway), ``GATEWAYKIT_SEED=N`` (the same notebook
+gives the same answers), ``GATEWAYKIT_OFFLINE_TIME_SCALE``, ``GATEWAYKIT_CASSETTE`` and
+``GATEWAYKIT_CASSETTE_MODE``. :func:`read_switches` is a pure function of an environment (a bad value is a
+``ConfigurationError`` naming the variable); :func:`current_switches` reads them once, each as it was when
+``gatewaykit`` was imported, so ``os.environ.pop`` in a notebook does not turn one off. They are not a
+sandbox: no real key belongs where student code runs. The table: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """The seam telemetry plugs into: one observer of every request, or none.
 
-``current`` is ``None`` until :func:`gatewaykit.instrument` installs an
-observer (``gatewaykit/telemetry``); every hook reads it first, so with
-telemetry off a request pays one module-attribute read and nothing is
-imported. The hooks, in the order a request meets them:
-
-- :func:`request_started` (``request_pipeline.send``): a request is about to be
-  sent; the observer keeps its handle in ``recording.observed``, may add headers
-  (``traceparent``) to the request (the call's own, built by ``encode``) and returns it.
-- ``Recording._write`` -> ``observer.request_finished``: the request's outcome
-  and its ledger row (a job's create leaves its span open).
-- :func:`job_headers` (``job_flows``): the trace headers of a running job's span,
-  which its polls and its cancel carry.
-- ``job_flows.seen`` -> ``observer.job_seen``: every job view received (polls).
-- ``report_job`` -> ``observer.job_finished``: a job reached a terminal state.
-- :func:`operation` / :func:`tool_call`: parent spans of ``map``, ``batch``,
-  ``compare``, ``evaluate``, a chat session's turn, and a tool's run.
+``current`` is ``None`` until :func:`gatewaykit.instrument` installs an observer; every hook reads it
+first, so with telemetry off a request pays one module-attribute read and nothing is imported.
+The hooks, in the order a request meets them: ``docs/internals.md``.
 """
 
 from __future__ import annotations

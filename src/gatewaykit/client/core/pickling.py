@@ -1,19 +1,9 @@
 """Pickling a client: what travels to a worker process, and how it reconnects there.
 
-A pickled :class:`~gatewaykit.Client` (or ``AsyncClient``) is its settings:
-the base URL, **the API key** (so treat a pickle like the key itself: send it
-only to your own workers, never store or share it), timeout, retry policy,
-``validate``, extra default headers, the cassette's path and mode, and its
-ledger (a :class:`~gatewaykit.Ledger` pickles as its path plus its in-memory
-rows; None means the worker's default ledger): its
-:class:`~gatewaykit.client.core.options.ClientOptions` as they are (every keyword:
-``strict`` too) plus the resolved connection. A client on the offline gateway
-unpickles as a client of that same gateway (its URL and key), not as a new
-offline gateway in the worker: the worker must be able to reach it (same
-machine). The connection pool, the catalog cache and a custom
-``http_transport=`` do not travel; a client built with ``http_transport=``
-refuses to pickle rather than lose it. A custom display object is replaced by
-the worker's default choice.
+A pickled client is its settings, **the API key included** (treat the pickle like the key), and its
+ledger (its path and in-memory rows). A client on the offline gateway unpickles as a client of that
+same gateway, not a new one. The connection pool and catalog cache do not travel; a client built with
+``http_transport=`` refuses to pickle. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

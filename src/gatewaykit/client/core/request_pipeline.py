@@ -1,23 +1,9 @@
 """A creating call's path, top to bottom, in one place; every creating endpoint runs it.
 
-Chat completions, image generation and edits, video and music jobs each
-describe themselves once as an :class:`Endpoint` (path, ledger kind, the
-spec's and the catalog's checks) and turn a call's keywords into a
-:class:`Call` (:func:`build_call`: **normalise**). :func:`run_call` then runs
-:data:`STEPS` over it, each a function of the client and the call:
-
-1. :func:`check`: a missing ``model=`` becomes the catalog's first of its kind;
-   unknown keywords are named; the spec's and the model's limits are checked
-   (``validate=False`` skips the last two);
-2. :func:`encode`: the :class:`ApiRequest` (JSON, or multipart for uploads);
-   a value JSON cannot carry is refused here, before the ledger sees anything;
-3. :func:`price`: the ledger's :class:`Recording` of the call and its budget check;
-4. :func:`confirm`: with ``Client(confirm_over=)``, a call quoted above it is asked about
-   (Cancel, or no way to ask: nothing is sent, nothing recorded);
-5. :func:`send`: with retries; an error answer is recorded and raised.
-
-The endpoint's own module then reads the answer (parsing stays beside the
-endpoint). A step is added by writing one function and naming it in :data:`STEPS`.
+Each creating endpoint describes itself once as an :class:`Endpoint`; :func:`build_call` turns a
+call's keywords into a :class:`Call` and :func:`run_call` runs :data:`STEPS` over it: check, encode,
+price (the ledger's recording and budget check), confirm, send (with retries). A step is added by
+writing one function and naming it in :data:`STEPS`. The steps in full: ``docs/internals.md``.
 """
 
 from __future__ import annotations

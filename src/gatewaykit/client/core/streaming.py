@@ -1,20 +1,9 @@
 """Streamed chat completions: :class:`ChatStream` and :class:`AsyncChatStream`.
 
-Both iterate :class:`ChatCompletionChunk`s as they arrive and assemble them;
-``final()`` reads the rest and returns the whole :class:`ChatCompletion`.
-The connection is closed when the stream ends, on ``close()``, when leaving a
-``with`` block, when an exception escapes the loop, and (on CPython) as soon as
-a ``for`` loop over the stream is left with ``break``. A stream that breaks
-off before ``data: [DONE]`` raises :class:`StreamInterruptedError` carrying
-the partial completion, and the ledger records it as ``interrupted`` with an
-unknown charge (``charged`` None): a fast gateway may have sent, and charged,
-the whole answer before the caller closed it; the client cannot tell.
-A gateway error raised into the caller's loop (or ``final()``, ``iter_text()``)
-leaves out the library's inner frames, as a public call's does
-(:func:`~gatewaykit.error_text.leaving_gatewaykit`; on the error path only).
-The answer ``final()`` assembles from a stream the client's cassette replayed is
-marked as a replayed JSON answer is (:mod:`gatewaykit.types.replayed`), so its
-displays say it was not charged.
+Both iterate chunks as they arrive and assemble them; ``final()`` returns the whole
+:class:`ChatCompletion`. The connection is closed when the stream ends, on ``close()``, on leaving a
+``with`` block or a ``for`` loop; a stream that breaks off raises :class:`StreamInterruptedError` with
+the partial completion, recorded with an unknown charge. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,22 +1,9 @@
 """``client.models.pick()``: choose a catalog model by kind and by what it must accept.
 
-A need is either a key of the entry's ``parameters`` (``"width"``, ``"resolution"``,
-``"lyrics_prompt"`` ...) or a capability:
-
-``vision``          a chat model that takes images as input (``input_modalities``)
-``reasoning``       a chat model that thinks before answering
-``tools``           a chat model that can call functions
-``json_schema``     a chat model that follows a JSON schema (``response_format``)
-``edit``            an image model that edits from reference images (``edit.supported``)
-``image_to_video``  a video model that starts from a picture (``input_reference``)
-
-The gateway shows chat entries without their features. Where an entry states
-``features`` (the offline gateway does) they decide; otherwise ``tools`` and
-``json_schema`` are assumed (the gateway ignores fields a model does not
-support), and ``reasoning`` is read from the id (``reason``, ``think``, ``r1`` ...).
-Among the models that fit, the one with the fewest parameters beyond the needs
-wins (the most specific fit: ``needs=["aspect_ratio"]`` prefers an aspect-only
-model to a tiered one), then catalog order.
+A need is a key of the entry's ``parameters`` (``"width"``, ``"resolution"``...) or a capability
+(``vision``, ``reasoning``, ``tools``, ``json_schema``, ``edit``, ``image_to_video``). Among the models
+that fit, the one with the fewest parameters beyond the needs wins, then catalog order.
+How capabilities are read from entries: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """``client.jobs``: the video and music jobs this client's key started whose end the ledger has not seen.
 
-After a kernel restart (or a crash) the ledger still holds the jobs it saw
-created (with a SQLite or JSONL ledger, or the default per-user database);
-``client.jobs.pending()`` turns them back into :class:`VideoJob` /
-:class:`MusicJob` objects bound to this client, ready to ``wait()`` and
-``save()``: a paid video is never lost because a kernel died. Nothing is sent
-to list them. The ledger keeps no keys: each job row carries the client's base
-URL and a one-way fingerprint of its key (``client/core/key_fingerprint.py``), and
-jobs are matched by both, so a job another key started on the same gateway
-(which would answer 404 when polled) is left out. Rows recorded before ledgers
-kept key fingerprints have none: they are returned for the matching base URL,
-whichever key started them.
-
-A job object the user still holds (one an interrupted ``wait()`` left) is the
-one ``pending()`` returns and a ledger refresh updates
-(:mod:`~gatewaykit.client.resources.pending_refresh`): the object, its row and
-``pending()`` say the same.
+After a kernel restart or a crash, ``client.jobs.pending()`` turns the ledger's unfinished job rows
+back into job objects bound to this client, ready to ``wait()`` and ``save()``: a paid video is never
+lost because a kernel died. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

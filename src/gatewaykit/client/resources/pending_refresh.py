@@ -1,23 +1,9 @@
-"""A ledger's pending job rows brought up to date before they are shown or read (issue 31, item 3).
+"""A ledger's pending job rows brought up to date before they are shown or read.
 
-A wait stopped half-way (Ctrl-C, Interrupt, a ``timeout=``) leaves the job's row
-``queued`` / ``in_progress`` long after the job has finished. Every client that
-sees a job registers :func:`refresh_pending_rows` with its ledger
-(:func:`~gatewaykit.client.resources.pending_jobs.register_refresh`); the ledger calls it,
-at most every ``refresh_every`` seconds and only when a row is pending, before
-it is displayed, printed or read (``rows``, ``total_cost``, ``to_pandas()``,
-``history()``). The refresh then sends one status request per pending job of
-this client's gateway and key (``client.jobs.pending()``: rows of another
-gateway or key are not asked about), with no retry and a short timeout, and
-reports what it finds as ``job.refresh()`` would. A job the user still holds
-(the object an interrupted ``wait()`` left) is the one refreshed, so the object,
-the row and ``client.jobs.pending()`` agree. Anything that goes wrong (the job
-is gone, the gateway is down) leaves the row as it was, silently: a display
-never fails because a job could not be asked about.
-
-An ``AsyncClient`` is asked from a synchronous property, perhaps inside a
-running event loop: its refresh sends with a blocking transport of its own
-(:mod:`~gatewaykit.client.resources.blocking_sends`).
+A wait stopped half-way leaves a job's row ``queued`` long after the job finished. Every client that
+sees a job registers :func:`refresh_pending_rows` with its ledger, which calls it (at most every
+``refresh_every`` seconds, only when a row is pending) before a view, so the row settles.
+Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """Structured output: a pydantic model (or a JSON Schema) as ``response_format``, the reply validated.
 
-``client.chat.completions.parse(model=, messages=, response_format=Model)``
-sends ``{"type": "json_schema", "json_schema": {name, schema, strict}}`` and
-returns the ``ChatCompletion`` with ``choices[0].message.parsed`` set to the
-validated instance (openai's shape). With a pydantic model the schema is made
-strict (every object closed, every property listed in ``required``, as
-structured-output models expect) unless the model's catalog entry says it has
-no structured output; a plain JSON Schema dict is sent as given, and its reply
-is checked with ``jsonschema`` when that package is installed.
-
-A reply that does not validate raises :class:`gatewaykit.StructuredOutputError`
-carrying the raw text and the validation errors; ``retries=N`` first re-asks up
-to N times, showing the model its reply and the errors. The retry loop is a
-sans-I/O flow (:func:`parse_flow`) yielding :class:`Ask`
-commands, driven by the sync and async clients and by conversations.
+``client.chat.completions.parse(..., response_format=Model)`` sends a ``json_schema`` (made strict for a
+pydantic model) and returns the ``ChatCompletion`` with ``choices[0].message.parsed`` set (openai's
+shape); a reply that does not validate raises :class:`StructuredOutputError`, after ``retries=N``
+re-asks. The retry loop is a sans-I/O flow (:func:`parse_flow`). Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

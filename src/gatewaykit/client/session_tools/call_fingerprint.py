@@ -1,35 +1,10 @@
 """A fingerprint of a checkpointed call: which function, what code, and the settings it visibly uses.
 
-A checkpoint keys results by item (``map``) or position (``batch``); the
-fingerprint stored beside each result says what produced it, so a re-run with
-another function, changed code or another model on the same checkpoint file is
-noticed (a :class:`~gatewaykit.client.session_tools.checkpoint_values.CheckpointWarning`, and
-those items run again) instead of returning the old results.
-
-What goes in, followed through ``functools.partial``, bound methods, callable
-objects and closures (a few levels deep):
-
-- the function's module and qualified name, and a digest of its compiled code
-  (bytecode, constants, names used) rather than its source text: the source of a
-  lambda is its whole line, which would include the items list itself, and
-  comments or formatting do not change what a call does;
-- the values it visibly depends on: ``partial`` arguments and defaults when
-  they are plain data (``model="chat-mini"``, lists and dicts of such); closure
-  variables and the module globals its code reads when they are scalars or
-  tuples (``MODEL = "chat-mini"``, ``TEMPERATURE = 0.2``) or functions
-  (fingerprinted in turn). A list or dict held in a closure or a global counts
-  by type only: it is often an accumulator the function fills, or the items list
-  it indexes, and a change there must not re-run (and pay for) everything.
-  Other objects count by type only (a client does not change the fingerprint).
-
-gatewaykit's own modules count by their name in the flat layout they had
-before the tree was grouped into layer packages (the chat resource's module
-counts as ``chat`` in ``gatewaykit.client``, not as ``resources.chat``), so a checkpoint of
-``client.map(client.chat.ask, ...)`` made before the regrouping still resumes,
-and moving a module between layer packages never re-runs (and re-pays) items.
-
-The bytecode differs between Python versions, so a checkpoint reused after a
-Python upgrade runs its items again (with the warning).
+Stored beside each checkpointed result, so a re-run with another function, changed code or another
+model is noticed (a ``CheckpointWarning``; those items run again) instead of returning old results.
+It digests the compiled code and the plain values the function visibly reads (partial arguments,
+scalar globals and closure variables); lists, dicts and other objects count by type only, so an
+accumulator filling up never re-runs (and re-pays) everything. What goes in: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,31 +1,9 @@
 """``map(..., checkpoint=path)``: finished items survive a crash or a kernel restart.
 
-A :class:`Checkpoint` is a small SQLite file (stdlib, WAL) holding one result
-per finished item, written as each item finishes. A re-run with the same path
-returns the stored results (in input order, with the new ones) and calls the
-function only for the items not stored yet: nothing is paid twice.
-
-Keys: ``map`` keys an item by a SHA-256 of its canonical JSON form (``repr``
-for what JSON cannot hold; pydantic models by their dump) plus how many equal
-items came before it, so reordering the items keeps their results and two
-equal items are two entries. ``batch`` keys each call by its index. Items whose
-``repr`` changes between runs (objects showing their memory address) are re-run.
-
-Each result is stored with a fingerprint of the call that made it
-(:mod:`gatewaykit.client.session_tools.call_fingerprint`: the function, its code, the model
-and other settings it visibly uses). A stored result whose fingerprint differs
-from this run's call is not returned: the item runs again, and one
-:class:`CheckpointWarning` says how many did.
-
-Results are stored as data, never code (:mod:`gatewaykit.client.session_tools.checkpoint_values`:
-JSON with typed reconstruction of ``ChatCompletion``, ``ImageResult``,
-``VideoJob``, ``MusicJob`` and plain JSON values), so a tampered file cannot run
-code when it is read. A result of another type is returned but not stored (one
-:class:`CheckpointWarning` after the run names it), and runs again next time.
-Checkpoints written as pickles by earlier versions are refused with a
-:class:`ConfigurationError`, never unpickled. Only successful results are stored
-(a failed item runs again next time). The file holds the results, never the
-client's key.
+A :class:`Checkpoint` is a small SQLite file (WAL) holding one result per finished item, written as
+each item finishes. A re-run with the same path returns the stored results and calls the function
+only for the items not stored yet: nothing is paid twice. Each result carries its call's fingerprint
+(:mod:`.call_fingerprint`). Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """What a checkpoint stores: results as JSON data, rebuilt by type, never code.
 
-A checkpoint file may be shared or tampered with, so reading it must never run
-code (a pickle would). A result is stored when it is one of:
-
-- a ``ChatCompletion``, ``ImageResult``, ``VideoJob`` or ``MusicJob`` (their JSON
-  form and type name; rebuilt with ``model_validate``, jobs bound to the client
-  that runs the checkpointed call);
-- plain JSON values: ``None``, ``bool``, ``int``, ``float``, ``str``, lists,
-  tuples and dicts with string keys, nested, holding any of these.
-
-Anything else (a PIL image, your own class, a pydantic model of yours, a
-``ChatCompletion`` from ``.parse()``, whose ``parsed`` value is your type) is
-refused when it would be written: the result is returned, not stored (it runs
-again, and is paid again, on a re-run), and a :class:`CheckpointWarning` says
-which and how to store it (return ``.model_dump()`` or plain data instead).
-Storing its ``repr`` was the other choice; it would hand back a string where
-the first run gave an object, which is worse than running again.
+A checkpoint file may be shared or tampered with, so reading it never runs code (no pickle): a result
+is stored when it is a ``ChatCompletion``, ``ImageResult``, ``VideoJob``, ``MusicJob`` or plain JSON data;
+anything else is returned but not stored, with a :class:`CheckpointWarning` saying how to store it.
+Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
 """Scorers of an evaluation: plain functions ``(output, case) -> bool | float | dict``, and ``gk.judge``.
 
-``output`` is the answer's text for a chat model, the ``ImageResult``,
-``VideoJob`` or ``MusicJob`` otherwise; ``case`` is the case's dict (its
-``prompt`` and whatever else it holds: ``expected``, ``image``...). A bool or
-a number is the score; a dict gives one score per key (columns
-``name.key``); a scorer that raises leaves its error in that cell only. ``gk.expect``'s
-expectations (:mod:`gatewaykit.client.session_tools.expectations`) read the
-whole cell and name their own columns.
-
-:class:`Judge` (``gk.judge(model=, rubric=)``) asks a chat model to grade the
-output against the rubric, answering a JSON verdict (``score`` from 0 to 1 and
-a ``reason``) through ``response_format``, in at most ``max_tokens`` (1024 by
-default: a verdict's cost is bounded, and a quote counts it in full). Its
-model, ``temperature`` (0) and ``seed`` (0) are pinned and shown in its repr,
-so the same output gets the same request: ``cache=True`` answers a re-run's
-verdicts locally, and a checkpoint stores them beside the outputs (a re-run
-re-judges nothing).
-An image output is shown to the judge (as image parts); video and music are
-described by their job (the judge does not see them).
+A bool or a number is the score, a dict one score per key; a scorer that raises leaves its error in
+that cell only (``gk.expect``'s expectations read the whole cell and name their own columns).
+:class:`Judge` (``gk.judge(model=, rubric=)``) asks a chat model for a JSON verdict (``score`` 0 to 1
+and a ``reason``) in at most ``max_tokens`` (1024: a verdict's cost is bounded and quoted in full), with
+its model, temperature and seed pinned so a re-run can be answered from the cache or a checkpoint.
+Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

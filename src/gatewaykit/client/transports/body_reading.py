@@ -1,19 +1,8 @@
 """An answer's body decoded piece by piece, never past the client's limit: :class:`BodyReader`.
 
-httpx decodes a compressed body in one go: a 0.41 MB gzip body of zeros grew
-the memory by 802 MB before any check could run. The transport instead hands
-the raw bytes here; gzip and deflate are decoded with ``zlib``'s output bound
-(at most :data:`PIECE` bytes per step, whatever the input), every decoded
-piece is counted, and an answer past the limit (``Client(max_response_bytes=)``,
-:data:`DEFAULT_MAX_RESPONSE_BYTES` by default) raises
-:class:`~gatewaykit.errors.ResponseTooLargeError` as soon as it passes it.
-The limit covers what the client holds in memory: a whole body, a chat
-stream, an image stream's events. A video or music file saved to disk is
-decoded the same bounded way but not limited in size (it never sits in memory).
-
-The client asks for ``gzip, deflate`` only; a body in another coding (``br``,
-``zstd``) cannot be decoded within bounds here and is refused, naming it.
-No I/O and no httpx: the transport feeds bytes in.
+httpx decodes a compressed body in one go (a 0.41 MB gzip of zeros grew memory by 802 MB before any
+check); here gzip and deflate are decoded with ``zlib``'s output bound, every piece is counted, and an
+answer past ``Client(max_response_bytes=)`` is a ``ResponseTooLargeError``. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """Recording and replaying httpx transports for ``Client(cassette=..., cassette_mode=...)``.
 
-They sit under the client's ``httpx.Client`` (in place of, or wrapping, its
-network transport), so every request the client makes — chat, streams, images,
-job polls, content redirects — goes through one place:
-
-``record``  always the network; every exchange is written (the file starts afresh).
-``replay``  never the network; an unrecorded request raises :class:`CassetteMissError`.
-``auto``    what the file holds replays; anything else goes to the network and is appended.
-
-A response is recorded as its body arrives (a stream chunk by chunk, so a replay
-has the same chunking); a stream that broke off on the network breaks off at the
-same point on replay. Replayed responses carry ``x-gatewaykit-cassette: replayed``
-and the response extension ``ANSWERED_BY``; the ledger hand-over trusts only the
-extension (a header can come from the network) and labels the row
-``cost_source="replayed"``.
-The file format and matching live in :mod:`gatewaykit.client.transports.cassette_store`.
+They sit under the client's ``httpx.Client``, so every request goes through one place: ``record``
+writes every exchange, ``replay`` never uses the network (an unrecorded request raises
+:class:`CassetteMissError`), ``auto`` replays what the file holds and appends the rest. A replayed
+answer's ledger row is ``replayed`` (trusted from a response extension, never a header).
+Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,33 +1,10 @@
 """A cassette on disk: recorded exchanges as JSON lines, media beside them, and request matching.
 
-One line per exchange::
-
-    {"request": {"method": "POST", "url": "/v1/chat/completions", "body": {...}},
-     "response": {"status": 200, "headers": [["content-type", "..."], ...],
-                  "text": "..." | "chunks": ["data: ...\\n\\n", ...] | "media": "<sha256>"}}
-
-Requests are stored *normalised*, which is also how they are matched: the
-method, the path (relative when it is on the gateway's own origin), the query
-sorted, and the body as canonical JSON without ``stream_options`` (the client
-adds ``include_usage`` itself; ``stream`` stays in the key), or a multipart
-body as its field values and each file's SHA-256 (never the file). No request
-header is written, so neither the key nor any Authorization or Cookie header
-can reach the file; the key's text is also scrubbed from whatever is written.
-
-Binary bodies (a video's MP4, a song's MP3) go to ``<cassette>.media/<sha256>``:
-the JSONL stays small, readable and diffable, identical media is stored once,
-and nothing is inflated by base64. A cassette is shared, so its ``media`` value
-is never a path: only a SHA-256 hex digest is accepted (checked when the file
-loads, with its line number), naming a regular file inside the media folder
-whose bytes have that digest; ``../../x`` or ``/etc/passwd`` is a
-:class:`ConfigurationError`, never a file read into results. Images arrive as base64 inside JSON and stay
-inline. Text bodies are stored exactly, a stream as its list of chunks (base64
-only when a chunk boundary split a UTF-8 character).
-
-Identical requests (polling a job) replay in recorded order; once the recorded
-answers for a request run out, the last one repeats (a finished job stays
-finished). Only exchanges loaded from the file replay: in ``auto`` mode what
-this session fetched from the network is appended to the file but not replayed.
+Requests are stored normalised (method, path, sorted query, canonical JSON body, files by SHA-256),
+which is also how they are matched; no request header is written, so no key can reach the file.
+Binary bodies go to ``<cassette>.media/<sha256>`` and a ``media`` value must be such a digest (never a
+path). Identical requests replay in recorded order, the last answer repeating. The line format:
+``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
 """The only module that imports httpx.
 
-Everything else in the client works on :class:`~gatewaykit.client.api_request.ApiRequest`
-(what to send) and on the duck-typed response this module returns
-(``status_code``, ``headers``, ``content``). Transport failures are translated
-here, in one place, into :class:`APIConnectionError` / :class:`APITimeoutError`,
-each marked with ``request_sent``: False when the request provably never
-reached the server (so a retry cannot duplicate a charge), True otherwise.
-A request to another origin than the gateway's (a content redirect to a media
-host) carries none of the client's headers.
-
-Every body is read raw and decoded here through
-:class:`~gatewaykit.client.transports.body_reading.BodyReader`, never by httpx
-in one go: a compressed answer is refused as soon as it decodes past the
-client's ``max_response_bytes`` (streams included), so a gzip bomb costs at
-most that much memory.
+Everything else in the client works on ``ApiRequest`` and the response returned here. Transport
+failures are translated here into :class:`APIConnectionError` / :class:`APITimeoutError`, marked with
+``request_sent`` (False only when the request provably never reached the server). A request to
+another origin carries none of the client's headers; every body is read raw and decoded through
+``BodyReader`` within ``max_response_bytes``. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,34 +1,10 @@
 """``Client(cache=True | path | "refresh")``: identical paid requests answered from a per-user cache.
 
-Built on the cassette machinery (:mod:`~gatewaykit.client.transports.cassette`
-is the transport, :mod:`~gatewaykit.client.transports.cassette_store` the
-request normalisation and the exchange format); only the policy differs:
-
-- **What is kept**: answers to the paid calls (chat, image generation and
-  edits, video and music job creation) with status 200, the polls of their
-  jobs, content redirects and the media they lead to. Errors, broken streams
-  and ``GET /v1/models`` are never kept, nor a body the caller closed before
-  its end (a stream stopped early: only complete answers are kept).
-- **What answers**: the latest kept answer to the same normalised request
-  (body as canonical JSON, media inputs by SHA-256), whenever it was kept,
-  this session included. A job poll answers from the cache only once the kept
-  poll is finished (completed or failed), so a re-run job comes back completed
-  at once; an unfinished one is asked of the gateway (polls are free). A job
-  that failed (or was cancelled) never answers: its creation and polls stay in
-  the file as the record of it, and a re-run sends the request again (a new
-  job), whose answer is kept if it completes.
-- **Where**: ``<dir>/<partition>.jsonl``, one file per gateway and key (the
-  key's one-way fingerprint, never the key; the offline gateway is one
-  partition whatever its port), large bodies and media in ``<dir>/media/``
-  by SHA-256. ``True`` is the per-user cache directory (``GATEWAYKIT_CACHE_PATH``
-  overrides it); a path is a directory of your own.
-- ``"refresh"`` sends every request again and keeps the new answer.
-
-A cached answer carries ``x-gatewaykit-cassette: cached`` (the ledger row is
-``cost_source="cached"``, $0, with the cost it saved) and, in its JSON, a
-``gatewaykit_cache`` field with ``saved_cost`` that displays show. A damaged
-file, or one from another format version, gives a :class:`CacheWarning`, is
-moved aside, and requests go to the gateway: a cache never gives a wrong answer.
+Built on the cassette machinery, with its own policy: complete 200 answers to paid calls (and their
+jobs' finished polls and media) are kept per gateway and key fingerprint, and the latest one answers
+the same normalised request; errors, failed jobs and unfinished streams are never kept. A cached
+answer is marked (ledger row ``cached``, $0, with what it saved); a damaged file is moved aside with a
+:class:`CacheWarning`, so a cache never gives a wrong answer. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

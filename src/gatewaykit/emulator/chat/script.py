@@ -1,22 +1,10 @@
 """Scripted answers: a teacher writes the replies to their demo's prompts.
 
-    {"answers": [
-        {"match": "capital of France", "content": "Paris."},
-        {"match": "re:^weather in (\\\\w+)", "tool_call": {"name": "get_weather", "arguments": {"city": "$1"}}},
-        {"match": "a user record", "json": {"name": "Ada", "age": 36}}
-    ]}
-
-The first entry whose ``match`` fits the last user message decides: a plain string
-matches as a case-insensitive substring, ``re:...`` as a case-insensitive regular
-expression (``re.search``) whose groups fill ``$1``, ``$2``... in the answer. An entry
-gives exactly one of ``content`` (text), ``tool_call`` (``{name, arguments}``) or
-``json`` (any JSON value, sent as the message content). No match: the synthetic model
-answers. Scripts apply when the conversation ends with a user message; after a tool
-result the synthetic model states that result.
-
-Matching is bounded when a request runs: it uses the third-party ``regex`` engine, which releases
-the GIL (other requests keep being answered) and stops after ``seconds`` of CPU time
-(:class:`ScriptMatchTimeout`), so a pattern that backtracks without end costs its own request a 400.
+The first entry whose ``match`` fits the last user message decides: a case-insensitive substring, or
+``re:`` and a regular expression whose groups fill ``$1``, ``$2``...; it gives one of ``content``,
+``tool_call`` or ``json``. Matching uses the ``regex`` engine, which releases the GIL and stops after
+``seconds`` of CPU time (:class:`ScriptMatchTimeout`), so a pattern that backtracks without end costs
+only its own request a 400. The file format: ``docs/offline-gateway.md``.
 """
 
 from __future__ import annotations

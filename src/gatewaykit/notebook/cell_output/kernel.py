@@ -1,32 +1,9 @@
 """Where display output goes: the kernel, the cell that started a thread, or nowhere.
 
-IPython is imported lazily and only if it is already loaded, so calling
-:func:`shell` from a plain script costs nothing and never starts IPython.
-
-Background threads (job progress) must publish with the parent header of the
-cell that started them: on ipykernel 7.0.x, output from a thread without one
-raises ``LookupError``, and elsewhere it would land in whatever cell runs at
-the time. :func:`start_thread` captures ``get_parent()`` in the caller and
-calls ``set_thread_parent`` (or ``set_parent``) in the worker, which also
-runs in a copy of the caller's context. On ipykernel < 7 the parent is process
-global, so it is left alone there (setting it would misroute the main
-thread's output); updates by ``display_id`` find their output regardless.
-
-The cell's own thread must never wait for such a thread with
-``Thread.join()`` (nor ``is_alive()``, nor ``Event.wait()``): the stop button
-raises ``KeyboardInterrupt`` in the middle of that wait, and on CPython before
-3.13 an interrupted join marks the *running* thread as dead (python/cpython
-gh-90882: ``_wait_for_tstate_lock`` releases the lock the live thread holds).
-ipykernel's IOPub thread then closes the event pipe it keeps for that "dead"
-thread (its periodic clean-up of dead threads' pipes), and the thread's next
-output raises ``ZMQError: Socket operation on non-socket``: a live view that
-froze after an interrupted ``progress.join()``. :func:`sleep_until` waits
-in ``time.sleep`` instead, which holds no lock another thread shares; the
-thread's :attr:`CellThread.ended` says when it is done.
-
-:func:`open_widget_subshell` keeps a kernel that waits looking busy in
-JupyterLab 4.4+ and Notebook 7 (see its docstring); :func:`route_to_frontend_subshell`
-lets gatewaykit's own widgets be clicked while another cell runs.
+IPython is used only if already loaded. Background threads publish with the parent header of the
+cell that started them (:func:`start_thread`), and the cell's own thread never waits for one with
+``join()``: an interrupted join on CPython < 3.13 marks the live thread dead and ipykernel then closes
+its output pipe, so :func:`sleep_until` waits in ``time.sleep``. The full story: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,24 +1,8 @@
 """A deliberate stop ends its cell as a choice, not as a failure: one dim line, no error box.
 
-Two stops are choices: a Cancel on the confirmation card (a cancelled
-:class:`~gatewaykit.ConfirmationRequiredError`) and the stop button (■) during
-``job.wait()`` or ``progress.join()`` (a :class:`QuietStop`:
-``job_views.wait_interrupted.WaitInterrupted``, which says what happened to the job
-and how to pick it up again).
-
-An uncaught exception reaches the front end as an ``error`` output, which
-JupyterLab draws on its pale red error background, however short its
-``_render_traceback_`` makes it. A Cancel must still end the cell, and stop Run
-All after it; what stops Run All is the kernel's *reply* saying ``error`` (the
-kernel then aborts the queued cells), not the error output. So
-:func:`install_quiet_stops` registers an IPython custom exception handler for
-:class:`~gatewaykit.ConfirmationRequiredError` and :class:`QuietStop`: a
-cancelled confirmation or a quiet stop is shown as one dim line of ordinary
-output, and the reply still says ``error`` (IPython marks the cell failed before
-it calls the handler). A ``ConfirmationRequiredError`` that is not a Cancel
-(nobody to ask) gets IPython's usual traceback (our short one). ``%tb`` in a
-later cell still shows the full traceback. Exception types a user (or another
-library) registered before are kept, with their handler.
+A Cancel on the confirmation card and the stop button during ``job.wait()`` or ``progress.join()`` are
+choices: their exceptions are shown as one line saying what happened (and how to pick a job up
+again) instead of a traceback. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
 """Widget events while a cell blocks: what lets a Cancel button work during ``job.wait()``.
 
-A kernel handles one shell message at a time, so while a cell blocks, a click
-on a widget waits in a queue until the cell ends. :func:`widget_events` gives
-a ``pump()`` to call from the blocking loop; each call handles the widget
-(comm) messages that arrived, and keeps every other request (the next cell's
-``execute_request``, completions) to run in order after the cell.
-
-- ipykernel 6 (Colab, older installs): jupyter-ui-poll's ``ui_events()``,
-  which runs ``kernel.do_one_iteration()`` and replays held cell requests
-  after this cell.
-- ipykernel 7: jupyter-ui-poll 1.1 still calls ``do_one_iteration()``, which
-  ipykernel 7 no longer has (the error is swallowed, nothing is handled), so
-  the pump reads the main shell stream itself: comm messages go to the comm
-  manager now, the others are handed back to the stream's own handler when
-  the wait ends (the kernel runs them after this cell, in arrival order).
-- No kernel, no ipywidgets, an unknown kernel: ``pump()`` does nothing.
+A kernel handles one shell message at a time; :func:`widget_events` gives a ``pump()`` that handles
+the widget (comm) messages that arrived and keeps every other request to run in order after the
+cell. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

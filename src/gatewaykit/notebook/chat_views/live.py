@@ -1,47 +1,10 @@
 """Live Markdown view of a streamed chat, throttled, ending as static output.
 
-``render_stream(stream)`` is what ``client.chat.ask()`` uses in a kernel:
-
-* the answer is shown as a row of outputs in the current cell that read as
-  one panel: each finished part of the answer (about :data:`FREEZE_BYTES` of
-  HTML of finished Markdown blocks) is sent once, as its own output, and only
-  the open tail (the last output) is replaced in place (``display_id``
-  updates);
-* the tail is updated at most every :data:`UPDATE_INTERVAL` seconds (about
-  15 messages per second; Jupyter's server drops messages past 1000/s over
-  3 s, and the dropped one can be the final state), and only while the bytes
-  those updates resend stay within :data:`TAIL_FACTOR` times the bytes
-  of answer so far (plus :data:`TAIL_SLACK`): a long open block updates
-  less often, so the bytes sent stay a small multiple of the answer's size
-  (``benchmarks/render_stream.py`` reports the ratio);
-* at the end the parts are emptied and the first output becomes the
-  complete answer as static HTML (the same bundle the returned
-  ``ChatCompletion`` displays), so a saved notebook, nbconvert and GitHub show
-  it exactly once, without a kernel or widget state;
-* per token the renderer only appends to a list and reads the clock; at
-  each update, Markdown is rendered incrementally
-  (:class:`~gatewaykit.notebook.markdown_html.markdown_stream.IncrementalMarkdown`):
-  finished blocks are parsed and sanitised once; the open last block is
-  parsed again at most every :data:`MARKDOWN_INTERVAL` seconds, at once when
-  a blank line may have finished a block, and only while that costs less than
-  :data:`MARKDOWN_BUDGET_PER_TOKEN` of CPU per token received; the updates in
-  between show the text that arrived since as escaped plain text inside the
-  same block, formatted at the next parse;
-* a sink without ``open`` (an HTML widget) gets the whole view in every
-  update, throttled to :data:`FRONTEND_BYTES_PER_SECOND`;
-* all model text goes through the sanitising renderer, live and final.
-
-Interruptions: on ``KeyboardInterrupt`` (kernel interrupt) the stream is
-closed, what arrived stays as static output marked "interrupted", and the
-``KeyboardInterrupt`` is re-raised, so a loop over prompts stops too; the
-partial answer is on the exception as ``partial``. On
-``StreamInterruptedError`` the partial text stays visible with an error note
-and the error is re-raised. Any other error replaces the live view with the
-error and is re-raised.
-
-An answer the client's cassette replayed (:func:`~gatewaykit.presentation.replayed_from_cassette`)
-says so in its status line and its final footer ("replayed from a cassette: not charged",
-with the recorded cost) instead of showing the recorded cost as if it were paid again.
+``render_stream(stream)`` is what ``client.chat.ask()`` uses in a kernel: finished parts of the answer
+are sent once, only the open tail is updated in place (throttled so the bytes sent stay a small
+multiple of the answer), and at the end the whole answer becomes static HTML that a saved notebook
+shows exactly once. All model text goes through the sanitising renderer. An interrupt or a broken
+stream leaves what arrived visible, marked, and re-raises.
 """
 
 from __future__ import annotations

@@ -1,22 +1,8 @@
 """The live view of one conversation turn: each request streamed, each tool call and its result, then the answer.
 
-``chat("...")`` in a kernel opens one :class:`LiveTurnView` (``KernelDisplay.turn_view()``)
-and the session drives it:
-
-* every request of the turn streams into an output of its own through the
-  same live renderer as ``client.chat.ask`` (:func:`~gatewaykit.notebook.chat_views.live.render_stream`);
-* when a request ends in tool calls (a ``completion`` :class:`~gatewaykit.client.conversation.tool_loop.TurnEvent`),
-  its output becomes the *step*: what the model said, then one collapsible
-  block per call (name, arguments pretty-printed) marked "running…"; each
-  ``tool_result`` event fills its block in (result truncated, status);
-* the last request's output is the answer, left exactly as ``render_stream``
-  finished it (the static bundle of the ``ChatCompletion``, marked as shown,
-  so the returned reply does not show a second time in the same cell).
-
-Every output ends as static HTML, so a saved notebook keeps the steps and the
-answer once. Model text goes through the sanitising Markdown renderer; tool
-arguments and results are escaped. A display bug never breaks the turn: a
-failing update is dropped.
+``chat("...")`` in a kernel opens one :class:`LiveTurnView`; every request of the turn streams into an
+output of its own through the live renderer, each tool call and result is a line between them, and
+the turn ends as static output. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

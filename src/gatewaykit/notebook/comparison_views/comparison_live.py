@@ -1,25 +1,8 @@
 """``client.compare`` in a notebook: the grid at once, each column filled as its model answers.
 
-``KernelDisplay.compare_view(...)`` returns a :class:`LiveComparisonView`. It
-shows the grid when it opens (one column per model, each "waiting"), then:
-
-* a chat column streams its answer through the notebook's live chat renderer
-  (:class:`~gatewaykit.notebook.chat_views.live_renderer.LiveChatRenderer`, the one
-  ``ask()`` uses: sanitised incremental Markdown, throttled), whose view goes
-  to the column instead of an output of its own;
-* an image column says "running" with the time so far; a video or music
-  column shows its job card (progress bar) at every poll;
-* a finished column shows its output (the answer, the images, the player) or
-  its error, with latency, tokens and cost, while the others go on;
-* at the end the grid becomes the static comparison (the one a ``Comparison``
-  displays, with the cheapest/fastest marks), so a saved notebook and
-  nbconvert show the final grid, once.
-
-The comparison's worker threads only record (a chunk goes to its column's
-renderer, which keeps the latest HTML); one painter thread, started with the
-cell's parent header, repaints the grid at most :data:`UPDATES_PER_SECOND`
-times a second when something changed (and once a second for the running
-clocks). So the models stay concurrent however fast they stream.
+``KernelDisplay.compare_view(...)`` returns a :class:`LiveComparisonView` that shows every column
+waiting, streams a chat column through the live chat renderer, shows a job column's progress, and
+ends as the static grid the returned ``Comparison`` displays. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

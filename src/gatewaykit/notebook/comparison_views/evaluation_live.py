@@ -1,24 +1,9 @@
 """``client.evaluate`` in a notebook: the grid at once, each cell filled as its model answers.
 
-``KernelDisplay.evaluate_view(evaluation)`` returns a :class:`LiveEvaluationView`.
-It shows the grid when it opens (every cell "waiting"), then:
-
-* a chat cell streams its answer (escaped text, as the final grid shows it);
-* an image cell says "running" with its clock; a video or music cell shows its
-  job card (progress bar) at every poll;
-* a finished cell shows its output (thumbnail, player, answer or error), its
-  scores, latency and cost while the others go on;
-* with ``repeats`` > 1 a row per case: each cell shows its first repeat
-  running, then a stability badge per scorer over the repeats finished so far
-  and those repeats on click ("3 of 10 repeats done");
-* at the end the grid becomes the static evaluation (with the row marks and
-  the summary row), so a saved notebook and nbconvert show the final grid, once.
-
-The evaluation's workers only record (a chunk's text is appended to its cell);
-one painter thread, started with the cell's parent header, repaints at most
-:data:`UPDATES_PER_SECOND` times a second when something changed (and once a
-second for the clocks). A finished cell's HTML is built once. ``paint_seconds``
-adds up the time spent building and sending paints (the benchmark reads it).
+``KernelDisplay.evaluate_view(evaluation)`` returns a :class:`LiveEvaluationView` that shows every cell
+waiting, fills chat cells as they stream and job cells with their progress, adds scores as they come
+(with ``repeats`` a row per case, a stability badge per scorer), and ends as the static grid, once.
+One painter thread repaints at most :data:`UPDATES_PER_SECOND` times a second. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

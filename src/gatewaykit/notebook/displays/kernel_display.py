@@ -1,22 +1,9 @@
 """``KernelDisplay``: the notebook layer's implementation of the client's ``Display`` Protocol.
 
-A client built inside an IPython kernel gets one (the composition root chooses
-it once, at construction). It shows a streamed answer as live Markdown
-(:mod:`gatewaykit.notebook.chat_views.live`, reading the stream's own assembly), a
-blocking ``job.wait()`` as a progress card with a Cancel button that becomes the
-player (:mod:`gatewaykit.notebook.job_views.job_wait`, driving the client's polling flow),
-``map``/``batch`` as a live progress view ending in a summary
-(:mod:`gatewaykit.notebook.comparison_views.batch_view`), ``client.compare`` as a grid whose
-columns fill as the models answer (:mod:`gatewaykit.notebook.comparison_views.comparison_live`),
-a conversation turn with its tool calls
-and results (:mod:`gatewaykit.notebook.chat_views.turn_view`), and the offline gateway's
-banner once per gateway. Constructing it installs
-the kernel's display formatter that keeps a live-shown answer or job from
-showing twice in its own cell, shows an unknown keyword's warning as a card
-(:mod:`gatewaykit.notebook.displays.warning_card`), shows a Cancel on the confirmation card or a stopped wait as one dim
-line rather than an error (:mod:`gatewaykit.notebook.cell_output.quiet_stops`), and opens the widget comm that makes JupyterLab
-create its widget subshell now rather than during the first wait
-(:func:`~gatewaykit.notebook.cell_output.kernel.open_widget_subshell`).
+A client built inside an IPython kernel gets one: a streamed answer as live Markdown, a blocking
+``job.wait()`` as a progress card with a Cancel button that becomes the player, ``map`` progress,
+the offline banner, confirmation cards, conversation turns, comparisons and evaluations.
+Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

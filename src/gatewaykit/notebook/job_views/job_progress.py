@@ -1,21 +1,8 @@
 """Live progress for video and music jobs, turning into players when they finish.
 
-``show_progress(job_or_jobs)`` returns at once: a background thread polls
-``job.refresh()`` and updates one output in place (``display_id``), so the
-user keeps working while the job runs. Several jobs share one dashboard.
-Each job shows its status, elapsed time and, once a job of the same model has
-finished in this session, an estimate; on completion the card becomes an
-embedded player with a download link, on failure the gateway's message.
-Video jobs get a Cancel button when ipywidgets is available (kept out of the
-saved output: the button's display is blanked when the jobs finish); without
-ipywidgets the card says how to cancel.
-
-``job_wait.wait_with_progress(job)`` is the blocking twin used by ``job.wait()`` in a
-kernel (through ``KernelDisplay.job_wait``): the same display, driven by the
-client's polling flow (``wait(on_update=...)``). The background thread polls
-on the same schedule (:data:`gatewaykit.client.resources.job_flows.POLL_SCHEDULE`).
-The final state of either is deterministic HTML (no timings), so a saved
-notebook shows the player and nothing that changes between runs.
+``show_progress(job_or_jobs)`` returns at once: a background thread polls and updates one output in
+place, several jobs share one dashboard, and each card becomes its player on completion.
+Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

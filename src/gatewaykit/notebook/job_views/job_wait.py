@@ -1,20 +1,8 @@
 """A blocking ``job.wait()`` in a kernel: the live card, a working Cancel button, a short interrupt.
 
-``wait_with_progress(job)`` is what ``job.wait()`` runs in a kernel (through
-``KernelDisplay.job_wait``). The client's polling flow runs in a worker thread
-that repaints the card after every poll; the cell's own thread meanwhile
-handles widget events (:mod:`gatewaykit.notebook.cell_output.widget_events`), so the
-Cancel button under the card works although the cell is busy. A cancel
-shows at once: the wait returns the cancelled job.
-
-The stop button (a ``KeyboardInterrupt``) stops *waiting*, never the job. The
-card then says so, and the cell ends with one dim line of ordinary output saying
-what became of the job and how to pick it up again (:class:`WaitInterrupted`, a
-quiet stop: :mod:`gatewaykit.notebook.cell_output.quiet_stops`), not an error box
-on JupyterLab's pale red background: stopping is a choice, not a failure. It is
-raised rather than swallowed so that the cell still fails and "Run All" stops
-there, as a user who pressed stop expects (``%tb`` shows the whole traceback);
-the job object stays usable (``job.wait()`` again resumes).
+The client's polling flow runs in a worker thread that repaints the card; the cell's thread handles
+widget events meanwhile, so Cancel works although the cell is busy, and the stop button ends the wait
+quietly, saying how to pick the job up again. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
 """Keeps a streamed answer or a waited-for job from showing twice in its own cell.
 
-``client.chat.ask(...)`` or ``job.wait()`` as the last expression of a cell
-would display the returned ``ChatCompletion`` (or job) under the live view
-that already shows it. When the live renderer (or ``wait_with_progress``)
-finishes it marks the object; an IPython display formatter for
-``ChatCompletion``, ``VideoJob``, ``MusicJob``, ``Comparison`` and ``Evaluation``
-(whose grids filled live) then skips the *first*
-display of that object in the *same* cell execution. Displayed again later (``answer`` in another
-cell, or a second ``display``), it shows normally. Without IPython nothing of
-this is installed.
-
-A job that is still running shows live wherever it is displayed (``job`` as a
-cell's last line, ``display(job)``): a :class:`~gatewaykit.notebook.job_views.job_progress.JobProgress`
-follows it from a background thread and ends as the player; a finished job
-shows its current state (the player, the error, "cancelled").
+The live renderer (or ``wait_with_progress``) marks what it showed; a display formatter then skips
+the first display of that object in the same cell, and shows it as usual anywhere else. A job still
+running shows live wherever it is displayed. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """Model text to safe HTML: Markdown with raw HTML escaped, then sanitised.
 
-Model output is untrusted. JupyterLab trusts the outputs of cells the user
-ran, so a ``<script>`` that reached an output would run; ``ipywidgets.HTML``
-writes straight into ``innerHTML``. Two layers keep that from happening:
-
-1. markdown-it-py with ``html=False``: raw HTML in the text is escaped, not
-   passed through; links are kept only for ``http``, ``https``, ``mailto``
-   and in-page/relative targets (``javascript:`` and ``data:`` become text).
-   Images are shown as links rather than loaded: a model (or a prompt
-   injection) could otherwise make the browser fetch an attacker's URL.
-2. nh3 (ammonia) with an allow-list of the tags Markdown produces, as
-   defence in depth (where nh3 is not installed, as in a browser page's Pyodide, the same allow-list
-   in the standard library: :mod:`.allow_list`).
-
-A growing text (a live stream) is rendered incrementally by
-:class:`gatewaykit.notebook.markdown_html.markdown_stream.IncrementalMarkdown`, which uses
-this module's parser and sanitiser and hands its final result to
-:func:`remember_render`, so displaying the finished answer costs no second
-render.
+Model output is untrusted and a notebook output is trusted, so two layers: markdown-it-py with
+``html=False`` (raw HTML escaped, links only to safe schemes, images shown as links, never loaded),
+then nh3 with an allow-list of the tags Markdown produces (where nh3 is missing, as in Pyodide, the
+same allow-list in the standard library: :mod:`.allow_list`). Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,36 +1,10 @@
 """Markdown for a growing text: finished blocks rendered once, a cheap preview in between.
 
-A streamed answer only ever grows at the end. :class:`IncrementalMarkdown`
-keeps the sanitised HTML of the blocks that can no longer change and parses
-only the open *tail* (the last block or two) again:
-
-* :meth:`~IncrementalMarkdown.render` parses the tail with the shared
-  markdown-it parser, moves every block that later text cannot change into
-  the finished HTML (sanitised once, by nh3) and keeps the tail's sanitised
-  HTML;
-* :meth:`~IncrementalMarkdown.preview` costs no parsing at all: the tail's
-  last rendered HTML with the text that arrived since then appended,
-  ``html.escape``-d, inside the tail's last block element (a paragraph,
-  list item, table cell or code block), so it is formatted at the next
-  :meth:`~IncrementalMarkdown.render`;
-* neither shows a line that may start a new block (a list marker, a heading's
-  ``#``, a quote's ``>``, a table row, a fence, a number that may become
-  ``1.``) until it has been parsed, and a parse holds back a last, unfinished
-  line that is nothing but such a marker: a streamed answer never shows
-  ``- item`` as a literal dash, nor runs a second bullet into the first;
-* :meth:`~IncrementalMarkdown.complete` gives exactly ``render_markdown(text)``
-  and records it, so displaying the finished answer does not render it again.
-
-When a block is finished. markdown-it parses block structure line by line and
-never reopens a closed block, so a top-level block is final once a later
-top-level block starts on a complete line, provided that line cannot be
-re-read by text still to come (it follows a blank line, or the line after it
-is complete too: a table looks one line ahead). A paragraph, heading, table,
-block quote or closed code fence followed by a complete blank line is final
-at once; a list is not (a later item would make it loose) and neither is
-indented code. Link reference definitions act on the whole text, so when one
-appears :meth:`~IncrementalMarkdown.complete` falls back to rendering the
-whole text.
+A streamed answer only grows at the end, so :class:`IncrementalMarkdown` keeps the sanitised HTML of
+the blocks later text cannot change and parses only the open tail again; :meth:`~IncrementalMarkdown.preview`
+shows new text escaped inside the tail without parsing, and no line that may start a new block is
+shown before it is parsed. :meth:`~IncrementalMarkdown.complete` gives exactly ``render_markdown(text)``.
+When a block counts as finished: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
 """``gk.playground()``: an interactive form over the catalog, for trying models without code.
 
-A kind picker and a model picker sit above a form built from the model's
-catalog entry (:mod:`gatewaykit.notebook.widgets.playground_fields`); changing the
-model rebuilds the form. Run sends the request from a background thread (the
-kernel stays free, and a second click while a run is in flight is ignored)
-and shows the result with the notebook layer's own renderers, through a sink
-that writes into an ``HTML`` widget: chat streams live, images inline, jobs
-show their progress and then the player. The client's pre-send checks run on
-every change of a field and again on Run; their message shows
-under the form, never a traceback. Every row this playground adds to the
-client's ledger carries a tag of its own; the cost line sums those rows.
-
-Only core ipywidgets are used, in ways ipywidgets 7.7 and 8 share (Colab's
-widget manager is switched on first). Without ipywidgets, or outside a
-kernel, :func:`playground` returns a :class:`PlaygroundUnavailable` whose
-text says how to get the widgets.
+A kind and a model picker above a form built from the model's catalog entry; Run sends from a
+background thread and shows the result with the notebook layer's renderers; the client's pre-send
+checks show their message under the form. Rows it adds carry a tag of its own (the cost line sums
+them). Only core ipywidgets (7.7 and 8); without them it returns a :class:`PlaygroundUnavailable`.
 """
 
 from __future__ import annotations
