@@ -1,18 +1,11 @@
 """OpenTelemetry for gatewaykit: ``gk.instrument()`` / ``gk.uninstrument()`` (extra ``gatewaykit[otel]``).
 
-A span per request with the GenAI semantic conventions' attributes and the
-gateway's own cost (``gen_ai.usage.cost.amount`` / ``.currency`` / ``.source``),
-``map``/``batch``/``compare``/``evaluate`` and a chat session's turns as parent
-spans, a tool's run as an ``execute_tool`` span; the metrics
-``gen_ai.client.token.usage``, ``gen_ai.client.operation.duration`` and
-``gatewaykit.client.cost``; every request carries ``traceparent``. Nothing here
-is imported until ``instrument()`` is called, and with it off a request pays
-one attribute read (``client/core/observation.py``, the seam).
-
-Prompts and answers are recorded only when asked: ``capture_content=True``, or
-the conventions' ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``.
-It sits above the client in the layers: it imports ``client.core.observation``
-and ``types``; nothing below imports it.
+A span per request with the GenAI semantic conventions' attributes and the gateway's own cost,
+parent spans for ``map``/``batch``/``compare``/``evaluate`` and a session's turns, the conventions'
+token and duration metrics plus ``gatewaykit.client.cost``, and ``traceparent`` on every request; all
+through OpenTelemetry's public API. Prompts and answers are recorded only when asked
+(``capture_content=True`` or ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``). Nothing here
+is imported until ``instrument()`` is called; it sits above the client (``client.core.observation``).
 """
 
 from __future__ import annotations
