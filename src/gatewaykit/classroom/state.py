@@ -227,7 +227,7 @@ class ClassroomState:
         needed = quote if quote is not None else max(1, self.budgets.available(student))  # unpriced: all that is left
         hold = self.budgets.hold(student, model, kind, needed)
         if hold is None:
-            self.store.count_refusal(student, model, window)
+            self.store.count_refusal(student, model, window, cap_hit=True)
             spent, held, cap = self.budgets.standing(student)
             raise refusals.budget_used_up(self.window, cap, spent, held, needed)
         return hold
