@@ -32,7 +32,7 @@ How it is built (each module imports only those above it)::
     admin_client.py  the teacher's HTTP calls to /_classroom (admin token, errors in a teacher's words)
     control_plane.py gk.Classroom (one facade: started here or elsewhere) and connect(url)
     server.py      start(): the server in a thread of this process; cli.py the command line
-    my_budget.py   a student's own budget (GET /_classroom/me with their key)
+    student_budget.py a student's own budget (GET /_classroom/me with their key)
 """
 
 from __future__ import annotations
@@ -41,12 +41,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from gatewaykit.classroom.control_plane import Classroom, connect
-    from gatewaykit.classroom.my_budget import my_budget
+    from gatewaykit.classroom.student_budget import my_budget
     from gatewaykit.classroom.server import start
 
 __all__ = ["Classroom", "connect", "my_budget", "start"]
 
-_HOMES = {"Classroom": "control_plane", "connect": "control_plane", "my_budget": "my_budget", "start": "server"}
+_HOMES = {"Classroom": "control_plane", "connect": "control_plane", "my_budget": "student_budget", "start": "server"}
 
 
 def __getattr__(name: str) -> Any:

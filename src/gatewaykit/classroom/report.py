@@ -19,7 +19,7 @@ from gatewaykit.classroom.report_frame import DAY_COLUMNS, MODEL_COLUMNS, STUDEN
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.money import nanos_to_usd
 
-__all__ = ["DAY_COLUMNS", "MODEL_COLUMNS", "STUDENT_COLUMNS", "class_totals", "report_rows"]
+__all__ = ["DAY_COLUMNS", "MODEL_COLUMNS", "STUDENT_COLUMNS", "class_totals", "report_rows", "student_budget"]
 
 _NONE = {"requests": 0, "refused": 0, "balance_refused": 0, "unknown": 0, "unknown_nanos": 0, "last_request": None}
 
@@ -77,3 +77,18 @@ def class_totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "cap_usd": round(sum(r["cap_usd"] for r in active), 9),
             "students_at_cap": sum(1 for r in active if r["remaining_usd"] <= r["cap_usd"] / 1000),
             "cap_hits": sum(r["cap_hits"] for r in rows)}
+
+
+def student_budget(state: ClassroomState, student: str) -> dict[str, Any]:
+    """What ``GET /_classroom/me`` answers a student: their cap, spend, held and remaining USD in the current
+    window, when it resets (ISO 8601, None for ``total``), whether the class is paused (and why), the models
+    they may use (None: all)."""
+    spent, held, cap = state.budgets.standing(student)
+    resets_at = state.window.resets_at()
+    models = state.settings.models
+    return {"student": student, "cap_usd": nanos_to_usd(cap), "spent_usd": nanos_to_usd(spent),
+            "held_usd": nanos_to_usd(held), "remaining_usd": nanos_to_usd(max(0, cap - spent - held)),
+            "window": state.window.key(), "window_kind": state.window.kind,
+            "resets_at": resets_at.isoformat() if resets_at else None, "paused": state.paused,
+            "reason": state.paused_reason if state.paused else None,
+            "models": sorted(models) if models is not None else None}

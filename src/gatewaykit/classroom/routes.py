@@ -20,14 +20,16 @@ from gatewaykit.classroom.jobs import (
 )
 from gatewaykit.classroom.media_links import fetch_media, public_base, rewrite_links
 from gatewaykit.classroom.passthrough import forward_billed, unanswered, upstream_error
+from gatewaykit.classroom.report import student_budget
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.store import NO_BALANCE, OpenHold
 from gatewaykit.classroom.upstream import UpstreamFailure
 from gatewaykit.request_numbers import as_integer
 from gatewaykit.serving.bodies import read_json, read_json_or_form
 from gatewaykit.serving.errors import bad_request
+from gatewaykit.serving.responses import JSONResponse
 
-__all__ = ["chat_completions", "create_music", "create_video", "edit_images", "generate_images", "list_models",
+__all__ = ["chat_completions", "my_budget", "create_music", "create_video", "edit_images", "generate_images", "list_models",
            "music_content", "music_job", "video_content", "video_job"]
 
 
@@ -255,6 +257,14 @@ async def music_job(request: Request) -> Response:
 
 async def music_content(request: Request) -> Response:
     return await _content(request, "music")
+
+
+async def my_budget(request: Request) -> Response:
+    """``GET /_classroom/me``: the student's own budget (their key, not the admin token); answered while the
+    class is paused too (it says so)."""
+    state = _state(request)
+    student = state.authenticate(request.headers.get("authorization"))
+    return JSONResponse(student_budget(state, student))
 
 
 async def list_models(request: Request) -> Response:

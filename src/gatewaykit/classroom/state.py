@@ -199,17 +199,22 @@ class ClassroomState:
         self.store.set_meta("paused_reason", None)
 
     # -- admission ---------------------------------------------------------------------------------------------
+    def _left(self, student: str) -> str:
+        """What a refusal adds about the student's budget (what is left of their cap)."""
+        spent, held, cap = self.budgets.standing(student)
+        return refusals.budget_left(self.window, cap, spent, held)
+
     def check_open(self, student: str, model: str = NO_MODEL) -> None:
         """503 while the class is paused, counted as refused against ``student`` (``model``: when it is known)."""
         if self.paused:
             self.store.count_refusal(student, model, self.window.key())
-            raise refusals.paused(self.paused_reason)
+            raise refusals.paused(self.paused_reason, self._left(student))
 
     def check_model(self, student: str, model: str) -> None:
         allowed = self.settings.models
         if allowed is not None and model not in allowed:
             self.store.count_refusal(student, model, self.window.key())
-            raise refusals.model_not_allowed(model, allowed)
+            raise refusals.model_not_allowed(model, allowed, self._left(student))
 
     def take_hold(self, student: str, model: str, kind: str, quote: Optional[int]):  # noqa: ANN201 - Hold
         """Hold the request's worst case (402 in the student's words when it does not fit; 503 when the class was
@@ -223,7 +228,7 @@ class ClassroomState:
                 raise refusals.unpriced_over_limit(model, limit)
             if quote > limit:
                 self.store.count_refusal(student, model, window)
-                raise refusals.over_request_limit(limit, quote)
+                raise refusals.over_request_limit(limit, quote, self._left(student))
         needed = quote if quote is not None else max(1, self.budgets.available(student))  # unpriced: all that is left
         hold = self.budgets.hold(student, model, kind, needed)
         if hold is None:
