@@ -74,3 +74,25 @@ def test_refusals_that_are_not_about_money_say_what_is_left(rooms: Any) -> None:
     refused = httpx.post(f"{room.base_url}/v1/chat/completions", json=chat(), headers=key)
     assert refused.json()["error"]["message"] == ("Your teacher has paused the class. Try again later. You have "
                                                   "$1.50 left of your class budget of $1.50.")
+
+
+def test_the_chat_box_and_the_playground_show_what_is_left_in_a_class(rooms: Any) -> None:
+    """A student's chat box totals and playground cost line end with what is left of their class budget."""
+    import ipywidgets
+
+    from gatewaykit.money import format_usd
+    from gatewaykit.notebook.widgets.playground import Playground
+
+    room = rooms(roster=["ana"], cap=0.01)
+    with gk.Client(api_key=_key(room, "ana"), base_url=room.base_url, ledger=gk.Ledger(path=None),
+                   display=False) as client:
+        ui = gk.chat_ui(client, model="chat-mini")
+        ui._widgets = None
+        box = ui._build()
+        ui._widgets["box"] = box  # type: ignore[index]
+        ui.send("Name a river")
+        left = format_usd(room.report().remaining_usd[0])
+        assert left != "$0.01" and f"class budget: {left} left of $0.01" in ui._widgets["totals"].value  # type: ignore[index]
+        playground = Playground(client, ipywidgets)
+        playground._show_cost()
+        assert f"class budget: {left} left of $0.01" in playground.cost.value
