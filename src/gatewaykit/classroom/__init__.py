@@ -21,6 +21,7 @@ How it is built (each module imports only those above it)::
     outbound_proxy.py  the proxy the environment names (CONNECT ours, SOCKS5 python-socks')
     buffered_bytes.py  what buffered bodies may hold in memory, per answer and in total
     keepalive.py   keep-alive HTTP/1.1 connections to the gateway (h11 framing, one deque of idle sockets)
+    hub_auth.py    a keyless hub: tokens that are not classroom keys are asked of JupyterHub
     upstream.py    the gateway behind: those connections, the teacher's key, the headers forwarded
     upstream_balance.py  the teacher's paid balance at the gateway: used up (a gateway 402) or not
     state.py       one classroom: students, keys, the kill switch, admission

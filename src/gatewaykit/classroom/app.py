@@ -148,6 +148,8 @@ def create_app(state: ClassroomState) -> Starlette:
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
             await state.upstream.aclose()
+            if state.hub is not None:
+                await state.hub.aclose()
 
     app = Starlette(routes=_routes(), exception_handlers={ApiError: _api_error, HTTPException: _http_error},
                     lifespan=lifespan)

@@ -60,10 +60,20 @@ def _serve_parser() -> argparse.ArgumentParser:
                              "in --db, else a new one, printed once)")
     parser.add_argument("--new-admin-token", action="store_true",
                         help="replace the admin token kept in --db with a new one (printed)")
+    parser.add_argument("--hub-api-url", nargs="?", const=os.environ.get("JUPYTERHUB_API_URL") or "", default=None,
+                        help="a keyless hub: tokens that are not classroom keys are asked of this JupyterHub API "
+                             "(GET URL/user); the user it names is the student. Without a value: "
+                             "$JUPYTERHUB_API_URL, which a hub service is given")
     parser.add_argument("--time-scale", type=float, default=1.0, help="with --upstream offline: its time scale")
     return parser
 
 
+def _hub_api_url(parser: argparse.ArgumentParser, given: Optional[str]) -> Optional[str]:
+    if given == "":
+        parser.exit(2, f"{parser.prog}: error: --hub-api-url without a value reads $JUPYTERHUB_API_URL, which is not "
+                       "set (it is, in a JupyterHub service); give the hub's API URL, e.g. "
+                       "--hub-api-url http://127.0.0.1:8081/hub/api\n")
+    return given
 
 
 def _serve(argv: Sequence[str]) -> int:
@@ -84,7 +94,7 @@ def _serve(argv: Sequence[str]) -> int:
                      admin_token=new_admin_token() if args.new_admin_token else args.admin_token,
                      default_max_tokens=args.default_max_tokens, offline={"time_scale": args.time_scale},
                      root_path=args.root_path, keys_out=keys_out, announce=False, _names=COMMAND_LINE,
-                     cors_origins=args.cors_origin)
+                     cors_origins=args.cors_origin, hub_api_url=_hub_api_url(parser, args.hub_api_url))
     except ValueError as exc:
         parser.exit(2, f"{parser.prog}: error: {exc}\n")
     except (ConnectionError, RuntimeError, OSError) as exc:

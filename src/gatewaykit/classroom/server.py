@@ -174,7 +174,7 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
           upstream_timeout: float = 300.0, root_path: Optional[str] = None, keys_out: Optional[str] = None,
           announce: bool = True, max_answer_bytes: int = MAX_ANSWER_BYTES,
           max_buffered_bytes: int = MAX_BUFFERED_BYTES, _names: SettingNames = PYTHON,
-          cors_origins: Optional[Iterable[str]] = None) -> Classroom:
+          cors_origins: Optional[Iterable[str]] = None, hub_api_url: Optional[str] = None) -> Classroom:
     """Start a classroom in a background thread (``port=0``: a free port). See docs/classroom.md.
 
     ``upstream``: the gateway's URL, or ``"offline"`` (a private offline gateway, ``offline=`` its options).
@@ -189,6 +189,8 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
     ``max_answer_bytes`` / ``max_buffered_bytes``: one buffered answer at most, and all bodies buffered at once
     (:mod:`gatewaykit.classroom.buffered_bytes`).
     ``cors_origins``: browser origins whose pages may call the class, e.g. a JupyterLite site's (none by default).
+    ``hub_api_url``: a keyless hub (JupyterHub's API, e.g. ``$JUPYTERHUB_API_URL``): a bearer token that is
+    not a classroom key is asked of the hub, and the user it names is the student (added with the class cap).
     A malformed roster or setting is a ``ValueError`` saying what to change."""
     names = _names
     entries = read_roster(roster)
@@ -239,7 +241,13 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
                                  keys_file=keys_out, cors_origins=origins)
         forwarding = Upstream(base_url, key, timeout=upstream_timeout, trust_env=gateway is None,
                               max_answer_bytes=max_answer_bytes, max_buffered_bytes=max_buffered_bytes)
+        hub = None
+        if hub_api_url:
+            from gatewaykit.classroom.hub_auth import HubAuth
+
+            hub = HubAuth(hub_api_url)
         state = ClassroomState(settings, store, forwarding, catalog, window_rule)
+        state.hub = hub
         new_keys = []
         for entry in entries:
             if entry.student not in state.known:

@@ -15,7 +15,7 @@ import hmac
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from gatewaykit.classroom import refusals
 from gatewaykit.classroom.budgets import Budgets
@@ -111,6 +111,8 @@ class ClassroomState:
         self.paused_reason: Optional[str] = store.get_meta("paused_reason")
         self.paused = store.get_meta("paused") == "1"
         self.balance = UpstreamBalance(store)  # the teacher's paid balance at the gateway: used up or not
+        #: With a keyless hub (``hub_api_url=``): who asks the hub about tokens that are not classroom keys.
+        self.hub: Optional[Any] = None
         self.watched_jobs: dict[str, OpenHold] = {
             hold.job_id: hold for hold in self.budgets.restore(store.open_holds()) if hold.job_id}
 
@@ -185,6 +187,23 @@ class ClassroomState:
             self.store.count_refusal(owner, NO_MODEL, self.window.key())
             raise refusals.revoked_key()
         return student
+
+    def knows_key(self, token: str) -> bool:
+        """True for a key this classroom issued (active or revoked)."""
+        digest = key_digest(token)
+        return digest in self._students or digest in self._revoked_digests
+
+    def hub_student(self, name: str) -> str:
+        """The student a hub user is: added with the class cap when new; 401 when the teacher revoked them."""
+        if name not in self.known:
+            try:
+                self.add_student(name, None)
+            except ValueError:
+                raise refusals.unknown_key() from None
+        elif self.known[name]:
+            self.store.count_refusal(name, NO_MODEL, self.window.key())
+            raise refusals.revoked_key()
+        return name
 
     # -- the kill switch ---------------------------------------------------------------------------------------
     def pause(self, reason: Optional[str]) -> None:
