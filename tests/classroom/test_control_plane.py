@@ -146,6 +146,7 @@ def test_a_connected_classroom_cannot_stop_the_server_and_says_where(rooms: Any)
 # -- the CLI verbs ---------------------------------------------------------------------------------------------
 
 def _verb(capsys: Any, *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()  # what came before (a start line): not this verb's
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
@@ -198,6 +199,7 @@ def test_cli_verbs_print_json_for_scripts(rooms: Any, capsys: Any) -> None:
 def test_cli_add_without_a_keys_file_asks_for_one(rooms: Any, capsys: Any) -> None:
     """A new key is never printed: add without --keys-out (or --json) is a usage error, and nobody is added."""
     room = rooms(roster=["ana"])
+    capsys.readouterr()
     with pytest.raises(SystemExit) as exited:
         main(["add", "bo", "--url", room.base_url, "--admin-token", room.admin_token])
     assert exited.value.code == 2 and "--keys-out FILE" in capsys.readouterr().err
