@@ -29,7 +29,7 @@ class Budget(dict):  # type: ignore[type-arg]
     def summary(self) -> str:
         """``$1.58 left of your $2.00 class budget ($0.42 spent, $0.01 held by requests running)``, and when it
         resets, and whether the class is paused."""
-        noun = {"daily": "daily class budget", "weekly": "weekly class budget"}.get(self.get("window_kind"),
+        noun = {"daily": "daily class budget", "weekly": "weekly class budget"}.get(str(self.get("window_kind")),
                                                                                       "class budget")
         text = (f"{format_usd(self.get('remaining_usd', 0.0))} left of your {format_usd(self.get('cap_usd', 0.0))} "
                 f"{noun} ({format_usd(self.get('spent_usd', 0.0))} spent")
