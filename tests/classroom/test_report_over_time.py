@@ -72,3 +72,9 @@ def test_a_report_stays_a_dataframe_and_displays_money_as_the_cli_does(rooms: An
 
     assert format_usd(spent) in html
     assert type(report[report.spent_usd > 0]) is pd.DataFrame  # derived frames are plain pandas
+
+
+def test_a_reports_display_is_the_same_html_each_time(rooms: Any) -> None:
+    """The styled HTML carries no random id: the same report displays identically (stored notebooks compare it)."""
+    room = rooms(roster=["ana"])
+    assert room.report()._repr_html_() == room.report()._repr_html_()

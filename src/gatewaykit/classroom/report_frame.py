@@ -51,7 +51,9 @@ def _frame_class() -> Any:
         def _repr_html_(self) -> str:  # type: ignore[override]
             try:
                 money = _money_columns(self)
-                styler = pd.DataFrame(self).style.format({c: format_usd for c in money}, na_rep="")
+                # a fixed id, not pandas' random one: the same report is the same HTML (stored notebooks, nbval)
+                styler = pd.DataFrame(self).style.set_uuid("gk_report").format({c: format_usd for c in money},
+                                                                              na_rep="")
                 return styler.set_properties(subset=money, **{"text-align": "right"}).to_html()  # type: ignore[no-any-return]
             except Exception:  # noqa: BLE001 - a display never breaks a cell: pandas' own table then
                 return pd.DataFrame(self)._repr_html_()  # type: ignore[no-any-return,operator]
