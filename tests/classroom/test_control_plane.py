@@ -182,6 +182,10 @@ def test_cli_verbs_change_the_class_with_a_line_a_person_reads(rooms: Any, capsy
     assert _verb(capsys, "pause", "--reason", "exam", *url)[1] == "paused: exam\n"
     assert _verb(capsys, "status", *url)[1].startswith("paused (exam) · 3 students · window total · $0.")
     assert _verb(capsys, "resume", *url)[1] == "resumed\n"
+    by_day = _verb(capsys, "report", "--by", "day", *url)[1].splitlines()
+    assert by_day[0] == "window: total" and by_day[1].split() == ["student", "day", "spent_usd", "requests",
+                                                                   "refused", "cap_hits"]
+    assert [line.split()[0] for line in by_day[2:]] == ["cy"]  # the one student who sent a request today
     rows = {r["student"]: r for r in room.report_rows()}
     assert rows["ana"]["cap_usd"] == 2.0 and rows["cy"]["cap_usd"] == 0.25 and rows["bo"]["revoked"]
 
