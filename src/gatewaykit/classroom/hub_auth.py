@@ -16,8 +16,8 @@ from typing import Optional
 import httpx
 
 from gatewaykit.classroom import refusals
-from gatewaykit.emulator.accounts import key_digest
-from gatewaykit.emulator.errors import ApiError
+from gatewaykit.serving.accounts import key_digest
+from gatewaykit.serving.errors import ApiError
 
 __all__ = ["CACHE_SECONDS", "HubAuth"]
 

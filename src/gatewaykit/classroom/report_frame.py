@@ -33,7 +33,7 @@ def _frame_class() -> Any:
     """The ``ReportFrame`` class, made once, when a report is first asked for (pandas is imported then)."""
     import pandas as pd
 
-    from gatewaykit.costs.money import format_usd
+    from gatewaykit.money import format_usd
 
     class ReportFrame(pd.DataFrame):
         """A DataFrame whose display shows money as ``$0.151``; anything derived from it is a plain DataFrame."""
