@@ -19,6 +19,11 @@
 #   the user's notebooks (and any client given those two values) then goes through the classroom,
 #   under the user's name, within their cap. Video and music links in its answers point there too,
 #   so users' servers need to reach only the hub, never the gateway.
+# - A keyless hub (GATEWAYKIT_CLASSROOM_KEYLESS=1): no classroom key at all. Each user's server gets
+#   its own hub token as SVC_API_KEY (the one JupyterHub gives every server, JUPYTERHUB_API_TOKEN);
+#   the classroom asks the hub whose it is (GET /hub/api/user, --hub-api-url) and counts the request
+#   under that user, added with the class cap at their first request. A token the hub stops accepting
+#   (the server stopped, the user removed) is refused within 5 s; the teacher's revoke still applies.
 # - The teacher's key reaches only the classroom's process. The admin token is in
 #   GATEWAYKIT_CLASSROOM_DIR/admin_token; the teacher's commands read it from the environment:
 #     GATEWAYKIT_CLASSROOM_ADMIN_TOKEN="$(cat classroom/admin_token)" \
@@ -49,6 +54,8 @@ CAP_USD = os.environ.get("GATEWAYKIT_CLASSROOM_CAP", "2.00")             # each 
 WINDOW = os.environ.get("GATEWAYKIT_CLASSROOM_WINDOW", "total")          # total | daily | weekly
 MODELS = os.environ.get("GATEWAYKIT_CLASSROOM_MODELS", "")               # e.g. "chat-mini,image-gpt"; empty: all
 MAX_REQUEST_USD = os.environ.get("GATEWAYKIT_CLASSROOM_MAX_REQUEST_COST", "")   # empty: no per-request limit
+# "1": users' servers carry their own hub token, never a classroom key (see "A keyless hub" above).
+KEYLESS = os.environ.get("GATEWAYKIT_CLASSROOM_KEYLESS", "") == "1"
 # The classroom's database, roster (optional: users are added at their first start), keys and admin token.
 DATA = Path(os.environ.get("GATEWAYKIT_CLASSROOM_DIR", "classroom")).resolve()
 # Where the classroom listens (the hub and its proxy reach it there). Users reach it through the hub's
@@ -89,6 +96,8 @@ if MODELS:
     _command += ["--models", MODELS]
 if MAX_REQUEST_USD:
     _command += ["--max-request-cost", MAX_REQUEST_USD]
+if KEYLESS:
+    _command += ["--hub-api-url"]    # no value: $JUPYTERHUB_API_URL, which the hub gives its services
 
 c.JupyterHub.services = [
     {
@@ -141,7 +150,13 @@ async def give_the_user_a_classroom_key(spawner):
                            "SVC_API_KEY": json.loads(answer.body)["key"]}
 
 
-c.Spawner.pre_spawn_hook = give_the_user_a_classroom_key
+def give_the_user_their_hub_token(spawner):
+    """A keyless hub: the server's own hub token is its key (the classroom asks the hub whose it is)."""
+    spawner.environment = {**spawner.environment, "SVC_BASE_URL": classroom_url_for_users(spawner),
+                           "SVC_API_KEY": spawner.api_token}
+
+
+c.Spawner.pre_spawn_hook = give_the_user_their_hub_token if KEYLESS else give_the_user_a_classroom_key
 
 # --- your hub's own settings ---------------------------------------------------------------------
 # Who may log in, and how users' servers run, are your hub's choices, e.g.:

@@ -105,8 +105,10 @@ class RunningHub:
         return {row["student"]: row for row in answer.json()["rows"]}
 
 
-def start_hub(folder: Path, upstream_url: str, teacher_key: str, proxy: str) -> RunningHub:
-    """A hub on loopback ports, its files in ``folder``, the classroom forwarding to ``upstream_url``."""
+def start_hub(folder: Path, upstream_url: str, teacher_key: str, proxy: str,
+              settings: Optional[dict[str, str]] = None) -> RunningHub:
+    """A hub on loopback ports, its files in ``folder``, the classroom forwarding to ``upstream_url``
+    (``settings``: more of the docs configuration's GATEWAYKIT_CLASSROOM_* variables)."""
     public_port, hub_port, proxy_api_port, classroom_port = (free_port() for _ in range(4))
     config = folder / "jupyterhub_config.py"
     config.write_text(TEST_CONFIG.format(docs=str(DOCS_CONFIG), public_port=public_port, hub_port=hub_port,
@@ -119,6 +121,7 @@ def start_hub(folder: Path, upstream_url: str, teacher_key: str, proxy: str) -> 
                PATH=os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")]),
                PYTHONPATH=os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
                HOME=str(folder), NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+    env.update(settings or {})
     log = folder / "jupyterhub.log"
     with open(log, "wb") as out:
         process = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)], cwd=folder, env=env,
@@ -226,6 +229,20 @@ def start_server(hub: RunningHub, user: str, token: str) -> None:
     answer = httpx.post(f"{hub.url}/hub/api/users/{user}/server", headers={"Authorization": f"token {token}"},
                         trust_env=False, timeout=60)
     assert answer.status_code in (201, 202), f"starting {user}'s server: {answer.status_code} {answer.text[:300]}"
+
+
+def stop_server(hub: RunningHub, user: str, token: str) -> None:
+    """Stop ``user``'s server and wait until the hub says it is gone."""
+    answer = httpx.delete(f"{hub.url}/hub/api/users/{user}/server", headers={"Authorization": f"token {token}"},
+                          trust_env=False, timeout=60)
+    assert answer.status_code in (202, 204), f"stopping {user}'s server: {answer.status_code} {answer.text[:300]}"
+
+    def gone() -> bool:
+        model = httpx.get(f"{hub.url}/hub/api/users/{user}", headers={"Authorization": f"token {token}"},
+                          trust_env=False, timeout=30).json()
+        return "" not in model.get("servers", {})
+
+    wait_for(gone, 60, f"{user}'s server to stop", also=hub.check_alive)
 
 
 def server_ready(hub: RunningHub, user: str, token: str) -> bool:

@@ -3,6 +3,7 @@ outside a kernel a snapshot that says why it is not live; the live widget's butt
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -51,5 +52,37 @@ def test_the_live_widget_pauses_and_resumes_the_class(rooms: Any, monkeypatch: A
         assert ">1 request, 1 refused<" in live.view.value, live.view.value  # the chat refused while paused
         assert room.final_figures is not None and room.final_figures[0][0]["requests"] == 1
         assert live.pause_button.disabled and live.resume_button.disabled and live.reason.disabled
+    finally:
+        live.close()
+
+
+def test_the_live_widget_sorts_by_spend_and_remaining_and_filters_students_near_their_cap(rooms: Any) -> None:
+    """Sort by name, spend or what is left; the near-cap filter keeps students with 80% of their cap used."""
+    import ipywidgets
+
+    from gatewaykit.notebook.widgets import classroom_dashboard
+
+    room = rooms(roster=["ana", "bo", {"student": "cy", "cap_usd": 0.035}], cap=0.1)
+    keys = dict(zip(room.keys.student, room.keys.key))
+    image = {"model": "image-aspect", "prompt": "a fox"}  # $0.03
+    for student, images in (("bo", 2), ("cy", 1)):
+        for _ in range(images):
+            assert httpx.post(f"{room.base_url}/v1/images/generations", json=image,
+                              headers=auth(keys[student])).status_code == 200
+
+    def order() -> list[str]:
+        return re.findall(r'<tr class="gk-student"><td[^>]*>(\w+)', live.view.value)
+
+    live = classroom_dashboard.ClassroomDashboard(room, ipywidgets, refresh_seconds=60)
+    try:
+        assert order() == ["ana", "bo", "cy"]
+        live.sort.value = "spent"
+        assert order() == ["bo", "cy", "ana"]
+        live.sort.value = "remaining"
+        assert order() == ["cy", "bo", "ana"]  # $0.005, $0.04, $0.10 left
+        live.near_cap_only.value = True
+        assert order() == ["cy"] and "showing 1 of 3" in live.view.value
+        assert "Top spenders: bo $0.06, cy $0.03" in live.view.value
+        assert "$0.09 spent of $0.235 in caps" in live.view.value
     finally:
         live.close()

@@ -21,6 +21,7 @@ How it is built (each module imports only those above it)::
     outbound_proxy.py  the proxy the environment names (CONNECT ours, SOCKS5 python-socks')
     buffered_bytes.py  what buffered bodies may hold in memory, per answer and in total
     keepalive.py   keep-alive HTTP/1.1 connections to the gateway (h11 framing, one deque of idle sockets)
+    hub_auth.py    a keyless hub: tokens that are not classroom keys are asked of JupyterHub
     upstream.py    the gateway behind: those connections, the teacher's key, the headers forwarded
     upstream_balance.py  the teacher's paid balance at the gateway: used up (a gateway 402) or not
     state.py       one classroom: students, keys, the kill switch, admission
@@ -28,7 +29,11 @@ How it is built (each module imports only those above it)::
     jobs.py        video and music jobs: ownership, settling, the watcher
     media_links.py job answers link to the classroom; it fetches the files from the gateway
     routes.py      the /v1 routes; report.py, admin.py the /_classroom routes
-    app.py         the Starlette app; server.py Classroom and start(); cli.py
+    app.py         the Starlette app
+    admin_client.py  the teacher's HTTP calls to /_classroom (admin token, errors in a teacher's words)
+    control_plane.py gk.Classroom (one facade: started here or elsewhere) and connect(url)
+    server.py      start(): the server in a thread of this process; cli.py the command line
+    student_budget.py a student's own budget (GET /_classroom/me with their key)
 """
 
 from __future__ import annotations
@@ -36,14 +41,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gatewaykit.classroom.server import Classroom, start
+    from gatewaykit.classroom.control_plane import Classroom, connect
+    from gatewaykit.classroom.student_budget import my_budget
+    from gatewaykit.classroom.server import start
 
-__all__ = ["Classroom", "start"]
+__all__ = ["Classroom", "connect", "my_budget", "start"]
+
+_HOMES = {"Classroom": "control_plane", "connect": "control_plane", "my_budget": "student_budget", "start": "server"}
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from gatewaykit.classroom import server
+    if name in _HOMES:
+        import importlib
 
-        return getattr(server, name)
+        return getattr(importlib.import_module(f"gatewaykit.classroom.{_HOMES[name]}"), name)
     raise AttributeError(f"module 'gatewaykit.classroom' has no attribute {name!r}")

@@ -1,8 +1,10 @@
 """``/_classroom/*``: the teacher's endpoints, answered only with ``Authorization: Bearer <admin token>``.
 
 ``GET  /_classroom/report[?by=model]``  the report as JSON (``{"window", "rows"}``)
-``GET  /_classroom/status``             paused or not, the reason, the window, students, open holds, and
-                                        ``upstream_balance``: ``{"exhausted", "since"}`` (the teacher's paid balance)
+``GET  /_classroom/status``             paused or not, the reason, the window, students, open jobs,
+                                        ``upstream_balance``: ``{"exhausted", "since"}`` (the teacher's paid
+                                        balance), and the class's totals (spent_usd, held_usd, cap_usd,
+                                        students_at_cap, cap_hits)
 ``POST /_classroom/pause``              ``{"reason": ..., "cancel_jobs": false}``: the kill switch
 ``POST /_classroom/resume``
 ``POST /_classroom/students``           ``{"student", "cap_usd"}``: a new student; the answer has their key
@@ -25,7 +27,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from gatewaykit.classroom.jobs import delete_job
-from gatewaykit.classroom.report import report_rows
+from gatewaykit.classroom.report import class_totals, report_rows
 from gatewaykit.classroom.roster import read_roster
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.upstream import UpstreamFailure
@@ -93,7 +95,8 @@ async def status(request: Request) -> Response:
     return JSONResponse({"paused": state.paused, "reason": state.paused_reason, "window": state.window.key(),
                          "window_kind": state.window.kind, "students": len(state.known),
                          "open_jobs": len(state.watched_jobs), "upstream": state.upstream.base_url,
-                         "buffered_bytes": state.upstream.buffers.in_use, STATUS_KEY: state.balance.status()})
+                         "buffered_bytes": state.upstream.buffers.in_use, STATUS_KEY: state.balance.status(),
+                         **class_totals(report_rows(state))})
 
 
 async def pause(request: Request) -> Response:

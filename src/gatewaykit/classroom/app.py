@@ -132,6 +132,7 @@ def _routes() -> list[Route]:
         Route("/v1/audio/generations", routes.create_music, methods=["POST"]),
         Route("/v1/audio/generations/{job_id}", routes.music_job, methods=["GET"]),
         Route("/v1/audio/generations/{job_id}/content", routes.music_content, methods=["GET"]),
+        Route("/_classroom/me", routes.my_budget, methods=["GET"]),
         *admin_routes(),
     ]
 
@@ -147,6 +148,8 @@ def create_app(state: ClassroomState) -> Starlette:
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
             await state.upstream.aclose()
+            if state.hub is not None:
+                await state.hub.aclose()
 
     app = Starlette(routes=_routes(), exception_handlers={ApiError: _api_error, HTTPException: _http_error},
                     lifespan=lifespan)

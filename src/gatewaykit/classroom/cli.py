@@ -1,10 +1,11 @@
-"""``python -m gatewaykit.classroom``: run a classroom, or pause / resume / report a running one.
+"""``python -m gatewaykit.classroom``: run a classroom, or drive a running one (the teacher's verbs).
 
     python -m gatewaykit.classroom --upstream URL|offline --roster roster.csv [--cap 2.00]
         [--window total|daily|weekly] [--models ID,ID,...] [--max-request-cost USD] [--db classroom.db]
         [--keys-out keys.csv] [--host 127.0.0.1] [--port 8100] [--admin-token TOKEN | --new-admin-token]
-        [--root-path PATH] [--cors-origin ORIGIN ...]
-    python -m gatewaykit.classroom pause|resume|report --url URL --admin-token TOKEN
+        [--root-path PATH] [--cors-origin ORIGIN ...] [--hub-api-url [URL]]
+    python -m gatewaykit.classroom status|report|pause|resume|cap|revoke|reissue|add ... --url URL
+        [--admin-token TOKEN] [--json]     (see cli_admin.py; --help lists them)
 
 The teacher's key comes from ``SVC_API_KEY``, never from the command line (it
 would show in ``ps``). Every key the classroom issues (new students, reissued
@@ -26,14 +27,16 @@ from typing import Optional, Sequence
 
 __all__ = ["main"]
 
-ADMIN_COMMANDS = ("pause", "resume", "report")
 
 
 def _serve_parser() -> argparse.ArgumentParser:
+    from gatewaykit.classroom.cli_admin import verbs_help
+
     parser = argparse.ArgumentParser(prog="python -m gatewaykit.classroom",
                                      description="A classroom gateway: a key per student, hard caps, a kill switch. "
-                                                 "The teacher's key comes from SVC_API_KEY. Also: "
-                                                 "pause|resume|report --url URL --admin-token TOKEN.")
+                                                 "The teacher's key comes from SVC_API_KEY.",
+                                     epilog=verbs_help() + "\n\n'python -m gatewaykit.classroom VERB --help' says more.",
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--upstream", required=True, help="the gateway's URL, or 'offline' for practice")
     parser.add_argument("--roster", default=None, help="CSV with a 'student' column and an optional 'cap_usd' "
                                                        "(none: students are added later, POST /_classroom/students)")
@@ -57,79 +60,20 @@ def _serve_parser() -> argparse.ArgumentParser:
                              "in --db, else a new one, printed once)")
     parser.add_argument("--new-admin-token", action="store_true",
                         help="replace the admin token kept in --db with a new one (printed)")
+    parser.add_argument("--hub-api-url", nargs="?", const=os.environ.get("JUPYTERHUB_API_URL") or "", default=None,
+                        help="a keyless hub: tokens that are not classroom keys are asked of this JupyterHub API "
+                             "(GET URL/user); the user it names is the student. Without a value: "
+                             "$JUPYTERHUB_API_URL, which a hub service is given")
     parser.add_argument("--time-scale", type=float, default=1.0, help="with --upstream offline: its time scale")
     return parser
 
 
-def _admin_parser(command: str) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=f"python -m gatewaykit.classroom {command}")
-    parser.add_argument("--url", required=True, help="the classroom's URL")
-    parser.add_argument("--admin-token", default=os.environ.get("GATEWAYKIT_CLASSROOM_ADMIN_TOKEN"),
-                        required="GATEWAYKIT_CLASSROOM_ADMIN_TOKEN" not in os.environ,
-                        help="the token the server printed when the class first started (or set "
-                             "$GATEWAYKIT_CLASSROOM_ADMIN_TOKEN)")
-    if command == "pause":
-        parser.add_argument("--reason", default=None)
-        parser.add_argument("--cancel-jobs", action="store_true", help="also cancel running video jobs")
-    if command == "report":
-        parser.add_argument("--by", choices=("student", "model"), default=None)
-        parser.add_argument("--json", action="store_true", help="print the JSON the server answers")
-    return parser
-
-
-def _admin(command: str, argv: Sequence[str]) -> int:
-    import httpx
-
-    args = _admin_parser(command).parse_args(argv)
-    headers = {"Authorization": f"Bearer {args.admin_token}"}
-    url = args.url.rstrip("/")
-    try:
-        if command == "report":
-            response = httpx.get(f"{url}/_classroom/report", headers=headers, params={"by": args.by} if args.by else {},
-                                 timeout=30, trust_env=False)
-        else:
-            body = {"reason": args.reason, "cancel_jobs": args.cancel_jobs} if command == "pause" else {}
-            response = httpx.post(f"{url}/_classroom/{command}", headers=headers, json=body, timeout=30, trust_env=False)
-    except httpx.HTTPError as exc:
-        print(f"error: could not reach the classroom at {url}: {type(exc).__name__}", file=sys.stderr)
-        return 1
-    if response.status_code != 200:
-        try:
-            message = response.json()["error"]["message"]
-        except (ValueError, KeyError, TypeError):
-            message = response.text[:200]
-        print(f"error: {response.status_code}: {message}", file=sys.stderr)
-        return 1
-    data = response.json()
-    if command == "report" and not args.json:
-        _print_report(data)
-    elif command == "pause":
-        said = f": {data['reason']}" if data.get("reason") else ""
-        cancelled = f" ({data['cancelled_jobs']} video jobs cancelled)" if data.get("cancelled_jobs") else ""
-        print(f"paused{said}{cancelled}")
-    elif command == "resume":
-        print("resumed")
-    else:
-        import json
-
-        print(json.dumps(data, indent=2))
-    return 0
-
-
-def _print_report(data: dict) -> None:
-    from gatewaykit.money import format_usd
-
-    rows = data["rows"]
-    print(f"window: {data['window']}")
-    if not rows:
-        print("(no rows)")
-        return
-    columns = [c for c in rows[0] if c != "last_request"]
-    table = [[format_usd(r[c]) if c.endswith("_usd") else str(r[c]) for c in columns] for r in rows]
-    widths = [max(len(c), *(len(row[i]) for row in table)) for i, c in enumerate(columns)]
-    print("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
-    for row in table:
-        print("  ".join(v.ljust(w) for v, w in zip(row, widths)))
+def _hub_api_url(parser: argparse.ArgumentParser, given: Optional[str]) -> Optional[str]:
+    if given == "":
+        parser.exit(2, f"{parser.prog}: error: --hub-api-url without a value reads $JUPYTERHUB_API_URL, which is not "
+                       "set (it is, in a JupyterHub service); give the hub's API URL, e.g. "
+                       "--hub-api-url http://127.0.0.1:8081/hub/api\n")
+    return given
 
 
 def _serve(argv: Sequence[str]) -> int:
@@ -150,7 +94,7 @@ def _serve(argv: Sequence[str]) -> int:
                      admin_token=new_admin_token() if args.new_admin_token else args.admin_token,
                      default_max_tokens=args.default_max_tokens, offline={"time_scale": args.time_scale},
                      root_path=args.root_path, keys_out=keys_out, announce=False, _names=COMMAND_LINE,
-                     cors_origins=args.cors_origin)
+                     cors_origins=args.cors_origin, hub_api_url=_hub_api_url(parser, args.hub_api_url))
     except ValueError as exc:
         parser.exit(2, f"{parser.prog}: error: {exc}\n")
     except (ConnectionError, RuntimeError, OSError) as exc:
@@ -192,7 +136,9 @@ def _token_kept(db: str) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    from gatewaykit.classroom.cli_admin import VERBS, admin_main
+
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in ADMIN_COMMANDS:
-        return _admin(argv[0], argv[1:])
+    if argv and argv[0] in VERBS:
+        return admin_main(argv[0], argv[1:])
     return _serve(argv)

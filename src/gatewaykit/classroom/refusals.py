@@ -15,7 +15,7 @@ from gatewaykit.classroom.windows import Window
 from gatewaykit.money import format_usd, nanos_to_usd
 from gatewaykit.serving.errors import ApiError
 
-__all__ = ["PAUSE_RETRY_SECONDS", "budget_used_up", "class_balance_used_up", "model_not_allowed",
+__all__ = ["PAUSE_RETRY_SECONDS", "budget_left", "budget_used_up", "class_balance_used_up", "model_not_allowed",
            "over_request_limit", "paused", "revoked_key", "unknown_key", "unpriced_over_limit"]
 
 PAUSE_RETRY_SECONDS = 60
@@ -77,10 +77,16 @@ def class_balance_used_up() -> ApiError:
                     type="insufficient_quota", code="class_balance_exhausted")
 
 
-def over_request_limit(limit: int, quote: int) -> ApiError:
+def budget_left(window: Window, cap: int, spent: int, held: int) -> str:
+    """`` You have $1.58 left of your class budget of $2.00.``: what a refusal that is not about money adds, so
+    a student reads where they stand (nothing was charged for the refused request)."""
+    return f" You have {_usd(max(0, cap - spent - held))} left of your {window.noun()} of {_usd(cap)}."
+
+
+def over_request_limit(limit: int, quote: int, left: str = "") -> ApiError:
     return ApiError(402, f"This request could cost up to {_usd(quote)}, over your class's limit of {_usd(limit)} "
-                    "per request. Ask for less (a smaller max_tokens, fewer or smaller images, a shorter clip).",
-                    type="insufficient_quota", code="insufficient_quota")
+                    "per request. Ask for less (a smaller max_tokens, fewer or smaller images, a shorter clip)."
+                    + left, type="insufficient_quota", code="insufficient_quota")
 
 
 def unpriced_over_limit(model: str, limit: int) -> ApiError:
@@ -89,15 +95,15 @@ def unpriced_over_limit(model: str, limit: int) -> ApiError:
                     type="insufficient_quota", code="insufficient_quota", param="model")
 
 
-def model_not_allowed(model: str, allowed: Iterable[str]) -> ApiError:
+def model_not_allowed(model: str, allowed: Iterable[str], left: str = "") -> ApiError:
     names = ", ".join(sorted(allowed))
-    return ApiError(403, f"Your class may not use the model {model[:100]!r}. Allowed models: {names}.",
+    return ApiError(403, f"Your class may not use the model {model[:100]!r}. Allowed models: {names}.{left}",
                     code="model_not_found", param="model")
 
 
-def paused(reason: Optional[str]) -> ApiError:
+def paused(reason: Optional[str], left: str = "") -> ApiError:
     said = f" ({reason})" if reason else ""
-    return ApiError(503, f"Your teacher has paused the class{said}. Try again later.", type="api_error",
+    return ApiError(503, f"Your teacher has paused the class{said}. Try again later.{left}", type="api_error",
                     code="class_paused", headers={"Retry-After": str(PAUSE_RETRY_SECONDS)})
 
 

@@ -1,36 +1,38 @@
-"""The spend report: one row per student (or per student and model) for the current window.
+"""The spend report: one row per student (or per student and model, or per student and day) for the current window.
 
-It reads the store's running totals, never the request rows, so it takes the
-same time for ten requests as for a million. Amounts are USD. ``refused`` counts
-what the classroom refused; ``balance_refused`` what the gateway refused because
-the teacher's paid balance was used up (neither is in ``requests``; nothing of
-either was charged). ``unknown`` and ``unknown_usd``: the requests charged at
-their hold because their outcome could not be known (the gateway had them, then
-said nothing: no answer in time, a connection lost, a job it no longer knows, a
-request cut off by a stop); they are in ``spent_usd`` and ``requests`` too.
+It reads the store's running totals (and per-day sums), never the request rows, so
+it takes the same time for ten requests as for a million. Amounts are USD.
+``refused`` counts what the classroom refused; ``balance_refused`` what the
+gateway refused because the teacher's paid balance was used up (neither is in
+``requests``; nothing of either was charged). ``unknown`` and ``unknown_usd``:
+the requests charged at their hold because their outcome could not be known (the
+gateway had them, then said nothing: no answer in time, a connection lost, a job
+it no longer knows, a request cut off by a stop); they are in ``spent_usd`` and
+``requests`` too. ``cap_hits``: the requests the student's cap refused.
 """
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
+from gatewaykit.classroom.report_frame import DAY_COLUMNS, MODEL_COLUMNS, STUDENT_COLUMNS
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.money import nanos_to_usd
 
-__all__ = ["STUDENT_COLUMNS", "MODEL_COLUMNS", "report_rows"]
-
-STUDENT_COLUMNS = ("student", "spent_usd", "cap_usd", "remaining_usd", "held_usd", "requests", "refused",
-                   "balance_refused", "unknown", "unknown_usd", "last_request", "revoked")
-MODEL_COLUMNS = ("student", "model", "spent_usd", "requests", "refused", "balance_refused", "unknown", "unknown_usd",
-                 "last_request")
+__all__ = ["DAY_COLUMNS", "MODEL_COLUMNS", "STUDENT_COLUMNS", "class_totals", "report_rows", "student_budget"]
 
 _NONE = {"requests": 0, "refused": 0, "balance_refused": 0, "unknown": 0, "unknown_nanos": 0, "last_request": None}
 
 
 def report_rows(state: ClassroomState, by: Optional[str] = None) -> list[dict[str, Any]]:
-    """Rows for ``by=None``/``"student"`` (one per student) or ``by="model"`` (one per student and model used)."""
-    if by not in (None, "student", "model"):
-        raise ValueError(f"by must be None, 'student' or 'model'; got {by!r}")
+    """Rows for ``by=None``/``"student"`` (one per student), ``by="model"`` (one per student and model used) or
+    ``by="day"`` (one per student and day with requests)."""
+    if by not in (None, "student", "model", "day"):
+        raise ValueError(f"by must be None, 'student', 'model' or 'day'; got {by!r}")
+    if by == "day":
+        return [{"student": r["student"], "day": r["day"], "spent_usd": nanos_to_usd(r["spent_nanos"]),
+                 "requests": r["requests"], "refused": r["refused"], "cap_hits": r["cap_hits"]}
+                for r in state.store.days(state.window.key())]
     totals = state.store.totals(state.window.key())
     if by == "model":
         order = {name: i for i, name in enumerate(state.known)}
@@ -50,6 +52,9 @@ def report_rows(state: ClassroomState, by: Optional[str] = None) -> list[dict[st
         sums["unknown_nanos"] += row["unknown_nanos"]
         if row["last_request"] is not None:
             sums["last_request"] = max(sums["last_request"] or 0, row["last_request"])
+    cap_hits: dict[str, int] = {}
+    for row in state.store.days(state.window.key()):
+        cap_hits[row["student"]] = cap_hits.get(row["student"], 0) + row["cap_hits"]
     out = []
     for student, revoked in state.known.items():
         spent, held, cap = state.budgets.standing(student)
@@ -58,6 +63,32 @@ def report_rows(state: ClassroomState, by: Optional[str] = None) -> list[dict[st
                     "remaining_usd": nanos_to_usd(max(0, cap - spent - held)), "held_usd": nanos_to_usd(held),
                     "requests": sums["requests"], "refused": sums["refused"],
                     "balance_refused": sums["balance_refused"], "unknown": sums["unknown"],
-                    "unknown_usd": nanos_to_usd(sums["unknown_nanos"]), "last_request": sums["last_request"],
-                    "revoked": revoked})
+                    "unknown_usd": nanos_to_usd(sums["unknown_nanos"]), "cap_hits": cap_hits.get(student, 0),
+                    "last_request": sums["last_request"], "revoked": revoked})
     return out
+
+
+def class_totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The whole class from its per-student rows: spent_usd, held_usd, cap_usd (the caps added up),
+    students_at_cap (nothing left), cap_hits (requests the caps refused)."""
+    active = [r for r in rows if not r["revoked"]]
+    return {"spent_usd": round(sum(r["spent_usd"] for r in rows), 9),
+            "held_usd": round(sum(r["held_usd"] for r in rows), 9),
+            "cap_usd": round(sum(r["cap_usd"] for r in active), 9),
+            "students_at_cap": sum(1 for r in active if r["remaining_usd"] <= r["cap_usd"] / 1000),
+            "cap_hits": sum(r["cap_hits"] for r in rows)}
+
+
+def student_budget(state: ClassroomState, student: str) -> dict[str, Any]:
+    """What ``GET /_classroom/me`` answers a student: their cap, spend, held and remaining USD in the current
+    window, when it resets (ISO 8601, None for ``total``), whether the class is paused (and why), the models
+    they may use (None: all)."""
+    spent, held, cap = state.budgets.standing(student)
+    resets_at = state.window.resets_at()
+    models = state.settings.models
+    return {"student": student, "cap_usd": nanos_to_usd(cap), "spent_usd": nanos_to_usd(spent),
+            "held_usd": nanos_to_usd(held), "remaining_usd": nanos_to_usd(max(0, cap - spent - held)),
+            "window": state.window.key(), "window_kind": state.window.kind,
+            "resets_at": resets_at.isoformat() if resets_at else None, "paused": state.paused,
+            "reason": state.paused_reason if state.paused else None,
+            "models": sorted(models) if models is not None else None}

@@ -20,14 +20,16 @@ from gatewaykit.classroom.jobs import (
 )
 from gatewaykit.classroom.media_links import fetch_media, public_base, rewrite_links
 from gatewaykit.classroom.passthrough import forward_billed, unanswered, upstream_error
+from gatewaykit.classroom.report import student_budget
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.store import NO_BALANCE, OpenHold
 from gatewaykit.classroom.upstream import UpstreamFailure
 from gatewaykit.request_numbers import as_integer
 from gatewaykit.serving.bodies import body_read, read_json, read_json_or_form
 from gatewaykit.serving.errors import bad_request
+from gatewaykit.serving.responses import JSONResponse
 
-__all__ = ["chat_completions", "create_music", "create_video", "edit_images", "generate_images", "list_models",
+__all__ = ["chat_completions", "my_budget", "create_music", "create_video", "edit_images", "generate_images", "list_models",
            "music_content", "music_job", "video_content", "video_job"]
 
 
@@ -44,9 +46,20 @@ def _limits(state: ClassroomState) -> Any:
     return SimpleNamespace(settings=SimpleNamespace(max_body_bytes=state.settings.max_body_bytes))
 
 
-def _admit(request: Request) -> tuple[ClassroomState, str]:
+async def authenticated(request: Request) -> tuple[ClassroomState, str]:
+    """The classroom and the student whose key (or, with a keyless hub, whose hub token) the request carries."""
     state = _state(request)
-    student = state.authenticate(request.headers.get("authorization"))
+    authorization = request.headers.get("authorization")
+    if state.hub is not None:
+        scheme, _, token = (authorization or "").partition(" ")
+        token = token.strip()
+        if scheme.lower() == "bearer" and token and len(token) <= 512 and not state.knows_key(token):
+            return state, state.hub_student(await state.hub.user(token))
+    return state, state.authenticate(authorization)
+
+
+async def _admit(request: Request) -> tuple[ClassroomState, str]:
+    state, student = await authenticated(request)
     state.check_open(student)  # before the body is read: a refusal here is counted under NO_MODEL
     return state, student
 
@@ -105,7 +118,7 @@ def _raw_body(request: Request) -> bytes:
 
 
 async def chat_completions(request: Request) -> Response:
-    state, student = _admit(request)
+    state, student = await _admit(request)
     body = await read_json(request, _limits(state))  # type: ignore[arg-type]
     model = _model(state, student, body)
     max_tokens = _max_tokens(body, state.settings.default_max_tokens)
@@ -119,7 +132,7 @@ async def chat_completions(request: Request) -> Response:
 
 
 async def generate_images(request: Request) -> Response:
-    state, student = _admit(request)
+    state, student = await _admit(request)
     body = await read_json(request, _limits(state))  # type: ignore[arg-type]
     model = _model(state, student, body)
     _read_integers(body, _IMAGE_INTEGERS)
@@ -129,7 +142,7 @@ async def generate_images(request: Request) -> Response:
 
 
 async def edit_images(request: Request) -> Response:
-    state, student = _admit(request)
+    state, student = await _admit(request)
     body = await _read_fields(request, state, (*_IMAGE_INTEGERS, "seed"), ("stream",))
     model = _model(state, student, body)
     hold = state.take_hold(student, model, "image", state.catalog.job_or_image("image", body))
@@ -138,7 +151,7 @@ async def edit_images(request: Request) -> Response:
 
 
 async def _create_job(request: Request, kind: str) -> Response:
-    state, student = _admit(request)
+    state, student = await _admit(request)
     body = await _read_fields(request, state, ("duration", "seed", "sample_rate", "bitrate"), ("generate_audio",))
     model = _model(state, student, body)
     _read_integers(body, ("duration",))
@@ -196,8 +209,7 @@ async def _job(request: Request, kind: str) -> Response:
     """Retrieve or cancel (``DELETE``) a job the student created; polling settles an ended job, a ``DELETE`` settles
     it as it ended (:func:`gatewaykit.classroom.jobs.delete_job`). Its media links point at the classroom
     (:mod:`gatewaykit.classroom.media_links`); a job the classroom charged shows what it cost."""
-    state = _state(request)
-    student = state.authenticate(request.headers.get("authorization"))
+    state, student = await authenticated(request)
     job_id = request.path_params["job_id"]
     row_id = owned_job(state, student, kind, job_id)
     upstream = state.upstream
@@ -228,8 +240,7 @@ async def _job(request: Request, kind: str) -> Response:
 async def _content(request: Request, kind: str) -> Response:
     """The finished file of a job the student created, fetched by the classroom (the gateway's redirect is
     followed here: the student never sees the gateway's address)."""
-    state = _state(request)
-    student = state.authenticate(request.headers.get("authorization"))
+    state, student = await authenticated(request)
     job_id = request.path_params["job_id"]
     row_id = owned_job(state, student, kind, job_id)
     try:
@@ -257,11 +268,17 @@ async def music_content(request: Request) -> Response:
     return await _content(request, "music")
 
 
+async def my_budget(request: Request) -> Response:
+    """``GET /_classroom/me``: the student's own budget (their key, not the admin token); answered while the
+    class is paused too (it says so)."""
+    state, student = await authenticated(request)
+    return JSONResponse(student_budget(state, student))
+
+
 async def list_models(request: Request) -> Response:
     """The gateway's list, narrowed to the class's models when the teacher chose some; each chat model says the
     ``default_max_tokens`` the class sets on a chat that leaves it out (what a client quotes such a chat at)."""
-    state = _state(request)
-    state.authenticate(request.headers.get("authorization"))
+    state, _ = await authenticated(request)
     upstream = state.upstream
     try:
         response = await upstream.send("GET", "/v1/models", headers=request.headers.items())

@@ -3,20 +3,23 @@
 The teacher's key comes from ``upstream_key=`` or ``SVC_API_KEY`` and stays in
 the server (never in a repr, a log line, the database or an answer).
 ``upstream="offline"`` starts a private offline gateway behind the class, for
-practice. The ``Classroom`` methods talk to the server's ``/_classroom``
-endpoints with the admin token, as the CLI does.
+practice. The ``Classroom`` it returns is the facade of
+:mod:`gatewaykit.classroom.control_plane` over an :class:`InProcessServer`: its
+methods talk to the server's ``/_classroom`` endpoints with the admin token, as
+``gk.classroom.connect`` and the CLI do.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import threading
 import time
 import warnings
 from typing import Any, Callable, Iterable, Optional
 
+from gatewaykit.classroom.admin_client import AdminClient
 from gatewaykit.classroom.buffered_bytes import MAX_ANSWER_BYTES, MAX_BUFFERED_BYTES
+from gatewaykit.classroom.control_plane import Classroom, checked_usd
 from gatewaykit.classroom.roster import read_roster
 from gatewaykit.classroom.db_location import MEMORY, default_db
 from gatewaykit.classroom.setting_names import PYTHON, SettingNames
@@ -27,15 +30,7 @@ from gatewaykit.classroom.windows import Window
 from gatewaykit.classroom.worst_case import WorstCase
 from gatewaykit.serving.cors import browser_origins
 
-__all__ = ["Classroom", "start"]
-
-
-def _money(value: Any, name: str, *, allow_none: bool = False) -> Optional[float]:
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a number of dollars >= 0; got {value!r}")
-    return float(value)
+__all__ = ["Classroom", "InProcessServer", "start"]
 
 
 def checked_root_path(root_path: Optional[str], name: str = "root_path") -> str:
@@ -87,11 +82,11 @@ def _catalog(base_url: str, key: str, trust_env: bool = True, names: SettingName
     return ([m for m in data if isinstance(m, dict)] if isinstance(data, list) else []), offline
 
 
-class Classroom:
-    """A running classroom: ``base_url`` for students, ``admin_token`` and ``keys`` for the teacher."""
+class InProcessServer:
+    """The classroom server in a background thread of this process (the backend ``start()`` gives
+    :class:`~gatewaykit.classroom.control_plane.Classroom`): ``stop()`` stops it."""
 
-    def __init__(self, state: ClassroomState, host: str, port: int, new_keys: list[tuple[str, str]],
-                 offline_gateway: Any = None) -> None:
+    def __init__(self, state: ClassroomState, host: str, port: int, offline_gateway: Any = None) -> None:
         import uvicorn
 
         from gatewaykit.classroom.app import create_app
@@ -100,12 +95,10 @@ class Classroom:
         check_port(port)
         if not is_loopback(host):
             warnings.warn(f"The classroom is binding to {host}, which is not loopback: other machines can reach it.",
-                          RuntimeWarning, stacklevel=3)
+                          RuntimeWarning, stacklevel=4)
         self._state = state
         self._offline = offline_gateway
-        self._new_keys = list(new_keys)
-        self._final: Optional[tuple[list[dict[str, Any]], dict[str, Any]]] = None
-        self.admin_token = state.settings.admin_token
+        self.before_stop: Optional[Callable[[], None]] = None
         #: ``"new"`` (made by this start), ``"given"`` (``admin_token=``) or ``"kept"`` (the store keeps the digest
         #: of the one printed when the class first started; ``admin_token`` is then this start's own, for the
         #: methods here)
@@ -130,107 +123,15 @@ class Classroom:
         shown = f"[{sock[0]}]" if ":" in sock[0] else sock[0]
         self.host, self.port = sock[0], sock[1]
         self.base_url = f"http://{shown}:{self.port}{state.settings.root_path}"
-        self._admin: Any = None
-
-    # -- the teacher's calls (HTTP to the server's /_classroom endpoints) ------------------------------------------
-    def _call(self, method: str, path: str, body: Optional[dict] = None, params: Optional[dict] = None) -> Any:
-        import httpx
-
-        if self._admin is None:
-            self._admin = httpx.Client(base_url=self.base_url, timeout=30, trust_env=False,
-                                       headers={"Authorization": f"Bearer {self.admin_token}"})
-        response = self._admin.request(method, path, json=body, params=params)
-        if response.status_code == 404 and "student_not_found" in response.text:
-            raise KeyError(response.json()["error"]["message"])
-        if response.status_code >= 400:
-            message = response.json().get("error", {}).get("message", response.text)
-            raise ValueError(message)
-        return response.json()
-
-    @property
-    def keys(self) -> Any:
-        """DataFrame ``student, key``: the keys issued by this start (and by ``add_student``/``reissue``) - shown
-        only here; the classroom keeps only their digests."""
-        import pandas as pd
-
-        return pd.DataFrame(self._new_keys, columns=["student", "key"])
-
-    def report(self, by: Optional[str] = None) -> Any:
-        """DataFrame, one row per student (``by="model"``: per student and model) for the current window."""
-        import pandas as pd
-
-        from gatewaykit.classroom.report import MODEL_COLUMNS, STUDENT_COLUMNS
-
-        rows = self._call("GET", "/_classroom/report", params={"by": by} if by else None)["rows"]
-        frame = pd.DataFrame(rows, columns=list(MODEL_COLUMNS if by == "model" else STUDENT_COLUMNS))
-        frame["last_request"] = pd.to_datetime(frame["last_request"], unit="s", utc=True).dt.floor("s")  # a teacher reads seconds, not nanoseconds
-        return frame
-
-    def report_rows(self, by: Optional[str] = None) -> list[dict[str, Any]]:
-        """The report as plain dicts (what ``/_classroom/report`` answers)."""
-        return self._call("GET", "/_classroom/report", params={"by": by} if by else None)["rows"]  # type: ignore[no-any-return]
-
-    def status(self) -> dict[str, Any]:
-        return self._call("GET", "/_classroom/status")  # type: ignore[no-any-return]
-
-    def pause(self, reason: Optional[str] = None, cancel_jobs: bool = False) -> dict[str, Any]:
-        """The kill switch: every new request gets 503 with ``reason``; ``cancel_jobs`` cancels running videos."""
-        return self._call("POST", "/_classroom/pause", {"reason": reason, "cancel_jobs": cancel_jobs})  # type: ignore[no-any-return]
-
-    def resume(self) -> None:
-        self._call("POST", "/_classroom/resume")
-
-    def add_student(self, student: str, cap_usd: Optional[float] = None) -> str:
-        """Add a student; returns their key (also added to ``keys``)."""
-        key: str = self._call("POST", "/_classroom/students", {"student": student, "cap_usd": cap_usd})["key"]
-        self._new_keys.append((student, key))
-        return key
-
-    def set_cap(self, student: str, usd: Optional[float]) -> None:
-        """A student's own cap in USD (None: back to the class cap)."""
-        from urllib.parse import quote
-
-        self._call("POST", f"/_classroom/students/{quote(student, safe='')}/cap", {"cap_usd": _money(usd, "usd", allow_none=True)})
-
-    def revoke(self, student: str) -> None:
-        from urllib.parse import quote
-
-        self._call("POST", f"/_classroom/students/{quote(student, safe='')}/revoke")
-
-    def reissue(self, student: str) -> str:
-        """A new key for ``student`` (the old one stops working)."""
-        from urllib.parse import quote
-
-        key: str = self._call("POST", f"/_classroom/students/{quote(student, safe='')}/reissue")["key"]
-        self._new_keys = [(s, k) for s, k in self._new_keys if s != student] + [(student, key)]
-        return key
-
-    def dashboard(self, refresh_seconds: float = 2.0) -> Any:
-        """A live widget: spend per student against the cap, Pause/Resume (needs ipywidgets)."""
-        import importlib
-
-        # The notebook layer sits above the classroom: loaded only when a dashboard is asked for.
-        return importlib.import_module("gatewaykit.notebook.widgets.classroom_dashboard").dashboard(self, refresh_seconds)
 
     @property
     def running(self) -> bool:
         return self._thread.is_alive()
 
-    @property
-    def final_figures(self) -> Optional[tuple[list[dict[str, Any]], dict[str, Any]]]:
-        """``(report_rows(), status())`` as they were when :meth:`stop` stopped the class; None while it runs."""
-        return self._final
-
     def stop(self) -> None:
         """Stop the server (and the offline gateway it started); idempotent. The database stays."""
-        if self._final is None and self._thread.is_alive():
-            try:  # the figures a dashboard shows once the class has stopped: these, not its last refresh
-                self._final = (self.report_rows(), self.status())
-            except Exception:  # noqa: BLE001 - stopping never fails for want of a last report
-                pass
-        if self._admin is not None:
-            self._admin.close()
-            self._admin = None
+        if self._thread.is_alive() and self.before_stop is not None:
+            self.before_stop()
         if self._thread.is_alive():
             self._server.should_exit = True
             self._thread.join(timeout=10)
@@ -239,14 +140,8 @@ class Classroom:
         if self._offline is not None:
             self._offline.stop()
 
-    def __enter__(self) -> "Classroom":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
-
-    def __repr__(self) -> str:  # no token, no key
-        return f"Classroom(base_url={self.base_url!r}, students={len(self._state.known)})"
+    def describe(self) -> str:
+        return f"students={len(self._state.known)}"
 
     def start_line(self) -> str:
         """What ``start()`` prints: where students connect and where the class is kept."""
@@ -261,6 +156,16 @@ class Classroom:
                        f"another file for another class, {names.db}':memory:' for a class in memory only).")
 
 
+def _in_process(state: ClassroomState, host: str, port: int, new_keys: list[tuple[str, str]],
+                offline_gateway: Any, admin_token_source: str) -> Classroom:
+    server = InProcessServer(state, host, port, offline_gateway)
+    server.admin_token_source = admin_token_source
+    token = state.settings.admin_token
+    room = Classroom(AdminClient(server.base_url, token), server, token, new_keys)
+    server.before_stop = room._keep_final_figures
+    return room
+
+
 def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster: Any = None, cap: float = 2.00,
           window: str = "total", models: Optional[Iterable[str]] = None, max_request_cost: Optional[float] = None,
           db: Optional[str] = None, host: str = "127.0.0.1", port: int = 0, admin_token: Optional[str] = None, *,
@@ -269,7 +174,7 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
           upstream_timeout: float = 300.0, root_path: Optional[str] = None, keys_out: Optional[str] = None,
           announce: bool = True, max_answer_bytes: int = MAX_ANSWER_BYTES,
           max_buffered_bytes: int = MAX_BUFFERED_BYTES, _names: SettingNames = PYTHON,
-          cors_origins: Optional[Iterable[str]] = None) -> Classroom:
+          cors_origins: Optional[Iterable[str]] = None, hub_api_url: Optional[str] = None) -> Classroom:
     """Start a classroom in a background thread (``port=0``: a free port). See docs/classroom.md.
 
     ``upstream``: the gateway's URL, or ``"offline"`` (a private offline gateway, ``offline=`` its options).
@@ -284,13 +189,15 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
     ``max_answer_bytes`` / ``max_buffered_bytes``: one buffered answer at most, and all bodies buffered at once
     (:mod:`gatewaykit.classroom.buffered_bytes`).
     ``cors_origins``: browser origins whose pages may call the class, e.g. a JupyterLite site's (none by default).
+    ``hub_api_url``: a keyless hub (JupyterHub's API, e.g. ``$JUPYTERHUB_API_URL``): a bearer token that is
+    not a classroom key is asked of the hub, and the user it names is the student (added with the class cap).
     A malformed roster or setting is a ``ValueError`` saying what to change."""
     names = _names
     entries = read_roster(roster)
     prefix = checked_root_path(root_path, names.root_path)
     origins = browser_origins(cors_origins)
-    cap_usd = _money(cap, names.cap)
-    limit = _money(max_request_cost, names.max_request_cost, allow_none=True)
+    cap_usd = checked_usd(cap, names.cap)
+    limit = checked_usd(max_request_cost, names.max_request_cost, allow_none=True)
     window_rule = Window(window, clock)
     if isinstance(default_max_tokens, bool) or not isinstance(default_max_tokens, int) or default_max_tokens < 1:
         raise ValueError(f"{names.default_max_tokens} must be a whole number >= 1; got {default_max_tokens!r}")
@@ -334,15 +241,20 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
                                  keys_file=keys_out, cors_origins=origins)
         forwarding = Upstream(base_url, key, timeout=upstream_timeout, trust_env=gateway is None,
                               max_answer_bytes=max_answer_bytes, max_buffered_bytes=max_buffered_bytes)
+        hub = None
+        if hub_api_url:
+            from gatewaykit.classroom.hub_auth import HubAuth
+
+            hub = HubAuth(hub_api_url)
         state = ClassroomState(settings, store, forwarding, catalog, window_rule)
+        state.hub = hub
         new_keys = []
         for entry in entries:
             if entry.student not in state.known:
                 new_keys.append((entry.student, state.add_student(entry.student, entry.cap_usd)))
             elif entry.cap_usd is not None:
                 state.set_cap(entry.student, entry.cap_usd)
-        room = Classroom(state, host, port, new_keys, gateway)
-        room.admin_token_source = source
+        room = _in_process(state, host, port, new_keys, gateway, source)
         if announce:
             print(room.start_line(), flush=True)
         return room

@@ -15,7 +15,7 @@ import hmac
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from gatewaykit.classroom import refusals
 from gatewaykit.classroom.budgets import Budgets
@@ -111,6 +111,8 @@ class ClassroomState:
         self.paused_reason: Optional[str] = store.get_meta("paused_reason")
         self.paused = store.get_meta("paused") == "1"
         self.balance = UpstreamBalance(store)  # the teacher's paid balance at the gateway: used up or not
+        #: With a keyless hub (``hub_api_url=``): who asks the hub about tokens that are not classroom keys.
+        self.hub: Optional[Any] = None
         self.watched_jobs: dict[str, OpenHold] = {
             hold.job_id: hold for hold in self.budgets.restore(store.open_holds()) if hold.job_id}
 
@@ -186,6 +188,23 @@ class ClassroomState:
             raise refusals.revoked_key()
         return student
 
+    def knows_key(self, token: str) -> bool:
+        """True for a key this classroom issued (active or revoked)."""
+        digest = key_digest(token)
+        return digest in self._students or digest in self._revoked_digests
+
+    def hub_student(self, name: str) -> str:
+        """The student a hub user is: added with the class cap when new; 401 when the teacher revoked them."""
+        if name not in self.known:
+            try:
+                self.add_student(name, None)
+            except ValueError:
+                raise refusals.unknown_key() from None
+        elif self.known[name]:
+            self.store.count_refusal(name, NO_MODEL, self.window.key())
+            raise refusals.revoked_key()
+        return name
+
     # -- the kill switch ---------------------------------------------------------------------------------------
     def pause(self, reason: Optional[str]) -> None:
         self.paused, self.paused_reason = True, reason
@@ -199,17 +218,22 @@ class ClassroomState:
         self.store.set_meta("paused_reason", None)
 
     # -- admission ---------------------------------------------------------------------------------------------
+    def _left(self, student: str) -> str:
+        """What a refusal adds about the student's budget (what is left of their cap)."""
+        spent, held, cap = self.budgets.standing(student)
+        return refusals.budget_left(self.window, cap, spent, held)
+
     def check_open(self, student: str, model: str = NO_MODEL) -> None:
         """503 while the class is paused, counted as refused against ``student`` (``model``: when it is known)."""
         if self.paused:
             self.store.count_refusal(student, model, self.window.key())
-            raise refusals.paused(self.paused_reason)
+            raise refusals.paused(self.paused_reason, self._left(student))
 
     def check_model(self, student: str, model: str) -> None:
         allowed = self.settings.models
         if allowed is not None and model not in allowed:
             self.store.count_refusal(student, model, self.window.key())
-            raise refusals.model_not_allowed(model, allowed)
+            raise refusals.model_not_allowed(model, allowed, self._left(student))
 
     def take_hold(self, student: str, model: str, kind: str, quote: Optional[int]):  # noqa: ANN201 - Hold
         """Hold the request's worst case (402 in the student's words when it does not fit; 503 when the class was
@@ -223,11 +247,11 @@ class ClassroomState:
                 raise refusals.unpriced_over_limit(model, limit)
             if quote > limit:
                 self.store.count_refusal(student, model, window)
-                raise refusals.over_request_limit(limit, quote)
+                raise refusals.over_request_limit(limit, quote, self._left(student))
         needed = quote if quote is not None else max(1, self.budgets.available(student))  # unpriced: all that is left
         hold = self.budgets.hold(student, model, kind, needed)
         if hold is None:
-            self.store.count_refusal(student, model, window)
+            self.store.count_refusal(student, model, window, cap_hit=True)
             spent, held, cap = self.budgets.standing(student)
             raise refusals.budget_used_up(self.window, cap, spent, held, needed)
         return hold

@@ -10,11 +10,13 @@ revoked key before the body is read: under the model ``"-"``), and its
 ``balance_refused`` those the gateway refused because the teacher's paid balance
 was used up (counted apart from ``requests``), its ``unknown`` and
 ``unknown_nanos`` the requests charged at their hold because their outcome could
-not be known (a status starting ``unknown``). Revoked keys' digests are kept
-with their student's name. The database file and its ``-wal`` / ``-shm`` are
-readable by their owner only (0600). One running classroom at a time has a
-database file (a lock on ``<file>.lock``, where the system has POSIX locks): a
-second one on it would keep its own holds, and the caps would stop being hard.
+not be known (a status starting ``unknown``); ``days`` keeps the sums per student
+and local date, with how often the cap refused a request. Revoked keys' digests
+are kept with their student's name. The database file and its ``-wal`` /
+``-shm`` are readable by their owner only (0600). One running classroom at a
+time has a database file (a lock on ``<file>.lock``, where the system has POSIX
+locks): a second one on it would keep its own holds, and the caps would stop
+being hard.
 Money is in integer nano-dollars. The teacher's key is never passed to a store.
 See docs/classroom.md for how several instances would share one Postgres database
 behind the same interface.
@@ -74,12 +76,13 @@ class Store(Protocol):
     def attach_job(self, row_id: int, job_id: str, kind: str, price_nanos: Optional[int]) -> None: ...
     def finish_request(self, row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str] = None) -> None: ...
     def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> None: ...
-    def count_refusal(self, student: str, model: str, window: str) -> None: ...
+    def count_refusal(self, student: str, model: str, window: str, cap_hit: bool = False) -> None: ...
     def open_holds(self) -> list[OpenHold]: ...
     def job(self, job_id: str) -> Optional[tuple[str, str, int]]: ...
     def request_cost(self, row_id: int) -> Optional[int]: ...
     def spent(self, student: str, window: str) -> int: ...
     def totals(self, window: str) -> list[dict[str, Any]]: ...
+    def days(self, window: str) -> list[dict[str, Any]]: ...
     def get_meta(self, name: str) -> Optional[str]: ...
     def set_meta(self, name: str, value: Optional[str]) -> None: ...
     def close(self) -> None: ...
@@ -103,6 +106,10 @@ CREATE TABLE IF NOT EXISTS totals (
     balance_refused INTEGER NOT NULL DEFAULT 0, unknown INTEGER NOT NULL DEFAULT 0,
     unknown_nanos INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (student, model, window));
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS days (
+    student TEXT NOT NULL, day TEXT NOT NULL, window TEXT NOT NULL, spent_nanos INTEGER NOT NULL DEFAULT 0,
+    requests INTEGER NOT NULL DEFAULT 0, refused INTEGER NOT NULL DEFAULT 0, cap_hits INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (student, day, window));
 CREATE TABLE IF NOT EXISTS revoked_keys (key_digest TEXT PRIMARY KEY, student TEXT NOT NULL, revoked REAL NOT NULL);
 """
 
@@ -157,6 +164,17 @@ def _let_go(path: str, fd: Optional[int]) -> None:
         _CLAIMED.discard(os.path.realpath(path))
         if fd is not None:
             os.close(fd)
+
+
+# one more request (``requests``: settled, with its cost) or refusal (``refused``) on a student's day
+_ADD_TO_DAY = ("INSERT INTO days (student, day, window, spent_nanos, {column}) VALUES (?, ?, ?, ?, 1) "
+               "ON CONFLICT (student, day, window) DO UPDATE SET spent_nanos = spent_nanos + excluded.spent_nanos, "
+               "{column} = {column} + 1")
+
+
+def _day(when: float) -> str:
+    """The local date of a time (the day a report row counts it under)."""
+    return time.strftime("%Y-%m-%d", time.localtime(when))
 
 
 class SQLiteStore:
@@ -269,16 +287,33 @@ class SQLiteStore:
                         "last_request = max(coalesce(last_request, 0), excluded.last_request), "
                         "unknown = unknown + excluded.unknown, unknown_nanos = unknown_nanos + excluded.unknown_nanos",
                         (*row, cost_nanos, 1 - unpaid, unpaid, now, unknown, cost_nanos * unknown))
+                    # on the student's day: a request, or (the paid balance used up) a refusal
+                    db.execute(_ADD_TO_DAY.format(column="refused" if unpaid else "requests"),
+                               (row[0], _day(now), row[2], cost_nanos))
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
 
-    def count_refusal(self, student: str, model: str, window: str) -> None:
-        self._write("INSERT INTO totals (student, model, window, refused, last_request) VALUES (?, ?, ?, 1, ?) "
-                    "ON CONFLICT (student, model, window) DO UPDATE SET refused = refused + 1, "
-                    "last_request = max(coalesce(last_request, 0), excluded.last_request)",
-                    (student, model, window, time.time()))
+    def count_refusal(self, student: str, model: str, window: str, cap_hit: bool = False) -> None:
+        """One request refused by the classroom (``cap_hit``: because the student's cap was reached)."""
+        now = time.time()
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN")
+            try:
+                db.execute("INSERT INTO totals (student, model, window, refused, last_request) VALUES (?, ?, ?, 1, ?) "
+                           "ON CONFLICT (student, model, window) DO UPDATE SET refused = refused + 1, "
+                           "last_request = max(coalesce(last_request, 0), excluded.last_request)",
+                           (student, model, window, now))
+                db.execute(_ADD_TO_DAY.format(column="refused"), (student, _day(now), window, 0))
+                if cap_hit:
+                    db.execute("UPDATE days SET cap_hits = cap_hits + 1 WHERE student = ? AND day = ? AND window = ?",
+                               (student, _day(now), window))
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
 
     def open_holds(self) -> list[OpenHold]:
         rows = self._read("SELECT r.id, r.student, r.model, r.kind, r.hold_nanos, r.window, j.job_id, j.price_nanos "
@@ -308,6 +343,14 @@ class SQLiteStore:
                           "unknown, unknown_nanos FROM totals WHERE window = ?", (window,))
         names = ("student", "model", "spent_nanos", "requests", "refused", "balance_refused", "last_request",
                  "unknown", "unknown_nanos")
+        return [dict(zip(names, row)) for row in rows]
+
+    def days(self, window: str) -> list[dict[str, Any]]:
+        """Per student and day (the classroom's local date) in ``window``: spent_nanos, requests, refused,
+        cap_hits (requests refused because the cap was reached)."""
+        rows = self._read("SELECT student, day, spent_nanos, requests, refused, cap_hits FROM days WHERE window = ? "
+                          "ORDER BY day, student", (window,))
+        names = ("student", "day", "spent_nanos", "requests", "refused", "cap_hits")
         return [dict(zip(names, row)) for row in rows]
 
     def get_meta(self, name: str) -> Optional[str]:

@@ -38,6 +38,17 @@ class Window:
             return day.isoformat()
         return f"week of {(day - dt.timedelta(days=day.weekday())).isoformat()}"
 
+    def resets_at(self, when: Optional[dt.datetime] = None) -> Optional[dt.datetime]:
+        """When the window ``when`` (default: now) falls in ends and the cap starts again; None for ``total``."""
+        if self.kind == "total":
+            return None
+        now = when or self.clock()
+        midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        days = 1 if self.kind == "daily" else 7 - now.weekday()
+        # local midnight that many days on (a calendar date, so a change of clocks in between is kept)
+        date = (midnight + dt.timedelta(days=days)).date()
+        return dt.datetime.combine(date, dt.time(0), tzinfo=now.tzinfo)
+
     def resets(self) -> str:
         """When the cap resets, in words for a refusal (empty for ``total``)."""
         return {"total": "", "daily": "; it resets at midnight", "weekly": "; it resets on Monday"}[self.kind]

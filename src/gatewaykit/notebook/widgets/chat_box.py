@@ -25,6 +25,7 @@ from typing import Any, Optional
 from gatewaykit.notebook.cell_output.kernel import route_to_frontend_subshell
 from gatewaykit.notebook.html_views import style
 from gatewaykit.client.conversation.turn_costs import all_not_charged, not_charged_turns_text, turn_not_charged_notes
+from gatewaykit.notebook.widgets.class_budget import class_budget_text
 from gatewaykit.notebook.chat_views.chat_view import BoxTurnView, ChatBoxDisplay, render_transcript_html, turn_cost
 
 __all__ = ["ChatUI", "chat_ui"]
@@ -223,6 +224,9 @@ class ChatUI:
         parts.append(conversation)
         if self._undone_cost:
             parts.append(f"undone turns {style.format_cost(self._undone_cost)} (still in the ledger)")
+        left = class_budget_text(self.client)  # a student in a class: what is left of their budget
+        if left:
+            parts.append(left)
         return f'<span style="{style.esc(style.MUTED)}">{style.esc(" · ".join(parts))}</span>'
 
     def _refresh(self, keep_live: bool = False) -> None:

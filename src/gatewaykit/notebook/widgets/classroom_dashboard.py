@@ -1,10 +1,14 @@
 """``room.dashboard()``: a live view of a classroom for the teacher's notebook.
 
-One bar per student (spent, held by requests still running, and what is left of
-the cap), refreshed every few seconds while the classroom runs, with Pause (and a
-reason) and Resume; a red line when the teacher's paid balance at the gateway
-is used up. The HTML comes from :func:`dashboard_html`, a pure function of the
-report rows and status; student names are escaped. Without ipywidgets or a kernel the
+The kill switch (Pause with a reason, Resume) and the class's totals at the top
+(spent of the caps, held, students at their cap, requests a cap refused, the top
+spenders; a red line when the teacher's paid balance at the gateway is used up),
+then one bar per student (spent, held by requests still running, and what is
+left of the cap) in a table that scrolls under them, sortable by name, spend or
+what is left, with a filter for students near their cap; refreshed every few
+seconds while the classroom runs (40 to 400 students). The HTML comes from
+:func:`dashboard_html`, a pure function of the report rows and status; student
+names are escaped. Without ipywidgets or a kernel the
 dashboard is that HTML once (a snapshot), with a line saying why it is not live.
 """
 
@@ -19,7 +23,7 @@ from gatewaykit.notebook.cell_output.kernel import route_to_frontend_subshell
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.html_views.style import esc
 
-__all__ = ["ClassroomDashboard", "DashboardSnapshot", "dashboard", "dashboard_html"]
+__all__ = ["ClassroomDashboard", "DashboardSnapshot", "dashboard", "dashboard_html", "near_cap", "shown_rows"]
 
 _BAR = "display:inline-block;height:0.9em;vertical-align:middle"
 
@@ -38,8 +42,34 @@ def _bar(spent: float, held: float, cap: float) -> str:
             f'opacity:0.4"></span></span>')
 
 
-def dashboard_html(rows: list[dict[str, Any]], status: dict[str, Any]) -> str:
-    """The dashboard's HTML: a line on the class (stopped, paused or open, window), then a row per student."""
+#: How a teacher may order the rows: the choice's label and the key it sorts by.
+SORTS = {"student": "name", "spent": "spend, most first", "remaining": "remaining, least first"}
+#: A student is near their cap when this share of it is spent or held.
+NEAR_CAP = 0.8
+#: The table scrolls inside this height (the totals and the controls above it stay in view).
+TABLE_HEIGHT = "26em"
+
+
+def near_cap(row: dict[str, Any]) -> bool:
+    """Spent and held reach :data:`NEAR_CAP` of the cap (a cap of $0 is reached at once)."""
+    cap = row["cap_usd"]
+    return cap <= 0 or row["spent_usd"] + row.get("held_usd", 0) >= cap * NEAR_CAP
+
+
+def shown_rows(rows: list[dict[str, Any]], sort: str = "student", near_cap_only: bool = False) -> list[dict[str, Any]]:
+    """The rows a teacher asked to see, in their order (``sort``: a key of :data:`SORTS`)."""
+    if sort not in SORTS:
+        raise ValueError(f"sort must be one of {', '.join(SORTS)}; got {sort!r}")
+    picked = [r for r in rows if near_cap(r)] if near_cap_only else list(rows)
+    if sort == "spent":
+        picked.sort(key=lambda r: (-r["spent_usd"], r["student"]))
+    elif sort == "remaining":
+        picked.sort(key=lambda r: (r["remaining_usd"], r["student"]))
+    return picked
+
+
+def _head(rows: list[dict[str, Any]], status: dict[str, Any]) -> str:
+    """The class in one line: stopped, paused or open, then its totals (spent of the caps, held, at cap)."""
     if status.get("stopped"):
         head = '<b style="opacity:.7">Stopped</b>'
     elif status.get("paused"):
@@ -48,27 +78,60 @@ def dashboard_html(rows: list[dict[str, Any]], status: dict[str, Any]) -> str:
     else:
         head = '<b style="color:#2e7d32">Open</b>'
     window = status.get("window", "total")
+    active = [r for r in rows if not r.get("revoked")]
     spent = sum(r["spent_usd"] for r in rows)
-    head += (f' &middot; {plural(len(rows), "student")} &middot; {esc(format_usd(spent))} spent'
-             + ("" if window == "total" else f" &middot; window {esc(window)}"))
-    cells = []
-    for row in rows:
-        name = esc(row["student"]) + (' <span style="opacity:.6">(revoked)</span>' if row.get("revoked") else "")
-        full = row["cap_usd"] > 0 and row["spent_usd"] >= row["cap_usd"] * 0.999
-        left = "cap reached" if full else f"{esc(format_usd(row['remaining_usd']))} left"
-        held = f", {esc(format_usd(row['held_usd']))} running" if row.get("held_usd") else ""
-        cells.append(f'<tr><td style="{style.CELL}">{name}</td>'
-                     f'<td style="{style.CELL}">{_bar(row["spent_usd"], row.get("held_usd", 0), row["cap_usd"])}</td>'
-                     f'<td style="{style.CELL}">{esc(format_usd(row["spent_usd"]))} of '
-                     f'{esc(format_usd(row["cap_usd"]))}{held}</td>'
-                     f'<td style="{style.CELL}">{left}</td>'
-                     f'<td style="{style.CELL}">{plural(row["requests"], "request")}'
-                     + (f', {row["refused"]} refused' if row["refused"] else "")
-                     + (f', {row["balance_refused"]} not paid (no balance)' if row.get("balance_refused") else "")
-                     + "</td></tr>")
-    table = f'<table style="{style.TABLE}">{"".join(cells)}</table>' if cells else '<i>No students yet.</i>'
-    return (f'<div class="gk-classroom" style="{style.BOX}"><div style="margin-bottom:.4em">{head}</div>'
-            f'{_balance_line(status)}{table}</div>')
+    held = sum(r.get("held_usd", 0) for r in rows)
+    at_cap = sum(1 for r in active if r["remaining_usd"] <= r["cap_usd"] / 1000)
+    hits = sum(r.get("cap_hits", 0) for r in rows)
+    parts = [head, plural(len(rows), "student"),
+             f"{esc(format_usd(spent))} spent of {esc(format_usd(sum(r['cap_usd'] for r in active)))} in caps"]
+    if held:
+        parts.append(f"{esc(format_usd(held))} held by requests running")
+    parts.append(f'<span class="gk-at-cap">{at_cap} at their cap</span>')
+    if hits:
+        parts.append(f"{plural(hits, 'request')} refused by a cap")
+    if window != "total":
+        parts.append(f"window {esc(window)}")
+    top = sorted((r for r in rows if r["spent_usd"] > 0), key=lambda r: (-r["spent_usd"], r["student"]))[:5]
+    line = " &middot; ".join(parts)
+    if top:
+        spenders = ", ".join(f"{esc(r['student'])} {esc(format_usd(r['spent_usd']))}" for r in top)
+        line += f'<div class="gk-top-spenders" style="opacity:.8">Top spenders: {spenders}</div>'
+    return line
+
+
+def _row(row: dict[str, Any]) -> str:
+    name = esc(row["student"]) + (' <span style="opacity:.6">(revoked)</span>' if row.get("revoked") else "")
+    full = row["cap_usd"] <= 0 or row["spent_usd"] >= row["cap_usd"] * 0.999
+    left = "cap reached" if full else f"{esc(format_usd(row['remaining_usd']))} left"
+    held = f", {esc(format_usd(row['held_usd']))} running" if row.get("held_usd") else ""
+    counts = plural(row["requests"], "request") + (f', {row["refused"]} refused' if row["refused"] else "")
+    if row.get("balance_refused"):
+        counts += f', {row["balance_refused"]} not paid (no balance)'
+    if row.get("cap_hits"):
+        counts += f' ({plural(row["cap_hits"], "cap hit")})'
+    return (f'<tr class="gk-student"><td style="{style.CELL}">{name}</td>'
+            f'<td style="{style.CELL}">{_bar(row["spent_usd"], row.get("held_usd", 0), row["cap_usd"])}</td>'
+            f'<td style="{style.CELL}">{esc(format_usd(row["spent_usd"]))} of {esc(format_usd(row["cap_usd"]))}'
+            f'{held}</td><td style="{style.CELL}">{left}</td><td style="{style.CELL}">{counts}</td></tr>')
+
+
+def dashboard_html(rows: list[dict[str, Any]], status: dict[str, Any], sort: str = "student",
+                   near_cap_only: bool = False) -> str:
+    """The dashboard's HTML: the class and its totals, then a row per student (``sort``, ``near_cap_only``: as
+    :func:`shown_rows`) in a table that scrolls under the totals."""
+    picked = shown_rows(rows, sort, near_cap_only)
+    if picked:
+        table = (f'<div class="gk-students" style="max-height:{TABLE_HEIGHT};overflow-y:auto">'
+                 f'<table style="{style.TABLE}">{"".join(_row(r) for r in picked)}</table></div>')
+    elif rows:
+        table = f"<i>No student has used {NEAR_CAP:.0%} of their cap.</i>"
+    else:
+        table = "<i>No students yet.</i>"
+    shown = (f'<div class="gk-shown" style="{style.FOOTER}">showing {len(picked)} of {len(rows)}: near their cap '
+             f"({NEAR_CAP:.0%} or more used)</div>") if near_cap_only else ""
+    return (f'<div class="gk-classroom" style="{style.BOX}"><div style="margin-bottom:.4em">{_head(rows, status)}'
+            f"</div>{_balance_line(status)}{shown}{table}</div>")
 
 
 def _balance_line(status: dict[str, Any]) -> str:
@@ -109,8 +172,17 @@ class ClassroomDashboard:
         self.pause_button.on_click(lambda _: self._act(lambda: room.pause(self.reason.value or None)))
         self.resume_button.on_click(lambda _: self._act(room.resume))
         self.message = widgets.HTML()
+        self.sort = widgets.Dropdown(options=[(label, key) for key, label in SORTS.items()], value="student",
+                                     description="Sort by", style={"description_width": "initial"},
+                                     layout=widgets.Layout(width="17em"))
+        self.near_cap_only = widgets.Checkbox(value=False, description=f"only students near their cap "
+                                              f"({NEAR_CAP:.0%} used)", indent=False)
+        self.sort.observe(lambda _: self._show(), names="value")
+        self.near_cap_only.observe(lambda _: self._show(), names="value")
+        # the kill switch first, then how the rows are shown, then the class (its totals above its rows)
         controls = widgets.HBox([self.pause_button, self.reason, self.resume_button])
-        self.widget = widgets.VBox([self.view, controls, self.message])
+        view_controls = widgets.HBox([self.sort, self.near_cap_only])
+        self.widget = widgets.VBox([controls, view_controls, self.view, self.message])
         route_to_frontend_subshell(self.widget)  # Pause works while another cell runs
         self._stop = threading.Event()
         self._last: tuple[list[dict[str, Any]], dict[str, Any]] = ([], {})
@@ -133,20 +205,26 @@ class ClassroomDashboard:
             return
         try:
             self._last = (self.room.report_rows(), self.room.status())
-            self.view.value = dashboard_html(*self._last)
+            self._show()
             # Resume only while paused (an open class has nothing to resume); Pause stays: pausing again
             # changes the reason students are shown.
             self.resume_button.disabled = not self._last[1].get("paused")
         except Exception as exc:  # noqa: BLE001 - a refresh that fails says so and tries again later
             self.message.value = f'<div style="{style.ERROR_BOX}">Could not refresh: {esc(type(exc).__name__)}</div>'
 
+    def _show(self) -> None:
+        """The last figures, sorted and filtered as the controls say."""
+        rows, status = self._last
+        self.view.value = dashboard_html(rows, status, self.sort.value, self.near_cap_only.value)
+
     def _show_stopped(self) -> None:
         """The figures as the class stopped, headed "Stopped" (the last refresh when the room kept none); the
         buttons can do nothing more, so they are greyed."""
         rows, status = getattr(self.room, "final_figures", None) or self._last
-        self.view.value = dashboard_html(rows, {**status, "stopped": True})
+        self._last = (rows, {**status, "stopped": True})
+        self._show()
         self.message.value = f'<div style="{style.FOOTER}">The classroom has stopped; these are its last figures.</div>'
-        for control in (self.pause_button, self.resume_button, self.reason):
+        for control in (self.pause_button, self.resume_button, self.reason):  # sorting still works
             control.disabled = True
         self._stop.set()
 

@@ -33,6 +33,7 @@ from gatewaykit.notebook.widgets.playground_widgets import (
     field_widget,
     unavailable_reason,
 )
+from gatewaykit.notebook.widgets.class_budget import class_budget_text
 
 __all__ = ["Playground", "playground"]
 
@@ -273,6 +274,9 @@ class Playground:
             text += f", of which ≈ {style.format_cost(estimated)} est. (the gateway did not report it)"
         if unpriced:
             text += f" + {unpriced} job{'s' if unpriced != 1 else ''} charged at a price the gateway does not report"
+        left = class_budget_text(self.client)  # a student in a class: what is left of their budget
+        if left:
+            text += f" · {left}"
         self.cost.value = f'<div style="{style.MUTED}">{style.esc(text)}</div>'
 
     def wait(self, timeout: Optional[float] = None) -> bool:
