@@ -57,7 +57,8 @@ def test_the_cli_takes_cors_origin_more_than_once(tmp_path: Path, upstream: Any)
     roster.write_text("student\nana\n")
     server = subprocess.Popen(
         [sys.executable, "-m", "gatewaykit.classroom", "--upstream", upstream.base_url, "--roster", str(roster),
-         "--keys-out", str(tmp_path / "keys.csv"), "--db", str(tmp_path / "class.db"), "--port", "0", "--cors-origin", SITE,
+         "--keys-out", str(tmp_path / "keys.csv"), "--db", str(tmp_path / "class.db"), "--port", "0",
+         "--cors-origin", SITE,
          "--cors-origin", "https://class.example.org"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "SVC_API_KEY": TEACHER_KEY})
     try:
