@@ -16,8 +16,8 @@ readable by their owner only (0600). One running classroom at a time has a
 database file (a lock on ``<file>.lock``, where the system has POSIX locks): a
 second one on it would keep its own holds, and the caps would stop being hard.
 Money is in integer nano-dollars. The teacher's key is never passed to a store.
-See docs/classroom.md for how several instances would share one Postgres database
-behind the same interface.
+Several classroom processes share one class in PostgreSQL behind the same interface:
+:mod:`gatewaykit.classroom.postgres_store` (``open_store`` picks by the ``db`` given).
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from typing import Any, Optional, Protocol
 
 from gatewaykit import sqlite_fork
 
-__all__ = ["NO_BALANCE", "DatabaseInUse", "OpenHold", "SQLiteStore", "Store", "StudentRow", "owner_only"]
+__all__ = ["NO_BALANCE", "DatabaseInUse", "DatabaseUnavailable", "OpenHold", "SQLiteStore", "Store", "StudentRow",
+           "open_store", "owner_only"]
 
 HELD = "held"  # a request in flight, or a job not yet finished: its hold still counts
 #: The status of a request the gateway refused (402) because the teacher's paid balance was used up: nothing is
@@ -73,7 +74,7 @@ class Store(Protocol):
     def open_request(self, student: str, model: str, kind: str, hold_nanos: int, window: str) -> int: ...
     def attach_job(self, row_id: int, job_id: str, kind: str, price_nanos: Optional[int]) -> None: ...
     def finish_request(self, row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str] = None) -> None: ...
-    def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> None: ...
+    def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> list[int]: ...
     def count_refusal(self, student: str, model: str, window: str) -> None: ...
     def open_holds(self) -> list[OpenHold]: ...
     def job(self, job_id: str) -> Optional[tuple[str, str, int]]: ...
@@ -121,6 +122,26 @@ def owner_only(path: str) -> None:
 
 class DatabaseInUse(RuntimeError):
     """Another running classroom has this database file."""
+
+
+class DatabaseUnavailable(RuntimeError):
+    """The class's database cannot be reached (a server database that went away): nothing can be recorded, so
+    nothing is forwarded (the classroom answers 503 naming the database)."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"the class database {where} cannot be reached ({reason})")
+        self.where = where
+        self.reason = reason
+
+
+def open_store(db: str) -> "Store":
+    """The store for ``db``: a ``postgresql://`` URL (:class:`PostgresStore`, shared by every classroom given the
+    same URL), else an SQLite file (or ``":memory:"``)."""
+    if db.startswith(("postgresql://", "postgres://")):
+        from gatewaykit.classroom.postgres_store import PostgresStore
+
+        return PostgresStore(db)
+    return SQLiteStore(db)
 
 
 _CLAIMED: set[str] = set()  # the database files this process's stores have open
@@ -240,11 +261,13 @@ class SQLiteStore:
     def finish_request(self, row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str] = None) -> None:
         self.finish_requests([(row_id, status, cost_nanos, upstream_id)])
 
-    def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> None:
+    def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> list[int]:
         """Make requests' rows final (``(row_id, status, cost_nanos, upstream_id)`` each) and add them to the
         totals, all in one transaction; a row already final is left as it is. A :data:`NO_BALANCE` row counts in
-        ``balance_refused``, not in ``requests``; an :data:`UNKNOWN` one in ``unknown`` and ``unknown_nanos`` too."""
+        ``balance_refused``, not in ``requests``; an :data:`UNKNOWN` one in ``unknown`` and ``unknown_nanos`` too.
+        Returns the rows this call made final."""
         now = time.time()
+        done = []
         with self._lock:
             db = self._db
             db.execute("BEGIN")
@@ -254,6 +277,7 @@ class SQLiteStore:
                                      (row_id, HELD)).fetchone()
                     if row is None:
                         continue
+                    done.append(row_id)
                     db.execute("UPDATE requests SET status = ?, cost_nanos = ?, finished = ?, "
                                "upstream_id = COALESCE(?, upstream_id) WHERE id = ?",
                                (status, cost_nanos, now, upstream_id, row_id))
@@ -273,6 +297,7 @@ class SQLiteStore:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
+        return done
 
     def count_refusal(self, student: str, model: str, window: str) -> None:
         self._write("INSERT INTO totals (student, model, window, refused, last_request) VALUES (?, ?, ?, 1, ?) "
