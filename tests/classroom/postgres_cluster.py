@@ -57,6 +57,8 @@ class Cluster:
             self._user = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
         self._tool("initdb", "-D", str(self.data), "-A", "trust", "-U", SUPERUSER, "--no-sync", "-E", "UTF8",
                    "--locale=C.UTF-8", "--no-instructions")
+        hba = self.data / "pg_hba.conf"  # the password user's password is checked (everyone else: trusted)
+        hba.write_text(f"host all {PASSWORD_USER} 127.0.0.1/32 scram-sha-256\n" + hba.read_text())
         self.resume_server()
         self._count = 0
         self.execute(f"CREATE ROLE {PASSWORD_USER} LOGIN PASSWORD '{PASSWORD}' CREATEDB")

@@ -48,6 +48,7 @@ class ClassSync:
 
         listener: Any = None
         next_beat = 0.0
+        failing = False  # logged once per outage, not every poll
         while not self._stop.is_set():
             try:
                 if listener is None:
@@ -66,11 +67,14 @@ class ClassSync:
                     if settled:
                         log.warning("charged %d request(s) of a stopped classroom process at their hold",
                                     len(settled))
-            except DatabaseUnavailable:
-                listener = _closed(listener)
-                self._stop.wait(self.poll_seconds)
-            except Exception as exc:  # noqa: BLE001 - a dropped listener or an odd answer: connect again
-                log.warning("classroom sync: %s", type(exc).__name__)
+                if failing:
+                    failing = False
+                    log.warning("the class database %s answers again", self.store.url)
+            except Exception as exc:  # noqa: BLE001 - the database away, a dropped listener: connect again
+                if not failing:
+                    failing = True
+                    reason = exc if isinstance(exc, DatabaseUnavailable) else type(exc).__name__
+                    log.warning("the class database %s cannot be reached (%s); retrying", self.store.url, reason)
                 listener = _closed(listener)
                 self._stop.wait(self.poll_seconds)
         _closed(listener)
