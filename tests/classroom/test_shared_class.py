@@ -27,6 +27,13 @@ class SharedClass:
         self.url = url
         self.instances = instances
         self.keys = next(i.keys() for i in instances if i.keys())
+        self.folder = instances[0].keys_file.parent
+
+    def rows(self, sql: str, args: Any = None) -> list[tuple]:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            return conn.execute(sql, args).fetchall()
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +42,7 @@ def shared(postgres_cluster: Any, tmp_path_factory: Any) -> Iterator[SharedClass
     roster = folder / "roster.csv"
     roster.write_text("student\n" + "".join(f"s{i:02}\n" for i in range(STUDENTS)))
     url = postgres_cluster.url(postgres_cluster.new_database())
-    gateway = GatewayProcess()
+    gateway = GatewayProcess("--slow-seconds", "4")  # X-Emulator-Fault: slow answers after 4 s
     instances = []
     try:  # the three start at once: the roster is decided by one of them
         instances = [ClassroomProcess(gateway, url, folder, f"i{n}", "--roster", str(roster), "--cap", str(CAP))
@@ -160,3 +167,36 @@ def test_a_cap_lowered_on_one_instance_holds_on_another(shared: SharedClass) -> 
     assert first.admin("POST", "students/capped/cap", {"cap_usd": 0}).status_code == 200
     answer = httpx.post(f"{second.base_url}/v1/chat/completions", json=chat(max_tokens=8), headers=auth(key))
     assert answer.status_code == 402, answer.text
+
+
+def test_an_instance_killed_mid_request_loses_no_charge(shared: SharedClass) -> None:
+    """SIGKILL with 4 requests held: the others charge them at their hold; the class total >= what the gateway charged."""
+    import threading
+
+    victim = ClassroomProcess(shared.gateway, shared.url, shared.folder, "victim").ready()
+    key = shared.instances[0].admin("POST", "students", {"student": "killed-mid-request", "cap_usd": 1.0}).json()["key"]
+    held = "SELECT count(*) FROM requests WHERE student = 'killed-mid-request' AND status = 'held'"
+
+    def slow_chat() -> None:
+        try:
+            httpx.post(f"{victim.base_url}/v1/chat/completions", json=chat(max_tokens=300), timeout=30,
+                       headers={**auth(key), "X-Emulator-Fault": "slow"})
+        except httpx.HTTPError:
+            pass  # its classroom was killed
+
+    threads = [threading.Thread(target=slow_chat) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    try:
+        wait_for(lambda: shared.rows(held) == [(4,)], 30, "4 requests held by the victim")
+        victim.kill()
+    finally:
+        victim.stop()
+        for thread in threads:
+            thread.join(60)
+    wait_for(lambda: shared.rows(held) == [(0,)], 30, "the others to charge the killed process's holds")
+    rows = shared.rows("SELECT status, cost_nanos = hold_nanos FROM requests WHERE student = 'killed-mid-request'")
+    assert rows == [("interrupted", True)] * 4, rows
+    reports = shared.instances[1].admin("GET", "report").json()["rows"]
+    total = sum(r["spent_usd"] for r in reports)
+    assert total >= shared.gateway.spent() - 1e-9, (total, shared.gateway.spent())
