@@ -115,6 +115,7 @@ class PostgresStore:
         self._lock = threading.RLock()
         self._conn: Any = None
         self._balances: set[tuple[str, str]] = set()  # balance rows known to exist
+        self._students_of: dict[int, str] = {}  # the student of each row this process holds (the lock order)
         self._closed = False
         with self._guard():
             self._migrate()
@@ -270,7 +271,10 @@ class PostgresStore:
             "SELECT student, %(model)s, %(kind)s, 'held', %(n)s, %(win)s, %(now)s, %(me)s FROM held RETURNING id",
             {"n": hold_nanos, "student": student, "win": window, "cap": class_cap_nanos, "model": model,
              "kind": kind, "now": time.time(), "me": self.instance})
-        return int(rows[0][0]) if rows else None
+        if not rows:
+            return None
+        self._students_of[int(rows[0][0])] = student
+        return int(rows[0][0])
 
     def standing(self, student: str, window: str, class_cap_nanos: int) -> tuple[int, int, int]:
         """``(spent, held, cap)`` of ``student`` in ``window``, as the database has them now."""
@@ -318,16 +322,26 @@ class PostgresStore:
         one statement); a row already final (settled by this process or another) is left. Returns the rows this
         call made final."""
         now = time.time()
+
+        def args(row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str]) -> dict[str, Any]:
+            unpaid = int(status == NO_BALANCE)
+            return {"status": status, "cost": cost_nanos, "now": now, "upstream": upstream_id, "id": row_id,
+                    "paid": 1 - unpaid, "unpaid": unpaid}
+
+        if len(rows) == 1:  # one statement is a transaction of its own: one round trip
+            self._students_of.pop(rows[0][0], None)
+            found = self._all(self._FINISH, args(*rows[0]))
+            return [rows[0][0]] if found and found[0][0] else []
         done = []
-        ordered = sorted(rows, key=lambda r: r[0])  # one lock order for every process
+        # one lock order for every process (balance rows by student): two settling groups never deadlock
+        ordered = sorted(rows, key=lambda r: (self._students_of.get(r[0], ""), r[0]))
         with self._transaction() as conn:
-            for row_id, status, cost_nanos, upstream_id in ordered:
-                unpaid = int(status == NO_BALANCE)
-                found = conn.execute(self._FINISH, {"status": status, "cost": cost_nanos, "now": now,
-                                                    "upstream": upstream_id, "id": row_id, "paid": 1 - unpaid,
-                                                    "unpaid": unpaid}).fetchone()
+            for row in ordered:
+                found = conn.execute(self._FINISH, args(*row)).fetchone()
                 if found and found[0]:
-                    done.append(row_id)
+                    done.append(row[0])
+        for row in rows:
+            self._students_of.pop(row[0], None)
         return done
 
     def count_refusal(self, student: str, model: str, window: str) -> None:
