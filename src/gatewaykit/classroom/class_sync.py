@@ -75,13 +75,13 @@ class ClassSync:
                     failing = True
                     reason = exc if isinstance(exc, DatabaseUnavailable) else type(exc).__name__
                     log.warning("the class database %s cannot be reached (%s); retrying", self.store.url, reason)
-                listener = _closed(listener)
+                _close(listener)
+                listener = None
                 self._stop.wait(self.poll_seconds)
-        _closed(listener)
+        _close(listener)
 
 
-def _closed(connection: Any) -> None:
+def _close(connection: Any) -> None:
     if connection is not None:
         with contextlib.suppress(Exception):
             connection.close()
-    return None

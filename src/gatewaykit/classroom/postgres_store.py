@@ -63,7 +63,7 @@ _MIGRATIONS = [
         balance_refused BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (student, model, win));
     CREATE TABLE balances (
         student TEXT NOT NULL, win TEXT NOT NULL, spent_nanos BIGINT NOT NULL DEFAULT 0,
-        held_nanos BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (student, win));
+        held_nanos BIGINT NOT NULL DEFAULT 0, cap_nanos BIGINT, PRIMARY KEY (student, win));
     CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT);
     CREATE TABLE revoked_keys (
         key_digest TEXT PRIMARY KEY, student TEXT NOT NULL, revoked DOUBLE PRECISION NOT NULL, seq BIGSERIAL);
@@ -114,7 +114,6 @@ class PostgresStore:
         self.instance = uuid.uuid4().hex[:16]
         self._lock = threading.RLock()
         self._conn: Any = None
-        self._balances: set[tuple[str, str]] = set()  # balance rows known to exist
         self._students_of: dict[int, str] = {}  # the student of each row this process holds (the lock order)
         self._closed = False
         with self._guard():
@@ -241,36 +240,36 @@ class PostgresStore:
     # -- requests and holds ------------------------------------------------------------------------------------
     def open_request(self, student: str, model: str, kind: str, hold_nanos: int, window: str) -> int:
         """A held row without a cap check (the protocol's; a shared class takes holds with :meth:`hold`)."""
-        self._ensure_balance(student, window)
         with self._transaction() as conn:
-            conn.execute("UPDATE balances SET held_nanos = held_nanos + %s WHERE student = %s AND win = %s",
-                         (hold_nanos, student, window))
+            conn.execute("INSERT INTO balances AS b (student, win, held_nanos) VALUES (%s, %s, %s) ON CONFLICT "
+                         "(student, win) DO UPDATE SET held_nanos = b.held_nanos + excluded.held_nanos",
+                         (student, window, hold_nanos))
             row = conn.execute(
                 "INSERT INTO requests (student, model, kind, status, hold_nanos, win, created, instance) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
                 (student, model, kind, HELD, hold_nanos, window, time.time(), self.instance)).fetchone()
         return int(row[0])
 
-    def _ensure_balance(self, student: str, window: str) -> None:
-        if (student, window) in self._balances:
-            return
-        self._run("INSERT INTO balances (student, win) VALUES (%s, %s) ON CONFLICT DO NOTHING", (student, window))
-        self._balances.add((student, window))
+    # The student's balance row for the window is made by the first hold, or its hold added under the row's lock
+    # when the cap (their own, else the class's: ``cap_nanos`` of the would-be row) minus what is spent and held
+    # leaves room; the request's row is inserted only from a hold that was taken.
+    _HOLD = (
+        "WITH held AS (INSERT INTO balances AS b (student, win, held_nanos, cap_nanos) "
+        "  SELECT s.student, %(win)s, %(n)s, COALESCE(s.cap_nanos, %(cap)s) FROM students s "
+        "  WHERE s.student = %(student)s AND COALESCE(s.cap_nanos, %(cap)s) >= %(n)s "
+        "  ON CONFLICT (student, win) DO UPDATE SET held_nanos = b.held_nanos + excluded.held_nanos, "
+        "  cap_nanos = excluded.cap_nanos "
+        "  WHERE excluded.cap_nanos - b.spent_nanos - b.held_nanos >= excluded.held_nanos RETURNING b.student) "
+        "INSERT INTO requests (student, model, kind, status, hold_nanos, win, created, instance) "
+        "SELECT student, %(model)s, %(kind)s, 'held', %(n)s, %(win)s, %(now)s, %(me)s FROM held RETURNING id")
 
     def hold(self, student: str, model: str, kind: str, hold_nanos: int, window: str,
              class_cap_nanos: int) -> Optional[int]:
         """Hold ``hold_nanos`` for a request and return its row, in one statement that checks the student's cap
         (their own, or ``class_cap_nanos``) against what they spent and hold in ``window``; None: it does not fit
         (nothing written)."""
-        self._ensure_balance(student, window)
-        rows = self._all(
-            "WITH held AS (UPDATE balances b SET held_nanos = b.held_nanos + %(n)s FROM students s "
-            "  WHERE b.student = %(student)s AND b.win = %(win)s AND s.student = b.student "
-            "  AND COALESCE(s.cap_nanos, %(cap)s) - b.spent_nanos - b.held_nanos >= %(n)s RETURNING b.student) "
-            "INSERT INTO requests (student, model, kind, status, hold_nanos, win, created, instance) "
-            "SELECT student, %(model)s, %(kind)s, 'held', %(n)s, %(win)s, %(now)s, %(me)s FROM held RETURNING id",
-            {"n": hold_nanos, "student": student, "win": window, "cap": class_cap_nanos, "model": model,
-             "kind": kind, "now": time.time(), "me": self.instance})
+        rows = self._all(self._HOLD, {"n": hold_nanos, "student": student, "win": window, "cap": class_cap_nanos,
+                                      "model": model, "kind": kind, "now": time.time(), "me": self.instance})
         if not rows:
             return None
         self._students_of[int(rows[0][0])] = student

@@ -19,10 +19,10 @@ from typing import Any, Callable, Iterable, Optional
 
 from gatewaykit.classroom.buffered_bytes import MAX_ANSWER_BYTES, MAX_BUFFERED_BYTES
 from gatewaykit.classroom.roster import read_roster
-from gatewaykit.classroom.db_location import MEMORY, default_db
+from gatewaykit.classroom.db_location import MEMORY, default_db, open_store
 from gatewaykit.classroom.setting_names import PYTHON, SettingNames
 from gatewaykit.classroom.state import ADMIN_DIGEST, ClassroomState, ClassSettings, admin_digest, new_admin_token
-from gatewaykit.classroom.store import Store, open_store
+from gatewaykit.classroom.store import Store
 from gatewaykit.classroom.upstream import Upstream
 from gatewaykit.classroom.windows import Window
 from gatewaykit.classroom.worst_case import WorstCase

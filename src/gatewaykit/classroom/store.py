@@ -17,7 +17,7 @@ database file (a lock on ``<file>.lock``, where the system has POSIX locks): a
 second one on it would keep its own holds, and the caps would stop being hard.
 Money is in integer nano-dollars. The teacher's key is never passed to a store.
 Several classroom processes share one class in PostgreSQL behind the same interface:
-:mod:`gatewaykit.classroom.postgres_store` (``open_store`` picks by the ``db`` given).
+:mod:`gatewaykit.classroom.postgres_store` (``db_location.open_store`` picks by the ``db`` given).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any, Optional, Protocol
 from gatewaykit import sqlite_fork
 
 __all__ = ["NO_BALANCE", "DatabaseInUse", "DatabaseUnavailable", "OpenHold", "SQLiteStore", "Store", "StudentRow",
-           "open_store", "owner_only"]
+           "owner_only"]
 
 HELD = "held"  # a request in flight, or a job not yet finished: its hold still counts
 #: The status of a request the gateway refused (402) because the teacher's paid balance was used up: nothing is
@@ -132,16 +132,6 @@ class DatabaseUnavailable(RuntimeError):
         super().__init__(f"the class database {where} cannot be reached ({reason})")
         self.where = where
         self.reason = reason
-
-
-def open_store(db: str) -> "Store":
-    """The store for ``db``: a ``postgresql://`` URL (:class:`PostgresStore`, shared by every classroom given the
-    same URL), else an SQLite file (or ``":memory:"``)."""
-    if db.startswith(("postgresql://", "postgres://")):
-        from gatewaykit.classroom.postgres_store import PostgresStore
-
-        return PostgresStore(db)
-    return SQLiteStore(db)
 
 
 _CLAIMED: set[str] = set()  # the database files this process's stores have open
