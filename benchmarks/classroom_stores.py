@@ -30,7 +30,7 @@ from typing import Any, Optional
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "classroom"))
 
-from classroom import TEACHER, _cpu_seconds, _latencies, _pct, _request, _start  # noqa: E402
+from classroom import BODY, TEACHER, _cpu_seconds, _latencies, _pct, _request, _start  # noqa: E402
 
 __all__ = ["run"]
 
@@ -73,6 +73,25 @@ async def _spread(urls: list[tuple[str, int]], keys: list[str], connections: int
 
     await asyncio.gather(*(connection(n) for n in range(connections)))
     return done
+
+
+def _pause_reaches_all(urls: list[tuple[str, int]], key: str) -> float:
+    """Seconds from pausing on the first instance to a 503 from every instance (then resumed)."""
+    import httpx
+
+    admin = {"Authorization": "Bearer bench-admin"}
+    began = time.monotonic()
+    httpx.post(f"http://{urls[0][0]}:{urls[0][1]}/_classroom/pause", headers=admin, json={}).raise_for_status()
+    try:
+        for host, port in urls:
+            while httpx.post(f"http://{host}:{port}/v1/chat/completions", content=BODY,
+                             headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+                             ).status_code != 503:
+                if time.monotonic() - began > 30:
+                    return float("inf")
+        return time.monotonic() - began
+    finally:
+        httpx.post(f"http://{urls[0][0]}:{urls[0][1]}/_classroom/resume", headers=admin).raise_for_status()
 
 
 def run(store: str, instances: int, students: int, connections: int, seconds: float, latency_requests: int,
@@ -122,11 +141,12 @@ def run(store: str, instances: int, students: int, connections: int, seconds: fl
         elapsed = time.monotonic() - began
         classroom_cpu = sum(_cpu_seconds(p.pid) - b for p, b in zip(rooms, cpu_before))
         pg_cpu = (_cluster_cpu(cluster.data) - pg_before) if cluster else 0.0
+        pause_s = _pause_reaches_all(urls, keys[2])
         return {"store": store, "instances": instances, "students": students, "chats/s": done / elapsed,
                 "added p50 ms": _pct(through, .5) - _pct(direct, .5),
                 "added p99 ms": _pct(through, .99) - _pct(direct, .99),
                 "classroom CPU ms/chat": classroom_cpu / max(1, done) * 1000,
-                "postgres CPU ms/chat": pg_cpu / max(1, done) * 1000, "chats": done}
+                "postgres CPU ms/chat": pg_cpu / max(1, done) * 1000, "pause on all s": pause_s, "chats": done}
     finally:
         for process in rooms:
             process.terminate()
@@ -139,7 +159,7 @@ def run(store: str, instances: int, students: int, connections: int, seconds: fl
 
 def print_table(rows: list[dict[str, Any]]) -> None:
     columns = ["store", "instances", "students", "chats/s", "added p50 ms", "added p99 ms", "classroom CPU ms/chat",
-               "postgres CPU ms/chat"]
+               "postgres CPU ms/chat", "pause on all s"]
     print(" | ".join(columns))
     for row in rows:
         print(" | ".join(f"{row[c]:.2f}" if isinstance(row[c], float) else str(row[c]) for c in columns))
