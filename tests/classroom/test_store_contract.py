@@ -120,3 +120,16 @@ def test_totals_are_per_window(store: Any) -> None:
     assert store.spent("bo", "2026-12-07") == 4
     assert store.spent("bo", "2026-12-08") == 0
     assert store.totals("2026-12-08") == []
+
+
+def test_a_request_charged_at_its_hold_for_an_unknown_outcome_is_counted_as_unknown(store: Any) -> None:
+    """An UNKNOWN row counts in requests, unknown and unknown_nanos; request_cost reads what it was charged."""
+    from gatewaykit.classroom.store import UNKNOWN
+
+    store.add_student("bo", "d-bo", None)
+    row = store.open_request("bo", "chat-mini", "chat", 900, W)
+    assert store.request_cost(row) is None  # still held
+    store.finish_request(row, f"{UNKNOWN}: timed out", 900)
+    [total] = store.totals(W)
+    assert (total["requests"], total["unknown"], total["unknown_nanos"], total["spent_nanos"]) == (1, 1, 900, 900)
+    assert store.request_cost(row) == 900

@@ -35,7 +35,7 @@ import uuid
 from typing import Any, Callable, Iterator, Optional, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from gatewaykit.classroom.store import HELD, NO_BALANCE, DatabaseUnavailable, OpenHold, StudentRow
+from gatewaykit.classroom.store import HELD, NO_BALANCE, UNKNOWN, DatabaseUnavailable, OpenHold, StudentRow
 
 __all__ = ["CHANNEL", "PostgresStore", "SCHEMA_VERSION", "is_postgres_url", "shown_url"]
 
@@ -60,7 +60,8 @@ _MIGRATIONS = [
     CREATE TABLE totals (
         student TEXT NOT NULL, model TEXT NOT NULL, win TEXT NOT NULL, spent_nanos BIGINT NOT NULL DEFAULT 0,
         requests BIGINT NOT NULL DEFAULT 0, refused BIGINT NOT NULL DEFAULT 0, last_request DOUBLE PRECISION,
-        balance_refused BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (student, model, win));
+        balance_refused BIGINT NOT NULL DEFAULT 0, unknown BIGINT NOT NULL DEFAULT 0,
+        unknown_nanos BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (student, model, win));
     CREATE TABLE balances (
         student TEXT NOT NULL, win TEXT NOT NULL, spent_nanos BIGINT NOT NULL DEFAULT 0,
         held_nanos BIGINT NOT NULL DEFAULT 0, cap_nanos BIGINT, PRIMARY KEY (student, win));
@@ -308,12 +309,15 @@ class PostgresStore:
         "b AS (UPDATE balances SET held_nanos = balances.held_nanos - done.hold_nanos, "
         "  spent_nanos = balances.spent_nanos + %(cost)s FROM done "
         "  WHERE balances.student = done.student AND balances.win = done.win), "
-        "t AS (INSERT INTO totals (student, model, win, spent_nanos, requests, balance_refused, last_request) "
-        "  SELECT student, model, win, %(cost)s, %(paid)s, %(unpaid)s, %(now)s FROM done "
+        "t AS (INSERT INTO totals (student, model, win, spent_nanos, requests, balance_refused, last_request, "
+        "  unknown, unknown_nanos) "
+        "  SELECT student, model, win, %(cost)s, %(paid)s, %(unpaid)s, %(now)s, %(unknown)s, %(unknown_nanos)s "
+        "  FROM done "
         "  ON CONFLICT (student, model, win) DO UPDATE SET spent_nanos = totals.spent_nanos + excluded.spent_nanos, "
         "  requests = totals.requests + excluded.requests, "
         "  balance_refused = totals.balance_refused + excluded.balance_refused, "
-        "  last_request = GREATEST(COALESCE(totals.last_request, 0), excluded.last_request)) "
+        "  last_request = GREATEST(COALESCE(totals.last_request, 0), excluded.last_request), "
+        "  unknown = totals.unknown + excluded.unknown, unknown_nanos = totals.unknown_nanos + excluded.unknown_nanos) "
         "SELECT count(*) FROM done")
 
     def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> list[int]:
@@ -324,8 +328,9 @@ class PostgresStore:
 
         def args(row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str]) -> dict[str, Any]:
             unpaid = int(status == NO_BALANCE)
+            unknown = int(status.startswith(UNKNOWN))
             return {"status": status, "cost": cost_nanos, "now": now, "upstream": upstream_id, "id": row_id,
-                    "paid": 1 - unpaid, "unpaid": unpaid}
+                    "paid": 1 - unpaid, "unpaid": unpaid, "unknown": unknown, "unknown_nanos": cost_nanos * unknown}
 
         if len(rows) == 1:  # one statement is a transaction of its own: one round trip
             self._students_of.pop(rows[0][0], None)
@@ -364,15 +369,21 @@ class PostgresStore:
         rows = self._all("SELECT price_nanos FROM jobs WHERE request_id = %s", (row_id,))
         return None if not rows or rows[0][0] is None else int(rows[0][0])
 
+    def request_cost(self, row_id: int) -> Optional[int]:
+        """What a finished request (or job) was charged, in nanos; None while it is held."""
+        rows = self._all("SELECT cost_nanos FROM requests WHERE id = %s AND status != 'held'", (row_id,))
+        return None if not rows or rows[0][0] is None else int(rows[0][0])
+
     def spent(self, student: str, window: str) -> int:
         rows = self._all("SELECT COALESCE(sum(spent_nanos), 0) FROM totals WHERE student = %s AND win = %s",
                          (student, window))
         return int(rows[0][0])
 
     def totals(self, window: str) -> list[dict[str, Any]]:
-        rows = self._all("SELECT student, model, spent_nanos, requests, refused, balance_refused, last_request "
-                         "FROM totals WHERE win = %s", (window,))
-        names = ("student", "model", "spent_nanos", "requests", "refused", "balance_refused", "last_request")
+        rows = self._all("SELECT student, model, spent_nanos, requests, refused, balance_refused, last_request, "
+                         "unknown, unknown_nanos FROM totals WHERE win = %s", (window,))
+        names = ("student", "model", "spent_nanos", "requests", "refused", "balance_refused", "last_request",
+                 "unknown", "unknown_nanos")
         return [dict(zip(names, row)) for row in rows]
 
     def get_meta(self, name: str) -> Optional[str]:
@@ -402,7 +413,8 @@ class PostgresStore:
                 (self.dead_after, time.time() - self.stale_after)).fetchall()
         if not rows:
             return []
-        return self.finish_requests([(int(row_id), "interrupted", int(hold), None) for row_id, hold in rows])
+        status = f"{UNKNOWN}: its classroom process stopped"
+        return self.finish_requests([(int(row_id), status, int(hold), None) for row_id, hold in rows])
 
     def claim_jobs(self, every: float, limit: int = 50) -> list[OpenHold]:
         """Unfinished jobs due for a check, claimed for this process: each one's ``next_check_at`` moves ``every``
