@@ -139,3 +139,23 @@ def test_a_stopped_processs_held_requests_are_charged_at_their_hold_by_another(p
     finally:
         for store in (gone, alive, sweeper):
             store.close()
+
+
+def test_a_pause_on_one_instance_cancels_the_videos_another_instance_created(pg_url: str) -> None:
+    """Every instance's status counts the class's running jobs, and pause(cancel_jobs) cancels any instance's."""
+    from classroom_fixtures import open_room, start_upstream
+
+    with start_upstream(time_scale=1.0) as slow:
+        first = open_room(slow, roster=["ana"], db=pg_url, announce=False)
+        second = open_room(slow, db=pg_url, announce=False)
+        try:
+            answer = httpx.post(f"{first.base_url}/v1/videos", headers=auth(first.keys.key[0]),
+                                json={"model": "video-tiers", "prompt": "waves", "resolution": "480p"})
+            assert answer.status_code == 200, answer.text
+            assert second.status()["open_jobs"] == 1
+            assert second.pause("out of time", cancel_jobs=True)["cancelled_jobs"] == 1
+            assert [(r["held_usd"], r["spent_usd"]) for r in second.report_rows()] == [(0, 0)]
+        finally:
+            second.stop()
+            first.stop()
+        assert upstream_spent(slow) == 0

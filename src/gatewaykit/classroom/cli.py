@@ -160,7 +160,7 @@ def _serve(argv: Sequence[str]) -> int:
                      cors_origins=args.cors_origin)
     except ValueError as exc:
         parser.exit(2, f"{parser.prog}: error: {exc}\n")
-    except (ConnectionError, RuntimeError, OSError) as exc:
+    except (ConnectionError, RuntimeError, OSError, ImportError) as exc:  # ImportError: psycopg for postgresql://
         parser.exit(1, f"{parser.prog}: error: {exc}\n")
     keys = room._new_keys
     if keys:

@@ -201,6 +201,12 @@ class ClassroomState:
             raise refusals.revoked_key()
         return student
 
+    def open_jobs(self) -> dict[str, OpenHold]:
+        """The class's unfinished jobs by id (in a shared class: every process's, from the store)."""
+        if self.budgets.shared:
+            return {hold.job_id: hold for hold in self.store.open_holds() if hold.job_id}
+        return dict(self.watched_jobs)
+
     def _added_elsewhere(self, digest: str) -> Optional[str]:
         """In a shared class: the student of a key another process issued a moment ago (before this one heard)."""
         found = self.store.student_for(digest)  # type: ignore[attr-defined]
