@@ -159,3 +159,28 @@ def test_a_pause_on_one_instance_cancels_the_videos_another_instance_created(pg_
             second.stop()
             first.stop()
         assert upstream_spent(slow) == 0
+
+
+def test_a_database_gone_while_an_answer_is_recorded_says_the_request_is_charged_at_its_hold(
+        postgres_cluster: Any) -> None:
+    """The database stops while the gateway answers: 503 saying it was answered and is charged at its hold."""
+    from classroom_fixtures import open_room, start_upstream
+
+    url = postgres_cluster.url(postgres_cluster.new_database())
+    with start_upstream(fault_rate=1.0, fault_kinds=("slow",), slow_seconds=2.0) as slow:
+        room = open_room(slow, roster=["ana"], db=url, announce=False)
+        answers: list[httpx.Response] = []
+        asking = threading.Thread(target=lambda: answers.append(httpx.post(
+            f"{room.base_url}/v1/chat/completions", json=chat(), headers=auth(room.keys.key[0]), timeout=60)))
+        try:
+            asking.start()
+            wait_for(lambda: postgres_cluster.execute("SELECT count(*) FROM requests WHERE status = 'held'",
+                                                      url.rsplit("/", 1)[1]) == [(1,)], 30, "the request held")
+            postgres_cluster.pause_server()
+            asking.join(60)
+        finally:
+            postgres_cluster.resume_server()
+            room.stop()
+    [answer] = answers
+    assert answer.status_code == 503, answer.text
+    assert "could not record it" in answer.json()["error"]["message"] and url in answer.json()["error"]["message"]

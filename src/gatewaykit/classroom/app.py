@@ -112,8 +112,8 @@ async def _api_error(request: Request, exc: Exception) -> Response:
 
 async def _database_unavailable(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, DatabaseUnavailable)
-    log.warning("the class database cannot be reached: %s", exc)  # the URL without its password
-    refusal = refusals.database_unavailable(exc.where)
+    log.warning("%s: answered 503", exc)  # names the database by its URL without the password
+    refusal = refusals.database_unavailable(exc.where, exc.settling)
     return JSONResponse(refusal.envelope(), status_code=refusal.status, headers=refusal.headers)
 
 

@@ -332,18 +332,21 @@ class PostgresStore:
             return {"status": status, "cost": cost_nanos, "now": now, "upstream": upstream_id, "id": row_id,
                     "paid": 1 - unpaid, "unpaid": unpaid, "unknown": unknown, "unknown_nanos": cost_nanos * unknown}
 
-        if len(rows) == 1:  # one statement is a transaction of its own: one round trip
-            self._students_of.pop(rows[0][0], None)
-            found = self._all(self._FINISH, args(*rows[0]))
-            return [rows[0][0]] if found and found[0][0] else []
-        done = []
-        # one lock order for every process (balance rows by student): two settling groups never deadlock
-        ordered = sorted(rows, key=lambda r: (self._students_of.get(r[0], ""), r[0]))
-        with self._transaction() as conn:
-            for row in ordered:
-                found = conn.execute(self._FINISH, args(*row)).fetchone()
-                if found and found[0]:
-                    done.append(row[0])
+        try:
+            if len(rows) == 1:  # one statement is a transaction of its own: one round trip
+                found = self._all(self._FINISH, args(*rows[0]))
+                self._students_of.pop(rows[0][0], None)
+                return [rows[0][0]] if found and found[0][0] else []
+            done = []
+            # one lock order for every process (balance rows by student): two settling groups never deadlock
+            ordered = sorted(rows, key=lambda r: (self._students_of.get(r[0], ""), r[0]))
+            with self._transaction() as conn:
+                for row in ordered:
+                    found = conn.execute(self._FINISH, args(*row)).fetchone()
+                    if found and found[0]:
+                        done.append(row[0])
+        except DatabaseUnavailable as exc:  # the rows stay held: charged at their hold once they are stale
+            raise DatabaseUnavailable(exc.where, exc.reason, settling=True) from None
         for row in rows:
             self._students_of.pop(row[0], None)
         return done

@@ -101,11 +101,17 @@ def paused(reason: Optional[str]) -> ApiError:
                     code="class_paused", headers={"Retry-After": str(PAUSE_RETRY_SECONDS)})
 
 
-def database_unavailable(where: str) -> ApiError:
-    """The class's database cannot be reached: nothing is forwarded (it could not be recorded), nothing charged."""
-    return ApiError(503, f"The classroom cannot reach its database ({where}), so it cannot record requests: nothing "
-                    "was sent to the gateway and nothing was charged. Try again in a minute; if it lasts, tell your "
-                    "teacher.", type="api_error", code="class_database_unavailable", headers={"Retry-After": "5"})
+def database_unavailable(where: str, settling: bool = False) -> ApiError:
+    """The class's database cannot be reached: nothing is forwarded (it could not be recorded), nothing charged;
+    ``settling``: it went away while an answer the gateway gave was being recorded."""
+    if settling:
+        said = ("the gateway answered your request, but the classroom could not record it: it is charged to you at "
+                "its most (its hold), as an unknown outcome; a retry is a new request.")
+    else:
+        said = "so it cannot record requests: nothing was sent to the gateway and nothing was charged."
+    return ApiError(503, f"The classroom cannot reach its database ({where}): {said} Try again in a minute; if it "
+                    "lasts, tell your teacher.", type="api_error", code="class_database_unavailable",
+                    headers={"Retry-After": "5"})
 
 
 def unknown_key() -> ApiError:

@@ -126,12 +126,14 @@ class DatabaseInUse(RuntimeError):
 
 class DatabaseUnavailable(RuntimeError):
     """The class's database cannot be reached (a server database that went away): nothing can be recorded, so
-    nothing is forwarded (the classroom answers 503 naming the database)."""
+    nothing is forwarded (the classroom answers 503 naming the database). ``settling``: it went away while a
+    forwarded request's answer was being recorded (its hold stays, and is charged as an unknown outcome)."""
 
-    def __init__(self, where: str, reason: str) -> None:
+    def __init__(self, where: str, reason: str, settling: bool = False) -> None:
         super().__init__(f"the class database {where} cannot be reached ({reason})")
         self.where = where
         self.reason = reason
+        self.settling = settling
 
 
 _CLAIMED: set[str] = set()  # the database files this process's stores have open
