@@ -18,6 +18,9 @@ chats to the gateway from this process (aiohttp is a benchmark-only comparison,
 not a dependency).
 
 Usage: python benchmarks/classroom.py [--seconds 5] [--latency-requests 400] [--rows 1000000] [--smoke] [--clients]
+
+With ``--store sqlite|postgres|both`` it compares the stores instead
+(``classroom_stores.py``): ``--instances 3 --students 2000 --connections 48``.
 """
 
 from __future__ import annotations
@@ -225,7 +228,19 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="a quick run that checks the script works")
     parser.add_argument("--clients", action="store_true",
                         help="also compare the upstream client's CPU per chat with aiohttp's and httpx's")
+    parser.add_argument("--store", choices=("sqlite", "postgres", "both"), default=None,
+                        help="compare the stores (classroom_stores.py) instead")
+    parser.add_argument("--instances", type=int, default=3, help="with --store postgres: classroom processes")
+    parser.add_argument("--students", type=int, default=2000, help="with --store: students in the class")
+    parser.add_argument("--connections", type=int, default=48, help="with --store: concurrent connections")
     args = parser.parse_args()
+    if args.store is not None:
+        import classroom_stores
+
+        if args.smoke:
+            args.seconds, args.latency_requests, args.students = 1.0, 50, 50
+        classroom_stores.main(args)
+        return
     if args.smoke:
         args.seconds, args.latency_requests, args.rows = 1.0, 30, 20_000
     folder = Path(tempfile.mkdtemp(prefix="classroom-bench-"))

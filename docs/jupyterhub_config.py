@@ -63,6 +63,13 @@ DATA = Path(os.environ.get("GATEWAYKIT_CLASSROOM_DIR", "classroom")).resolve()
 # "/jupyter/services/classroom").
 PORT = int(os.environ.get("GATEWAYKIT_CLASSROOM_PORT", "8100"))
 CLASSROOM_URL = f"http://127.0.0.1:{PORT}"
+# A class in PostgreSQL (several classroom processes, one class: docs/classroom.md, "Past one machine"):
+# a postgresql://USER@HOST:PORT/DB URL (its password in PGPASSWORD, in the hub's environment). The hub
+# then starts one classroom as before; more may run elsewhere with the same URL. With
+# GATEWAYKIT_CLASSROOM_URL (a load balancer in front of them all) the hub starts none and sends the
+# service's requests there.
+DB = os.environ.get("GATEWAYKIT_CLASSROOM_DB_URL", "")
+EXTERNAL_URL = os.environ.get("GATEWAYKIT_CLASSROOM_URL", "")
 SERVICE_PATH = "/services/classroom"
 # The address users' servers are given; empty: the hub's public URL (JupyterHub.public_url, else the
 # address the hub listens on) + SERVICE_PATH. Set it when users' servers reach the hub by another name.
@@ -89,7 +96,7 @@ if not ROSTER.exists():
 
 # --- the classroom, a service the hub starts and stops ------------------------------------------
 _command = [sys.executable, "-m", "gatewaykit.classroom", "--upstream", UPSTREAM, "--roster", str(ROSTER),
-            "--cap", CAP_USD, "--window", WINDOW, "--db", str(DATA / "classroom.db"),
+            "--cap", CAP_USD, "--window", WINDOW, "--db", DB or str(DATA / "classroom.db"),
             "--keys-out", str(DATA / "roster_keys.csv"), "--host", "127.0.0.1", "--port", str(PORT),
             "--root-path", SERVICE_PATH]
 if MODELS:
@@ -99,6 +106,9 @@ if MAX_REQUEST_USD:
 if KEYLESS:
     _command += ["--hub-api-url"]    # no value: $JUPYTERHUB_API_URL, which the hub gives its services
 
+_environment = {"SVC_API_KEY": TEACHER_KEY, "GATEWAYKIT_CLASSROOM_ADMIN_TOKEN": ADMIN_TOKEN}
+if os.environ.get("PGPASSWORD"):  # a class in PostgreSQL: its password, to the classroom's process only
+    _environment["PGPASSWORD"] = os.environ.pop("PGPASSWORD")
 c.JupyterHub.services = [
     {
         "name": "classroom",
@@ -106,9 +116,12 @@ c.JupyterHub.services = [
         # proxy passes /services/classroom/... on to it (the classroom serves under --root-path).
         "url": CLASSROOM_URL,
         "command": _command,
-        "environment": {"SVC_API_KEY": TEACHER_KEY, "GATEWAYKIT_CLASSROOM_ADMIN_TOKEN": ADMIN_TOKEN},
+        "environment": _environment,
     },
 ]
+if EXTERNAL_URL:  # classroom processes behind a load balancer, started elsewhere with the same --db URL
+    CLASSROOM_URL = EXTERNAL_URL
+    c.JupyterHub.services = [{"name": "classroom", "url": EXTERNAL_URL}]
 
 
 # --- each user's server: SVC_BASE_URL and the user's own key --------------------------------------

@@ -30,7 +30,7 @@ ENVIRONMENT = "GATEWAYKIT_XDIST_UNITS"
 
 # Session fixtures that start something heavy: every file using one goes to the same worker.
 SHARED_SESSION_FIXTURES = {"jupyter_testbed": "jupyter_testbed", "chromium": "jupyter_testbed",
-                           "litellm_proxy": "litellm_proxy"}
+                           "litellm_proxy": "litellm_proxy", "postgres_cluster": "postgres_cluster"}
 
 
 def name_the_units_file(config: pytest.Config) -> None:

@@ -12,10 +12,11 @@ How it is built (each module imports only those above it)::
     roster.py      the class list (CSV, DataFrame, list) -> RosterEntry rows
     windows.py     total / daily / weekly windows on a clock
     store.py       the Store interface; SQLiteStore (keys hashed, totals kept, files 0600)
-    db_location.py where a class is kept without db= (the per-user classroom.db; practice: memory)
+    postgres_store.py  PostgresStore: one class shared by every classroom given the same postgresql:// URL
+    db_location.py where a class is kept without db= (the per-user classroom.db; practice: memory); open_store
     keys_file.py   the CSV every issued key is appended to
     setting_names.py  each setting as the teacher spells it (Python or the command line), for messages
-    budgets.py     holds and caps, on the offline gateway's Account
+    budgets.py     holds and caps, on the offline gateway's Account (a shared store decides them itself)
     worst_case.py  the most a request can cost, from the catalog's prices
     refusals.py    402 / 403 / 503 / 401 in a student's words
     outbound_proxy.py  the proxy the environment names (CONNECT ours, SOCKS5 python-socks')
@@ -25,6 +26,7 @@ How it is built (each module imports only those above it)::
     upstream.py    the gateway behind: those connections, the teacher's key, the headers forwarded
     upstream_balance.py  the teacher's paid balance at the gateway: used up (a gateway 402) or not
     state.py       one classroom: students, keys, the kill switch, admission
+    class_sync.py  a shared class: hear the other processes' changes, heartbeat, charge the abandoned holds
     passthrough.py forwarding a billed request, buffered or streamed, and settling it
     jobs.py        video and music jobs: ownership, settling, the watcher
     media_links.py job answers link to the classroom; it fetches the files from the gateway

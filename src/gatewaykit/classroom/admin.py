@@ -94,7 +94,7 @@ async def status(request: Request) -> Response:
     state = _state(request)
     return JSONResponse({"paused": state.paused, "reason": state.paused_reason, "window": state.window.key(),
                          "window_kind": state.window.kind, "students": len(state.known),
-                         "open_jobs": len(state.watched_jobs), "upstream": state.upstream.base_url,
+                         "open_jobs": len(state.open_jobs()), "upstream": state.upstream.base_url,
                          "buffered_bytes": state.upstream.buffers.in_use, STATUS_KEY: state.balance.status(),
                          **class_totals(report_rows(state))})
 
@@ -114,7 +114,7 @@ async def _cancel_videos(state: ClassroomState) -> int:
     """Cancel every unfinished video job (music jobs cannot be cancelled); their holds are released. A video that
     had completed unseen is charged (:func:`gatewaykit.classroom.jobs.delete_job`), not counted as cancelled."""
     cancelled = 0
-    for job_id, watched in list(state.watched_jobs.items()):
+    for job_id, watched in state.open_jobs().items():  # (a shared class: every process's)
         if watched.kind != "video":
             continue
         try:

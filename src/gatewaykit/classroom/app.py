@@ -20,11 +20,13 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gatewaykit.classroom import routes
+from gatewaykit.classroom import refusals, routes
 from gatewaykit.classroom.admin import admin_routes
+from gatewaykit.classroom.class_sync import ClassSync
 from gatewaykit.classroom.jobs import watch_jobs
 from gatewaykit.classroom.request_bodies import CountedBodies
 from gatewaykit.classroom.state import ClassroomState
+from gatewaykit.classroom.store import DatabaseUnavailable
 from gatewaykit.serving.cors import add_cors
 from gatewaykit.serving.errors import ApiError, error_envelope
 from gatewaykit.serving.responses import OFFLINE_HEADER, JSONResponse
@@ -108,6 +110,13 @@ async def _api_error(request: Request, exc: Exception) -> Response:
     return JSONResponse(exc.envelope(), status_code=exc.status, headers=exc.headers)
 
 
+async def _database_unavailable(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, DatabaseUnavailable)
+    log.warning("%s: answered 503", exc)  # names the database by its URL without the password
+    refusal = refusals.database_unavailable(exc.where, exc.settling)
+    return JSONResponse(refusal.envelope(), status_code=refusal.status, headers=refusal.headers)
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 404:
@@ -141,9 +150,12 @@ def create_app(state: ClassroomState) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         watcher = asyncio.create_task(watch_jobs(state))
+        sync = ClassSync(state).start() if state.budgets.shared else None  # a class several processes share
         try:
             yield
         finally:
+            if sync is not None:
+                sync.stop()
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
@@ -151,7 +163,8 @@ def create_app(state: ClassroomState) -> Starlette:
             if state.hub is not None:
                 await state.hub.aclose()
 
-    app = Starlette(routes=_routes(), exception_handlers={ApiError: _api_error, HTTPException: _http_error},
+    app = Starlette(routes=_routes(), exception_handlers={ApiError: _api_error, HTTPException: _http_error,
+                                                           DatabaseUnavailable: _database_unavailable},
                     lifespan=lifespan)
     app.router.redirect_slashes = False
     app.state.classroom = state

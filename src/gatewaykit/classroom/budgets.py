@@ -13,6 +13,11 @@ Each hold is a row of the store from the moment it is taken. Forwarded answers
 settle through a :class:`CommitGroup`: the rows settled in one turn of the event
 loop are made final in one transaction, and each request awaits that commit
 before its answer is sent.
+
+A store shared by several processes (``store.shared``: PostgreSQL) decides holds
+itself: a hold is one statement there that checks the cap and reserves
+together, settling is the store's, and standings are read from it; this
+process only remembers which rows it opened.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ class Hold:
     student: str
     window: str
     nanos: int
-    account: Account
+    account: Optional[Account]  # None: the hold is the shared store's
 
 
 class CommitGroup:
@@ -53,11 +58,12 @@ class CommitGroup:
     def __init__(self, store: Store) -> None:
         self.store = store
         self._rows: list[tuple[int, str, int, Optional[str]]] = []
-        self._waiting: list[asyncio.Future[None]] = []
+        self._waiting: list[asyncio.Future[bool]] = []
 
-    def finish(self, row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str]) -> asyncio.Future[None]:
+    def finish(self, row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str]) -> asyncio.Future[bool]:
+        """Resolves to whether this commit made the row final (False: it was already, by another process)."""
         loop = asyncio.get_running_loop()
-        future = loop.create_future()
+        future: asyncio.Future[bool] = loop.create_future()
         if not self._rows:
             loop.call_soon(self._commit)
         self._rows.append((row_id, status, cost_nanos, upstream_id))
@@ -68,15 +74,15 @@ class CommitGroup:
         rows, waiting = self._rows, self._waiting
         self._rows, self._waiting = [], []
         try:
-            self.store.finish_requests(rows)
+            done = set(self.store.finish_requests(rows) or ())
         except Exception as exc:  # noqa: BLE001 - every waiting request hears it (a 500 envelope)
             for future in waiting:
                 if not future.done():
                     future.set_exception(exc)
             return
-        for future in waiting:
+        for (row_id, *_), future in zip(rows, waiting):
             if not future.done():
-                future.set_result(None)
+                future.set_result(row_id in done)
 
 
 class Budgets:
@@ -88,6 +94,7 @@ class Budgets:
         self._accounts: dict[tuple[str, str], Account] = {}
         self._holds: dict[int, Hold] = {}
         self.group = CommitGroup(store)
+        self.shared = bool(getattr(store, "shared", False))  # holds decided in the store (PostgreSQL)
 
     def cap(self, student: str) -> int:
         own = self.caps.get(student)
@@ -103,16 +110,27 @@ class Budgets:
 
     def standing(self, student: str) -> tuple[int, int, int]:
         """``(spent, held, cap)`` in nanos for the current window."""
+        if self.shared:
+            return self.store.standing(student, self.window.key(), self.class_cap_nanos)  # type: ignore[attr-defined,no-any-return]
         account = self._account(student, self.window.key())
         cap = self.cap(student)
         return cap - account.balance_nanos, account.held_nanos, cap
 
     def available(self, student: str) -> int:
+        if self.shared:
+            spent, held, cap = self.standing(student)
+            return max(0, cap - spent - held)
         return self._account(student, self.window.key()).available()
 
     def hold(self, student: str, model: str, kind: str, nanos: int) -> Optional[Hold]:
         """Hold ``nanos`` for a request (a row in the store), or None when it does not fit what is left."""
         window = self.window.key()
+        if self.shared:
+            row = self.store.hold(student, model, kind, nanos, window, self.class_cap_nanos)  # type: ignore[attr-defined]
+            if row is None:
+                return None
+            self._holds[row] = Hold(row, student, window, nanos, None)
+            return self._holds[row]
         account = self._account(student, window)
         if not account.hold(nanos):
             return None
@@ -127,8 +145,11 @@ class Budgets:
 
     def settle(self, row_id: int, cost_nanos: int, status: str = "ok", upstream_id: Optional[str] = None) -> bool:
         """Charge ``cost_nanos`` instead of the hold (once: False when already settled or released)."""
+        if self.shared:
+            self._holds.pop(row_id, None)
+            return bool(self.store.finish_requests([(row_id, status, cost_nanos, upstream_id)]))
         hold = self._holds.pop(row_id, None)
-        if hold is None:
+        if hold is None or hold.account is None:
             return False
         hold.account.settle(hold.nanos, paid=True, charged=cost_nanos)
         self.store.finish_request(row_id, status, cost_nanos, upstream_id)
@@ -136,8 +157,11 @@ class Budgets:
 
     def release(self, row_id: int, status: str = "failed", upstream_id: Optional[str] = None) -> bool:
         """Release the hold, charging nothing (a failure, a refusal upstream, a cancelled job)."""
+        if self.shared:
+            self._holds.pop(row_id, None)
+            return bool(self.store.finish_requests([(row_id, status, 0, upstream_id)]))
         hold = self._holds.pop(row_id, None)
-        if hold is None:
+        if hold is None or hold.account is None:
             return False
         hold.account.settle(hold.nanos, paid=False)
         self.store.finish_request(row_id, status, 0, upstream_id)
@@ -147,7 +171,9 @@ class Budgets:
                              upstream_id: Optional[str] = None) -> bool:
         """:meth:`settle`, its row committed with the other requests settled in the same event-loop turn."""
         hold = self._holds.pop(row_id, None)
-        if hold is None:
+        if self.shared:
+            return await self.group.finish(row_id, status, cost_nanos, upstream_id)
+        if hold is None or hold.account is None:
             return False
         hold.account.settle(hold.nanos, paid=True, charged=cost_nanos)
         await self.group.finish(row_id, status, cost_nanos, upstream_id)
@@ -156,7 +182,9 @@ class Budgets:
     async def release_grouped(self, row_id: int, status: str = "failed", upstream_id: Optional[str] = None) -> bool:
         """:meth:`release`, its row committed with the other requests settled in the same event-loop turn."""
         hold = self._holds.pop(row_id, None)
-        if hold is None:
+        if self.shared:
+            return await self.group.finish(row_id, status, 0, upstream_id)
+        if hold is None or hold.account is None:
             return False
         hold.account.settle(hold.nanos, paid=False)
         await self.group.finish(row_id, status, 0, upstream_id)
@@ -164,16 +192,23 @@ class Budgets:
 
     def held(self, row_id: int) -> int:
         hold = self._holds.get(row_id)
+        if hold is None and self.shared:  # a row another process opened
+            return self.store.held_row(row_id) or 0  # type: ignore[attr-defined,no-any-return]
         return 0 if hold is None else hold.nanos
 
     def is_open(self, row_id: int) -> bool:
+        if self.shared:  # settled by any process: the store says
+            return self.store.held_row(row_id) is not None  # type: ignore[attr-defined]
         return row_id in self._holds
 
     def restore(self, holds: list[OpenHold]) -> list[OpenHold]:
         """After a restart: hold again what was held (jobs); returns those that are jobs to watch.
 
         A plain request cut off by the stop has an unknown outcome: it is charged at its hold (the worst case),
-        so the cap stays hard."""
+        so the cap stays hard. A shared store's open holds may be other running processes': there the store
+        settles those whose process stopped (``settle_abandoned``) and hands out jobs to watch (``claim_jobs``)."""
+        if self.shared:
+            return []
         jobs = []
         for open_hold in holds:
             account = self._account(open_hold.student, open_hold.window)
@@ -189,6 +224,8 @@ class Budgets:
     def set_cap(self, student: str, cap_nanos: Optional[int]) -> None:
         before = self.cap(student)
         self.caps[student] = cap_nanos
+        if self.shared:  # the store's row is the cap a hold is checked against
+            return
         change = self.cap(student) - before
         for (name, _), account in self._accounts.items():
             if name == student:

@@ -45,7 +45,9 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--models", default=None, help="comma-separated model ids the class may use (default: all)")
     parser.add_argument("--max-request-cost", type=float, default=None, help="largest worst case of one request, USD")
     parser.add_argument("--default-max-tokens", type=int, default=1024, help="max_tokens for chats that leave it out")
-    parser.add_argument("--db", default="classroom.db", help="SQLite database (default classroom.db)")
+    parser.add_argument("--db", default="classroom.db", help="SQLite database (default classroom.db), or "
+                        "postgresql://USER@HOST:PORT/DB: every classroom given the same URL is one class (password: "
+                        "PGPASSWORD)")
     parser.add_argument("--keys-out", default=None, help="CSV the new students' keys are appended to "
                                                          "(default: the database's name + .keys.csv)")
     parser.add_argument("--host", default="127.0.0.1")
@@ -87,7 +89,12 @@ def _serve(argv: Sequence[str]) -> int:
         parser.exit(2, f"{parser.prog}: error: --new-admin-token makes a new token: leave out --admin-token "
                        "(and GATEWAYKIT_CLASSROOM_ADMIN_TOKEN)\n")
     models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
-    keys_out = args.keys_out or (f"{args.db}.keys.csv" if args.db != ":memory:" else "classroom-keys.csv")
+    from gatewaykit.classroom.postgres_store import is_postgres_url, shown_url
+
+    in_postgres = is_postgres_url(args.db)
+    shown_db = shown_url(args.db) if in_postgres else args.db  # never the password
+    keys_out = args.keys_out or (f"{args.db}.keys.csv" if args.db != ":memory:" and not in_postgres
+                                 else "classroom-keys.csv")
     try:
         room = start(upstream=args.upstream, roster=args.roster, cap=args.cap, window=args.window, models=models,
                      max_request_cost=args.max_request_cost, db=args.db, host=args.host, port=args.port,
@@ -97,18 +104,18 @@ def _serve(argv: Sequence[str]) -> int:
                      cors_origins=args.cors_origin, hub_api_url=_hub_api_url(parser, args.hub_api_url))
     except ValueError as exc:
         parser.exit(2, f"{parser.prog}: error: {exc}\n")
-    except (ConnectionError, RuntimeError, OSError) as exc:
+    except (ConnectionError, RuntimeError, OSError, ImportError) as exc:  # ImportError: psycopg for postgresql://
         parser.exit(1, f"{parser.prog}: error: {exc}\n")
     keys = room._new_keys
     if keys:
         print(f"{len(keys)} new student key(s) appended to {keys_out} (shown nowhere else; hand each student "
               "theirs; every key issued later is appended there too)")
     print(f"classroom on {room.base_url} (students set SVC_BASE_URL={room.base_url})", flush=True)
-    print(_kept_line(args.db), flush=True)
+    print(_kept_line(shown_db), flush=True)
     if room.admin_token_source == "new" or args.new_admin_token:
-        print(f"admin token: {room.admin_token} (printed only now; {_token_kept(args.db)})", flush=True)
+        print(f"admin token: {room.admin_token} (printed only now; {_token_kept(shown_db)})", flush=True)
     elif room.admin_token_source == "kept":
-        print(f"admin token: the one printed when the class first started on {args.db} ({_token_kept(args.db)})",
+        print(f"admin token: the one printed when the class first started on {shown_db} ({_token_kept(shown_db)})",
               flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -5,15 +5,17 @@ A class on a real gateway is kept in the per-user database ``classroom.db`` in
 spend), or in the file ``GATEWAYKIT_CLASSROOM_DB`` names (``memory`` or an empty
 value: in memory). A practice class (``upstream="offline"``) stays in memory: the
 offline gateway behind it forgets its jobs when it stops too. ``db=":memory:"``
-keeps any class in memory.
+keeps any class in memory. A ``postgresql://`` URL keeps it in PostgreSQL
+(``open_store``).
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
-__all__ = ["ENV_VAR", "MEMORY", "default_db"]
+__all__ = ["ENV_VAR", "MEMORY", "default_db", "open_store"]
 
 ENV_VAR = "GATEWAYKIT_CLASSROOM_DB"
 MEMORY = ":memory:"
@@ -34,3 +36,15 @@ def default_db(practice: bool) -> str:
     folder = Path(platformdirs.user_data_dir("gatewaykit", appauthor=False))
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     return str(folder / "classroom.db")
+
+
+def open_store(db: str) -> Any:
+    """The store for ``db``: a ``postgresql://`` URL (a ``PostgresStore``, shared by every classroom given the same
+    URL), else an SQLite file (or :data:`MEMORY`)."""
+    if db.startswith(("postgresql://", "postgres://")):
+        from gatewaykit.classroom.postgres_store import PostgresStore
+
+        return PostgresStore(db)
+    from gatewaykit.classroom.store import SQLiteStore
+
+    return SQLiteStore(db)

@@ -74,6 +74,8 @@ def _ending(view: dict[str, Any], was_running: bool) -> Optional[str]:
 
 
 def _price(state: ClassroomState, row_id: int, price_nanos: Optional[int]) -> int:
+    if price_nanos is None and state.budgets.shared:  # a job another process created: its price is in the store
+        price_nanos = state.store.job_price(row_id)  # type: ignore[attr-defined]
     return price_nanos if price_nanos is not None else state.budgets.held(row_id)
 
 
@@ -176,10 +178,30 @@ def with_settled_cost(state: ClassroomState, row_id: int, view: Any) -> bool:
     return True
 
 
+async def _check_claimed(state: ClassroomState) -> None:
+    """A class several processes share: check the jobs this process claimed (each is claimed by one process per
+    ``job_check_seconds``; another claims it when this one stops)."""
+    for watched in state.store.claim_jobs(state.settings.job_check_seconds):  # type: ignore[attr-defined]
+        try:
+            view = await _teachers_view(state, watched.kind, watched.job_id or "")
+            if isinstance(view, dict) and view.get("_status") == 404:
+                _gone(state, watched.row_id, watched.job_id or "", watched.price_nanos)
+                continue
+            settle_from_view(state, watched.row_id, view, watched.price_nanos)
+        except Exception:  # noqa: BLE001 - one bad answer must not stop the watcher
+            log.warning("could not check job %s", (watched.job_id or "")[:100], exc_info=True)
+
+
 async def watch_jobs(state: ClassroomState) -> None:
     """Forever: every ``job_check_seconds``, check each unfinished job (the server cancels this at stop)."""
     while True:
         await asyncio.sleep(state.settings.job_check_seconds)
+        if state.budgets.shared:
+            try:
+                await _check_claimed(state)
+            except Exception:  # noqa: BLE001 - the database away: the next turn tries again
+                log.warning("could not claim jobs to check", exc_info=False)
+            continue
         for job_id in list(state.watched_jobs):
             try:
                 await check_job(state, job_id)

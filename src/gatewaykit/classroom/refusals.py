@@ -15,7 +15,8 @@ from gatewaykit.classroom.windows import Window
 from gatewaykit.money import format_usd, nanos_to_usd
 from gatewaykit.serving.errors import ApiError
 
-__all__ = ["PAUSE_RETRY_SECONDS", "budget_left", "budget_used_up", "class_balance_used_up", "model_not_allowed",
+__all__ = ["PAUSE_RETRY_SECONDS", "budget_left", "budget_used_up", "class_balance_used_up", "database_unavailable",
+           "model_not_allowed",
            "over_request_limit", "paused", "revoked_key", "unknown_key", "unpriced_over_limit"]
 
 PAUSE_RETRY_SECONDS = 60
@@ -105,6 +106,19 @@ def paused(reason: Optional[str], left: str = "") -> ApiError:
     said = f" ({reason})" if reason else ""
     return ApiError(503, f"Your teacher has paused the class{said}. Try again later.{left}", type="api_error",
                     code="class_paused", headers={"Retry-After": str(PAUSE_RETRY_SECONDS)})
+
+
+def database_unavailable(where: str, settling: bool = False) -> ApiError:
+    """The class's database cannot be reached: nothing is forwarded (it could not be recorded), nothing charged;
+    ``settling``: it went away while an answer the gateway gave was being recorded."""
+    if settling:
+        said = ("the gateway answered your request, but the classroom could not record it: it is charged to you at "
+                "its most (its hold), as an unknown outcome; a retry is a new request.")
+    else:
+        said = "so it cannot record requests: nothing was sent to the gateway and nothing was charged."
+    return ApiError(503, f"The classroom cannot reach its database ({where}): {said} Try again in a minute; if it "
+                    "lasts, tell your teacher.", type="api_error", code="class_database_unavailable",
+                    headers={"Retry-After": "5"})
 
 
 def unknown_key() -> ApiError:

@@ -11,6 +11,7 @@ methods talk to the server's ``/_classroom`` endpoints with the admin token, as
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -21,10 +22,10 @@ from gatewaykit.classroom.admin_client import AdminClient
 from gatewaykit.classroom.buffered_bytes import MAX_ANSWER_BYTES, MAX_BUFFERED_BYTES
 from gatewaykit.classroom.control_plane import Classroom, checked_usd
 from gatewaykit.classroom.roster import read_roster
-from gatewaykit.classroom.db_location import MEMORY, default_db
+from gatewaykit.classroom.db_location import MEMORY, default_db, open_store
 from gatewaykit.classroom.setting_names import PYTHON, SettingNames
 from gatewaykit.classroom.state import ADMIN_DIGEST, ClassroomState, ClassSettings, admin_digest, new_admin_token
-from gatewaykit.classroom.store import SQLiteStore, Store
+from gatewaykit.classroom.store import Store
 from gatewaykit.classroom.upstream import Upstream
 from gatewaykit.classroom.windows import Window
 from gatewaykit.classroom.worst_case import WorstCase
@@ -166,6 +167,27 @@ def _in_process(state: ClassroomState, host: str, port: int, new_keys: list[tupl
     return room
 
 
+def _class_state(store: Store, entries: list[Any], new_keys: list[tuple[str, str]], admin_token: Optional[str],
+                 settings: ClassSettings, forwarding: Upstream, catalog: WorstCase, window_rule: Window
+                 ) -> tuple[ClassroomState, str]:
+    """The class's state on ``store``: the admin token (given, kept, or new) and the roster's new students (their
+    keys appended to ``new_keys``); a student already in the class keeps their key."""
+    kept = store.get_meta(ADMIN_DIGEST)
+    source = "given" if admin_token else ("kept" if kept else "new")
+    token = admin_token or new_admin_token()
+    if source != "kept":
+        store.set_meta(ADMIN_DIGEST, admin_digest(token))
+    settings.admin_token = token
+    settings.admin_digest = kept if source == "kept" else None
+    state = ClassroomState(settings, store, forwarding, catalog, window_rule)
+    for entry in entries:
+        if entry.student not in state.known:
+            new_keys.append((entry.student, state.add_student(entry.student, entry.cap_usd)))
+        elif entry.cap_usd is not None:
+            state.set_cap(entry.student, entry.cap_usd)
+    return state, source
+
+
 def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster: Any = None, cap: float = 2.00,
           window: str = "total", models: Optional[Iterable[str]] = None, max_request_cost: Optional[float] = None,
           db: Optional[str] = None, host: str = "127.0.0.1", port: int = 0, admin_token: Optional[str] = None, *,
@@ -182,8 +204,10 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
     ``store``: another :class:`gatewaykit.classroom.store.Store` than SQLite at ``db``.
     ``root_path``: serve under a path prefix, e.g. ``"/services/classroom"`` behind JupyterHub's proxy
     (``room.base_url`` ends with it; requests without the prefix are served too).
-    ``db``: the class's SQLite file; none: the per-user ``classroom.db`` for a real gateway, memory for practice
-    (:mod:`gatewaykit.classroom.db_location`); ``":memory:"``: memory only. ``admin_token``: the teacher's token
+    ``db``: the class's SQLite file, or a ``postgresql://USER@HOST:PORT/DB`` URL (extra ``gatewaykit[postgres]``;
+    the password in the URL or ``PGPASSWORD``): every classroom given the same URL is one class; none: the per-user
+    ``classroom.db`` for a real gateway, memory for practice (:mod:`gatewaykit.classroom.db_location`);
+    ``":memory:"``: memory only. ``admin_token``: the teacher's token
     (kept in ``db`` as a digest); none: the one kept there, or a new one. ``keys_out``: a CSV every key the
     classroom issues is appended to. ``announce``: print where students connect and where the class is kept.
     ``max_answer_bytes`` / ``max_buffered_bytes``: one buffered answer at most, and all bodies buffered at once
@@ -217,7 +241,7 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
         key = upstream_key or os.environ.get("SVC_API_KEY") or ""
         if not key:
             raise ValueError(f"The classroom needs the teacher's key: {names.teacher_key}.")
-    opened: Optional[SQLiteStore] = None
+    opened: Optional[Store] = None
     try:
         # the classroom's own offline gateway is in this process: never through an outbound proxy
         listed, upstream_offline = _catalog(base_url, key, trust_env=gateway is None, names=names)
@@ -228,32 +252,22 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
                 raise ValueError(f"models {', '.join(unknown)} are not in the gateway's catalog; choose from "
                                  f"{', '.join(sorted(catalog.entries))}")
         if store is None:
-            store = opened = SQLiteStore(db or default_db(practice=gateway is not None))
-        kept = store.get_meta(ADMIN_DIGEST)
-        source = "given" if admin_token else ("kept" if kept else "new")
-        token = admin_token or new_admin_token()
-        if source != "kept":
-            store.set_meta(ADMIN_DIGEST, admin_digest(token))
-        settings = ClassSettings(cap_usd=cap_usd or 0.0, window=window, models=allowed, max_request_cost_usd=limit,
-                                 default_max_tokens=default_max_tokens, job_check_seconds=job_check_seconds,
-                                 admin_token=token, admin_digest=kept if source == "kept" else None,
-                                 root_path=prefix, upstream_offline=upstream_offline, names=names,
-                                 keys_file=keys_out, cors_origins=origins)
-        forwarding = Upstream(base_url, key, timeout=upstream_timeout, trust_env=gateway is None,
-                              max_answer_bytes=max_answer_bytes, max_buffered_bytes=max_buffered_bytes)
+            store = opened = open_store(db or default_db(practice=gateway is not None))
         hub = None
         if hub_api_url:
             from gatewaykit.classroom.hub_auth import HubAuth
 
             hub = HubAuth(hub_api_url)
-        state = ClassroomState(settings, store, forwarding, catalog, window_rule)
+        new_keys: list[tuple[str, str]] = []
+        with getattr(store, "exclusive", contextlib.nullcontext)():  # a shared class: one start at a time decides
+            state, source = _class_state(store, entries, new_keys, admin_token, ClassSettings(
+                cap_usd=cap_usd or 0.0, window=window, models=allowed, max_request_cost_usd=limit,
+                default_max_tokens=default_max_tokens, job_check_seconds=job_check_seconds, root_path=prefix,
+                upstream_offline=upstream_offline, names=names, keys_file=keys_out, cors_origins=origins),
+                Upstream(base_url, key, timeout=upstream_timeout, trust_env=gateway is None,
+                         max_answer_bytes=max_answer_bytes, max_buffered_bytes=max_buffered_bytes),
+                catalog, window_rule)
         state.hub = hub
-        new_keys = []
-        for entry in entries:
-            if entry.student not in state.known:
-                new_keys.append((entry.student, state.add_student(entry.student, entry.cap_usd)))
-            elif entry.cap_usd is not None:
-                state.set_cap(entry.student, entry.cap_usd)
         room = _in_process(state, host, port, new_keys, gateway, source)
         if announce:
             print(room.start_line(), flush=True)

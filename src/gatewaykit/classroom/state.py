@@ -100,21 +100,34 @@ class ClassroomState:
         self.known: dict[str, bool] = {}  # student -> revoked
         # key digest -> student, for every key revoked (reissuing revokes the old key): a request with one is
         # refused and counted against its student; a key never issued counts against nobody
-        self._revoked_digests: dict[str, str] = dict(store.revoked_keys())
-        for row in store.students():
-            self.known[row.student] = row.revoked
-            self.budgets.caps[row.student] = row.cap_nanos
-            if row.revoked:  # (a database older than the store's revoked_keys has only the student's last key)
-                self._revoked_digests[row.key_digest] = row.student
-            else:
-                self._students[row.key_digest] = row.student
-        self.paused_reason: Optional[str] = store.get_meta("paused_reason")
-        self.paused = store.get_meta("paused") == "1"
+        self._revoked_digests: dict[str, str] = {}
+        self.paused_reason: Optional[str] = None
+        self.paused = False
+        self.reload()
         self.balance = UpstreamBalance(store)  # the teacher's paid balance at the gateway: used up or not
         #: With a keyless hub (``hub_api_url=``): who asks the hub about tokens that are not classroom keys.
         self.hub: Optional[Any] = None
         self.watched_jobs: dict[str, OpenHold] = {
             hold.job_id: hold for hold in self.budgets.restore(store.open_holds()) if hold.job_id}
+
+    def reload(self) -> None:
+        """Read the roster, keys, caps and kill switch from the store (at start; in a class several processes
+        share, whenever another process changed them). Each mapping is replaced whole: requests being served
+        read either the old one or the new one."""
+        store = self.store
+        students: dict[str, str] = {}
+        known: dict[str, bool] = {}
+        revoked = dict(store.revoked_keys())
+        for row in store.students():
+            known[row.student] = row.revoked
+            self.budgets.caps[row.student] = row.cap_nanos
+            if row.revoked:  # (a database older than the store's revoked_keys has only the student's last key)
+                revoked[row.key_digest] = row.student
+            else:
+                students[row.key_digest] = row.student
+        self._students, self.known, self._revoked_digests = students, known, revoked
+        self.paused_reason = store.get_meta("paused_reason")
+        self.paused = store.get_meta("paused") == "1"
 
     # -- students and keys -------------------------------------------------------------------------------------
     def add_student(self, student: str, cap_usd: Optional[float] = None) -> str:
@@ -180,6 +193,8 @@ class ClassroomState:
                            code="invalid_api_key")
         digest = key_digest(token)
         student = self._students.get(digest)
+        if student is None and self.budgets.shared and digest not in self._revoked_digests:
+            student = self._added_elsewhere(digest)
         if student is None:
             owner = self._revoked_digests.get(digest)
             if owner is None:
@@ -191,7 +206,9 @@ class ClassroomState:
     def knows_key(self, token: str) -> bool:
         """True for a key this classroom issued (active or revoked)."""
         digest = key_digest(token)
-        return digest in self._students or digest in self._revoked_digests
+        if digest in self._students or digest in self._revoked_digests:
+            return True
+        return self.budgets.shared and self._added_elsewhere(digest) is not None
 
     def hub_student(self, name: str) -> str:
         """The student a hub user is: added with the class cap when new; 401 when the teacher revoked them."""
@@ -204,6 +221,23 @@ class ClassroomState:
             self.store.count_refusal(name, NO_MODEL, self.window.key())
             raise refusals.revoked_key()
         return name
+
+    def open_jobs(self) -> dict[str, OpenHold]:
+        """The class's unfinished jobs by id (in a shared class: every process's, from the store)."""
+        if self.budgets.shared:
+            return {hold.job_id: hold for hold in self.store.open_holds() if hold.job_id}
+        return dict(self.watched_jobs)
+
+    def _added_elsewhere(self, digest: str) -> Optional[str]:
+        """In a shared class: the student of a key another process issued a moment ago (before this one heard)."""
+        found = self.store.student_for(digest)  # type: ignore[attr-defined]
+        if found is None:
+            return None
+        student, cap_nanos = found
+        self.budgets.caps[student] = cap_nanos
+        self.known = {**self.known, student: False}
+        self._students = {**self._students, digest: student}
+        return student  # type: ignore[no-any-return]
 
     # -- the kill switch ---------------------------------------------------------------------------------------
     def pause(self, reason: Optional[str]) -> None:

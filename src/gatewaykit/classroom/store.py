@@ -18,8 +18,8 @@ time has a database file (a lock on ``<file>.lock``, where the system has POSIX
 locks): a second one on it would keep its own holds, and the caps would stop
 being hard.
 Money is in integer nano-dollars. The teacher's key is never passed to a store.
-See docs/classroom.md for how several instances would share one Postgres database
-behind the same interface.
+Several classroom processes share one class in PostgreSQL behind the same interface:
+:mod:`gatewaykit.classroom.postgres_store` (``db_location.open_store`` picks by the ``db`` given).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from typing import Any, Optional, Protocol
 
 from gatewaykit import sqlite_fork
 
-__all__ = ["NO_BALANCE", "DatabaseInUse", "OpenHold", "SQLiteStore", "Store", "StudentRow", "owner_only"]
+__all__ = ["NO_BALANCE", "DatabaseInUse", "DatabaseUnavailable", "OpenHold", "SQLiteStore", "Store", "StudentRow",
+           "day_of", "owner_only"]
 
 HELD = "held"  # a request in flight, or a job not yet finished: its hold still counts
 #: The status of a request the gateway refused (402) because the teacher's paid balance was used up: nothing is
@@ -75,7 +76,7 @@ class Store(Protocol):
     def open_request(self, student: str, model: str, kind: str, hold_nanos: int, window: str) -> int: ...
     def attach_job(self, row_id: int, job_id: str, kind: str, price_nanos: Optional[int]) -> None: ...
     def finish_request(self, row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str] = None) -> None: ...
-    def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> None: ...
+    def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> list[int]: ...
     def count_refusal(self, student: str, model: str, window: str, cap_hit: bool = False) -> None: ...
     def open_holds(self) -> list[OpenHold]: ...
     def job(self, job_id: str) -> Optional[tuple[str, str, int]]: ...
@@ -130,6 +131,18 @@ class DatabaseInUse(RuntimeError):
     """Another running classroom has this database file."""
 
 
+class DatabaseUnavailable(RuntimeError):
+    """The class's database cannot be reached (a server database that went away): nothing can be recorded, so
+    nothing is forwarded (the classroom answers 503 naming the database). ``settling``: it went away while a
+    forwarded request's answer was being recorded (its hold stays, and is charged as an unknown outcome)."""
+
+    def __init__(self, where: str, reason: str, settling: bool = False) -> None:
+        super().__init__(f"the class database {where} cannot be reached ({reason})")
+        self.where = where
+        self.reason = reason
+        self.settling = settling
+
+
 _CLAIMED: set[str] = set()  # the database files this process's stores have open
 _CLAIMED_LOCK = threading.Lock()
 
@@ -172,7 +185,7 @@ _ADD_TO_DAY = ("INSERT INTO days (student, day, window, spent_nanos, {column}) V
                "{column} = {column} + 1")
 
 
-def _day(when: float) -> str:
+def day_of(when: float) -> str:
     """The local date of a time (the day a report row counts it under)."""
     return time.strftime("%Y-%m-%d", time.localtime(when))
 
@@ -258,11 +271,13 @@ class SQLiteStore:
     def finish_request(self, row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str] = None) -> None:
         self.finish_requests([(row_id, status, cost_nanos, upstream_id)])
 
-    def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> None:
+    def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> list[int]:
         """Make requests' rows final (``(row_id, status, cost_nanos, upstream_id)`` each) and add them to the
         totals, all in one transaction; a row already final is left as it is. A :data:`NO_BALANCE` row counts in
-        ``balance_refused``, not in ``requests``; an :data:`UNKNOWN` one in ``unknown`` and ``unknown_nanos`` too."""
+        ``balance_refused``, not in ``requests``; an :data:`UNKNOWN` one in ``unknown`` and ``unknown_nanos`` too.
+        Returns the rows this call made final."""
         now = time.time()
+        done = []
         with self._lock:
             db = self._db
             db.execute("BEGIN")
@@ -272,6 +287,7 @@ class SQLiteStore:
                                      (row_id, HELD)).fetchone()
                     if row is None:
                         continue
+                    done.append(row_id)
                     db.execute("UPDATE requests SET status = ?, cost_nanos = ?, finished = ?, "
                                "upstream_id = COALESCE(?, upstream_id) WHERE id = ?",
                                (status, cost_nanos, now, upstream_id, row_id))
@@ -289,11 +305,12 @@ class SQLiteStore:
                         (*row, cost_nanos, 1 - unpaid, unpaid, now, unknown, cost_nanos * unknown))
                     # on the student's day: a request, or (the paid balance used up) a refusal
                     db.execute(_ADD_TO_DAY.format(column="refused" if unpaid else "requests"),
-                               (row[0], _day(now), row[2], cost_nanos))
+                               (row[0], day_of(now), row[2], cost_nanos))
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
+        return done
 
     def count_refusal(self, student: str, model: str, window: str, cap_hit: bool = False) -> None:
         """One request refused by the classroom (``cap_hit``: because the student's cap was reached)."""
@@ -306,10 +323,10 @@ class SQLiteStore:
                            "ON CONFLICT (student, model, window) DO UPDATE SET refused = refused + 1, "
                            "last_request = max(coalesce(last_request, 0), excluded.last_request)",
                            (student, model, window, now))
-                db.execute(_ADD_TO_DAY.format(column="refused"), (student, _day(now), window, 0))
+                db.execute(_ADD_TO_DAY.format(column="refused"), (student, day_of(now), window, 0))
                 if cap_hit:
                     db.execute("UPDATE days SET cap_hits = cap_hits + 1 WHERE student = ? AND day = ? AND window = ?",
-                               (student, _day(now), window))
+                               (student, day_of(now), window))
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
