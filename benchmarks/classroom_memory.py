@@ -117,7 +117,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--answer-mb", type=float, default=60.0)
     parser.add_argument("--students", type=int, default=8)
+    parser.add_argument("--smoke", action="store_true", help="tiny answers (1 MB, 2 students): checks the script runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.answer_mb, args.students = 1.0, 2
     folder = Path(tempfile.mkdtemp(prefix="classroom-memory-"))
     accounts = folder / "accounts.json"
     accounts.write_text(json.dumps({"accounts": [{"id": "teacher", "balance_usd": 1_000_000,
