@@ -1,18 +1,10 @@
 """The ledger's budget: its limit, the requests in flight, and what it says.
 
-Plain state and arithmetic; the :class:`~gatewaykit.costs.ledger.Ledger` holds
-it under its lock. A request may be sent when what is spent, plus the
-estimates of the jobs still running, plus the estimates *reserved* for the
-requests in flight (checked, not yet recorded: ``client.map`` sends many at
-once) stays below the limit, and when the price source's estimate of the
-request fits in what is left. Each request sent reserves its estimate: the
-price source's, else the most this ledger saw that model and kind cost (else
-nothing). A chat's length is not known before it is answered, so a chat
-reserves its worst case: the most of the price source's estimate, the
-client's quote of its prompt plus ``max_tokens`` (from the catalog), and the
-most a chat to that model cost so far. A reservation ends when its request is
-recorded, or when the token the check returned is dropped (the request failed
-before an answer).
+Plain state and arithmetic, held by the :class:`~gatewaykit.costs.ledger.Ledger` under its lock. A
+request may be sent while what is spent, plus the running jobs' estimates, plus what the requests in
+flight reserved (``client.map`` sends many at once) stays below the limit and its own estimate fits in
+what is left. Each request reserves its estimate (a chat its worst case: its length is unknown until it
+is answered) until it is recorded or fails. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """The write-behind thread: commits queued ledger rows off the caller's thread.
 
-One daemon thread per process, started with the first queued write. A store
-with changes is *scheduled*; the thread commits each scheduled store's queue in
-one transaction (see :mod:`gatewaykit.costs.database_store`); at exit every
-queue is committed in the exiting thread (in a multiprocessing child, which
-leaves through ``os._exit``, by a multiprocessing finalizer).
-
-The thread never sleeps nor changes the interpreter's switch interval: each
-time it gives up the GIL (its wake-up, each call into SQLite) a caller thread
-that is computing keeps it for up to the switch interval (5 ms by default)
-before handing it back, so what bounds a commit's delay is how few times the
-thread gives the GIL up. Waking takes one; a usual commit is one SQLite
-statement (:meth:`gatewaykit.costs.database.LedgerDatabase.write`). Rows
-recorded while it waits for the GIL share its transaction.
+One daemon thread per process commits each scheduled store's queue in one transaction; at exit (in a
+multiprocessing child, by a finalizer) every queue is committed. It never sleeps nor changes the switch
+interval: what bounds a commit's delay is how few times the thread gives up the GIL, so a usual commit
+is one wake-up and one SQLite statement. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

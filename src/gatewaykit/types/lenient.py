@@ -1,18 +1,9 @@
 """Reading what real OpenAI-compatible servers send, not only what the spec says.
 
-Before-validators shared by the answer types: each takes the raw value a server
-sent and turns a plausible variant into the spec's shape, keeping every
-unknown field. What no rule here can read still fails validation; the client
-turns that failure into :class:`gatewaykit.UnexpectedResponseError`.
-
-Variants read (each has a test in ``tests/client/foreign_shapes``):
-
-* ``usage.cost`` as a plain number (LiteLLM's proxy): the total;
-* ``null`` where the spec has a number, string or list (``"id": null``,
-  ``"prompt_tokens": null``, ``"choices": null``): the field's default;
-* ``reasoning_content`` (DeepSeek, vLLM, LiteLLM) where the spec says ``reasoning``;
-* tool-call ``arguments`` sent as an object instead of a JSON string (Ollama);
-* a message ``content`` sent as a list of text parts.
+Before-validators shared by the answer types turn a plausible variant of a field into the spec's shape,
+keeping every unknown field; what no rule reads still fails validation, which the client reports as
+:class:`gatewaykit.UnexpectedResponseError`. Each variant read has a test in
+``tests/client/foreign_shapes``; the list: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """``gk.Evaluation``: what ``client.evaluate(cases, models=[...])`` returns.
 
-One :class:`EvaluationCell` per case × model × repeat, in row order (case by
-case, each repeat a row, the models across). A cell holds the model's result
-(or the error it ended with), its scores by column (a scorer's name; a scorer
-that returns a dict gives ``name.key`` columns), the errors of scorers that
-raised, its latency and what it cost (the ledger's figure: reported,
-estimated, ``cached`` at $0, ``replayed`` at $0 when the client's cassette
-answered it, or ``checkpoint`` at $0 when a stored result was reused).
-
-``to_pandas()`` has one row per cell (the columns: :data:`FIXED_COLUMNS`
-around the score columns), ``summary()`` one per model, ``save(folder)``
-writes the CSV, a JSON and the media (:mod:`gatewaykit.client.session_tools.evaluation_files`)
-that ``Evaluation.load(folder)`` reads back. ``stability()``, ``compare(baseline)``,
-``assert_no_regression(baseline)`` read the repeats as evidence
-(:mod:`gatewaykit.client.session_tools.evaluation_stats`); ``to_html(path)`` writes a report.
-With ``dry_run=True`` no cell has run: ``quote`` is what the run would cost.
+One :class:`EvaluationCell` per case × model × repeat, in row order: the model's result (or its error),
+its scores by column, its latency and the ledger's cost. ``to_pandas()``, ``summary()``,
+``save(folder)`` / ``Evaluation.load(folder)``, ``to_html(path)`` and the repeat statistics
+(:mod:`gatewaykit.client.session_tools.evaluation_stats`) read it; with ``dry_run=True`` no cell has run
+and ``quote`` is what the run would cost. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,25 +1,10 @@
 """``Client.evaluate`` / ``AsyncClient.evaluate``: every case on every model, scored, shown as it goes.
 
-The plan is checked first (:mod:`gatewaykit.client.session_tools.evaluation_plan`):
-nothing is sent for a typo. Then:
-
-1. ``dry_run=True``: every cell's request (and every judge's, with a stand-in as
-   long as the output it will grade may be, its verdict at its ``max_tokens``)
-   is quoted, not sent; the returned :class:`Evaluation` has no results and its
-   ``quote`` (every answer at its longest; prompts estimated, about 4 characters
-   a token).
-2. ``checkpoint=path``: cells stored by an earlier run of the same call come
-   back from the file (their result, latency and judges' verdicts; this run's
-   cost $0, ``cost_source="checkpoint"``); only the others are sent, and each
-   is stored the moment it finishes, so a run killed half-way pays each cell once.
-3. ``Client(confirm_over=)``: what is left to send is quoted and asked about
-   once, for the whole evaluation.
-4. The cells run at most ``concurrency`` at a time (threads for :class:`Client`,
-   tasks for :class:`AsyncClient`; with ``seed=s``, repeat r sends ``seed=s + r``), each tagged in the ledger (its cost is the
-   ledger's figure: ``cache=True`` makes a re-run's cells ``cached`` at $0);
-   chat cells stream where the display shows them. When a cell ends, its
-   scorers run (a judge's request tagged apart: ``Evaluation.judge_cost``), then
-   the display is told: the grid fills live.
+The plan is checked first, so nothing is sent for a typo. ``dry_run=True`` quotes every cell (and every
+judge) without sending; ``checkpoint=path`` reuses the cells an earlier run stored and stores each new one
+as it finishes, so a run killed half-way pays each cell once; ``Client(confirm_over=)`` asks once for the
+whole evaluation. The cells run at most ``concurrency`` at a time, each tagged in the ledger and scored
+when it ends, and the display fills the grid as they do. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """Repeats read as evidence: ``Evaluation.stability()``, ``.compare(baseline)``, ``.assert_no_regression(baseline)``.
 
-A *group* is one case × model × score column over an evaluation's repeats. A
-repeat *passes* when its score is True, or a number at least ``threshold``
-(0.5 by default: a judge's "meets the rubric"); a repeat whose request or
-scorer failed, or that has no score, does not pass (a gate counts an error as
-a failure).
-
-The comparison rule (noise-aware): for each group found in both evaluations,
-a two-sided Fisher exact test on the pass counts (passed / not passed, before
-and after) gives ``p_value``; the group is ``better`` or ``worse`` when
-``p_value`` < ``alpha`` / *m* (Bonferroni over the *m* groups compared, so the
-chance that an unchanged evaluation shows any change is at most ``alpha``,
-0.05 by default), or when every repeat on each side agrees and the sides
-disagree (all passed before, none after: with no spread in either, nothing
-says it is noise; this is how one-repeat, temperature-0 runs compare).
-Otherwise ``same``. A group only in the new evaluation is ``new``, only in
-the baseline ``removed``.
+A *group* is one case × model × score column over an evaluation's repeats; a repeat passes when its
+score is True or a number at least ``threshold``, and an error never passes. ``compare`` calls a group
+``better`` or ``worse`` only on evidence (a Fisher exact test on the pass counts, Bonferroni over the
+groups, or two sides that each agree and disagree with each other), so an unchanged evaluation seldom
+shows a change. The rule in full: ``docs/evaluation-gate.md``.
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """httpx transports over the browser's own network, for Python running in a page (Pyodide, JupyterLite).
 
-In Pyodide (``sys.platform == "emscripten"``) there are no sockets: httpx's own transports cannot
-connect. :mod:`gatewaykit.client.transports.http` puts these under its httpx clients there, so the rest of
-the client (headers, body limits, errors, retries) is the same as anywhere:
-
-- :class:`FetchTransport` (``gk.AsyncClient``): the browser's ``fetch``; a body is read from its
-  ``ReadableStream`` piece by piece, so a streamed chat's chunks arrive as the gateway sends them.
-- :class:`XhrTransport` (``gk.Client``): a synchronous ``XMLHttpRequest``, which a browser allows in a
-  worker (JupyterLite's kernel runs in one); the whole answer arrives at once, so a streamed chat's chunks
-  come together at its end. Where there is no ``XMLHttpRequest`` (Node.js), it says to use ``gk.AsyncClient``.
-
-The browser decodes compressed answers itself, so ``Content-Encoding`` is dropped from what comes back.
-Headers a browser sets itself (``Host``, ``Content-Length``, ``Accept-Encoding``, ...) are not sent. A
-request to another origin than the page's needs that server to allow the page's origin (CORS): the
-offline gateway and the classroom do with ``--cors-origin``; a refused request is an
-:class:`httpx.ConnectError` that says so.
-
-Modelled on urllib3's ``contrib/emscripten``. Nothing here is imported outside a browser.
+Pyodide has no sockets, so :mod:`gatewaykit.client.transports.http` puts these under its httpx clients
+there and the rest of the client is the same as anywhere: :class:`FetchTransport` (``gk.AsyncClient``:
+the browser's ``fetch``, a body read piece by piece) and :class:`XhrTransport` (``gk.Client``: a
+synchronous ``XMLHttpRequest`` in a worker, the answer whole). Modelled on urllib3's
+``contrib/emscripten``; nothing here is imported outside a browser. Details: ``docs/jupyterlite.md``.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """Sampled answers: how ``temperature`` > 0 makes the synthetic chat model vary, so flakiness can be studied.
 
-At ``temperature`` 0 (or omitted) an answer depends on the request alone. Above
-0 each answer is a *draw*: the request's ``seed`` when it gives one (the same
-seed, the same answer), else the gateway's ``--seed`` and how many identical
-requests came before (:meth:`.RequestIds.sample_seed`), so the n-th repeat of a
-request on a fresh gateway always gets the same answer whatever order requests
-arrive in.
-
-A draw may *drift*: the answer loses the thread of the prompt (it neither restates
-it nor keeps the form asked for), so a scorer looking for the prompt's subject or
-its form fails on it. The chance of drifting is
-``min(0.95, temperature × model rate × prompt factor)``: the model rate is
-:data:`DRIFT_RATES` (the small model drifts most), and a prompt that states the
-form it wants ("in one sentence", "three bullet points") or its subject ("about
-volcanoes") keeps the model on track (each × :data:`STEADYING`). So a vaguer
-prompt or a smaller model passes less often, as with real sampled models.
+At ``temperature`` 0 an answer depends on the request alone. Above 0 each answer is a reproducible draw
+(the request's ``seed``, else the gateway's ``--seed`` and how many identical requests came before), and
+a draw may *drift* off the prompt, with a chance that grows with temperature, is highest for the small model
+(:data:`DRIFT_RATES`) and falls when the prompt states its form or its subject (:data:`STEADYING`).
+The rule and its figures: ``docs/offline-gateway.md``.
 """
 
 from __future__ import annotations

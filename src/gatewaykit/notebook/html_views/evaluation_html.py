@@ -1,20 +1,10 @@
 """``render_evaluation_html(evaluation)``: the grid, one row per case, one column per model.
 
-Each cell: its output (a chat answer as escaped text in a scrolling box, an
-image as a thumbnail, a video or a song as its player), its scores (✓/✗, a
-number, a judge's reason on hover, a scorer's error in red), latency and cost,
-and the row's marks (best score, cheapest, fastest); with ``repeats`` > 1, one row
-per case whose cells show a stability badge per scorer and their repeats on
-click (:mod:`gatewaykit.notebook.html_views.evaluation_repeats_html`). Under the rows, a summary
-row per model: mean scores, total cost, median latency, errors. A cell the
-client's cassette replayed says so where its cost stands (its ledger row's note:
-not charged, the recorded cost), and each total says how many it leaves out.
-A dry run shows the plan (every cell "not sent") and the quote. Pure: strings of HTML built
-from inline styles (GitHub, nbconvert and untrusted notebooks keep them),
-everything from a model or a case escaped.
-
-The live grid (:mod:`gatewaykit.notebook.comparison_views.evaluation_live`) builds
-its cells with :func:`cell_html` (:mod:`.evaluation_cell_html`) and lays them out with :func:`grid_html`.
+Each cell shows its output, scores, latency and cost (with repeats, a stability badge per scorer and the
+repeats on click), each row its marks, and a summary row per model closes the grid; a dry run shows the
+plan and the quote. Pure: HTML strings with inline styles (GitHub, nbconvert and untrusted notebooks
+keep them), everything from a model or a case escaped. The live grid lays its cells out with
+:func:`grid_html`. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

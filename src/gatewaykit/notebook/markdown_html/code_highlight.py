@@ -1,18 +1,10 @@
 """Syntax highlighting for code blocks in model answers (Pygments, inline styles).
 
-Inline ``style="color:#..."`` attributes, not classes and not a ``<style>``
-block: JupyterLab keeps inline styles on trusted outputs and, in a reopened
-(untrusted) notebook, its sanitiser keeps ``color`` values that are hex codes;
-nbconvert HTML and GitHub keep them too. ``var(--jp-...)`` values would be
-dropped in untrusted notebooks, so the palette is fixed: Solarized's accent
-colours, which were chosen to read on light and dark backgrounds alike. Plain
-text keeps the theme's own colour (no foreground or background is set).
-
-The code is the model's, so it is only ever escaped text inside our spans:
-Pygments escapes every token and marks it with a short class
-(``<span class="k">``); the answer is sanitised (classes kept, no styles
-allowed), and only then does :func:`gatewaykit.notebook.markdown_html.markdown.style_answer`
-turn each known class into its colour. So the sanitiser never has to parse CSS.
+Inline hex colours, not classes or ``var(--jp-...)``: JupyterLab's sanitiser keeps them in untrusted
+notebooks, as nbconvert and GitHub do, and the fixed palette (Solarized's accents) reads on light and
+dark themes. The code is the model's: Pygments escapes every token into a classed span, the answer is
+sanitised, and only then do classes become colours, so the sanitiser never parses CSS.
+Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """``gk.chat_ui()``: a chat box in a cell, over a :class:`~gatewaykit.ChatSession`.
 
-The transcript sits above a multi-line input (Enter sends, Shift+Enter is a new
-line), with Send, Stop (while an answer streams: keeps the partial answer and
-says it was stopped), Undo and Reset, a model picker over the catalog's chat
-models, an image attachment for vision models, each turn's cost and the
-conversation's total (a turn the client's cassette replayed or its response
-cache answered says so, with what it cost when it was paid for, instead of a
-cost), and the ledger's budget as a bar when one is set.
-
-A turn runs in a worker thread (started with the cell's parent header), so the
-kernel stays free to handle Stop. :meth:`ChatUI.send` is what Send does, and
-blocks until the turn ends, for scripts and tests. The displayed output carries
-the widget and a static HTML transcript, updated after every turn, so a saved
-notebook, nbconvert HTML and GitHub show the conversation without widget state.
+A transcript over an input with Send, Stop, Undo and Reset, a model picker, an image attachment, each
+turn's cost and the budget's bar. A turn runs in a worker thread, so the kernel stays free to handle
+Stop (:meth:`ChatUI.send` blocks, for scripts and tests); the output carries a static HTML transcript
+beside the widget, so a saved notebook shows the conversation without widget state.
+Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations
