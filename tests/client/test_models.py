@@ -97,3 +97,11 @@ def test_pick_on_an_async_client_is_awaitable(emulator: object, keys: object) ->
             return await aclient.models.pick("image", ["image_size"])
 
     assert asyncio.run(run()) == "image-preset"
+
+
+def test_an_optional_pick_with_no_fitting_model_prints_a_note_and_gives_none(
+        client: gk.Client, capsys: pytest.CaptureFixture[str]) -> None:
+    """pick(optional=True) answers None and prints that the part needing the model is skipped, not an error."""
+    assert client.models.pick("video", ["width"], optional=True) is None
+    note = capsys.readouterr().out
+    assert note.startswith("This key's catalog has no video model accepting width (it has: ") and "skipped" in note

@@ -14,7 +14,7 @@ from typing import Iterable, Optional
 from gatewaykit.errors import ModelNotFoundError
 from gatewaykit.types import Model, ModelList
 
-__all__ = ["CAPABILITIES", "KINDS", "choose_model"]
+__all__ = ["CAPABILITIES", "KINDS", "choose_model", "missing_kind_note"]
 
 KINDS = ("chat", "image", "video", "music")
 CAPABILITIES = ("vision", "reasoning", "tools", "json_schema", "edit", "image_to_video")
@@ -86,3 +86,14 @@ def _explain(catalog: ModelList, kind: str, needs: tuple[str, ...]) -> str:
         lines.append(f"  {model.id}: {', '.join(offers) or '(nothing listed)'}")
     lines.append(f"Needs may be parameter names or capabilities ({', '.join(CAPABILITIES)}).")
     return "\n".join(lines)
+
+
+def missing_kind_note(catalog: ModelList, kind: str, needs: Iterable[str] = (), *, in_class: bool = False) -> str:
+    """What ``pick(kind, optional=True)`` prints when no model fits: the part that needs one is skipped."""
+    needs = (needs,) if isinstance(needs, str) else tuple(needs)
+    has_kind = any(model.kind == kind for model in catalog)
+    wanted = f" accepting {', '.join(needs)}" if needs and has_kind else ""  # no model of the kind: the kind is missing
+    allowed = ", ".join(catalog.ids) or "none"
+    if in_class:
+        return f"Your class does not allow {kind} models{wanted} (it allows: {allowed}), so this part is skipped."
+    return f"This key's catalog has no {kind} model{wanted} (it has: {allowed}), so this part is skipped."

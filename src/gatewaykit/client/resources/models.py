@@ -8,7 +8,8 @@ from gatewaykit.client.resources.awaitable_surface import awaitable_method
 from gatewaykit.client.core.base import BaseClient
 from gatewaykit.client.core.flows import Flow
 from gatewaykit.client.api_request import NOT_GIVEN
-from gatewaykit.client.resources.model_choice import choose_model
+from gatewaykit.client.resources.model_choice import choose_model, missing_kind_note
+from gatewaykit.client.core.classroom_key import is_classroom_key
 from gatewaykit.client.core.model_names import closest_model
 from gatewaykit.errors import ModelNotFoundError
 from gatewaykit.types import Model, ModelList
@@ -47,22 +48,31 @@ class Models:
             param="model",
         )
 
-    def pick(self, kind: str, needs: Iterable[str] = (), *, timeout: Any = NOT_GIVEN) -> str:
+    def pick(self, kind: str, needs: Iterable[str] = (), *, optional: bool = False,
+             timeout: Any = NOT_GIVEN) -> Optional[str]:
         """The id of a ``kind`` model ("chat", "image", "video", "music") accepting every name in ``needs``.
 
         A need is a catalog parameter (``"width"``, ``"resolution"``) or a capability
         (``"vision"``, ``"reasoning"``, ``"tools"``, ``"json_schema"``, ``"edit"``,
         ``"image_to_video"``), so one notebook runs offline and on the real gateway.
         Uses the cached catalog (fetched once); raises ModelNotFoundError listing what
-        the key's models accept when none fits. Async clients: ``await``.
+        the key's models accept when none fits. ``optional=True``: prints a note saying so
+        instead (in a class: the class does not allow it) and returns None, so a notebook's
+        ``if MODEL:`` skips that part and Run All goes on. Async clients: ``await``.
         """
-        return cast(str, self._client._run(self._pick(kind, needs, timeout)))
+        return cast(Optional[str], self._client._run(self._pick(kind, needs, optional, timeout)))
 
-    def _pick(self, kind: str, needs: Iterable[str], timeout: Any) -> Flow[str]:
+    def _pick(self, kind: str, needs: Iterable[str], optional: bool, timeout: Any) -> Flow[Optional[str]]:
         catalog = self._client._catalog
         if catalog is None:
             catalog = yield from self._client._fetch_models(timeout=timeout)
-        return choose_model(catalog, kind, needs)
+        try:
+            return choose_model(catalog, kind, needs)
+        except ModelNotFoundError:
+            if not optional:
+                raise
+        print(missing_kind_note(catalog, kind, needs, in_class=is_classroom_key(self._client._settings.api_key)))
+        return None
 
     @property
     def cached(self) -> Optional[ModelList]:
