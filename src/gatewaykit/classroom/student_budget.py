@@ -52,7 +52,8 @@ class Budget(dict):  # type: ignore[type-arg]
     def _repr_html_(self) -> str:
         try:
             colour = "#d9534f" if self.get("paused") or not self.get("remaining_usd") else "#2e7d32"
-            return (f'<div class="gk-my-budget" style="border-left:3px solid {colour};padding:.3em .8em">'
+            return (f'<div class="gk-my-budget tex2jax_ignore mathjax_ignore" '  # "$2.00 ... $0.42": no MathJax
+                    f'style="border-left:3px solid {colour};padding:.3em .8em">'
                     f"<b>{html.escape(str(self.get('student', '')))}</b>: {html.escape(self.summary())}</div>")
         except Exception:  # noqa: BLE001 - a display never breaks a cell
             return html.escape(dict.__repr__(self))

@@ -19,6 +19,7 @@ from gatewaykit.client.transports.body_reading import ACCEPTED_CODINGS, check_li
 from gatewaykit.client.transports.cassette_store import REPLAY_BASE_URL, Cassette
 from gatewaykit.client.core.config import ConnectionSettings, normalise_base_url, resolve_settings, offline_gateway_settings
 from gatewaykit.client.core.key_fingerprint import key_id
+from gatewaykit.client.core.classroom_key import is_classroom_key
 from gatewaykit.client.core.display import Display, choose_display
 from gatewaykit.client.core.flows import Flow, send_with_retries
 from gatewaykit.client.core.options import DEFAULT_TIMEOUT, ClientOptions
@@ -73,11 +74,10 @@ class BaseClient:
         )
         if settings is not None and switches.offline and not settings.offline:
             settings = None  # a client pickled elsewhere, unpickled under GATEWAYKIT_OFFLINE=1: the offline gateway
+        fresh = settings is None  # a pickled client's gateway was announced where it was built
         if settings is None:
             settings = self._resolve_settings(options)
-            announce = settings.offline
-        else:
-            announce = False  # a pickled client's gateway was announced where it was built
+        announce = fresh and settings.offline
         self._settings = settings
         self._key_fingerprint = key_id(settings.api_key)  # hashed once, not per request
         # Whatever their shape, this key and a password in the base URL are scrubbed from every error message
@@ -91,6 +91,14 @@ class BaseClient:
                 self._display.offline_notice(self._settings.base_url, implicit=self._settings.offline_implicit)
             except Exception:  # noqa: BLE001 - a display problem must not stop the client
                 logger.debug("the offline notice could not be shown", exc_info=True)
+        elif fresh and self._cassette is None and is_classroom_key(settings.api_key):
+            # A student's key: the display says where they are (the class, their name, what is left), once.
+            class_notice = getattr(self._display, "class_notice", None)  # optional: a user's own Display may lack it
+            if class_notice is not None:
+                try:
+                    class_notice(settings.base_url, settings.api_key)
+                except Exception:  # noqa: BLE001 - a display problem must not stop the client
+                    logger.debug("the class notice could not be shown", exc_info=True)
         self._policy = options.retries
         self._catalog: Optional[ModelList] = None
         self._catalog_prices: Optional[CatalogPrices] = None

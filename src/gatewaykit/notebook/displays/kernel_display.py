@@ -84,5 +84,11 @@ class KernelDisplay:
 
         show_offline_banner(base_url, implicit=implicit)
 
+    def class_notice(self, base_url: str, api_key: str) -> None:
+        """A student's key (optional Display member): the class, their name and what is left, once per kernel."""
+        from gatewaykit.notebook.displays.banner import show_class_banner
+
+        show_class_banner(base_url, api_key)
+
     def __repr__(self) -> str:
         return "KernelDisplay()"

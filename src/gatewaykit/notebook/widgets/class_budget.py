@@ -9,12 +9,12 @@ classroom, so nothing else is ever sent there.
 
 from __future__ import annotations
 
-import os
 from typing import Any, Optional
+
+from gatewaykit.client.core.classroom_key import is_classroom_key
 
 __all__ = ["class_budget_text"]
 
-CLASSROOM_KEY_PREFIX = "sk-bf-class-"
 _NOT_A_CLASSROOM: set[str] = set()
 
 
@@ -27,8 +27,7 @@ def _key(client: Any) -> str:
 def _talks_to_a_classroom(client: Any, key: str) -> bool:
     if getattr(client, "offline", False) or getattr(client, "cassette", None) is not None or not key:
         return False
-    hub_token = os.environ.get("JUPYTERHUB_API_TOKEN")
-    return key.startswith(CLASSROOM_KEY_PREFIX) or (bool(hub_token) and key == hub_token)
+    return is_classroom_key(key)
 
 
 def class_budget_text(client: Any) -> Optional[str]:
