@@ -7,7 +7,7 @@ checked on ``AsyncClient`` too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from pydantic import BaseModel
 from typing_extensions import assert_type
@@ -71,6 +71,7 @@ async def models(client: gk.AsyncClient) -> None:
     assert_type(await client.models.list(extra_headers=HEADERS, timeout=5.0), gk.ModelList)
     assert_type(await client.models.get("chat-mini", timeout=5.0), gk.Model)
     assert_type(await client.models.pick("image", needs=["edit"], timeout=5.0), str)
+    assert_type(await client.models.pick("video", needs=["resolution"], optional=True, timeout=5.0), Optional[str])
 
 
 async def images(client: gk.AsyncClient) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, cast
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, Optional, cast, overload
 
 from gatewaykit.client.resources.awaitable_surface import awaitable_method
 from gatewaykit.client.core.base import BaseClient
@@ -48,6 +48,13 @@ class Models:
             param="model",
         )
 
+    @overload
+    def pick(self, kind: str, needs: Iterable[str] = (), *, optional: Literal[False] = False,
+             timeout: Any = NOT_GIVEN) -> str: ...
+
+    @overload
+    def pick(self, kind: str, needs: Iterable[str] = (), *, optional: bool, timeout: Any = NOT_GIVEN) -> Optional[str]: ...
+
     def pick(self, kind: str, needs: Iterable[str] = (), *, optional: bool = False,
              timeout: Any = NOT_GIVEN) -> Optional[str]:
         """The id of a ``kind`` model ("chat", "image", "video", "music") accepting every name in ``needs``.
@@ -86,4 +93,14 @@ class AsyncModels(Models):
     if TYPE_CHECKING:
         list = awaitable_method(Models.list)  # type: ignore[assignment]
         get = awaitable_method(Models.get)  # type: ignore[assignment]
-        pick = awaitable_method(Models.pick)  # type: ignore[assignment]
+
+        @overload  # type: ignore[override]
+        async def pick(self, kind: str, needs: Iterable[str] = (), *, optional: Literal[False] = False,
+                       timeout: Any = NOT_GIVEN) -> str: ...
+
+        @overload
+        async def pick(self, kind: str, needs: Iterable[str] = (), *, optional: bool,
+                       timeout: Any = NOT_GIVEN) -> Optional[str]: ...
+
+        async def pick(self, kind: str, needs: Iterable[str] = (), *, optional: bool = False,
+                       timeout: Any = NOT_GIVEN) -> Optional[str]: ...
