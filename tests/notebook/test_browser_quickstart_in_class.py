@@ -1,6 +1,7 @@
 """The quickstart in JupyterLab 4 + headless Chromium for a student of a class that leaves video out: the first
-cell says the class, the student and what is left; the video cell says the class does not allow it. Screenshot:
-test-artifacts/browser/quickstart-in-class.png."""
+cell says the class, the student and what is left; the video cell says the class does not allow it. Screenshots:
+test-artifacts/browser/quickstart-in-class.png and
+quickstart-in-class-video.png."""
 
 from __future__ import annotations
 
@@ -43,3 +44,4 @@ def test_the_quickstart_in_a_class_says_where_the_student_is(jupyter_testbed: Ju
         assert "Your class does not allow video models" in page.output_text(video)
         page.cell(1).scroll_into_view_if_needed()
         page.screenshot("quickstart-in-class")
+        page.screenshot("quickstart-in-class-video", cell=video)
