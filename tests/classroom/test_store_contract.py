@@ -7,7 +7,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from gatewaykit.classroom.store import NO_BALANCE, SQLiteStore, day_of
+from gatewaykit.classroom.store import NO_BALANCE, SQLiteStore, StudentExists, day_of
 
 W = "total"
 
@@ -34,11 +34,12 @@ def test_students_come_back_in_the_order_they_were_added_with_their_caps(store: 
         ("bo", "d-bo", None, False), ("al", "d-al", 5_000, False)]
 
 
-def test_a_student_added_twice_is_refused(store: Any) -> None:
-    """The same student twice is an error from the store (the roster is decided once)."""
+def test_a_student_added_twice_is_refused_as_already_in_the_class(store: Any) -> None:
+    """The same student twice is StudentExists from either store (the first key stays), never a driver error."""
     store.add_student("bo", "d-bo", None)
-    with pytest.raises(Exception):
+    with pytest.raises(StudentExists, match="'bo' is already in the class"):
         store.add_student("bo", "d-other", None)
+    assert [(s.student, s.key_digest) for s in store.students()] == [("bo", "d-bo")]
 
 
 def test_a_cap_change_is_kept(store: Any) -> None:

@@ -30,6 +30,7 @@ from gatewaykit.classroom.jobs import delete_job
 from gatewaykit.classroom.report import class_totals, report_rows
 from gatewaykit.classroom.roster import read_roster
 from gatewaykit.classroom.state import ClassroomState
+from gatewaykit.classroom.store import StudentExists
 from gatewaykit.classroom.upstream import UpstreamFailure
 from gatewaykit.classroom.upstream_balance import STATUS_KEY
 from gatewaykit.serving.errors import ApiError, bad_request
@@ -143,6 +144,8 @@ async def add_student(request: Request) -> Response:
     try:
         entry = read_roster([{"student": body.get("student"), "cap_usd": body.get("cap_usd")}])[0]
         key = state.add_student(entry.student, entry.cap_usd)
+    except StudentExists as exc:  # (added a moment ago by another classroom process too)
+        raise ApiError(409, str(exc), code="student_exists", param="student") from None
     except ValueError as exc:
         raise bad_request(str(exc).replace("roster item 1: ", ""), param="student") from None
     return JSONResponse({"student": entry.student, "key": key})
@@ -179,6 +182,9 @@ async def key_for(request: Request) -> Response:
     try:
         entry = read_roster([student])[0]
         key = state.add_student(entry.student, None)
+    except StudentExists:  # another classroom process added them a moment ago: as for a known student
+        state.reload()
+        return JSONResponse({"student": student, "key": state.reissue(student), "new": False})
     except ValueError as exc:
         raise bad_request(str(exc).replace("roster item 1: ", ""), param="student") from None
     return JSONResponse({"student": entry.student, "key": key, "new": True})

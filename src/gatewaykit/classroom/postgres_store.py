@@ -35,7 +35,8 @@ import uuid
 from typing import Any, Callable, Iterator, Optional, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from gatewaykit.classroom.store import HELD, NO_BALANCE, UNKNOWN, DatabaseUnavailable, OpenHold, StudentRow, day_of
+from gatewaykit.classroom.store import (HELD, NO_BALANCE, UNKNOWN, DatabaseUnavailable, OpenHold, StudentExists,
+                                        StudentRow, day_of)
 
 __all__ = ["CHANNEL", "PostgresStore", "SCHEMA_VERSION", "is_postgres_url", "shown_url"]
 
@@ -212,9 +213,14 @@ class PostgresStore:
                 self._all("SELECT student, key_digest, cap_nanos, revoked FROM students ORDER BY seq")]
 
     def add_student(self, student: str, key_digest: str, cap_nanos: Optional[int]) -> None:
+        """Add a student; :class:`StudentExists` when they are in the class already (another process added them
+        the same moment: the first insert wins, the second finds the row)."""
         with self._transaction() as conn:
-            conn.execute("INSERT INTO students (student, key_digest, cap_nanos, added) VALUES (%s, %s, %s, %s)",
-                         (student, key_digest, cap_nanos, time.time()))
+            added = conn.execute("INSERT INTO students (student, key_digest, cap_nanos, added) "
+                                 "VALUES (%s, %s, %s, %s) ON CONFLICT (student) DO NOTHING",
+                                 (student, key_digest, cap_nanos, time.time())).rowcount
+            if not added:
+                raise StudentExists(student)
             self._changed(conn)
 
     def set_cap(self, student: str, cap_nanos: Optional[int]) -> None:

@@ -21,7 +21,7 @@ from gatewaykit.classroom import refusals
 from gatewaykit.classroom.budgets import Budgets
 from gatewaykit.classroom.keys_file import append_keys
 from gatewaykit.classroom.setting_names import PYTHON, SettingNames
-from gatewaykit.classroom.store import OpenHold, Store
+from gatewaykit.classroom.store import OpenHold, Store, StudentExists
 from gatewaykit.classroom.upstream import Upstream
 from gatewaykit.classroom.upstream_balance import UpstreamBalance
 from gatewaykit.classroom.windows import Window
@@ -131,9 +131,10 @@ class ClassroomState:
 
     # -- students and keys -------------------------------------------------------------------------------------
     def add_student(self, student: str, cap_usd: Optional[float] = None) -> str:
-        """A new student's key (shown once); ValueError when the student is already in the class."""
+        """A new student's key (shown once); :class:`StudentExists` (a ValueError) when the student is already in
+        the class (this process knew, or the store found them: another process added them a moment ago)."""
         if student in self.known:
-            raise ValueError(f"{student!r} is already in the class")
+            raise StudentExists(student)
         key = new_student_key()
         cap = None if cap_usd is None else usd_to_nanos(cap_usd)
         self.store.add_student(student, key_digest(key), cap)
@@ -215,9 +216,11 @@ class ClassroomState:
         if name not in self.known:
             try:
                 self.add_student(name, None)
+            except StudentExists:  # another classroom process added them a moment ago
+                self.reload()
             except ValueError:
                 raise refusals.unknown_key() from None
-        elif self.known[name]:
+        if self.known.get(name):
             self.store.count_refusal(name, NO_MODEL, self.window.key())
             raise refusals.revoked_key()
         return name

@@ -33,8 +33,8 @@ from typing import Any, Optional, Protocol
 
 from gatewaykit import sqlite_fork
 
-__all__ = ["NO_BALANCE", "DatabaseInUse", "DatabaseUnavailable", "OpenHold", "SQLiteStore", "Store", "StudentRow",
-           "day_of", "owner_only"]
+__all__ = ["NO_BALANCE", "DatabaseInUse", "DatabaseUnavailable", "OpenHold", "SQLiteStore", "Store", "StudentExists",
+           "StudentRow", "day_of", "owner_only"]
 
 HELD = "held"  # a request in flight, or a job not yet finished: its hold still counts
 #: The status of a request the gateway refused (402) because the teacher's paid balance was used up: nothing is
@@ -129,6 +129,15 @@ def owner_only(path: str) -> None:
 
 class DatabaseInUse(RuntimeError):
     """Another running classroom has this database file."""
+
+
+class StudentExists(ValueError):
+    """The student is in the class already (added a moment ago by another classroom process, or by a roster)."""
+
+    def __init__(self, student: str) -> None:
+        super().__init__(f"{student!r} is already in the class: their key is the one issued when they were added "
+                         "(reissue it to get a new one).")
+        self.student = student
 
 
 class DatabaseUnavailable(RuntimeError):
@@ -226,8 +235,14 @@ class SQLiteStore:
                 self._read("SELECT student, key_digest, cap_nanos, revoked FROM students ORDER BY rowid")]
 
     def add_student(self, student: str, key_digest: str, cap_nanos: Optional[int]) -> None:
-        self._write("INSERT INTO students (student, key_digest, cap_nanos, added) VALUES (?, ?, ?, ?)",
-                    (student, key_digest, cap_nanos, time.time()))
+        """Add a student; :class:`StudentExists` when they are in the class already."""
+        try:
+            self._write("INSERT INTO students (student, key_digest, cap_nanos, added) VALUES (?, ?, ?, ?)",
+                        (student, key_digest, cap_nanos, time.time()))
+        except sqlite3.IntegrityError:
+            if self._read("SELECT 1 FROM students WHERE student = ?", (student,)):
+                raise StudentExists(student) from None
+            raise
 
     def set_cap(self, student: str, cap_nanos: Optional[int]) -> None:
         self._write("UPDATE students SET cap_nanos = ? WHERE student = ?", (cap_nanos, student))
