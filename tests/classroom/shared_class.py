@@ -60,11 +60,12 @@ class ClassroomProcess:
     :meth:`ready` reads its start lines)."""
 
     def __init__(self, gateway: GatewayProcess, db_url: str, folder: Path, name: str, *more: str,
-                 env: Optional[dict[str, str]] = None) -> None:
+                 env: Optional[dict[str, str]] = None, admin_token: Optional[str] = ADMIN_TOKEN) -> None:
         self.keys_file = folder / f"{name}.keys.csv"
+        token = ["--admin-token", admin_token] if admin_token else []
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gatewaykit.classroom", "--upstream", gateway.base_url, "--db", db_url,
-             "--port", "0", "--admin-token", ADMIN_TOKEN, "--keys-out", str(self.keys_file), *more],
+             "--port", "0", *token, "--keys-out", str(self.keys_file), *more],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env={**os.environ, "SVC_API_KEY": TEACHER_KEY, **(env or {})})
         self.lines: list[str] = []

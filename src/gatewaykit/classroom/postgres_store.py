@@ -437,6 +437,11 @@ class PostgresStore:
         self._run(f"INSERT INTO instances (id, seen_at) VALUES (%s, {_NOW}) "
                   "ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at", (self.instance,))
 
+    def others_running(self) -> int:
+        """How many other processes of the class beat their heart within ``dead_after`` seconds."""
+        return int(self._all(f"SELECT count(*) FROM instances WHERE id != %s AND seen_at >= {_NOW} - %s",
+                             (self.instance, self.dead_after))[0][0])
+
     def settle_abandoned(self) -> list[int]:
         """Charge at its hold every held row that is no job and whose process stopped beating (``dead_after``),
         or that is older than ``stale_after``: its price is unknown, its hold is the worst case. Returns them."""

@@ -18,6 +18,7 @@ import time
 import warnings
 from typing import Any, Callable, Iterable, Optional
 
+from gatewaykit.classroom import class_settings
 from gatewaykit.classroom.admin_client import AdminClient
 from gatewaykit.classroom.buffered_bytes import MAX_ANSWER_BYTES, MAX_BUFFERED_BYTES
 from gatewaykit.classroom.control_plane import Classroom, checked_usd
@@ -179,6 +180,7 @@ def _class_state(store: Store, entries: list[Any], new_keys: list[tuple[str, str
         store.set_meta(ADMIN_DIGEST, admin_digest(token))
     settings.admin_token = token
     settings.admin_digest = kept if source == "kept" else None
+    settings.admin_token_private = source == "kept"  # this start's own (its control plane's), never printed
     state = ClassroomState(settings, store, forwarding, catalog, window_rule)
     for entry in entries:
         if entry.student not in state.known:
@@ -260,6 +262,10 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
             hub = HubAuth(hub_api_url)
         new_keys: list[tuple[str, str]] = []
         with getattr(store, "exclusive", contextlib.nullcontext)():  # a shared class: one start at a time decides
+            if getattr(store, "shared", False):  # the class's cap, window and models: the same on every process
+                changed = class_settings.agree(store, cap_usd or 0.0, window, allowed, names)
+                if changed:
+                    warnings.warn(changed, RuntimeWarning, stacklevel=2)
             state, source = _class_state(store, entries, new_keys, admin_token, ClassSettings(
                 cap_usd=cap_usd or 0.0, window=window, models=allowed, max_request_cost_usd=limit,
                 default_max_tokens=default_max_tokens, job_check_seconds=job_check_seconds, root_path=prefix,

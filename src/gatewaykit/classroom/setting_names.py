@@ -22,6 +22,8 @@ class SettingNames:
     admin_token: str
     #: How to get a new admin token.
     new_admin_token: str
+    window: str = "window"
+    models: str = "models"
 
 
 PYTHON = SettingNames(
@@ -33,4 +35,5 @@ COMMAND_LINE = SettingNames(
     upstream="--upstream", cap="--cap", max_request_cost="--max-request-cost",
     default_max_tokens="--default-max-tokens", root_path="--root-path", db="--db",
     teacher_key="set SVC_API_KEY (never on the command line: it would show in ps)",
-    admin_token="--admin-token or GATEWAYKIT_CLASSROOM_ADMIN_TOKEN", new_admin_token="start it with --new-admin-token")
+    admin_token="--admin-token or GATEWAYKIT_CLASSROOM_ADMIN_TOKEN", new_admin_token="start it with --new-admin-token",
+    window="--window", models="--models")

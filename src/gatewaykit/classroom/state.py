@@ -73,6 +73,9 @@ class ClassSettings:
     admin_token: str = field(default="", repr=False)
     #: The SHA-256 of a token kept in the store (the one printed when the class first started), accepted too.
     admin_digest: Optional[str] = field(default=None, repr=False)
+    #: ``admin_token`` is this start's own, printed nowhere (the class's is the one the store keeps): accepted on
+    #: this process whatever token the class has.
+    admin_token_private: bool = False
     #: How the teacher spells the settings where they started the classroom (Python or the command line).
     names: SettingNames = PYTHON
     #: A CSV every key the classroom issues is appended to (None: keys are only in the answers that issue them).
@@ -128,6 +131,8 @@ class ClassroomState:
         self._students, self.known, self._revoked_digests = students, known, revoked
         self.paused_reason = store.get_meta("paused_reason")
         self.paused = store.get_meta("paused") == "1"
+        if self.budgets.shared:  # the class's admin token: another process may have replaced it (--new-admin-token)
+            self.settings.admin_digest = store.get_meta(ADMIN_DIGEST) or self.settings.admin_digest
 
     # -- students and keys -------------------------------------------------------------------------------------
     def add_student(self, student: str, cap_usd: Optional[float] = None) -> str:
@@ -177,10 +182,12 @@ class ClassroomState:
         return key
 
     def admin_token_ok(self, presented: str) -> bool:
-        """Whether ``presented`` is the teacher's admin token (this start's, or the one kept in the store)."""
+        """Whether ``presented`` is the teacher's admin token: the one kept in the store (in a shared class, as it
+        is now: another process's ``--new-admin-token`` replaces it on every process), or this start's own."""
         given = presented.strip().encode("utf-8", "surrogatepass")
         token, kept = self.settings.admin_token, self.settings.admin_digest
-        if token and hmac.compare_digest(given, token.encode()):
+        own_counts = self.settings.admin_token_private or not self.budgets.shared
+        if token and own_counts and hmac.compare_digest(given, token.encode()):
             return True
         return bool(kept) and hmac.compare_digest(admin_digest(presented.strip()), kept or "")
 
