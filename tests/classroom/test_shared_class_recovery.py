@@ -4,6 +4,7 @@ classroom processes and a real offline gateway process on a throwaway cluster)."
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -55,4 +56,45 @@ def test_a_video_whose_instance_was_killed_is_settled_by_another_at_the_gateways
         for process in (owner, other):
             if process is not None:
                 process.stop()
+        gateway.close()
+
+
+def test_an_answer_the_database_missed_is_recorded_at_the_gateways_charge_once_it_is_back(
+        postgres_cluster: Any, tmp_path: Path) -> None:
+    """The database stops while an answer is being recorded: once it is back, the row settles at the gateway's
+    charge (not held until the 6-minute bound, nor charged at its hold)."""
+    url = postgres_cluster.url(postgres_cluster.new_database())
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student\nana\n")
+    gateway = GatewayProcess("--fault-rate", "1", "--faults", "slow", "--slow-seconds", "2")
+    room = None
+    try:
+        room = ClassroomProcess(gateway, url, tmp_path, "only", "--roster", str(roster), "--cap", "5").ready()
+        answers: list[httpx.Response] = []
+        asking = threading.Thread(target=lambda: answers.append(httpx.post(
+            f"{room.base_url}/v1/chat/completions", headers=auth(room.keys()["ana"]), timeout=60,
+            json={"model": "chat-mini", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 400})))
+        asking.start()
+        try:
+            wait_for(lambda: _rows(url, "SELECT count(*) FROM requests WHERE status = 'held'") == [(1,)], 30,
+                     "the request held")
+            postgres_cluster.pause_server()  # the gateway answers while the database is away
+            asking.join(60)
+        finally:
+            postgres_cluster.resume_server()
+        [answer] = answers
+        assert answer.status_code == 503 and "could not record it yet" in answer.text, answer.text
+        back = time.monotonic()
+        [(status, cost, hold)] = wait_for(lambda: [r for r in _rows(
+            url, "SELECT status, cost_nanos, hold_nanos FROM requests") if r[0] != "held"], 30, "the row settled")
+        charged = gateway.spent()
+        assert status == "ok" and 0 < cost < hold, (status, cost, hold)
+        assert abs(cost / 1e9 - charged) < 1e-6, (cost, charged)
+        [row] = room.admin("GET", "report").json()["rows"]
+        assert abs(row["spent_usd"] - charged) < 1e-6 and row["held_usd"] == 0, row
+        print(f"\nthe missed answer was recorded {time.monotonic() - back:.2f} s after the database came back, at "
+              f"${cost / 1e9:.6f} (the gateway's charge; its hold was ${hold / 1e9:.6f})")
+    finally:
+        if room is not None:
+            room.stop()
         gateway.close()

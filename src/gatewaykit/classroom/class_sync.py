@@ -5,9 +5,11 @@ on the store's channel: a change another process made (a student added, a cap,
 a revocation, the kill switch) is read within milliseconds; every
 ``poll_seconds`` it also compares the store's change count, so a lost
 notification (a dropped connection) costs at most that long. Every
-``beat_seconds`` it marks this process alive and charges at their hold the
-held rows of processes that stopped beating (killed mid-request). A database
-that goes away is retried every ``poll_seconds`` until it is back.
+``beat_seconds`` it marks this process alive, records the answers whose
+settlement the database missed while it was away (the store keeps them), and
+charges at their hold the held rows of processes that stopped beating (killed
+mid-request). A database that goes away is retried every ``poll_seconds`` until
+it is back.
 """
 
 from __future__ import annotations
@@ -63,6 +65,10 @@ class ClassSync:
                 if time.monotonic() >= next_beat:
                     next_beat = time.monotonic() + self.beat_seconds
                     self.store.heartbeat()
+                    retried = self.store.retry_unsettled()  # before any sweep: at what the gateway charged
+                    if retried:
+                        log.warning("recorded %d answer(s) the class database missed while it was away",
+                                    len(retried))
                     settled = self.store.settle_abandoned()
                     if settled:
                         log.warning("charged %d request(s) of a stopped classroom process at their hold",

@@ -80,6 +80,7 @@ _MIGRATIONS = [
     """,
 ]
 SCHEMA_VERSION = len(_MIGRATIONS)
+_UNSETTLED_MAX = 100_000  # finishes kept for a retry while the database is away (past it: charged at their hold)
 _NOW = "extract(epoch from clock_timestamp())"  # the database's clock: one clock for every process
 
 
@@ -123,6 +124,9 @@ class PostgresStore:
         self._lock = threading.RLock()
         self._conn: Any = None
         self._students_of: dict[int, str] = {}  # the student of each row this process holds (the lock order)
+        #: Finishes the database missed (it went away while they were recorded): made final by
+        #: :meth:`retry_unsettled` once it is back, at what the gateway charged.
+        self._unsettled: dict[int, tuple[int, str, int, Optional[str]]] = {}
         self._closed = False
         with self._guard():
             self._migrate()
@@ -362,11 +366,25 @@ class PostgresStore:
                     found = conn.execute(self._FINISH, args(*row)).fetchone()
                     if found and found[0]:
                         done.append(row[0])
-        except DatabaseUnavailable as exc:  # the rows stay held: charged at their hold once they are stale
+        except DatabaseUnavailable as exc:  # the rows stay held, and are retried when the database is back
+            with self._lock:
+                for row in rows:
+                    if len(self._unsettled) < _UNSETTLED_MAX:
+                        self._unsettled[row[0]] = row
             raise DatabaseUnavailable(exc.where, exc.reason, settling=True) from None
         for row in rows:
             self._students_of.pop(row[0], None)
         return done
+
+    def retry_unsettled(self) -> list[int]:
+        """Make final the finishes the database missed while it was away (the class's sync thread calls this each
+        beat); DatabaseUnavailable (they stay queued) while it still is. Returns the rows made final (a row another
+        process charged at its hold meanwhile is left as it is)."""
+        with self._lock:
+            rows, self._unsettled = list(self._unsettled.values()), {}
+        if not rows:
+            return []
+        return self.finish_requests(rows)
 
     def count_refusal(self, student: str, model: str, window: str, cap_hit: bool = False) -> None:
         """One request refused by the classroom (``cap_hit``: because the student's cap was reached)."""

@@ -112,8 +112,9 @@ def database_unavailable(where: str, settling: bool = False) -> ApiError:
     """The class's database cannot be reached: nothing is forwarded (it could not be recorded), nothing charged;
     ``settling``: it went away while an answer the gateway gave was being recorded."""
     if settling:
-        said = ("the gateway answered your request, but the classroom could not record it: it is charged to you at "
-                "its most (its hold), as an unknown outcome; a retry is a new request.")
+        said = ("the gateway answered your request, but the classroom could not record it yet: it is recorded at "
+                "what the gateway charged once the database is back (at its most, its hold, if the classroom stops "
+                "first); a retry is a new request.")
     else:
         said = "so it cannot record requests: nothing was sent to the gateway and nothing was charged."
     return ApiError(503, f"The classroom cannot reach its database ({where}): {said} Try again in a minute; if it "
