@@ -174,7 +174,7 @@ def test_an_instance_killed_mid_request_loses_no_charge(shared: SharedClass) -> 
     import threading
 
     slow = GatewayProcess("--fault-rate", "1", "--faults", "slow", "--slow-seconds", "3")  # every answer after 3 s
-    victim = ClassroomProcess(slow, shared.url, shared.folder, "victim").ready()
+    victim = ClassroomProcess(slow, shared.url, shared.folder, "victim", "--cap", str(CAP)).ready()
     key = shared.instances[0].admin("POST", "students", {"student": "killed-mid-request", "cap_usd": 1.0}).json()["key"]
     held = "SELECT count(*) FROM requests WHERE student = 'killed-mid-request' AND status = 'held'"
 
