@@ -148,3 +148,15 @@ def test_the_cli_schedules_a_pause_on_a_running_classroom(rooms: Any) -> None:
     bad = cli("--start", "next tuesday", "--end", "2026-12-14T10:00")
     assert bad.returncode == 1 and "start must be a date and time such as" in bad.stderr
     assert list(room.audit().origin) == ["cli"]
+
+
+def test_a_students_own_budget_says_paused_during_a_window(rooms: Any) -> None:
+    """GET /_classroom/me with a student's key: paused, with the window's reason, while it lasts."""
+    clock = FakeClock(dt.datetime(2026, 12, 14, 9, 30, tzinfo=LOCAL))
+    room = rooms(roster=["ana"], clock=clock)
+    key = room.keys.key[0]
+    room.schedule_pause("2026-12-14T09:00", "2026-12-14T10:00", reason="exam")
+    me = httpx.get(f"{room.base_url}/_classroom/me", headers=auth(key)).json()
+    assert (me["paused"], me["reason"]) == (True, "exam")
+    clock.advance(hours=1)
+    assert httpx.get(f"{room.base_url}/_classroom/me", headers=auth(key)).json()["paused"] is False
