@@ -123,12 +123,17 @@ class Budgets:
         return account
 
     def assignment_account(self, student: str, assignment: str) -> Account:
-        """The student's account on an assignment: its cap minus what they spent on it."""
+        """The student's account on an assignment: its cap minus what they spent on it (in a class several
+        processes share, what the store has settled is read at each call; holds are this process's)."""
         account = self._assignment_accounts.get((student, assignment))
-        if account is None:
+        if account is None or self.shared:
             balance = self.assignment_caps[assignment] - self.store.assignment_spent(assignment, student)
-            account = Account(id=student, balance_nanos=balance, limiter=SlidingWindow(1, 1.0))
-            self._assignment_accounts[(student, assignment)] = account
+            if account is None:
+                account = Account(id=student, balance_nanos=balance, limiter=SlidingWindow(1, 1.0))
+                self._assignment_accounts[(student, assignment)] = account
+            else:
+                with account.lock:
+                    account.balance_nanos = balance
         return account
 
     def standing(self, student: str) -> tuple[int, int, int]:
