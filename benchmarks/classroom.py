@@ -10,7 +10,11 @@ process, then measures from this process with a minimal asyncio HTTP/1.1 client
 - throughput: 40 students x 8 concurrent keep-alive connections through the classroom,
   forwarded chats per second (and the gateway's own rate with 320 connections, for scale);
 - ``report()`` when the database holds a million request rows (it reads the running
-  totals, never the rows).
+  totals, never the rows);
+- the course policy's cost: CPU per forwarded chat of a classroom with no policy
+  and of one with ``--rpm`` and ``--class-rpm`` (every chat goes through both
+  limiters), a scheduled AI-off window to come (every chat checks it) and an
+  admin action every 100 ms (each one written to the audit log), in turns.
 
 ``--clients``: also the CPU per request of the classroom's upstream client (its
 keep-alive pool) against aiohttp's and httpx's clients, each sending the same
@@ -18,6 +22,7 @@ chats to the gateway from this process (aiohttp is a benchmark-only comparison,
 not a dependency).
 
 Usage: python benchmarks/classroom.py [--seconds 5] [--latency-requests 400] [--rows 1000000] [--smoke] [--clients]
+       [--policy-only]
 
 With ``--store sqlite|postgres|both`` it compares the stores instead
 (``classroom_stores.py``): ``--instances 3 --students 2000 --connections 48``.
@@ -220,6 +225,73 @@ async def _client_cpu(name: str, gateway_url: str, seconds: float, concurrency: 
         await close()
 
 
+def _admin_actions(url: str, stop: "threading.Event") -> int:
+    """An audited admin action (a student's cap set) every 100 ms until ``stop``; how many were made."""
+    import httpx
+
+    made = 0
+    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ADMIN}", "X-Classroom-Origin": "cli"},
+                      trust_env=False, timeout=30) as http:
+        while not stop.wait(0.1):
+            http.post("/_classroom/students/student00/cap", json={"cap_usd": 100000 + made % 7}).raise_for_status()
+            made += 1
+    return made
+
+
+def _policy_cost(gateway_url: str, folder: Path, env: dict, seconds: float, rounds: int) -> None:
+    """CPU per forwarded chat without and with the course policy (rate limits, a schedule, audited admin actions),
+    two classroom processes measured in turns so load changes hit both alike."""
+    import threading
+
+    rooms = {}
+    try:
+        for name, more in (("no policy", []), ("policy", ["--rpm", "1000000", "--class-rpm", "1000000000"])):
+            keys_out = folder / f"{name.replace(' ', '-')}-keys.csv"
+            process, line = _start([sys.executable, "-m", "gatewaykit.classroom", "--upstream", gateway_url,
+                                    "--roster", str(folder / "roster.csv"), "--cap", "100000", "--db",
+                                    str(folder / f"{name.replace(' ', '-')}.db"), "--keys-out", str(keys_out),
+                                    "--port", "0", "--admin-token", ADMIN, *more], env, "classroom on")
+            url = line.split("classroom on ", 1)[1].split()[0]
+            keys = [row.split(",")[1] for row in keys_out.read_text().splitlines()[1:]]
+            rooms[name] = (process, url, keys)
+        import httpx
+
+        policy_url = rooms["policy"][1]
+        httpx.post(f"{policy_url}/_classroom/schedules", headers={"Authorization": f"Bearer {ADMIN}"},
+                   json={"start": "2099-01-01T09:00", "end": "2099-01-01T11:00", "reason": "exam"},
+                   trust_env=False).raise_for_status()
+        per_chat: dict[str, list[float]] = {name: [] for name in rooms}
+        audited = 0
+        for _ in range(rounds):
+            for name, (process, url, keys) in rooms.items():
+                host, port = url.removeprefix("http://").rsplit(":", 1)
+                asyncio.run(_throughput(host, int(port), keys, 4, 0.5))  # warm-up
+                stop = threading.Event()
+                actions = threading.Thread(target=lambda: None)
+                if name == "policy":
+                    counted: list[int] = []
+                    actions = threading.Thread(target=lambda: counted.append(_admin_actions(url, stop)))
+                    actions.start()
+                cpu = _cpu_seconds(process.pid)
+                _, done = asyncio.run(_throughput(host, int(port), keys, 4, seconds))
+                cpu = _cpu_seconds(process.pid) - cpu
+                stop.set()
+                if name == "policy":
+                    actions.join()
+                    audited += counted[0]
+                per_chat[name].append(cpu / max(done, 1) * 1000)
+        base = statistics.median(per_chat["no policy"])
+        with_policy = statistics.median(per_chat["policy"])
+        print(f"course policy, 40 students x 4 concurrent, {rounds} turns of {seconds:g} s each: CPU per forwarded "
+              f"chat {base:.3f} ms without a policy, {with_policy:.3f} ms with --rpm and --class-rpm, a scheduled "
+              f"window and {audited} audited admin actions ({with_policy / base - 1:+.1%}; turns: "
+              f"{', '.join(f'{a:.3f}/{b:.3f}' for a, b in zip(per_chat['no policy'], per_chat['policy']))} ms)")
+    finally:
+        for process, _, _ in rooms.values():
+            process.terminate()
+            process.wait(timeout=30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=5.0)
@@ -233,6 +305,7 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=3, help="with --store postgres: classroom processes")
     parser.add_argument("--students", type=int, default=2000, help="with --store: students in the class")
     parser.add_argument("--connections", type=int, default=48, help="with --store: concurrent connections")
+    parser.add_argument("--policy-only", action="store_true", help="only the course policy's cost")
     args = parser.parse_args()
     if args.store is not None:
         import classroom_stores
@@ -255,6 +328,13 @@ def main() -> None:
                             "--accounts", str(accounts), "--admin-token", ADMIN], env, "http://")
     gateway_url = "http://" + line.split("http://", 1)[1].split()[0]
     room = None
+    if args.policy_only:
+        try:
+            _policy_cost(gateway_url, folder, env, args.seconds, 1 if args.smoke else 3)
+        finally:
+            gateway.terminate()
+            gateway.wait(timeout=30)
+        return
     try:
         room, line = _start([sys.executable, "-m", "gatewaykit.classroom", "--upstream", gateway_url, "--roster",
                              str(roster), "--cap", "100000", "--db", str(folder / "class.db"), "--keys-out",
@@ -296,6 +376,10 @@ def main() -> None:
                 figures.append(f"{name} {cpu / max(done, 1) * 1e6:.0f} us")
             print("upstream client, CPU of this process per chat sent to the gateway (32 at once, the load loop "
                   "included): " + ", ".join(figures))
+        room.terminate()
+        room.wait(timeout=30)
+        room = None
+        _policy_cost(gateway_url, folder, env, args.seconds, 1 if args.smoke else 3)
     finally:
         for process in (room, gateway):
             if process is not None:

@@ -129,6 +129,74 @@ again = students["ana"].chat.completions.create(
 print(f"after resume: answered ({again.usage.completion_tokens} tokens)")
 
 # %% [markdown]
+# ## 5. A course that runs for a term
+#
+# **AI off during an exam, on a schedule.** `room.schedule_pause(start, end,
+# reason=)` closes the class from `start` to `end` with no one at the keyboard
+# (times without a zone are the classroom's local time; the windows are kept in
+# its database). Here the window began a minute ago, so it is closed now.
+
+# %%
+import datetime as dt
+
+now = dt.datetime.now().astimezone()
+room.schedule_pause(now - dt.timedelta(minutes=1), now + dt.timedelta(hours=2), reason="midterm exam")
+try:
+    students["ana"].chat.completions.create(
+        model="chat-mini", messages=[{"role": "user", "content": "What is on the exam?"}])
+except gk.ClassPausedError as exc:
+    print(exc.message.split(" until ")[0], "until two hours from now")
+room.schedules()[["reason", "state"]]
+
+# %% [markdown]
+# A `room.resume()` during a window overrides that window (until its end only;
+# a later window closes the class again), and says which it overrode.
+
+# %%
+overrode = room.resume()["overrode"]
+print(f"resumed, overriding the '{overrode['reason']}' window")
+
+# %% [markdown]
+# **A budget per assignment.** While an assignment is open, each request also
+# counts against the student's cap on it (a 402 naming the assignment), and may
+# be limited to its models. Assignments may not overlap.
+
+# %%
+room.add_assignment("lab 3", cap=0.0002, models=["chat-mini"],
+                    end=now + dt.timedelta(days=7))
+try:
+    for n in range(20):
+        students["cy"].chat.completions.create(
+            model="chat-mini", messages=[{"role": "user", "content": f"Lab 3, question {n + 1}"}],
+            max_tokens=60)
+except gk.InsufficientQuotaError as exc:
+    print(f"question {n + 1}: {exc.message.split('. ')[0]}.")
+
+# %% tags=["nbval-ignore-output"]
+room.report(by="assignment")
+
+# %%
+lab = room.report(by="assignment").set_index("student")
+assert lab.spent_usd["cy"] <= 0.0002 and lab.refused["cy"] == 1
+print(f"cy spent ${lab.spent_usd['cy']:.6f} of the lab's $0.0002; ana and bo nothing yet")
+
+# %% [markdown]
+# **The audit log.** Every admin action (pauses, resumes, caps, revocations,
+# reissues, schedules, assignments) is kept in the database with its time and
+# where it came from (`notebook`, `cli`, `hub hook`, `remote connect`).
+
+# %%
+room.audit()[["action", "student", "origin"]]
+
+# %% [markdown]
+# Also: `rpm=20` (requests per minute per student) and `class_rpm=600` (the
+# whole class, under the gateway's own limit) answer **429** with `Retry-After`,
+# which a student's client waits out; `set_cap("bo", 0.10, until=...)` is a raise
+# that ends by itself; `window="monthly"` resets caps on the first of the month;
+# `log_prompts=True` keeps prompts and answers under per-student pseudonyms for
+# `retention_days` (by default nothing of a prompt is stored).
+
+# %% [markdown]
 # More for the teacher: `room.set_cap("bo", 0.10)`, `room.revoke("cy")`,
 # `room.reissue("cy")` (a new key), `room.add_student("dee")`, caps that reset
 # every day or week (`window="daily"`), a per-request limit

@@ -81,3 +81,34 @@ def rooms_on(upstream: Any) -> Iterator[Rooms]:
         yield rooms
     finally:
         rooms.stop()
+
+
+class FakeClock:
+    """A classroom clock a test moves (``start(clock=...)``): an aware datetime, ``now``; ``offset`` added to the
+    real time when made with ``FakeClock.real()``."""
+
+    def __init__(self, when: Any = None, *, follows_real_time: bool = False) -> None:
+        import datetime as dt
+
+        self.now = when
+        self.offset = dt.timedelta(0)
+        self.follows_real_time = follows_real_time
+
+    @classmethod
+    def real(cls) -> "FakeClock":
+        return cls(follows_real_time=True)
+
+    def __call__(self) -> Any:
+        import datetime as dt
+
+        if self.follows_real_time:
+            return dt.datetime.now().astimezone() + self.offset
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        import datetime as dt
+
+        if self.follows_real_time:
+            self.offset += dt.timedelta(**delta)
+        else:
+            self.now += dt.timedelta(**delta)

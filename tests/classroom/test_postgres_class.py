@@ -184,3 +184,31 @@ def test_a_database_gone_while_an_answer_is_recorded_says_the_request_is_charged
     [answer] = answers
     assert answer.status_code == 503, answer.text
     assert "could not record it" in answer.json()["error"]["message"] and url in answer.json()["error"]["message"]
+
+
+def test_a_window_an_assignment_and_a_raise_made_on_one_instance_reach_another(pg_url: str, upstream: Any) -> None:
+    """On a class in PostgreSQL, a scheduled pause, an assignment and a cap raise made through one instance are
+    applied by another within a second; both write one audit log."""
+    from classroom_fixtures import open_room
+
+    first = open_room(upstream, roster=["ana"], cap=0.5, db=pg_url, announce=False)
+    second = open_room(upstream, db=pg_url, announce=False)
+    try:
+        key = first.keys.key[0]
+
+        def status_on_second() -> int:
+            return httpx.post(f"{second.base_url}/v1/chat/completions", json=chat(max_tokens=5),
+                              headers=auth(key)).status_code
+
+        first.add_assignment("hw1", cap=0.25)
+        first.set_cap("ana", 2.0, until="2099-01-01T00:00")
+        wait_for(lambda: second.report_rows(by="assignment") and second.report_rows()[0]["cap_usd"] == 2.0, 5,
+                 "the assignment and the raise on the second instance")
+        assert status_on_second() == 200
+        assert second.report_rows(by="assignment")[0]["requests"] == 1
+        first.schedule_pause("2000-01-01T00:00", "2099-01-01T00:00", reason="exam")
+        wait_for(lambda: status_on_second() == 503, 2, "the window on the second instance")
+        assert [a for a in second.audit().action] == ["add assignment", "set cap", "schedule pause"]
+    finally:
+        second.stop()
+        first.stop()

@@ -50,8 +50,8 @@ def test_start_refuses_a_bad_roster_before_serving(upstream: Any, rooms: Any) ->
         rooms(roster=["ana", {"student": "bo", "cap_usd": -1}])
     with pytest.raises(ValueError, match="models chat-nope are not in the gateway's catalog"):
         rooms(roster=["ana"], models=["chat-mini", "chat-nope"])
-    with pytest.raises(ValueError, match="window must be one of total, daily, weekly"):
-        rooms(roster=["ana"], window="monthly")
+    with pytest.raises(ValueError, match="window must be one of total, daily, weekly, monthly"):
+        rooms(roster=["ana"], window="hourly")
 
 
 def _cli(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:

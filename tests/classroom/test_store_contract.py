@@ -148,3 +148,58 @@ def test_a_request_charged_at_its_hold_for_an_unknown_outcome_is_counted_as_unkn
     [total] = store.totals(W)
     assert (total["requests"], total["unknown"], total["unknown_nanos"], total["spent_nanos"]) == (1, 1, 900, 900)
     assert store.request_cost(row) == 900
+
+
+def test_the_audit_log_keeps_actions_in_order(store: Any) -> None:
+    """add_audit rows come back oldest first with their time, student, detail and origin."""
+    store.add_audit(10.0, "pause", None, '{"reason": "exam"}', "cli")
+    store.add_audit(11.0, "set cap", "bo", '{"cap_usd": 3.0}', "notebook")
+    assert store.audit_rows() == [
+        {"at": 10.0, "action": "pause", "student": None, "detail": '{"reason": "exam"}', "origin": "cli"},
+        {"at": 11.0, "action": "set cap", "student": "bo", "detail": '{"cap_usd": 3.0}', "origin": "notebook"}]
+
+
+def test_schedules_are_kept_in_time_order_and_an_override_is_kept(store: Any) -> None:
+    """add_schedule returns an id; schedule_rows are by start; override_schedule marks one."""
+    late = store.add_schedule(300.0, 400.0, "second")
+    early = store.add_schedule(100.0, 200.0, None)
+    store.override_schedule(late)
+    assert [(r["id"], r["start"], r["end"], r["reason"], bool(r["overridden"])) for r in store.schedule_rows()] == [
+        (early, 100.0, 200.0, None, False), (late, 300.0, 400.0, "second", True)]
+
+
+def test_a_request_held_under_an_assignment_adds_to_its_totals(store: Any) -> None:
+    """An assignment and its models are kept; a finished request that names it adds to assignment_totals, and
+    count_assignment_refusal to its refused."""
+    store.add_student("bo", "d-bo", None)
+    store.add_assignment("hw1", 500, 10.0, None, ["chat-mini"])
+    assert store.assignment_rows() == [{"name": "hw1", "cap_nanos": 500, "start": 10.0, "end": None,
+                                        "models": ["chat-mini"]}]
+    # a shared store takes a hold in one statement (hold); SQLite through open_request
+    held = store.hold("bo", "chat-mini", "chat", 100, W, 10_000, "hw1") if hasattr(store, "hold") else \
+        store.open_request("bo", "chat-mini", "chat", 100, W, "hw1")
+    assert [h.assignment for h in store.open_holds()] == ["hw1"]
+    store.finish_requests([(held, "ok", 40, None)])
+    store.count_assignment_refusal("hw1", "bo")
+    assert store.assignment_spent("hw1", "bo") == 40
+    assert store.assignment_totals() == [{"assignment": "hw1", "student": "bo", "spent_nanos": 40, "requests": 1,
+                                          "refused": 1}]
+
+
+def test_a_cap_raise_is_kept_and_ends_to_the_cap_before_it(store: Any) -> None:
+    """set_cap_raise sets the student's cap and keeps the one before; end_cap_raise(restore=True) puts it back."""
+    store.add_student("bo", "d-bo", 100)
+    store.set_cap_raise("bo", 900, 50.0, 100)
+    assert store.students()[0].cap_nanos == 900
+    assert store.cap_raise_rows() == [{"student": "bo", "cap_nanos": 900, "until": 50.0, "previous_nanos": 100}]
+    store.end_cap_raise("bo", restore=True)
+    assert store.students()[0].cap_nanos == 100 and store.cap_raise_rows() == []
+
+
+def test_kept_prompts_are_purged_before_a_time(store: Any) -> None:
+    """add_prompt rows come back in order; purge_prompts deletes those older than the time given."""
+    store.add_prompt(10.0, "p1", "chat-mini", "chat", "user: old", "an answer")
+    store.add_prompt(20.0, "p1", "image-gpt", "image", "a cat", "[image/png, 10 bytes]")
+    assert store.purge_prompts(15.0) == 1
+    assert store.prompt_rows() == [{"at": 20.0, "pseudonym": "p1", "model": "image-gpt", "kind": "image",
+                                    "prompt": "a cat", "answer": "[image/png, 10 bytes]"}]

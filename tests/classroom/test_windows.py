@@ -76,3 +76,27 @@ def test_the_total_window_never_resets(upstream: Any, rooms: Any) -> None:
     assert httpx.post(f"{room.base_url}/v1/images/generations", headers=auth(key), json=body).status_code == 200
     clock.now += dt.timedelta(days=8)
     assert httpx.post(f"{room.base_url}/v1/images/generations", headers=auth(key), json=body).status_code == 402
+
+
+def test_a_monthly_cap_resets_on_the_first_of_the_month_at_local_midnight(upstream: Any, rooms: Any) -> None:
+    """window="monthly": a cap spent on 30 November is whole again at 00:00 on 1 December, not on 31 December."""
+    clock = FakeClock(dt.datetime(2026, 11, 30, 23, 59, 59, tzinfo=LOCAL))
+    room = rooms(roster=["ana"], cap=0.03, window="monthly", clock=clock)
+    key = room.keys.key[0]
+
+    def image() -> httpx.Response:
+        return httpx.post(f"{room.base_url}/v1/images/generations", headers=auth(key), timeout=60,
+                          json={"model": "image-aspect", "prompt": "a fox"})
+
+    assert image().status_code == 200
+    refused = image()
+    assert refused.status_code == 402
+    assert "monthly class budget of $0.03" in refused.json()["error"]["message"]
+    assert "it resets on the first of the month" in refused.json()["error"]["message"]
+    clock.now = dt.datetime(2026, 12, 1, 0, 0, tzinfo=LOCAL)
+    assert image().status_code == 200 and image().status_code == 402
+    clock.now = dt.datetime(2026, 12, 31, 23, 59, tzinfo=LOCAL)
+    assert image().status_code == 402
+    assert room.status()["window"] == "month of 2026-12"
+    clock.now = dt.datetime(2027, 1, 1, 0, 0, 1, tzinfo=LOCAL)
+    assert image().status_code == 200

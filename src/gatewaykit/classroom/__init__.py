@@ -3,20 +3,28 @@
 A server that speaks the gateway API to students, each with their own key,
 and forwards to the real gateway with the teacher's key (or to the offline
 gateway for practice): hard caps (a request's worst case is held before it is
-sent), daily or weekly windows, a kill switch, a spend report. See
+sent), daily, weekly or monthly windows, a kill switch, a spend report, and a
+course policy (requests per minute, AI-off windows, assignments, raises that
+end, an audit log, prompts kept only by choice). See
 docs/classroom.md. Importing this package is cheap: the server stack loads when
 a classroom starts.
 
 How it is built (each module imports only those above it)::
 
     roster.py      the class list (CSV, DataFrame, list) -> RosterEntry rows
-    windows.py     total / daily / weekly windows on a clock
+    windows.py     total / daily / weekly / monthly windows on a clock
+    course_times.py  times a teacher gives (ISO 8601; naive: the classroom's zone)
     store.py       the Store interface; SQLiteStore (keys hashed, totals kept, files 0600)
     postgres_store.py  PostgresStore: one class shared by every classroom given the same postgresql:// URL
     db_location.py where a class is kept without db= (the per-user classroom.db; practice: memory); open_store
     keys_file.py   the CSV every issued key is appended to
     setting_names.py  each setting as the teacher spells it (Python or the command line), for messages
-    budgets.py     holds and caps, on the offline gateway's Account (a shared store decides them itself)
+    budgets.py     holds and caps (and caps on assignments), on the shared Account (a shared store decides
+                   the class caps itself)
+    rate_limits.py requests per minute, per student and for the class
+    schedules.py   AI-off windows; assignments.py assignments and their times
+    audit_log.py   every admin action and where it came from; prompt_log.py prompts under pseudonyms
+    policy.py      the course policy one classroom holds (those, and raises that end)
     worst_case.py  the most a request can cost, from the catalog's prices
     refusals.py    402 / 403 / 503 / 401 in a student's words
     outbound_proxy.py  the proxy the environment names (CONNECT ours, SOCKS5 python-socks')
@@ -30,7 +38,7 @@ How it is built (each module imports only those above it)::
     passthrough.py forwarding a billed request, buffered or streamed, and settling it
     jobs.py        video and music jobs: ownership, settling, the watcher
     media_links.py job answers link to the classroom; it fetches the files from the gateway
-    routes.py      the /v1 routes; report.py, admin.py the /_classroom routes
+    routes.py      the /v1 routes; report.py, admin.py, admin_policy.py the /_classroom routes
     app.py         the Starlette app
     admin_client.py  the teacher's HTTP calls to /_classroom (admin token, errors in a teacher's words)
     control_plane.py gk.Classroom (one facade: started here or elsewhere) and connect(url)

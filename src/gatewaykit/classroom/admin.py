@@ -8,24 +8,31 @@
 ``POST /_classroom/pause``              ``{"reason": ..., "cancel_jobs": false}``: the kill switch
 ``POST /_classroom/resume``
 ``POST /_classroom/students``           ``{"student", "cap_usd"}``: a new student; the answer has their key
-``POST /_classroom/students/{student}/cap``      ``{"cap_usd": 3.0}`` (null: the class cap)
+``POST /_classroom/students/{student}/cap``      ``{"cap_usd": 3.0, "until": null}`` (null cap: the class cap;
+                                                 ``until``, ISO 8601: a raise that ends then)
 ``POST /_classroom/students/{student}/revoke``
 ``POST /_classroom/students/{student}/reissue``  a new key (the old one stops working)
 ``POST /_classroom/students/{student}/key``      a key for this student: added if new (with the class cap),
                                                  else reissued (for a hub's spawner hook, at each start);
                                                  403 for a student the teacher revoked
+
+The course policy's routes (audit log, schedules, assignments, prompt log) are
+:mod:`gatewaykit.classroom.admin_policy`'s; every action here is written to the
+audit log too (:func:`audited`).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Optional
 
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from gatewaykit.classroom.audit_log import origin_of
+from gatewaykit.classroom.course_times import seconds_of
 from gatewaykit.classroom.jobs import delete_job
 from gatewaykit.classroom.report import class_totals, report_rows
 from gatewaykit.classroom.roster import read_roster
@@ -93,7 +100,12 @@ async def report(request: Request) -> Response:
 
 async def status(request: Request) -> Response:
     state = _state(request)
-    return JSONResponse({"paused": state.paused, "reason": state.paused_reason, "window": state.window.key(),
+    policy = state.policy
+    closed = None if state.paused else policy.closed_by(policy.now())
+    scheduled = None if closed is None else {"reason": closed.reason, "until": policy.shown(closed.end)}
+    return JSONResponse({"paused": state.paused or closed is not None,
+                         "reason": state.paused_reason if closed is None else closed.reason,
+                         "scheduled_pause": scheduled, "window": state.window.key(),
                          "window_kind": state.window.kind, "students": len(state.known),
                          "open_jobs": len(state.open_jobs()), "upstream": state.upstream.base_url,
                          "buffered_bytes": state.upstream.buffers.in_use, STATUS_KEY: state.balance.status(),
@@ -108,6 +120,8 @@ async def pause(request: Request) -> Response:
         raise bad_request("reason must be text.", param="reason")
     state.pause(reason[:500] if reason else None)
     cancelled = await _cancel_videos(state) if body.get("cancel_jobs") is True else 0
+    audited(state, request, "pause", reason=state.paused_reason, cancel_jobs=body.get("cancel_jobs") is True,
+             cancelled_jobs=cancelled)
     return JSONResponse({"paused": True, "reason": state.paused_reason, "cancelled_jobs": cancelled})
 
 
@@ -134,8 +148,13 @@ async def _cancel_videos(state: ClassroomState) -> int:
 
 async def resume(request: Request) -> Response:
     state = _state(request)
-    state.resume()
-    return JSONResponse({"paused": False})
+    overridden = state.resume()
+    policy = state.policy
+    answer: dict[str, Any] = {"paused": False, "overrode": None}
+    if overridden is not None:  # a manual resume during a scheduled window overrides it (docs/classroom.md)
+        answer["overrode"] = policy.schedules.row(overridden, policy.now(), policy.shown)
+    audited(state, request, "resume", overrode=answer["overrode"])
+    return JSONResponse(answer)
 
 
 async def add_student(request: Request) -> Response:
@@ -148,27 +167,38 @@ async def add_student(request: Request) -> Response:
         raise ApiError(409, str(exc), code="student_exists", param="student") from None
     except ValueError as exc:
         raise bad_request(str(exc).replace("roster item 1: ", ""), param="student") from None
+    audited(state, request, "add student", entry.student, cap_usd=entry.cap_usd)
     return JSONResponse({"student": entry.student, "key": key})
 
 
 async def set_cap(request: Request) -> Response:
     state = _state(request)
     student = _student(state, request)
-    state.set_cap(student, _cap(await _json(request)))
-    return JSONResponse({"student": student, "cap_usd": state.budgets.cap(student) / 1e9})
+    body = await _json(request)
+    cap, until = _cap(body), until_of(state, body)
+    state.set_cap(student, cap, until)
+    shown_until = state.policy.shown(until)
+    audited(state, request, "set cap", student, cap_usd=cap, until=shown_until)
+    answer: dict[str, Any] = {"student": student, "cap_usd": state.budgets.cap(student) / 1e9}
+    if until is not None:
+        answer["until"] = shown_until  # when the raise ends
+    return JSONResponse(answer)
 
 
 async def revoke(request: Request) -> Response:
     state = _state(request)
     student = _student(state, request)
     state.revoke(student)
+    audited(state, request, "revoke", student)
     return JSONResponse({"student": student, "revoked": True})
 
 
 async def reissue(request: Request) -> Response:
     state = _state(request)
     student = _student(state, request)
-    return JSONResponse({"student": student, "key": state.reissue(student)})
+    key = state.reissue(student)
+    audited(state, request, "reissue", student)
+    return JSONResponse({"student": student, "key": key})
 
 
 async def key_for(request: Request) -> Response:
@@ -178,7 +208,9 @@ async def key_for(request: Request) -> Response:
         raise ApiError(403, f"The teacher has revoked {student[:100]!r}; only the teacher can reissue a key "
                        "(room.reissue or POST /_classroom/students/{student}/reissue).", code="student_revoked")
     if student in state.known:
-        return JSONResponse({"student": student, "key": state.reissue(student), "new": False})
+        key = state.reissue(student)
+        audited(state, request, "reissue", student, default_origin="hub hook")
+        return JSONResponse({"student": student, "key": key, "new": False})
     try:
         entry = read_roster([student])[0]
         key = state.add_student(entry.student, None)
@@ -187,7 +219,33 @@ async def key_for(request: Request) -> Response:
         return JSONResponse({"student": student, "key": state.reissue(student), "new": False})
     except ValueError as exc:
         raise bad_request(str(exc).replace("roster item 1: ", ""), param="student") from None
+    audited(state, request, "add student", entry.student, default_origin="hub hook", cap_usd=None)
     return JSONResponse({"student": entry.student, "key": key, "new": True})
+
+
+def audited(state: ClassroomState, request: Request, action: str, student: Optional[str] = None,
+            default_origin: str = "http", **detail: Any) -> None:
+    """Write an admin action to the audit log, with where the request says it came from."""
+    policy = state.policy
+    policy.audit.record(policy.now(), action, origin_of(request.headers, default_origin), student, **detail)
+
+
+def time_of(state: ClassroomState, value: Any, name: str) -> float:
+    """A time an admin body gives (ISO 8601; naive: the classroom's zone) as POSIX seconds; 400 naming ``name``."""
+    try:
+        return seconds_of(value, state.policy.clock, name)
+    except ValueError as exc:
+        raise bad_request(str(exc), param=name) from None
+
+
+def until_of(state: ClassroomState, body: dict[str, Any]) -> Optional[float]:
+    """A cap's ``until`` (POSIX seconds) from an admin body; 400 for one that is not in the future."""
+    if body.get("until") is None:
+        return None
+    until = time_of(state, body["until"], "until")
+    if until <= state.policy.now():
+        raise bad_request(f"until must be in the future; got {body['until']!r:.60}", param="until")
+    return until
 
 
 def admin_routes() -> list[Route]:

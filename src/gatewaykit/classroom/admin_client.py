@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 import httpx
 
+from gatewaykit.classroom.audit_log import ORIGIN_HEADER
 from gatewaykit.errors import APIConnectionError, AuthenticationError, NotFoundError
 
 __all__ = ["ADMIN_TOKEN_VARIABLE", "AdminClient", "admin_token_from_environment", "student_path"]
@@ -38,15 +39,16 @@ def student_path(student: str, action: str = "") -> str:
 
 
 class AdminClient:
-    """``call(method, path, body=None, params=None)`` -> the JSON a ``/_classroom`` endpoint answers."""
+    """``call(method, path, body=None, params=None)`` -> the JSON a ``/_classroom`` endpoint answers; ``origin``:
+    where the calls come from, as the audit log keeps it (``notebook``, ``remote connect``, ``cli``)."""
 
     def __init__(self, base_url: str, admin_token: str, *, where: str = "admin_token=",
-                 timeout: float = 30.0) -> None:
+                 timeout: float = 30.0, origin: str = "notebook") -> None:
         self.base_url = base_url.rstrip("/")
         self._where = where
         self._http: Optional[httpx.Client] = httpx.Client(
             base_url=self.base_url, timeout=timeout, trust_env=False,
-            headers={"Authorization": f"Bearer {admin_token}"})
+            headers={"Authorization": f"Bearer {admin_token}", ORIGIN_HEADER: origin})  # origin: the audit log's
 
     def call(self, method: str, path: str, body: Optional[dict[str, Any]] = None,
              params: Optional[dict[str, Any]] = None) -> Any:

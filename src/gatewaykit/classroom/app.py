@@ -22,8 +22,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gatewaykit.classroom import refusals, routes
 from gatewaykit.classroom.admin import admin_routes
+from gatewaykit.classroom.admin_policy import policy_routes
 from gatewaykit.classroom.class_sync import ClassSync
 from gatewaykit.classroom.jobs import watch_jobs
+from gatewaykit.classroom.policy import policy_tick
 from gatewaykit.classroom.request_bodies import CountedBodies
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.store import DatabaseUnavailable
@@ -143,6 +145,7 @@ def _routes() -> list[Route]:
         Route("/v1/audio/generations/{job_id}/content", routes.music_content, methods=["GET"]),
         Route("/_classroom/me", routes.my_budget, methods=["GET"]),
         *admin_routes(),
+        *policy_routes(),
     ]
 
 
@@ -150,15 +153,17 @@ def create_app(state: ClassroomState) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         watcher = asyncio.create_task(watch_jobs(state))
+        ticker = asyncio.create_task(policy_tick(state.policy))
         sync = ClassSync(state).start() if state.budgets.shared else None  # a class several processes share
         try:
             yield
         finally:
             if sync is not None:
                 sync.stop()
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watcher
+            for task in (watcher, ticker):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await state.upstream.aclose()
             if state.hub is not None:
                 await state.hub.aclose()

@@ -46,6 +46,8 @@ class Hold:
     window: str
     nanos: int
     account: Optional[Account]  # None: the hold is the shared store's
+    #: the student's account on the assignment open when the hold was taken (it settles there too), if any
+    also: Optional[Account] = None
 
 
 class CommitGroup:
@@ -85,6 +87,16 @@ class CommitGroup:
                 future.set_result(row_id in done)
 
 
+def _settle(hold: Optional[Hold], paid: bool, charged: Optional[int] = None) -> None:
+    """Settle a hold's accounts in this process (a shared store's hold has only its assignment's here)."""
+    if hold is None:
+        return
+    if hold.account is not None:
+        hold.account.settle(hold.nanos, paid=paid, charged=charged)
+    if hold.also is not None:
+        hold.also.settle(hold.nanos, paid=paid, charged=charged)
+
+
 class Budgets:
     def __init__(self, store: Store, window: Window, class_cap_nanos: int) -> None:
         self.store = store
@@ -95,6 +107,8 @@ class Budgets:
         self._holds: dict[int, Hold] = {}
         self.group = CommitGroup(store)
         self.shared = bool(getattr(store, "shared", False))  # holds decided in the store (PostgreSQL)
+        self.assignment_caps: dict[str, int] = {}  # assignment -> each student's cap on it
+        self._assignment_accounts: dict[tuple[str, str], Account] = {}
 
     def cap(self, student: str) -> int:
         own = self.caps.get(student)
@@ -106,6 +120,20 @@ class Budgets:
             balance = self.cap(student) - self.store.spent(student, window)
             account = Account(id=student, balance_nanos=balance, limiter=SlidingWindow(1, 1.0))
             self._accounts[(student, window)] = account
+        return account
+
+    def assignment_account(self, student: str, assignment: str) -> Account:
+        """The student's account on an assignment: its cap minus what they spent on it (in a class several
+        processes share, what the store has settled is read at each call; holds are this process's)."""
+        account = self._assignment_accounts.get((student, assignment))
+        if account is None or self.shared:
+            balance = self.assignment_caps[assignment] - self.store.assignment_spent(assignment, student)
+            if account is None:
+                account = Account(id=student, balance_nanos=balance, limiter=SlidingWindow(1, 1.0))
+                self._assignment_accounts[(student, assignment)] = account
+            else:
+                with account.lock:
+                    account.balance_nanos = balance
         return account
 
     def standing(self, student: str) -> tuple[int, int, int]:
@@ -122,48 +150,52 @@ class Budgets:
             return max(0, cap - spent - held)
         return self._account(student, self.window.key()).available()
 
-    def hold(self, student: str, model: str, kind: str, nanos: int) -> Optional[Hold]:
-        """Hold ``nanos`` for a request (a row in the store), or None when it does not fit what is left."""
+    def hold(self, student: str, model: str, kind: str, nanos: int, assignment: Optional[str] = None,
+             also: Optional[Account] = None) -> Optional[Hold]:
+        """Hold ``nanos`` for a request (a row in the store), or None when it does not fit what is left.
+        ``assignment``: the one it counts against too, ``also`` the student's account on it, where ``nanos`` is
+        held already (it settles with this hold)."""
         window = self.window.key()
         if self.shared:
-            row = self.store.hold(student, model, kind, nanos, window, self.class_cap_nanos)  # type: ignore[attr-defined]
+            row = self.store.hold(student, model, kind, nanos, window, self.class_cap_nanos,  # type: ignore[attr-defined]
+                                  assignment)
             if row is None:
                 return None
-            self._holds[row] = Hold(row, student, window, nanos, None)
+            self._holds[row] = Hold(row, student, window, nanos, None, also)
             return self._holds[row]
         account = self._account(student, window)
         if not account.hold(nanos):
             return None
         try:
-            row_id = self.store.open_request(student, model, kind, nanos, window)
+            row_id = self.store.open_request(student, model, kind, nanos, window, assignment)
         except BaseException:
             account.settle(nanos, paid=False)
             raise
-        hold = Hold(row_id, student, window, nanos, account)
+        hold = Hold(row_id, student, window, nanos, account, also)
         self._holds[row_id] = hold
         return hold
 
     def settle(self, row_id: int, cost_nanos: int, status: str = "ok", upstream_id: Optional[str] = None) -> bool:
         """Charge ``cost_nanos`` instead of the hold (once: False when already settled or released)."""
         if self.shared:
-            self._holds.pop(row_id, None)
+            _settle(self._holds.pop(row_id, None), True, cost_nanos)
             return bool(self.store.finish_requests([(row_id, status, cost_nanos, upstream_id)]))
         hold = self._holds.pop(row_id, None)
         if hold is None or hold.account is None:
             return False
-        hold.account.settle(hold.nanos, paid=True, charged=cost_nanos)
+        _settle(hold, True, cost_nanos)
         self.store.finish_request(row_id, status, cost_nanos, upstream_id)
         return True
 
     def release(self, row_id: int, status: str = "failed", upstream_id: Optional[str] = None) -> bool:
         """Release the hold, charging nothing (a failure, a refusal upstream, a cancelled job)."""
         if self.shared:
-            self._holds.pop(row_id, None)
+            _settle(self._holds.pop(row_id, None), False)
             return bool(self.store.finish_requests([(row_id, status, 0, upstream_id)]))
         hold = self._holds.pop(row_id, None)
         if hold is None or hold.account is None:
             return False
-        hold.account.settle(hold.nanos, paid=False)
+        _settle(hold, False)
         self.store.finish_request(row_id, status, 0, upstream_id)
         return True
 
@@ -172,10 +204,11 @@ class Budgets:
         """:meth:`settle`, its row committed with the other requests settled in the same event-loop turn."""
         hold = self._holds.pop(row_id, None)
         if self.shared:
+            _settle(hold, True, cost_nanos)
             return await self.group.finish(row_id, status, cost_nanos, upstream_id)
         if hold is None or hold.account is None:
             return False
-        hold.account.settle(hold.nanos, paid=True, charged=cost_nanos)
+        _settle(hold, True, cost_nanos)
         await self.group.finish(row_id, status, cost_nanos, upstream_id)
         return True
 
@@ -183,10 +216,11 @@ class Budgets:
         """:meth:`release`, its row committed with the other requests settled in the same event-loop turn."""
         hold = self._holds.pop(row_id, None)
         if self.shared:
+            _settle(hold, False)
             return await self.group.finish(row_id, status, 0, upstream_id)
         if hold is None or hold.account is None:
             return False
-        hold.account.settle(hold.nanos, paid=False)
+        _settle(hold, False)
         await self.group.finish(row_id, status, 0, upstream_id)
         return True
 
@@ -213,8 +247,12 @@ class Budgets:
         for open_hold in holds:
             account = self._account(open_hold.student, open_hold.window)
             account.held_nanos += open_hold.hold_nanos
+            also = None
+            if open_hold.assignment is not None and open_hold.assignment in self.assignment_caps:
+                also = self.assignment_account(open_hold.student, open_hold.assignment)
+                also.held_nanos += open_hold.hold_nanos
             self._holds[open_hold.row_id] = Hold(open_hold.row_id, open_hold.student, open_hold.window,
-                                                 open_hold.hold_nanos, account)
+                                                 open_hold.hold_nanos, account, also)
             if open_hold.job_id is None:
                 self.settle(open_hold.row_id, open_hold.hold_nanos, status=unknown_status("cut off by a stop"))
             else:

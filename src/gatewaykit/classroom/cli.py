@@ -1,11 +1,12 @@
 """``python -m gatewaykit.classroom``: run a classroom, or drive a running one (the teacher's verbs).
 
     python -m gatewaykit.classroom --upstream URL|offline --roster roster.csv [--cap 2.00]
-        [--window total|daily|weekly] [--models ID,ID,...] [--max-request-cost USD] [--db classroom.db]
+        [--window total|daily|weekly|monthly] [--models ID,ID,...] [--max-request-cost USD] [--db classroom.db]
         [--keys-out keys.csv] [--host 127.0.0.1] [--port 8100] [--admin-token TOKEN | --new-admin-token]
-        [--root-path PATH] [--cors-origin ORIGIN ...] [--hub-api-url [URL]]
-    python -m gatewaykit.classroom status|report|pause|resume|cap|revoke|reissue|add ... --url URL
-        [--admin-token TOKEN] [--json]     (see cli_admin.py; --help lists them)
+        [--root-path PATH] [--cors-origin ORIGIN ...] [--hub-api-url [URL]] [--rpm N] [--class-rpm N]
+        [--log-prompts [--retention-days DAYS]]
+    python -m gatewaykit.classroom status|report|pause|resume|cap|revoke|reissue|add|schedule-pause|audit ...
+        --url URL [--admin-token TOKEN] [--json]     (see cli_admin.py; --help lists them)
 
 The teacher's key comes from ``SVC_API_KEY``, never from the command line (it
 would show in ``ps``). Every key the classroom issues (new students, reissued
@@ -41,7 +42,7 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--roster", default=None, help="CSV with a 'student' column and an optional 'cap_usd' "
                                                        "(none: students are added later, POST /_classroom/students)")
     parser.add_argument("--cap", type=float, default=2.00, help="each student's cap in USD (default 2.00)")
-    parser.add_argument("--window", default="total", choices=("total", "daily", "weekly"))
+    parser.add_argument("--window", default="total", choices=("total", "daily", "weekly", "monthly"))
     parser.add_argument("--models", default=None, help="comma-separated model ids the class may use (default: all)")
     parser.add_argument("--max-request-cost", type=float, default=None, help="largest worst case of one request, USD")
     parser.add_argument("--default-max-tokens", type=int, default=1024, help="max_tokens for chats that leave it out")
@@ -66,6 +67,12 @@ def _serve_parser() -> argparse.ArgumentParser:
                         help="a keyless hub: tokens that are not classroom keys are asked of this JupyterHub API "
                              "(GET URL/user); the user it names is the student. Without a value: "
                              "$JUPYTERHUB_API_URL, which a hub service is given")
+    parser.add_argument("--rpm", type=int, default=None, help="requests per minute per student (429 past it)")
+    parser.add_argument("--class-rpm", type=int, default=None,
+                        help="requests per minute for the whole class (keep it under the gateway's limit)")
+    parser.add_argument("--log-prompts", action="store_true",
+                        help="keep prompts and answers under per-student pseudonyms (default: nothing is kept)")
+    parser.add_argument("--retention-days", type=float, default=30.0, help="with --log-prompts: days kept (30)")
     parser.add_argument("--time-scale", type=float, default=1.0, help="with --upstream offline: its time scale")
     return parser
 
@@ -100,8 +107,10 @@ def _serve(argv: Sequence[str]) -> int:
                      max_request_cost=args.max_request_cost, db=args.db, host=args.host, port=args.port,
                      admin_token=new_admin_token() if args.new_admin_token else args.admin_token,
                      default_max_tokens=args.default_max_tokens, offline={"time_scale": args.time_scale},
-                     root_path=args.root_path, keys_out=keys_out, announce=False, _names=COMMAND_LINE,
-                     cors_origins=args.cors_origin, hub_api_url=_hub_api_url(parser, args.hub_api_url))
+                     root_path=args.root_path, keys_out=keys_out, announce=False, rpm=args.rpm,
+                     class_rpm=args.class_rpm, log_prompts=args.log_prompts, retention_days=args.retention_days,
+                     _names=COMMAND_LINE, cors_origins=args.cors_origin,
+                     hub_api_url=_hub_api_url(parser, args.hub_api_url))
     except ValueError as exc:
         parser.exit(2, f"{parser.prog}: error: {exc}\n")
     except (ConnectionError, RuntimeError, OSError, ImportError) as exc:  # ImportError: psycopg for postgresql://

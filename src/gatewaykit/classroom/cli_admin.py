@@ -26,13 +26,17 @@ __all__ = ["VERBS", "admin_main", "verbs_help"]
 #: verb -> (its arguments as usage shows them, what it does)
 VERBS: dict[str, tuple[str, str]] = {
     "status": ("", "open or paused, the window, students, the class's spend"),
-    "report": ("[--by student|model|day]", "spend per student (per model, per day) in the current window"),
+    "report": ("[--by student|model|day|assignment]",
+               "spend per student (per model, per day) in the current window, or per assignment"),
     "pause": ("[--reason R] [--cancel-jobs]", "the kill switch: every new request is refused (503)"),
     "resume": ("", "open the class again"),
-    "cap": ("STUDENT USD", "a student's own cap in USD ('class': back to the class cap)"),
+    "cap": ("STUDENT USD [--until ISO]", "a student's own cap in USD ('class': back to the class cap); with "
+                                         "--until, a raise that ends then"),
     "revoke": ("STUDENT", "the student's key stops working at once"),
     "reissue": ("STUDENT --keys-out FILE", "a new key for the student (the old one stops working)"),
     "add": ("STUDENT [--cap USD] --keys-out FILE", "a new student, with their own cap or the class cap"),
+    "schedule-pause": ("--start ISO --end ISO [--reason R]", "an AI-off window (no zone: the classroom's time)"),
+    "audit": ("", "every admin action, with its time and where it came from"),
 }
 
 
@@ -63,6 +67,13 @@ def _parser(verb: str) -> argparse.ArgumentParser:
         parser.add_argument("student")
     if verb == "cap":
         parser.add_argument("usd", type=_usd, help="dollars, e.g. 3.50 ('class': back to the class cap)")
+        parser.add_argument("--until", default=None, help="ISO 8601, e.g. 2026-12-08T00:00 (no zone: the "
+                                                          "classroom's local time): the raise ends then")
+    if verb == "schedule-pause":
+        parser.add_argument("--start", required=True, help="ISO 8601, e.g. 2026-12-14T09:00 (no zone: the "
+                                                          "classroom's local time)")
+        parser.add_argument("--end", required=True, help="ISO 8601, as --start")
+        parser.add_argument("--reason", default=None, help="what students read")
     if verb == "add":
         parser.add_argument("--cap", type=_usd, default=None, help="the student's own cap in USD (default: the "
                                                                    "class cap)")
@@ -73,7 +84,7 @@ def _parser(verb: str) -> argparse.ArgumentParser:
         parser.add_argument("--reason", default=None, help="what students read")
         parser.add_argument("--cancel-jobs", action="store_true", help="also cancel running video jobs")
     if verb == "report":
-        parser.add_argument("--by", choices=("student", "model", "day"), default=None)
+        parser.add_argument("--by", choices=("student", "model", "day", "assignment"), default=None)
     parser.add_argument("--url", required=True, help="the classroom's URL (the 'classroom on ...' line)")
     parser.add_argument("--admin-token", default=None,
                         help=f"the token the classroom printed when it started (default: ${ADMIN_TOKEN_VARIABLE})")
@@ -121,12 +132,23 @@ def _run(verb: str, args: argparse.Namespace, room: Any) -> tuple[Any, str]:
         cancelled = f" ({plural(answer['cancelled_jobs'], 'video job')} cancelled)" if answer.get("cancelled_jobs") else ""
         return answer, f"paused{said}{cancelled}"
     if verb == "resume":
-        room.resume()
-        return {"paused": False}, "resumed"
+        answer = room.resume()
+        overrode = answer.get("overrode")
+        return answer, "resumed" + (f" (overriding the scheduled pause until {overrode['end']})" if overrode else "")
     if verb == "cap":
-        answer = room.set_cap(args.student, args.usd)
+        answer = room.set_cap(args.student, args.usd, until=args.until)
         whose = "the class cap, " if args.usd is None else ""
-        return answer, f"{args.student}'s cap is now {whose}{format_usd(answer['cap_usd'])}"
+        until = f" until {answer['until']}" if answer.get("until") else ""
+        return answer, f"{args.student}'s cap is now {whose}{format_usd(answer['cap_usd'])}{until}"
+    if verb == "schedule-pause":
+        answer = room.schedule_pause(args.start, args.end, args.reason)
+        said = f": {answer['reason']}" if answer.get("reason") else ""
+        return answer, f"scheduled pause {answer['start']} to {answer['end']}{said}"
+    if verb == "audit":
+        rows = room._call("GET", "/_classroom/audit")["rows"]
+        return {"rows": rows}, "\n".join(
+            f"{r['at']}  {r['origin']:<14} {r['action']:<20} {r['student'] or '':<16} {r['detail']}" for r in rows) \
+            or "(no admin actions yet)"
     if verb == "revoke":
         room.revoke(args.student)
         return {"student": args.student, "revoked": True}, f"{args.student}'s key is revoked (reissue gives a new one)"
@@ -154,7 +176,7 @@ def admin_main(verb: str, argv: Sequence[str], out: Callable[[str], None] = prin
     if keys_out and os.path.isdir(keys_out):
         parser.error(f"--keys-out {keys_out} is a folder; name a CSV file")
     try:
-        with connect(args.url, args.admin_token or None) as room:
+        with connect(args.url, args.admin_token or None, _origin="cli") as room:
             answer, line = _run(verb, args, room)
     except GatewayError as exc:
         print(f"error: {exc.message}".replace("admin_token=", "--admin-token"), file=sys.stderr)

@@ -13,13 +13,13 @@ in a thread of this process; :class:`RemoteServer` only knows its URL, and its
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Protocol
+from typing import Any, Iterable, Optional, Protocol
 
 from gatewaykit.classroom.admin_client import AdminClient, admin_token_from_environment, student_path
 
 __all__ = ["Classroom", "ClassroomBackend", "RemoteServer", "connect"]
 
-REPORT_BY = (None, "student", "model", "day")
+REPORT_BY = (None, "student", "model", "day", "assignment")
 #: What an in-process classroom has beyond the facade: its state, Starlette app and address, where the class is
 #: kept, where its admin token came from, and the line start() prints.
 SERVER_PARTS = ("_state", "app", "host", "port", "db", "admin_token_source", "start_line")
@@ -32,6 +32,24 @@ def checked_usd(value: Any, name: str, *, allow_none: bool = False) -> Optional[
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be a number of dollars >= 0; got {value!r}")
     return float(value)
+
+
+def iso_time(value: Any, name: str) -> Optional[str]:
+    """A time for the classroom: a datetime as ISO 8601 (naive stays naive: the classroom reads it in its own
+    zone), text as it is; None stays None."""
+    import datetime as dt
+
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (dt.datetime, dt.date)):
+        return value.isoformat()
+    raise ValueError(f"{name} must be a datetime or ISO 8601 text; got {type(value).__name__}")
+
+
+def _frame(rows: list[dict[str, Any]], columns: list[str]) -> Any:
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=columns)
 
 
 class ClassroomBackend(Protocol):
@@ -104,7 +122,7 @@ class Classroom:
 
     def _report(self, by: Optional[str]) -> dict[str, Any]:
         if by not in REPORT_BY:
-            raise ValueError(f"by must be None, 'student', 'model' or 'day'; got {by!r}")
+            raise ValueError(f"by must be None, 'student', 'model', 'day' or 'assignment'; got {by!r}")
         return self._call("GET", "/_classroom/report", params={"by": by} if by else None)  # type: ignore[no-any-return]
 
     def report(self, by: Optional[str] = None) -> Any:
@@ -123,8 +141,10 @@ class Classroom:
         """The kill switch: every new request gets 503 with ``reason``; ``cancel_jobs`` cancels running videos."""
         return self._call("POST", "/_classroom/pause", {"reason": reason, "cancel_jobs": cancel_jobs})  # type: ignore[no-any-return]
 
-    def resume(self) -> None:
-        self._call("POST", "/_classroom/resume")
+    def resume(self) -> dict[str, Any]:
+        """Open the class again. During a scheduled AI-off window this overrides that window (until its end; the
+        next window closes the class again): the answer's ``overrode`` says which."""
+        return self._call("POST", "/_classroom/resume")  # type: ignore[no-any-return]
 
     def add_student(self, student: str, cap: Optional[float] = None, *, cap_usd: Optional[float] = None) -> str:
         """Add a student (``cap``: their own cap in USD; None: the class cap); returns their key (also in
@@ -134,12 +154,11 @@ class Classroom:
         self._new_keys.append((student, key))
         return key
 
-    def set_cap(self, student: str, usd: Optional[float], until: Optional[str] = None) -> dict[str, Any]:
-        """A student's own cap in USD (None: back to the class cap)."""
-        if until is not None:
-            raise ValueError("set_cap(until=) needs a classroom with scheduled caps, which this one is not yet; "
-                             "set the cap now and set it back later.")
-        body = {"cap_usd": checked_usd(usd, "usd", allow_none=True)}
+    def set_cap(self, student: str, usd: Optional[float], until: Any = None) -> dict[str, Any]:
+        """A student's own cap in USD (None: back to the class cap). ``until`` (a datetime or ISO 8601 text;
+        naive: the classroom's local zone): a raise that ends then, when the cap from before is back (a request
+        held under the raise settles as it was held)."""
+        body = {"cap_usd": checked_usd(usd, "usd", allow_none=True), "until": iso_time(until, "until")}
         return self._call("POST", student_path(student, "cap"), body)  # type: ignore[no-any-return]
 
     def revoke(self, student: str) -> None:
@@ -151,6 +170,48 @@ class Classroom:
         key: str = self._call("POST", student_path(student, "reissue"))["key"]
         self._new_keys = [(s, k) for s, k in self._new_keys if s != student] + [(student, key)]
         return key
+
+    # -- the course policy (docs/classroom.md, "A course that runs for a term") ----------------------------------
+    def schedule_pause(self, start: Any, end: Any, reason: Optional[str] = None) -> dict[str, Any]:
+        """An AI-off window: from ``start`` to ``end`` (datetimes or ISO 8601 text; naive: the classroom's local
+        zone) every request is refused (503 ``class_paused`` with ``reason``). Kept across restarts."""
+        body = {"start": iso_time(start, "start"), "end": iso_time(end, "end"), "reason": reason}
+        return self._call("POST", "/_classroom/schedules", body)  # type: ignore[no-any-return]
+
+    def schedules(self) -> Any:
+        """DataFrame of the AI-off windows: id, start, end, reason, state (upcoming, active, overridden, past)."""
+        return _frame(self._call("GET", "/_classroom/schedules")["rows"], ["id", "start", "end", "reason", "state"])
+
+    def add_assignment(self, name: str, cap: float, start: Any = None, end: Any = None,
+                       models: Optional[Iterable[str]] = None) -> dict[str, Any]:
+        """An assignment: while it is open (``start``, default now, to ``end``, default never), each request also
+        counts against the student's ``cap`` (USD) on it (402 naming it), and only ``models`` may be used (None:
+        the class's). An assignment whose time overlaps another's is refused (ValueError)."""
+        body = {"name": name, "cap_usd": checked_usd(cap, "cap"), "start": iso_time(start, "start"),
+                "end": iso_time(end, "end"),
+                "models": None if models is None else ([models] if isinstance(models, str) else list(models))}
+        return self._call("POST", "/_classroom/assignments", body)  # type: ignore[no-any-return]
+
+    def assignments(self) -> Any:
+        """DataFrame of the assignments: name, cap_usd, start, end, models, open."""
+        return _frame(self._call("GET", "/_classroom/assignments")["rows"],
+                      ["name", "cap_usd", "start", "end", "models", "open"])
+
+    def audit(self) -> Any:
+        """DataFrame of every admin action: time (the classroom's zone), action, student, detail, origin
+        (notebook, remote connect, cli, hub hook, http; classroom for what it did by itself)."""
+        rows = self._call("GET", "/_classroom/audit")["rows"]
+        return _frame(rows, ["at", "action", "student", "detail", "origin"]).rename(columns={"at": "time"})
+
+    def prompt_log(self) -> Any:
+        """DataFrame of the prompts kept (empty unless started with ``log_prompts=True``): time, pseudonym, model,
+        kind, prompt, answer. Rows older than ``retention_days`` are gone."""
+        rows = self._call("GET", "/_classroom/prompts")["rows"]
+        return _frame(rows, ["at", "pseudonym", "model", "kind", "prompt", "answer"]).rename(columns={"at": "time"})
+
+    def pseudonym(self, student: str) -> str:
+        """The pseudonym the prompt log keeps ``student`` under (for a review; the lookup is in the audit log)."""
+        return self._call("GET", student_path(student, "pseudonym"))["pseudonym"]  # type: ignore[no-any-return]
 
     def dashboard(self, refresh_seconds: float = 2.0) -> Any:
         """A live widget: class totals and the kill switch, a row per student (sortable, filterable)."""
@@ -201,7 +262,7 @@ class Classroom:
         return f"Classroom(base_url={self.base_url!r}, {self._backend.describe()})"
 
 
-def connect(url: str, admin_token: Optional[str] = None) -> Classroom:
+def connect(url: str, admin_token: Optional[str] = None, *, _origin: str = "remote connect") -> Classroom:
     """A :class:`Classroom` for a classroom already running at ``url`` (the CLI, a JupyterHub service, another
     kernel): the same methods as ``start()`` gives, ``stop()`` aside. The admin token comes from
     ``admin_token=`` or ``GATEWAYKIT_CLASSROOM_ADMIN_TOKEN``. A wrong URL or token fails here, with one error
@@ -210,7 +271,7 @@ def connect(url: str, admin_token: Optional[str] = None) -> Classroom:
         raise ValueError(f"url must be the classroom's address (http:// or https://); got {url!r:.100}")
     token = admin_token_from_environment(admin_token)
     base_url = url.rstrip("/").removesuffix("/v1")
-    api = AdminClient(base_url, token)
+    api = AdminClient(base_url, token, origin=_origin)  # the audit log's origin of what this object does
     try:
         api.call("GET", "/_classroom/status")
     except BaseException:

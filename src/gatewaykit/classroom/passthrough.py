@@ -36,6 +36,7 @@ from gatewaykit.classroom.buffered_bytes import AnswerTooLarge, BuffersFull
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.store import NO_BALANCE
 from gatewaykit.classroom.keepalive import ConnectionFailed
+from gatewaykit.classroom.prompt_log import PromptLog, Transcript, answer_of, answer_of_stream
 from gatewaykit.classroom.upstream import UpstreamFailure, UpstreamResponse
 from gatewaykit.money import format_usd, nanos_to_usd, usd_to_nanos
 from gatewaykit.serving.errors import ApiError
@@ -115,8 +116,10 @@ class _PassedOn(Response):
 
 
 async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any, path: str, content: bytes,
-                         content_type: Optional[str], *, stream: bool) -> Response:
-    """Send a billed request upstream under ``hold`` and pass the answer on, settling the hold."""
+                         content_type: Optional[str], *, stream: bool,
+                         transcript: Optional[Transcript] = None) -> Response:
+    """Send a billed request upstream under ``hold`` and pass the answer on, settling the hold; ``transcript``
+    (a course that keeps prompts): given the answer's text."""
     upstream = state.upstream
     buffers = upstream.buffers  # the student's body counts in it already (request_bodies.py)
     try:
@@ -129,7 +132,7 @@ async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any
         state.balance.paid()
     if response.status_code == 200 and stream and response.headers.get("content-type", "").startswith(
             "text/event-stream"):
-        return StreamingResponse(_relay(state, hold, response), status_code=200, headers=headers,
+        return StreamingResponse(_relay(state, hold, response, transcript), status_code=200, headers=headers,
                                  background=BackgroundTask(response.aclose))
     try:
         data = await response.aread(buffers)
@@ -143,7 +146,7 @@ async def forward_billed(state: ClassroomState, hold: Hold, request_headers: Any
     finally:
         await response.aclose()
     try:
-        return await _settled(state, hold, response, data, headers)
+        return await _settled(state, hold, response, data, headers, transcript)
     except BaseException:
         response.release()
         raise
@@ -162,7 +165,7 @@ async def _not_passed_on(state: ClassroomState, hold: Hold, response: UpstreamRe
 
 
 async def _settled(state: ClassroomState, hold: Hold, response: UpstreamResponse, data: bytes,
-                   headers: dict[str, str]) -> Response:
+                   headers: dict[str, str], transcript: Optional[Transcript] = None) -> Response:
     upstream = state.upstream
     if response.status_code == 402:  # the teacher's key cannot pay: the class's problem, never the student's
         await state.budgets.release_grouped(hold.row_id, NO_BALANCE)
@@ -175,6 +178,8 @@ async def _settled(state: ClassroomState, hold: Hold, response: UpstreamResponse
     except orjson.JSONDecodeError:
         body = None
     cost = reported_cost(body)
+    if transcript is not None:
+        transcript.answered(answer_of(transcript.kind, body) if body is not None else None)
     if cost is None:
         await state.budgets.settle_grouped(hold.row_id, hold.nanos, "unreported", _upstream_id(response, body))
     else:
@@ -182,8 +187,10 @@ async def _settled(state: ClassroomState, hold: Hold, response: UpstreamResponse
     return _PassedOn(response, upstream.scrub(data), 200, headers)
 
 
-async def _relay(state: ClassroomState, hold: Hold, response: UpstreamResponse) -> AsyncIterator[bytes]:
+async def _relay(state: ClassroomState, hold: Hold, response: UpstreamResponse,
+                 transcript: Optional[Transcript] = None) -> AsyncIterator[bytes]:
     scrub = state.upstream.scrub
+    kept: Optional[bytearray] = bytearray() if transcript is not None else None  # the stream, for its text
     upstream_id = response.headers.get("x-request-id")
     cost: Optional[int] = None
     carry = b""
@@ -198,6 +205,8 @@ async def _relay(state: ClassroomState, hold: Hold, response: UpstreamResponse) 
                     except ArithmeticError:
                         pass
             carry = window[-_CARRY:]
+            if kept is not None and len(kept) < PromptLog.max_stream_bytes:
+                kept += chunk
             if upstream_id is None and b'"id"' in chunk:
                 found = re.search(rb'"id"\s*:\s*"([^"]{1,200})"', chunk)
                 upstream_id = found.group(1).decode("utf-8", "replace") if found else None
@@ -206,6 +215,8 @@ async def _relay(state: ClassroomState, hold: Hold, response: UpstreamResponse) 
     except ConnectionFailed:
         pass  # the upstream broke off: settled below, the student sees the stream end early
     finally:
+        if transcript is not None and kept is not None:
+            transcript.answered(answer_of_stream(bytes(kept)))
         if cost is not None:
             state.budgets.settle(hold.row_id, cost, "ok" if finished else "ok, cut off", upstream_id)
         elif finished:

@@ -78,6 +78,28 @@ _MIGRATIONS = [
         requests BIGINT NOT NULL DEFAULT 0, refused BIGINT NOT NULL DEFAULT 0, cap_hits BIGINT NOT NULL DEFAULT 0,
         PRIMARY KEY (student, day, win));
     """,
+    # the course policy (gatewaykit.classroom.policy)
+    """
+    ALTER TABLE requests ADD COLUMN assignment TEXT;
+    CREATE TABLE audit (
+        id BIGSERIAL PRIMARY KEY, at DOUBLE PRECISION NOT NULL, action TEXT NOT NULL, student TEXT,
+        detail TEXT NOT NULL, origin TEXT NOT NULL);
+    CREATE TABLE schedules (
+        id BIGSERIAL PRIMARY KEY, start_at DOUBLE PRECISION NOT NULL, end_at DOUBLE PRECISION NOT NULL, reason TEXT,
+        overridden BOOLEAN NOT NULL DEFAULT FALSE);
+    CREATE TABLE assignments (
+        name TEXT PRIMARY KEY, cap_nanos BIGINT NOT NULL, start_at DOUBLE PRECISION NOT NULL,
+        end_at DOUBLE PRECISION, models TEXT);
+    CREATE TABLE assignment_totals (
+        assignment TEXT NOT NULL, student TEXT NOT NULL, spent_nanos BIGINT NOT NULL DEFAULT 0,
+        requests BIGINT NOT NULL DEFAULT 0, refused BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (assignment, student));
+    CREATE TABLE cap_raises (
+        student TEXT PRIMARY KEY, cap_nanos BIGINT, until DOUBLE PRECISION NOT NULL, previous_nanos BIGINT);
+    CREATE TABLE prompts (
+        id BIGSERIAL PRIMARY KEY, at DOUBLE PRECISION NOT NULL, pseudonym TEXT NOT NULL, model TEXT NOT NULL,
+        kind TEXT NOT NULL, prompt TEXT NOT NULL, answer TEXT);
+    CREATE INDEX prompts_at ON prompts (at);
+    """,
 ]
 SCHEMA_VERSION = len(_MIGRATIONS)
 _UNSETTLED_MAX = 100_000  # finishes kept for a retry while the database is away (past it: charged at their hold)
@@ -255,16 +277,17 @@ class PostgresStore:
         return (rows[0][0], rows[0][1]) if rows else None
 
     # -- requests and holds ------------------------------------------------------------------------------------
-    def open_request(self, student: str, model: str, kind: str, hold_nanos: int, window: str) -> int:
+    def open_request(self, student: str, model: str, kind: str, hold_nanos: int, window: str,
+                     assignment: Optional[str] = None) -> int:
         """A held row without a cap check (the protocol's; a shared class takes holds with :meth:`hold`)."""
         with self._transaction() as conn:
             conn.execute("INSERT INTO balances AS b (student, win, held_nanos) VALUES (%s, %s, %s) ON CONFLICT "
                          "(student, win) DO UPDATE SET held_nanos = b.held_nanos + excluded.held_nanos",
                          (student, window, hold_nanos))
             row = conn.execute(
-                "INSERT INTO requests (student, model, kind, status, hold_nanos, win, created, instance) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-                (student, model, kind, HELD, hold_nanos, window, time.time(), self.instance)).fetchone()
+                "INSERT INTO requests (student, model, kind, status, hold_nanos, win, created, instance, assignment) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                (student, model, kind, HELD, hold_nanos, window, time.time(), self.instance, assignment)).fetchone()
         return int(row[0])
 
     # The student's balance row for the window is made by the first hold, or its hold added under the row's lock
@@ -277,16 +300,18 @@ class PostgresStore:
         "  ON CONFLICT (student, win) DO UPDATE SET held_nanos = b.held_nanos + excluded.held_nanos, "
         "  cap_nanos = excluded.cap_nanos "
         "  WHERE excluded.cap_nanos - b.spent_nanos - b.held_nanos >= excluded.held_nanos RETURNING b.student) "
-        "INSERT INTO requests (student, model, kind, status, hold_nanos, win, created, instance) "
-        "SELECT student, %(model)s, %(kind)s, 'held', %(n)s, %(win)s, %(now)s, %(me)s FROM held RETURNING id")
+        "INSERT INTO requests (student, model, kind, status, hold_nanos, win, created, instance, assignment) "
+        "SELECT student, %(model)s, %(kind)s, 'held', %(n)s, %(win)s, %(now)s, %(me)s, %(assignment)s FROM held "
+        "RETURNING id")
 
     def hold(self, student: str, model: str, kind: str, hold_nanos: int, window: str,
-             class_cap_nanos: int) -> Optional[int]:
+             class_cap_nanos: int, assignment: Optional[str] = None) -> Optional[int]:
         """Hold ``hold_nanos`` for a request and return its row, in one statement that checks the student's cap
         (their own, or ``class_cap_nanos``) against what they spent and hold in ``window``; None: it does not fit
         (nothing written)."""
         rows = self._all(self._HOLD, {"n": hold_nanos, "student": student, "win": window, "cap": class_cap_nanos,
-                                      "model": model, "kind": kind, "now": time.time(), "me": self.instance})
+                                      "model": model, "kind": kind, "now": time.time(), "me": self.instance,
+                                      "assignment": assignment})
         if not rows:
             return None
         self._students_of[int(rows[0][0])] = student
@@ -321,7 +346,7 @@ class PostgresStore:
     _FINISH = (
         "WITH done AS (UPDATE requests SET status = %(status)s, cost_nanos = %(cost)s, finished = %(now)s, "
         "  upstream_id = COALESCE(%(upstream)s, upstream_id) WHERE id = %(id)s AND status = 'held' "
-        "  RETURNING student, model, win, hold_nanos), "
+        "  RETURNING student, model, win, hold_nanos, assignment), "
         "b AS (UPDATE balances SET held_nanos = balances.held_nanos - done.hold_nanos, "
         "  spent_nanos = balances.spent_nanos + %(cost)s FROM done "
         "  WHERE balances.student = done.student AND balances.win = done.win), "
@@ -337,7 +362,12 @@ class PostgresStore:
         "d AS (INSERT INTO days (student, day, win, spent_nanos, requests, refused) "
         "  SELECT student, %(day)s, win, %(cost)s, %(paid)s, %(unpaid)s FROM done "
         "  ON CONFLICT (student, day, win) DO UPDATE SET spent_nanos = days.spent_nanos + excluded.spent_nanos, "
-        "  requests = days.requests + excluded.requests, refused = days.refused + excluded.refused) "
+        "  requests = days.requests + excluded.requests, refused = days.refused + excluded.refused), "
+        "a AS (INSERT INTO assignment_totals (assignment, student, spent_nanos, requests) "
+        "  SELECT assignment, student, %(cost)s, %(paid)s FROM done WHERE assignment IS NOT NULL "
+        "  ON CONFLICT (assignment, student) DO UPDATE SET "
+        "  spent_nanos = assignment_totals.spent_nanos + excluded.spent_nanos, "
+        "  requests = assignment_totals.requests + excluded.requests) "
         "SELECT count(*) FROM done")
 
     def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> list[int]:
@@ -401,8 +431,8 @@ class PostgresStore:
                    "cap_hit": int(cap_hit)})
 
     def open_holds(self) -> list[OpenHold]:
-        rows = self._all("SELECT r.id, r.student, r.model, r.kind, r.hold_nanos, r.win, j.job_id, j.price_nanos "
-                         "FROM requests r LEFT JOIN jobs j ON j.request_id = r.id WHERE r.status = 'held' "
+        rows = self._all("SELECT r.id, r.student, r.model, r.kind, r.hold_nanos, r.win, j.job_id, j.price_nanos, "
+                         "r.assignment FROM requests r LEFT JOIN jobs j ON j.request_id = r.id WHERE r.status = 'held' "
                          "ORDER BY r.id")
         return [OpenHold(*row) for row in rows]
 
@@ -496,6 +526,97 @@ class PostgresStore:
                 _, student, model, kind, hold, win = found
                 out.append(OpenHold(int(request_id), student, model, kind, int(hold), win, job_id, price))
         return out
+
+    # -- the course policy -----------------------------------------------------------------------------------
+    def add_audit(self, at: float, action: str, student: Optional[str], detail: str, origin: str) -> None:
+        self._run("INSERT INTO audit (at, action, student, detail, origin) VALUES (%s, %s, %s, %s, %s)",
+                  (at, action, student, detail, origin))
+
+    def audit_rows(self) -> list[dict[str, Any]]:
+        names = ("at", "action", "student", "detail", "origin")
+        return [dict(zip(names, row)) for row in
+                self._all("SELECT at, action, student, detail, origin FROM audit ORDER BY id")]
+
+    def add_schedule(self, start: float, end: float, reason: Optional[str]) -> int:
+        with self._transaction() as conn:
+            row = conn.execute("INSERT INTO schedules (start_at, end_at, reason) VALUES (%s, %s, %s) RETURNING id",
+                               (start, end, reason)).fetchone()
+            self._changed(conn)
+        return int(row[0])
+
+    def schedule_rows(self) -> list[dict[str, Any]]:
+        names = ("id", "start", "end", "reason", "overridden")
+        return [dict(zip(names, row)) for row in
+                self._all("SELECT id, start_at, end_at, reason, overridden FROM schedules ORDER BY start_at, id")]
+
+    def override_schedule(self, schedule_id: int) -> None:
+        with self._transaction() as conn:
+            conn.execute("UPDATE schedules SET overridden = TRUE WHERE id = %s", (schedule_id,))
+            self._changed(conn)
+
+    def add_assignment(self, name: str, cap_nanos: int, start: float, end: Optional[float],
+                       models: Optional[list[str]]) -> None:
+        import json
+
+        with self._transaction() as conn:
+            conn.execute("INSERT INTO assignments (name, cap_nanos, start_at, end_at, models) VALUES (%s, %s, %s, %s, "
+                         "%s)", (name, cap_nanos, start, end, None if models is None else json.dumps(models)))
+            self._changed(conn)
+
+    def assignment_rows(self) -> list[dict[str, Any]]:
+        import json
+
+        return [{"name": n, "cap_nanos": int(c), "start": st, "end": e, "models": None if m is None else json.loads(m)}
+                for n, c, st, e, m in self._all("SELECT name, cap_nanos, start_at, end_at, models FROM assignments "
+                                                "ORDER BY start_at, name")]
+
+    def assignment_spent(self, assignment: str, student: str) -> int:
+        rows = self._all("SELECT spent_nanos FROM assignment_totals WHERE assignment = %s AND student = %s",
+                         (assignment, student))
+        return int(rows[0][0]) if rows else 0
+
+    def assignment_totals(self) -> list[dict[str, Any]]:
+        names = ("assignment", "student", "spent_nanos", "requests", "refused")
+        return [dict(zip(names, row)) for row in
+                self._all("SELECT assignment, student, spent_nanos, requests, refused FROM assignment_totals")]
+
+    def count_assignment_refusal(self, assignment: str, student: str) -> None:
+        self._run("INSERT INTO assignment_totals (assignment, student, refused) VALUES (%s, %s, 1) ON CONFLICT "
+                  "(assignment, student) DO UPDATE SET refused = assignment_totals.refused + 1", (assignment, student))
+
+    def set_cap_raise(self, student: str, cap_nanos: Optional[int], until: float,
+                      previous_nanos: Optional[int]) -> None:
+        with self._transaction() as conn:
+            conn.execute("INSERT INTO cap_raises (student, cap_nanos, until, previous_nanos) VALUES (%s, %s, %s, %s) "
+                         "ON CONFLICT (student) DO UPDATE SET cap_nanos = excluded.cap_nanos, until = excluded.until, "
+                         "previous_nanos = excluded.previous_nanos", (student, cap_nanos, until, previous_nanos))
+            conn.execute("UPDATE students SET cap_nanos = %s WHERE student = %s", (cap_nanos, student))
+            self._changed(conn)
+
+    def end_cap_raise(self, student: str, restore: bool) -> None:
+        with self._transaction() as conn:
+            if restore:
+                conn.execute("UPDATE students SET cap_nanos = r.previous_nanos FROM cap_raises r "
+                             "WHERE r.student = students.student AND students.student = %s", (student,))
+            conn.execute("DELETE FROM cap_raises WHERE student = %s", (student,))
+            self._changed(conn)
+
+    def cap_raise_rows(self) -> list[dict[str, Any]]:
+        names = ("student", "cap_nanos", "until", "previous_nanos")
+        return [dict(zip(names, row)) for row in
+                self._all("SELECT student, cap_nanos, until, previous_nanos FROM cap_raises")]
+
+    def add_prompt(self, at: float, pseudonym: str, model: str, kind: str, prompt: str, answer: Optional[str]) -> None:
+        self._run("INSERT INTO prompts (at, pseudonym, model, kind, prompt, answer) VALUES (%s, %s, %s, %s, %s, %s)",
+                  (at, pseudonym, model, kind, prompt, answer))
+
+    def prompt_rows(self) -> list[dict[str, Any]]:
+        names = ("at", "pseudonym", "model", "kind", "prompt", "answer")
+        return [dict(zip(names, row)) for row in
+                self._all("SELECT at, pseudonym, model, kind, prompt, answer FROM prompts ORDER BY id")]
+
+    def purge_prompts(self, before: float) -> int:
+        return self._run("DELETE FROM prompts WHERE at < %s", (before,))
 
     def close(self) -> None:
         with self._lock:

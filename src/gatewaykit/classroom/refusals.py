@@ -8,6 +8,7 @@ Each refusal is the offline gateway's ``ApiError`` with the status and ``type`` 
 
 from __future__ import annotations
 
+import math
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Iterable, Optional
 
@@ -15,9 +16,9 @@ from gatewaykit.classroom.windows import Window
 from gatewaykit.money import format_usd, nanos_to_usd
 from gatewaykit.serving.errors import ApiError
 
-__all__ = ["PAUSE_RETRY_SECONDS", "budget_left", "budget_used_up", "class_balance_used_up", "database_unavailable",
-           "model_not_allowed",
-           "over_request_limit", "paused", "revoked_key", "unknown_key", "unpriced_over_limit"]
+__all__ = ["PAUSE_RETRY_SECONDS", "assignment_used_up", "budget_left", "budget_used_up", "class_balance_used_up",
+           "database_unavailable", "model_not_allowed", "model_not_in_assignment", "over_request_limit", "paused",
+           "rate_limited", "revoked_key", "scheduled_pause", "unknown_key", "unpriced_over_limit"]
 
 PAUSE_RETRY_SECONDS = 60
 _FINEST = 4  # decimal places of a dollar a cap refusal writes at most
@@ -130,3 +131,45 @@ def unknown_key() -> ApiError:
 def revoked_key() -> ApiError:
     return ApiError(401, "Your teacher has revoked this API key. Ask your teacher for a new one.",
                     code="invalid_api_key")
+
+
+def rate_limited(scope: str, limit: int, wait: float, left: str = "") -> ApiError:
+    """429 ``rate_limit_exceeded``: the student's requests per minute (``scope="student"``), or the whole class's
+    (``"class"``), are used up; ``Retry-After`` says when a slot frees (gatewaykit's client waits that long)."""
+    seconds = max(1, math.ceil(wait))
+    if scope == "student":
+        message = (f"You have sent {limit} requests in the last minute, the most your class allows each student. "
+                   f"Wait {seconds} s and try again (nothing was charged).")
+    else:
+        message = (f"Your class as a whole has sent {limit} requests in the last minute, the most your teacher "
+                   f"allows for everyone. Wait {seconds} s and try again (nothing was charged).")
+    return ApiError(429, message + left, type="rate_limit_error", code="rate_limit_exceeded",
+                    headers={"Retry-After": str(seconds)})
+
+
+def scheduled_pause(reason: Optional[str], until: str, wait: float, left: str = "") -> ApiError:
+    """503 ``class_paused`` during a scheduled AI-off window; ``Retry-After``: the seconds until it ends."""
+    said = f" ({reason})" if reason else ""
+    return ApiError(503, f"Your class is paused{said} until {until}, as your teacher scheduled. Try again then."
+                    + left,
+                    type="api_error", code="class_paused", headers={"Retry-After": str(max(1, math.ceil(wait)))})
+
+
+def assignment_used_up(assignment: str, cap: int, spent: int, held: int, needed: int) -> ApiError:
+    """402: the request's worst case does not fit what is left of the student's cap on the open assignment."""
+    left = max(0, cap - spent - held)
+    running = f", {_usd(held)} held by your requests still running" if held else ""
+    if left <= 0:
+        message = (f"Your budget for the assignment {assignment!r} ({_usd(cap)}) is used up ({_usd(spent)} spent"
+                   f"{running}). Ask your teacher for more.")
+    else:
+        message = (f"This request could cost up to {_usd(needed)}, more than the {_usd(left)} left of your budget "
+                   f"for the assignment {assignment!r} ({_usd(cap)}; {_usd(spent)} spent{running}). Ask for less or "
+                   "ask your teacher for more.")
+    return ApiError(402, message, type="insufficient_quota", code="assignment_budget_exceeded")
+
+
+def model_not_in_assignment(model: str, assignment: str, allowed: Iterable[str], left: str = "") -> ApiError:
+    names = ", ".join(sorted(allowed))
+    return ApiError(403, f"The assignment {assignment!r} may not use the model {model[:100]!r}. Allowed models for "
+                    f"it: {names}.{left}", code="model_not_found", param="model")

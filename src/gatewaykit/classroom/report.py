@@ -15,20 +15,24 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from gatewaykit.classroom.report_frame import DAY_COLUMNS, MODEL_COLUMNS, STUDENT_COLUMNS
+from gatewaykit.classroom.report_frame import ASSIGNMENT_COLUMNS, DAY_COLUMNS, MODEL_COLUMNS, STUDENT_COLUMNS
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.money import nanos_to_usd
 
-__all__ = ["DAY_COLUMNS", "MODEL_COLUMNS", "STUDENT_COLUMNS", "class_totals", "report_rows", "student_budget"]
+__all__ = ["ASSIGNMENT_COLUMNS", "DAY_COLUMNS", "MODEL_COLUMNS", "STUDENT_COLUMNS", "class_totals", "report_rows",
+           "student_budget"]
 
 _NONE = {"requests": 0, "refused": 0, "balance_refused": 0, "unknown": 0, "unknown_nanos": 0, "last_request": None}
 
 
 def report_rows(state: ClassroomState, by: Optional[str] = None) -> list[dict[str, Any]]:
     """Rows for ``by=None``/``"student"`` (one per student), ``by="model"`` (one per student and model used) or
-    ``by="day"`` (one per student and day with requests)."""
-    if by not in (None, "student", "model", "day"):
-        raise ValueError(f"by must be None, 'student', 'model' or 'day'; got {by!r}")
+    ``by="day"`` (one per student and day with requests) or ``by="assignment"`` (one per assignment and student,
+    over the whole course, not the window)."""
+    if by not in (None, "student", "model", "day", "assignment"):
+        raise ValueError(f"by must be None, 'student', 'model', 'day' or 'assignment'; got {by!r}")
+    if by == "assignment":
+        return _assignment_rows(state)
     if by == "day":
         return [{"student": r["student"], "day": r["day"], "spent_usd": nanos_to_usd(r["spent_nanos"]),
                  "requests": r["requests"], "refused": r["refused"], "cap_hits": r["cap_hits"]}
@@ -85,10 +89,29 @@ def student_budget(state: ClassroomState, student: str) -> dict[str, Any]:
     they may use (None: all)."""
     spent, held, cap = state.budgets.standing(student)
     resets_at = state.window.resets_at()
+    closed = None if state.paused else state.policy.closed_by(state.policy.now())  # a scheduled window
+    paused = state.paused or closed is not None
+    reason = state.paused_reason if closed is None else closed.reason
     models = state.settings.models
     return {"student": student, "cap_usd": nanos_to_usd(cap), "spent_usd": nanos_to_usd(spent),
             "held_usd": nanos_to_usd(held), "remaining_usd": nanos_to_usd(max(0, cap - spent - held)),
             "window": state.window.key(), "window_kind": state.window.kind,
-            "resets_at": resets_at.isoformat() if resets_at else None, "paused": state.paused,
-            "reason": state.paused_reason if state.paused else None,
+            "resets_at": resets_at.isoformat() if resets_at else None, "paused": paused,
+            "reason": reason if paused else None,
             "models": sorted(models) if models is not None else None}
+
+
+def _assignment_rows(state: ClassroomState) -> list[dict[str, Any]]:
+    """Per assignment (in time order) and student: spent on it, its cap, what is left, held, requests, refused."""
+    sums = {(r["assignment"], r["student"]): r for r in state.store.assignment_totals()}
+    out = []
+    for assignment in state.policy.assignments.all():
+        for student in state.known:
+            row = sums.get((assignment.name, student), {"spent_nanos": 0, "requests": 0, "refused": 0})
+            held = state.budgets.assignment_account(student, assignment.name).held_nanos
+            spent = row["spent_nanos"]
+            out.append({"assignment": assignment.name, "student": student, "spent_usd": nanos_to_usd(spent),
+                        "cap_usd": nanos_to_usd(assignment.cap_nanos),
+                        "remaining_usd": nanos_to_usd(max(0, assignment.cap_nanos - spent - held)),
+                        "held_usd": nanos_to_usd(held), "requests": row["requests"], "refused": row["refused"]})
+    return out

@@ -11,17 +11,20 @@ from __future__ import annotations
 import functools
 from typing import Any, Optional
 
-__all__ = ["DAY_COLUMNS", "MODEL_COLUMNS", "STUDENT_COLUMNS", "report_frame"]
+__all__ = ["ASSIGNMENT_COLUMNS", "DAY_COLUMNS", "MODEL_COLUMNS", "STUDENT_COLUMNS", "report_frame"]
 
 STUDENT_COLUMNS = ("student", "spent_usd", "cap_usd", "remaining_usd", "held_usd", "requests", "refused",
                    "balance_refused", "unknown", "unknown_usd", "cap_hits", "last_request", "revoked")
 MODEL_COLUMNS = ("student", "model", "spent_usd", "requests", "refused", "balance_refused", "unknown", "unknown_usd",
                  "last_request")
 DAY_COLUMNS = ("student", "day", "spent_usd", "requests", "refused", "cap_hits")
+ASSIGNMENT_COLUMNS = ("assignment", "student", "spent_usd", "cap_usd", "remaining_usd", "held_usd", "requests",
+                      "refused")
 
 
 def columns_for(by: Optional[str]) -> tuple[str, ...]:
-    return {"model": MODEL_COLUMNS, "day": DAY_COLUMNS}.get(by or "student", STUDENT_COLUMNS)
+    return {"model": MODEL_COLUMNS, "day": DAY_COLUMNS, "assignment": ASSIGNMENT_COLUMNS}.get(by or "student",
+                                                                                          STUDENT_COLUMNS)
 
 
 def _money_columns(frame: Any) -> list[str]:

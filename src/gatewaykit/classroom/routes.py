@@ -9,7 +9,7 @@ is the gateway's to refuse, and its refusal is passed on unchanged.
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Optional
 
 import orjson
 from starlette.requests import Request
@@ -20,6 +20,7 @@ from gatewaykit.classroom.jobs import (
 )
 from gatewaykit.classroom.media_links import fetch_media, public_base, rewrite_links
 from gatewaykit.classroom.passthrough import forward_billed, unanswered, upstream_error
+from gatewaykit.classroom.prompt_log import Transcript, answer_of, prompt_of
 from gatewaykit.classroom.report import student_budget
 from gatewaykit.classroom.state import ClassroomState
 from gatewaykit.classroom.store import NO_BALANCE, OpenHold
@@ -86,6 +87,15 @@ def _read_integers(body: dict[str, Any], names: tuple[str, ...]) -> None:
         body[name] = number
 
 
+def _transcript(state: ClassroomState, student: str, model: str, kind: str,
+                body: dict[str, Any]) -> Optional[Transcript]:
+    """Where this request's prompt and answer are kept: None unless the course keeps prompts (``log_prompts``)."""
+    log = state.policy.prompts
+    if log is None:
+        return None
+    return Transcript(log, state.policy.now(), student, model, kind, prompt_of(kind, body))
+
+
 def _max_tokens(body: dict[str, Any], default: int) -> int:
     _read_integers(body, ("n", "max_tokens", "max_completion_tokens"))
     if body.get("max_tokens") is None and body.get("max_completion_tokens") is None:
@@ -128,7 +138,8 @@ async def chat_completions(request: Request) -> Response:
         body["stream_options"] = {**(options if isinstance(options, dict) else {}), "include_usage": True}
     hold = state.take_hold(student, model, "chat", state.catalog.chat(body, max_tokens))
     return await forward_billed(state, hold, request.headers.items(), "/v1/chat/completions", orjson.dumps(body),
-                                "application/json", stream=stream)
+                                "application/json", stream=stream,
+                                transcript=_transcript(state, student, model, "chat", body))
 
 
 async def generate_images(request: Request) -> Response:
@@ -138,7 +149,8 @@ async def generate_images(request: Request) -> Response:
     _read_integers(body, _IMAGE_INTEGERS)
     hold = state.take_hold(student, model, "image", state.catalog.job_or_image("image", body))
     return await forward_billed(state, hold, request.headers.items(), "/v1/images/generations", _raw_body(request),
-                                None, stream=body.get("stream") is True)
+                                None, stream=body.get("stream") is True,
+                                transcript=_transcript(state, student, model, "image", body))
 
 
 async def edit_images(request: Request) -> Response:
@@ -147,7 +159,8 @@ async def edit_images(request: Request) -> Response:
     model = _model(state, student, body)
     hold = state.take_hold(student, model, "image", state.catalog.job_or_image("image", body))
     return await forward_billed(state, hold, request.headers.items(), "/v1/images/edits", _raw_body(request),
-                                None, stream=body.get("stream") is True)
+                                None, stream=body.get("stream") is True,
+                                transcript=_transcript(state, student, model, "image", body))
 
 
 async def _create_job(request: Request, kind: str) -> Response:
@@ -183,6 +196,9 @@ async def _create_job(request: Request, kind: str) -> Response:
         except ValueError:
             pass
     state.balance.paid()
+    transcript = _transcript(state, student, model, kind, body)
+    if transcript is not None:
+        transcript.answered(answer_of(kind, view))
     state.store.attach_job(hold.row_id, job_id, kind, price)
     state.watched_jobs[job_id] = OpenHold(hold.row_id, student, model, kind, hold.nanos, hold.window, job_id, price)
     settle_from_view(state, hold.row_id, view, price)

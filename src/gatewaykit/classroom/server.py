@@ -12,6 +12,7 @@ methods talk to the server's ``/_classroom`` endpoints with the admin token, as
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import threading
 import time
@@ -190,6 +191,15 @@ def _class_state(store: Store, entries: list[Any], new_keys: list[tuple[str, str
     return state, source
 
 
+def _per_minute(value: Any, name: str) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a whole number of requests per minute >= 1 (or None: no limit); got "
+                         f"{value!r}")
+    return value
+
+
 def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster: Any = None, cap: float = 2.00,
           window: str = "total", models: Optional[Iterable[str]] = None, max_request_cost: Optional[float] = None,
           db: Optional[str] = None, host: str = "127.0.0.1", port: int = 0, admin_token: Optional[str] = None, *,
@@ -197,7 +207,8 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
           offline: Optional[dict[str, Any]] = None, job_check_seconds: float = 2.0,
           upstream_timeout: float = 300.0, root_path: Optional[str] = None, keys_out: Optional[str] = None,
           announce: bool = True, max_answer_bytes: int = MAX_ANSWER_BYTES,
-          max_buffered_bytes: int = MAX_BUFFERED_BYTES, _names: SettingNames = PYTHON,
+          max_buffered_bytes: int = MAX_BUFFERED_BYTES, rpm: Optional[int] = None, class_rpm: Optional[int] = None,
+          log_prompts: bool = False, retention_days: float = 30, _names: SettingNames = PYTHON,
           cors_origins: Optional[Iterable[str]] = None, hub_api_url: Optional[str] = None) -> Classroom:
     """Start a classroom in a background thread (``port=0``: a free port). See docs/classroom.md.
 
@@ -217,7 +228,10 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
     ``cors_origins``: browser origins whose pages may call the class, e.g. a JupyterLite site's (none by default).
     ``hub_api_url``: a keyless hub (JupyterHub's API, e.g. ``$JUPYTERHUB_API_URL``): a bearer token that is
     not a classroom key is asked of the hub, and the user it names is the student (added with the class cap).
-    A malformed roster or setting is a ``ValueError`` saying what to change."""
+    ``window="monthly"``: caps reset on the first of each month at local midnight. ``rpm``: requests per minute
+    per student, ``class_rpm``: for the whole class (429 with ``Retry-After`` past either; None: no limit).
+    ``log_prompts``: keep prompts and answers under per-student pseudonyms for ``retention_days`` (default off:
+    nothing of a prompt or answer is stored). A malformed roster or setting is a ``ValueError`` saying what to change."""
     names = _names
     entries = read_roster(roster)
     prefix = checked_root_path(root_path, names.root_path)
@@ -228,6 +242,10 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
     if isinstance(default_max_tokens, bool) or not isinstance(default_max_tokens, int) or default_max_tokens < 1:
         raise ValueError(f"{names.default_max_tokens} must be a whole number >= 1; got {default_max_tokens!r}")
     allowed = None if models is None else frozenset([models] if isinstance(models, str) else models)
+    per_student, per_class = _per_minute(rpm, names.rpm), _per_minute(class_rpm, names.class_rpm)
+    if isinstance(retention_days, bool) or not isinstance(retention_days, (int, float)) or \
+            not math.isfinite(retention_days) or retention_days <= 0:
+        raise ValueError(f"{names.retention_days} must be a number of days > 0; got {retention_days!r}")
     gateway = None
     if upstream == "offline":
         from gatewaykit.emulator import start as start_offline
@@ -269,7 +287,9 @@ def start(upstream: str = "offline", upstream_key: Optional[str] = None, roster:
             state, source = _class_state(store, entries, new_keys, admin_token, ClassSettings(
                 cap_usd=cap_usd or 0.0, window=window, models=allowed, max_request_cost_usd=limit,
                 default_max_tokens=default_max_tokens, job_check_seconds=job_check_seconds, root_path=prefix,
-                upstream_offline=upstream_offline, names=names, keys_file=keys_out, cors_origins=origins),
+                upstream_offline=upstream_offline, names=names, keys_file=keys_out, cors_origins=origins,
+                rpm=per_student, class_rpm=per_class, log_prompts=bool(log_prompts),
+                retention_days=float(retention_days)),
                 Upstream(base_url, key, timeout=upstream_timeout, trust_env=gateway is None,
                          max_answer_bytes=max_answer_bytes, max_buffered_bytes=max_buffered_bytes),
                 catalog, window_rule)

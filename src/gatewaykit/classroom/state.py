@@ -18,8 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from gatewaykit.classroom import refusals
+from gatewaykit.classroom.assignments import Assignment
 from gatewaykit.classroom.budgets import Budgets
 from gatewaykit.classroom.keys_file import append_keys
+from gatewaykit.classroom.policy import CoursePolicy
+from gatewaykit.classroom.schedules import Schedule
 from gatewaykit.classroom.setting_names import PYTHON, SettingNames
 from gatewaykit.classroom.store import OpenHold, Store, StudentExists
 from gatewaykit.classroom.upstream import Upstream
@@ -27,7 +30,7 @@ from gatewaykit.classroom.upstream_balance import UpstreamBalance
 from gatewaykit.classroom.windows import Window
 from gatewaykit.classroom.worst_case import WorstCase
 from gatewaykit.money import usd_to_nanos
-from gatewaykit.serving.accounts import key_digest
+from gatewaykit.serving.accounts import Account, key_digest
 from gatewaykit.serving.errors import ApiError
 
 __all__ = ["ADMIN_DIGEST", "NO_MODEL", "ClassSettings", "ClassroomState", "admin_digest", "new_admin_token",
@@ -86,6 +89,12 @@ class ClassSettings:
     upstream_offline: bool = False
     #: Browser origins whose pages (a JupyterLite class) may call the classroom (CORS); none by default.
     cors_origins: tuple[str, ...] = ()
+    #: Requests per minute per student, and for the whole class (None: no limit); see rate_limits.py.
+    rpm: Optional[int] = None
+    class_rpm: Optional[int] = None
+    #: Keep prompts and answers (under pseudonyms) for ``retention_days``; see prompt_log.py.
+    log_prompts: bool = False
+    retention_days: float = 30.0
 
 
 class ClassroomState:
@@ -110,6 +119,8 @@ class ClassroomState:
         self.balance = UpstreamBalance(store)  # the teacher's paid balance at the gateway: used up or not
         #: With a keyless hub (``hub_api_url=``): who asks the hub about tokens that are not classroom keys.
         self.hub: Optional[Any] = None
+        self.policy = CoursePolicy(store, self.budgets, window.clock, rpm=settings.rpm, class_rpm=settings.class_rpm,
+                                   log_prompts=settings.log_prompts, retention_days=settings.retention_days)
         self.watched_jobs: dict[str, OpenHold] = {
             hold.job_id: hold for hold in self.budgets.restore(store.open_holds()) if hold.job_id}
 
@@ -133,6 +144,9 @@ class ClassroomState:
         self.paused = store.get_meta("paused") == "1"
         if self.budgets.shared:  # the class's admin token: another process may have replaced it (--new-admin-token)
             self.settings.admin_digest = store.get_meta(ADMIN_DIGEST) or self.settings.admin_digest
+        policy = getattr(self, "policy", None)  # made after the first reload, at start
+        if policy is not None:
+            policy.reload()
 
     # -- students and keys -------------------------------------------------------------------------------------
     def add_student(self, student: str, cap_usd: Optional[float] = None) -> str:
@@ -157,9 +171,15 @@ class ClassroomState:
         if student not in self.known:
             raise KeyError(student)
 
-    def set_cap(self, student: str, cap_usd: Optional[float]) -> None:
+    def set_cap(self, student: str, cap_usd: Optional[float], until: Optional[float] = None) -> None:
+        """The student's own cap (None: the class cap); ``until`` (POSIX seconds): a raise that ends then, when
+        the cap from before it is back. A cap set without ``until`` replaces any raise."""
         self._require(student)
         cap = None if cap_usd is None else usd_to_nanos(cap_usd)
+        if until is not None:
+            self.policy.raise_cap(student, cap, until)
+            return
+        self.policy.end_raise(student, restore=False)
         self.store.set_cap(student, cap)
         self.budgets.set_cap(student, cap)
 
@@ -256,10 +276,13 @@ class ClassroomState:
         self.store.set_meta("paused_reason", reason)
         self.store.set_meta("paused_at", str(time.time()))
 
-    def resume(self) -> None:
+    def resume(self) -> Optional[Schedule]:
+        """Open the class; during a scheduled window, that window is overridden (returned; the next one closes
+        the class again)."""
         self.paused, self.paused_reason = False, None
         self.store.set_meta("paused", "0")
         self.store.set_meta("paused_reason", None)
+        return self.policy.schedules.override(self.policy.now())
 
     # -- admission ---------------------------------------------------------------------------------------------
     def _left(self, student: str) -> str:
@@ -267,11 +290,20 @@ class ClassroomState:
         spent, held, cap = self.budgets.standing(student)
         return refusals.budget_left(self.window, cap, spent, held)
 
-    def check_open(self, student: str, model: str = NO_MODEL) -> None:
-        """503 while the class is paused, counted as refused against ``student`` (``model``: when it is known)."""
+    def check_open(self, student: str, model: str = NO_MODEL, now: Optional[float] = None) -> None:
+        """503 while the class is paused (by the teacher, or by a scheduled window), counted as refused against
+        ``student`` (``model``: when it is known)."""
         if self.paused:
             self.store.count_refusal(student, model, self.window.key())
             raise refusals.paused(self.paused_reason, self._left(student))
+        policy = self.policy
+        if policy.schedules.any:
+            now = policy.now() if now is None else now
+            closed = policy.closed_by(now)
+            if closed is not None:
+                self.store.count_refusal(student, model, self.window.key())
+                raise refusals.scheduled_pause(closed.reason, policy.shown(closed.end) or "", closed.end - now,
+                                               self._left(student))
 
     def check_model(self, student: str, model: str) -> None:
         allowed = self.settings.models
@@ -281,10 +313,26 @@ class ClassroomState:
 
     def take_hold(self, student: str, model: str, kind: str, quote: Optional[int]):  # noqa: ANN201 - Hold
         """Hold the request's worst case (402 in the student's words when it does not fit; 503 when the class was
-        paused while the request's body was read)."""
-        self.check_open(student, model)
-        limit = self.max_request_nanos
+        paused while the request's body was read; 429 over the requests per minute; 402/403 naming the open
+        assignment when its cap or models refuse it)."""
+        policy = self.policy
+        now = policy.now()
+        policy.tick(now)
+        self.check_open(student, model, now)
         window = self.window.key()
+        if policy.rates.limited:
+            over = policy.rates.admit(student, now)
+            if over is not None:
+                self.store.count_refusal(student, model, window)
+                scope, wait = over
+                limit_of = policy.rates.per_student if scope == "student" else policy.rates.per_class
+                raise refusals.rate_limited(scope, limit_of or 0, wait, self._left(student))
+        assignment = policy.assignment_open(now) if policy.assignments.any else None
+        if assignment is not None and assignment.models is not None and model not in assignment.models:
+            self.store.count_refusal(student, model, window)
+            self.store.count_assignment_refusal(assignment.name, student)
+            raise refusals.model_not_in_assignment(model, assignment.name, assignment.models, self._left(student))
+        limit = self.max_request_nanos
         if limit is not None:
             if quote is None:
                 self.store.count_refusal(student, model, window)
@@ -292,10 +340,31 @@ class ClassroomState:
             if quote > limit:
                 self.store.count_refusal(student, model, window)
                 raise refusals.over_request_limit(limit, quote, self._left(student))
-        needed = quote if quote is not None else max(1, self.budgets.available(student))  # unpriced: all that is left
-        hold = self.budgets.hold(student, model, kind, needed)
+        if quote is not None:
+            needed = quote
+        else:  # unpriced: all that is left (of the assignment's cap too)
+            left = self.budgets.available(student)
+            if assignment is not None:
+                left = min(left, self.budgets.assignment_account(student, assignment.name).available())
+            needed = max(1, left)
+        also = None if assignment is None else self._hold_on_assignment(student, model, window, assignment, needed)
+        hold = self.budgets.hold(student, model, kind, needed, assignment.name if assignment else None, also)
         if hold is None:
+            if also is not None:
+                also.settle(needed, paid=False)
             self.store.count_refusal(student, model, window, cap_hit=True)
             spent, held, cap = self.budgets.standing(student)
             raise refusals.budget_used_up(self.window, cap, spent, held, needed)
         return hold
+
+    def _hold_on_assignment(self, student: str, model: str, window: str, assignment: Assignment,
+                            needed: int) -> Account:
+        """Hold ``needed`` on the student's account on the open assignment; 402 naming it when it does not fit."""
+        account = self.budgets.assignment_account(student, assignment.name)
+        if not account.hold(needed):
+            self.store.count_refusal(student, model, window)
+            self.store.count_assignment_refusal(assignment.name, student)
+            cap = assignment.cap_nanos
+            raise refusals.assignment_used_up(assignment.name, cap, cap - account.balance_nanos, account.held_nanos,
+                                              needed)
+        return account

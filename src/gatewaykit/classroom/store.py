@@ -17,7 +17,13 @@ are kept with their student's name. The database file and its ``-wal`` /
 time has a database file (a lock on ``<file>.lock``, where the system has POSIX
 locks): a second one on it would keep its own holds, and the caps would stop
 being hard.
-Money is in integer nano-dollars. The teacher's key is never passed to a store.
+The course policy has tables of its own: ``audit`` (every admin action, when
+and where from), ``schedules`` (AI-off windows), ``assignments`` (with
+``assignment_totals``, the spend per student on each; a request row names the
+assignment it counted against), ``cap_raises`` (raises that end, with the cap
+they end to) and ``prompts`` (only with ``log_prompts=True``: text under a
+pseudonym, never a name; purged after the retention). Times there are POSIX
+seconds. Money is in integer nano-dollars. The teacher's key is never passed to a store.
 Several classroom processes share one class in PostgreSQL behind the same interface:
 :mod:`gatewaykit.classroom.postgres_store` (``db_location.open_store`` picks by the ``db`` given).
 """
@@ -64,6 +70,7 @@ class OpenHold:
     window: str
     job_id: Optional[str]
     price_nanos: Optional[int]  # a job's quoted price, charged at completion when the gateway reports none
+    assignment: Optional[str] = None  # the assignment it counts against too, if one was open when it was held
 
 
 class Store(Protocol):
@@ -73,7 +80,8 @@ class Store(Protocol):
     def set_key(self, student: str, key_digest: str) -> None: ...
     def revoke(self, student: str) -> None: ...
     def revoked_keys(self) -> list[tuple[str, str]]: ...
-    def open_request(self, student: str, model: str, kind: str, hold_nanos: int, window: str) -> int: ...
+    def open_request(self, student: str, model: str, kind: str, hold_nanos: int, window: str,
+                     assignment: Optional[str] = None) -> int: ...
     def attach_job(self, row_id: int, job_id: str, kind: str, price_nanos: Optional[int]) -> None: ...
     def finish_request(self, row_id: int, status: str, cost_nanos: int, upstream_id: Optional[str] = None) -> None: ...
     def finish_requests(self, rows: list[tuple[int, str, int, Optional[str]]]) -> list[int]: ...
@@ -86,6 +94,25 @@ class Store(Protocol):
     def days(self, window: str) -> list[dict[str, Any]]: ...
     def get_meta(self, name: str) -> Optional[str]: ...
     def set_meta(self, name: str, value: Optional[str]) -> None: ...
+    # the course policy (see gatewaykit.classroom.policy)
+    def add_audit(self, at: float, action: str, student: Optional[str], detail: str, origin: str) -> None: ...
+    def audit_rows(self) -> list[dict[str, Any]]: ...
+    def add_schedule(self, start: float, end: float, reason: Optional[str]) -> int: ...
+    def schedule_rows(self) -> list[dict[str, Any]]: ...
+    def override_schedule(self, schedule_id: int) -> None: ...
+    def add_assignment(self, name: str, cap_nanos: int, start: float, end: Optional[float],
+                       models: Optional[list[str]]) -> None: ...
+    def assignment_rows(self) -> list[dict[str, Any]]: ...
+    def assignment_spent(self, assignment: str, student: str) -> int: ...
+    def assignment_totals(self) -> list[dict[str, Any]]: ...
+    def count_assignment_refusal(self, assignment: str, student: str) -> None: ...
+    def set_cap_raise(self, student: str, cap_nanos: Optional[int], until: float,
+                      previous_nanos: Optional[int]) -> None: ...
+    def end_cap_raise(self, student: str, restore: bool) -> None: ...
+    def cap_raise_rows(self) -> list[dict[str, Any]]: ...
+    def add_prompt(self, at: float, pseudonym: str, model: str, kind: str, prompt: str, answer: Optional[str]) -> None: ...
+    def prompt_rows(self) -> list[dict[str, Any]]: ...
+    def purge_prompts(self, before: float) -> int: ...
     def close(self) -> None: ...
 
 
@@ -112,6 +139,23 @@ CREATE TABLE IF NOT EXISTS days (
     requests INTEGER NOT NULL DEFAULT 0, refused INTEGER NOT NULL DEFAULT 0, cap_hits INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (student, day, window));
 CREATE TABLE IF NOT EXISTS revoked_keys (key_digest TEXT PRIMARY KEY, student TEXT NOT NULL, revoked REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY, at REAL NOT NULL, action TEXT NOT NULL, student TEXT, detail TEXT NOT NULL,
+    origin TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS schedules (
+    id INTEGER PRIMARY KEY, start_at REAL NOT NULL, end_at REAL NOT NULL, reason TEXT,
+    overridden INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS assignments (
+    name TEXT PRIMARY KEY, cap_nanos INTEGER NOT NULL, start_at REAL NOT NULL, end_at REAL, models TEXT);
+CREATE TABLE IF NOT EXISTS assignment_totals (
+    assignment TEXT NOT NULL, student TEXT NOT NULL, spent_nanos INTEGER NOT NULL DEFAULT 0,
+    requests INTEGER NOT NULL DEFAULT 0, refused INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (assignment, student));
+CREATE TABLE IF NOT EXISTS cap_raises (
+    student TEXT PRIMARY KEY, cap_nanos INTEGER, until REAL NOT NULL, previous_nanos INTEGER);
+CREATE TABLE IF NOT EXISTS prompts (
+    id INTEGER PRIMARY KEY, at REAL NOT NULL, pseudonym TEXT NOT NULL, model TEXT NOT NULL, kind TEXT NOT NULL,
+    prompt TEXT NOT NULL, answer TEXT);
+CREATE INDEX IF NOT EXISTS prompts_at ON prompts(at);
 """
 
 
@@ -221,6 +265,8 @@ class SQLiteStore:
             for column in ("balance_refused", "unknown", "unknown_nanos"):  # a database from before the column
                 if column not in columns:
                     self._db.execute(f"ALTER TABLE totals ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+            if "assignment" not in {row[1] for row in self._db.execute("PRAGMA table_info(requests)")}:
+                self._db.execute("ALTER TABLE requests ADD COLUMN assignment TEXT")
 
     def _write(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
         with self._lock:
@@ -269,10 +315,12 @@ class SQLiteStore:
         """``(key digest, student)`` of every key revoked (by ``revoke``, or by reissuing the student's key)."""
         return [(d, s) for d, s in self._read("SELECT key_digest, student FROM revoked_keys ORDER BY rowid")]
 
-    def open_request(self, student: str, model: str, kind: str, hold_nanos: int, window: str) -> int:
+    def open_request(self, student: str, model: str, kind: str, hold_nanos: int, window: str,
+                     assignment: Optional[str] = None) -> int:
         cursor = self._write(
-            "INSERT INTO requests (student, model, kind, status, hold_nanos, window, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (student, model, kind, HELD, hold_nanos, window, time.time()))
+            "INSERT INTO requests (student, model, kind, status, hold_nanos, window, created, assignment) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (student, model, kind, HELD, hold_nanos, window, time.time(), assignment))
         return int(cursor.lastrowid)  # type: ignore[arg-type]
 
     def attach_job(self, row_id: int, job_id: str, kind: str, price_nanos: Optional[int]) -> None:
@@ -298,11 +346,12 @@ class SQLiteStore:
             db.execute("BEGIN")
             try:
                 for row_id, status, cost_nanos, upstream_id in rows:
-                    row = db.execute("SELECT student, model, window FROM requests WHERE id = ? AND status = ?",
-                                     (row_id, HELD)).fetchone()
-                    if row is None:
+                    found = db.execute("SELECT student, model, window, assignment FROM requests WHERE id = ? AND "
+                                       "status = ?", (row_id, HELD)).fetchone()
+                    if found is None:
                         continue
                     done.append(row_id)
+                    row, assignment = found[:3], found[3]
                     db.execute("UPDATE requests SET status = ?, cost_nanos = ?, finished = ?, "
                                "upstream_id = COALESCE(?, upstream_id) WHERE id = ?",
                                (status, cost_nanos, now, upstream_id, row_id))
@@ -321,6 +370,12 @@ class SQLiteStore:
                     # on the student's day: a request, or (the paid balance used up) a refusal
                     db.execute(_ADD_TO_DAY.format(column="refused" if unpaid else "requests"),
                                (row[0], day_of(now), row[2], cost_nanos))
+                    if assignment is not None:
+                        db.execute("INSERT INTO assignment_totals (assignment, student, spent_nanos, requests) "
+                                   "VALUES (?, ?, ?, ?) ON CONFLICT (assignment, student) DO UPDATE SET "
+                                   "spent_nanos = spent_nanos + excluded.spent_nanos, "
+                                   "requests = requests + excluded.requests",
+                                   (assignment, row[0], cost_nanos, 1 - unpaid))
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
@@ -348,7 +403,8 @@ class SQLiteStore:
             db.execute("COMMIT")
 
     def open_holds(self) -> list[OpenHold]:
-        rows = self._read("SELECT r.id, r.student, r.model, r.kind, r.hold_nanos, r.window, j.job_id, j.price_nanos "
+        rows = self._read("SELECT r.id, r.student, r.model, r.kind, r.hold_nanos, r.window, j.job_id, j.price_nanos, "
+                          "r.assignment "
                           "FROM requests r LEFT JOIN jobs j ON j.request_id = r.id WHERE r.status = 'held' "
                           "ORDER BY r.id")
         return [OpenHold(*row) for row in rows]
@@ -391,6 +447,104 @@ class SQLiteStore:
 
     def set_meta(self, name: str, value: Optional[str]) -> None:
         self._write("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)", (name, value))
+
+    # -- the course policy ---------------------------------------------------------------------------------------
+    def add_audit(self, at: float, action: str, student: Optional[str], detail: str, origin: str) -> None:
+        self._write("INSERT INTO audit (at, action, student, detail, origin) VALUES (?, ?, ?, ?, ?)",
+                    (at, action, student, detail, origin))
+
+    def audit_rows(self) -> list[dict[str, Any]]:
+        """Every admin action, oldest first: at, action, student, detail, origin."""
+        names = ("at", "action", "student", "detail", "origin")
+        return [dict(zip(names, row)) for row in
+                self._read("SELECT at, action, student, detail, origin FROM audit ORDER BY id")]
+
+    def add_schedule(self, start: float, end: float, reason: Optional[str]) -> int:
+        cursor = self._write("INSERT INTO schedules (start_at, end_at, reason) VALUES (?, ?, ?)", (start, end, reason))
+        return int(cursor.lastrowid)  # type: ignore[arg-type]
+
+    def schedule_rows(self) -> list[dict[str, Any]]:
+        names = ("id", "start", "end", "reason", "overridden")
+        return [dict(zip(names, row)) for row in
+                self._read("SELECT id, start_at, end_at, reason, overridden FROM schedules ORDER BY start_at, id")]
+
+    def override_schedule(self, schedule_id: int) -> None:
+        self._write("UPDATE schedules SET overridden = 1 WHERE id = ?", (schedule_id,))
+
+    def add_assignment(self, name: str, cap_nanos: int, start: float, end: Optional[float],
+                       models: Optional[list[str]]) -> None:
+        import json
+
+        self._write("INSERT INTO assignments (name, cap_nanos, start_at, end_at, models) VALUES (?, ?, ?, ?, ?)",
+                    (name, cap_nanos, start, end, None if models is None else json.dumps(models)))
+
+    def assignment_rows(self) -> list[dict[str, Any]]:
+        import json
+
+        return [{"name": n, "cap_nanos": c, "start": s, "end": e, "models": None if m is None else json.loads(m)}
+                for n, c, s, e, m in self._read("SELECT name, cap_nanos, start_at, end_at, models FROM assignments "
+                                                "ORDER BY start_at, name")]
+
+    def assignment_spent(self, assignment: str, student: str) -> int:
+        rows = self._read("SELECT spent_nanos FROM assignment_totals WHERE assignment = ? AND student = ?",
+                          (assignment, student))
+        return int(rows[0][0]) if rows else 0
+
+    def assignment_totals(self) -> list[dict[str, Any]]:
+        names = ("assignment", "student", "spent_nanos", "requests", "refused")
+        return [dict(zip(names, row)) for row in
+                self._read("SELECT assignment, student, spent_nanos, requests, refused FROM assignment_totals")]
+
+    def count_assignment_refusal(self, assignment: str, student: str) -> None:
+        self._write("INSERT INTO assignment_totals (assignment, student, refused) VALUES (?, ?, 1) "
+                    "ON CONFLICT (assignment, student) DO UPDATE SET refused = refused + 1", (assignment, student))
+
+    def set_cap_raise(self, student: str, cap_nanos: Optional[int], until: float,
+                      previous_nanos: Optional[int]) -> None:
+        """The student's cap is ``cap_nanos`` until ``until`` (then ``previous_nanos`` again), in one transaction."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.execute("INSERT OR REPLACE INTO cap_raises (student, cap_nanos, until, previous_nanos) "
+                                 "VALUES (?, ?, ?, ?)", (student, cap_nanos, until, previous_nanos))
+                self._db.execute("UPDATE students SET cap_nanos = ? WHERE student = ?", (cap_nanos, student))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def end_cap_raise(self, student: str, restore: bool) -> None:
+        """Forget the student's raise; ``restore``: their cap is the one from before it again."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                if restore:
+                    self._db.execute("UPDATE students SET cap_nanos = (SELECT previous_nanos FROM cap_raises WHERE "
+                                     "student = ?) WHERE student = ? AND EXISTS (SELECT 1 FROM cap_raises WHERE "
+                                     "student = ?)", (student, student, student))
+                self._db.execute("DELETE FROM cap_raises WHERE student = ?", (student,))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def cap_raise_rows(self) -> list[dict[str, Any]]:
+        names = ("student", "cap_nanos", "until", "previous_nanos")
+        return [dict(zip(names, row)) for row in
+                self._read("SELECT student, cap_nanos, until, previous_nanos FROM cap_raises")]
+
+    def add_prompt(self, at: float, pseudonym: str, model: str, kind: str, prompt: str, answer: Optional[str]) -> None:
+        self._write("INSERT INTO prompts (at, pseudonym, model, kind, prompt, answer) VALUES (?, ?, ?, ?, ?, ?)",
+                    (at, pseudonym, model, kind, prompt, answer))
+
+    def prompt_rows(self) -> list[dict[str, Any]]:
+        names = ("at", "pseudonym", "model", "kind", "prompt", "answer")
+        return [dict(zip(names, row)) for row in
+                self._read("SELECT at, pseudonym, model, kind, prompt, answer FROM prompts ORDER BY id")]
+
+    def purge_prompts(self, before: float) -> int:
+        """Delete the prompts kept from before ``before``; how many were deleted."""
+        return int(self._write("DELETE FROM prompts WHERE at < ?", (before,)).rowcount)
 
     def close(self) -> None:
         with self._lock:

@@ -1,7 +1,7 @@
-"""Budget windows: ``total`` (one cap for the whole course), ``daily`` (resets at local midnight) and
-``weekly`` (resets Monday 00:00 local time).
+"""Budget windows: ``total`` (one cap for the whole course), ``daily`` (resets at local midnight),
+``weekly`` (resets Monday 00:00 local time) and ``monthly`` (resets on the first of the month, local midnight).
 
-Each window has a key (``total``, ``2026-11-26``, ``week of 2026-11-23``). Spend is
+Each window has a key (``total``, ``2026-11-26``, ``week of 2026-11-23``, ``month of 2026-11``). Spend is
 counted per window; a request is charged to the window it was held in, even when
 it settles after the reset, so no window's spend passes the cap. The clock is a
 callable returning an aware ``datetime`` (tests pass a fake one).
@@ -14,7 +14,7 @@ from typing import Callable, Optional
 
 __all__ = ["WINDOWS", "Window", "local_now"]
 
-WINDOWS = ("total", "daily", "weekly")
+WINDOWS = ("total", "daily", "weekly", "monthly")
 Clock = Callable[[], dt.datetime]
 
 
@@ -36,6 +36,8 @@ class Window:
         day = (when or self.clock()).date()
         if self.kind == "daily":
             return day.isoformat()
+        if self.kind == "monthly":
+            return f"month of {day:%Y-%m}"
         return f"week of {(day - dt.timedelta(days=day.weekday())).isoformat()}"
 
     def resets_at(self, when: Optional[dt.datetime] = None) -> Optional[dt.datetime]:
@@ -43,6 +45,9 @@ class Window:
         if self.kind == "total":
             return None
         now = when or self.clock()
+        if self.kind == "monthly":  # local midnight on the first of the next month
+            first = dt.date(now.year + now.month // 12, now.month % 12 + 1, 1)
+            return dt.datetime.combine(first, dt.time(0), tzinfo=now.tzinfo)
         midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
         days = 1 if self.kind == "daily" else 7 - now.weekday()
         # local midnight that many days on (a calendar date, so a change of clocks in between is kept)
@@ -51,7 +56,9 @@ class Window:
 
     def resets(self) -> str:
         """When the cap resets, in words for a refusal (empty for ``total``)."""
-        return {"total": "", "daily": "; it resets at midnight", "weekly": "; it resets on Monday"}[self.kind]
+        return {"total": "", "daily": "; it resets at midnight", "weekly": "; it resets on Monday",
+                "monthly": "; it resets on the first of the month"}[self.kind]
 
     def noun(self) -> str:
-        return {"total": "class budget", "daily": "daily class budget", "weekly": "weekly class budget"}[self.kind]
+        return {"total": "class budget", "daily": "daily class budget", "weekly": "weekly class budget",
+                "monthly": "monthly class budget"}[self.kind]
