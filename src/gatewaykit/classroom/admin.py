@@ -1,24 +1,8 @@
 """``/_classroom/*``: the teacher's endpoints, answered only with ``Authorization: Bearer <admin token>``.
 
-``GET  /_classroom/report[?by=model]``  the report as JSON (``{"window", "rows"}``)
-``GET  /_classroom/status``             paused or not, the reason, the window, students, open jobs,
-                                        ``upstream_balance``: ``{"exhausted", "since"}`` (the teacher's paid
-                                        balance), and the class's totals (spent_usd, held_usd, cap_usd,
-                                        students_at_cap, cap_hits)
-``POST /_classroom/pause``              ``{"reason": ..., "cancel_jobs": false}``: the kill switch
-``POST /_classroom/resume``
-``POST /_classroom/students``           ``{"student", "cap_usd"}``: a new student; the answer has their key
-``POST /_classroom/students/{student}/cap``      ``{"cap_usd": 3.0, "until": null}`` (null cap: the class cap;
-                                                 ``until``, ISO 8601: a raise that ends then)
-``POST /_classroom/students/{student}/revoke``
-``POST /_classroom/students/{student}/reissue``  a new key (the old one stops working)
-``POST /_classroom/students/{student}/key``      a key for this student: added if new (with the class cap),
-                                                 else reissued (for a hub's spawner hook, at each start);
-                                                 403 for a student the teacher revoked
-
-The course policy's routes (audit log, schedules, assignments, prompt log) are
-:mod:`gatewaykit.classroom.admin_policy`'s; every action here is written to the
-audit log too (:func:`audited`).
+Report, status, pause and resume, students (add, cap, revoke, reissue, a hub hook's key); every
+action is written to the audit log (:func:`audited`). The course policy's routes are
+:mod:`gatewaykit.classroom.admin_policy`'s. Each route and its body: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """Hard caps: each student's spend in the current window, and the holds of requests in flight.
 
-Every student has one offline-gateway ``Account`` per window (the emulator's own
-hold/settle bookkeeping, reused): its balance is the cap minus what was spent in
-that window. A request holds its worst-case price before it is forwarded; a hold
-that does not fit what is left is refused, so concurrent requests can never
-together pass the cap. A hold settles to the price the gateway reported (charged
-to the window it was held in, even after a reset) or is released on failure. A
-request whose outcome the classroom cannot know (it reached the gateway, then
-no answer came; a job the gateway no longer knows) is charged at its hold, with
-a status starting ``unknown`` (:func:`unknown_status`) that the report counts.
-Each hold is a row of the store from the moment it is taken. Forwarded answers
-settle through a :class:`CommitGroup`: the rows settled in one turn of the event
-loop are made final in one transaction, and each request awaits that commit
-before its answer is sent.
-
-A store shared by several processes (``store.shared``: PostgreSQL) decides holds
-itself: a hold is one statement there that checks the cap and reserves
-together, settling is the store's, and standings are read from it; this
-process only remembers which rows it opened.
+A request holds its worst-case price before it is forwarded and a hold that does not fit is
+refused, so concurrent requests never together pass a cap; a hold settles to the reported price,
+is released on failure, or is charged whole when its outcome cannot be known. A shared store
+(PostgreSQL) decides holds itself, in one statement. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

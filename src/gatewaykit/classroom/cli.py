@@ -1,20 +1,8 @@
 """``python -m gatewaykit.classroom``: run a classroom, or drive a running one (the teacher's verbs).
 
-    python -m gatewaykit.classroom --upstream URL|offline --roster roster.csv [--cap 2.00]
-        [--window total|daily|weekly|monthly] [--models ID,ID,...] [--max-request-cost USD] [--db classroom.db]
-        [--keys-out keys.csv] [--host 127.0.0.1] [--port 8100] [--admin-token TOKEN | --new-admin-token]
-        [--root-path PATH] [--cors-origin ORIGIN ...] [--hub-api-url [URL]] [--rpm N] [--class-rpm N]
-        [--log-prompts [--retention-days DAYS]]
-    python -m gatewaykit.classroom status|report|pause|resume|cap|revoke|reissue|add|schedule-pause|audit ...
-        --url URL [--admin-token TOKEN] [--json]     (see cli_admin.py; --help lists them)
-
-The teacher's key comes from ``SVC_API_KEY``, never from the command line (it
-would show in ``ps``). Every key the classroom issues (new students, reissued
-keys) is appended to ``--keys-out`` (a CSV readable only by its owner), never
-printed. The admin token is printed once, when the class first starts on its
-``--db``; the database keeps its digest, so a restart accepts the same token
-(``--new-admin-token`` replaces it). A bad roster or option exits with status 2
-and a message naming what to fix.
+The teacher's key comes from ``SVC_API_KEY``, never the command line (it would show in ``ps``);
+issued keys go to ``--keys-out``, never to the terminal; the admin token is printed once and kept
+as a digest. ``--help`` lists the options and verbs; the usage lines: ``docs/internals.md``.
 """
 
 from __future__ import annotations

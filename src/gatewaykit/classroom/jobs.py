@@ -1,27 +1,9 @@
 """Video and music jobs through the classroom: created under a hold, owned by one student, settled once.
 
-A job's worst case is held when it is created and stays held until the
-gateway says the job ended: ``completed`` charges the gateway's reported cost
-(a ``usage.cost.total_cost`` on the job, when there is one) or else the
-catalog price of what the job bills at (its duration and resolution), which is
-what the gateway charges; ``failed`` and ``cancelled`` release it. A job
-settles when its student polls it or fetches its content (a file exists only
-once the job completed) through the classroom, or when the background watcher
-(:func:`watch_jobs`) finds it ended, after a restart too.
-
-Only a job that never finished is released. ``DELETE`` of a finished video
-answers ``deleted``: the classroom asks the gateway how the job stands first
-(:func:`delete_job`), so a completed job is charged before it is deleted, and a
-``deleted`` answer is released only for a job seen running just before (or one
-the answer shows failed). A job the gateway no longer knows (404, say after the
-classroom was down while it finished and expired) has an unknown outcome: it is
-charged at its price, status ``unknown: ...``, and the report counts it.
-
-A job view the classroom answers for a job it settled as charged carries the
-settled cost as ``usage.cost.total_cost`` (:func:`with_settled_cost`), so the
-student's own ledger records what the class charged, as the teacher's report
-does. A job id another student created is answered 404, as the gateway answers
-a job of another key.
+A job's worst case stays held until the gateway says it ended: ``completed`` is charged (reported
+cost, else the catalog price), ``failed``/``cancelled`` released; a finished job deleted, or one the
+gateway no longer knows, is charged, never released. Views of a charged job carry its settled cost.
+Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

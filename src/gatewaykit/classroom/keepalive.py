@@ -1,41 +1,9 @@
 """Keep-alive HTTP/1.1 connections from the classroom to the gateway: a deque of idle sockets and h11 framing.
 
-Forwarding is all the classroom does per request, so its cost is the classroom's
-cost. httpx spent about 1 ms of CPU per forwarded chat here (two thirds of the
-classroom's CPU per chat: a scan of every pooled connection with a socket probe
-each, anyio streams, cancel scopes, sniffio look-ups); this pool takes an idle
-connection from a deque, writes the request in one ``write``, and lets h11 (the
-parser uvicorn already uses) frame the answer. One origin, no redirects, no
-cookies, no decompression: what a proxy to one gateway needs.
-
-An outbound proxy named in the environment (``HTTPS_PROXY``, ``HTTP_PROXY``,
-``ALL_PROXY``, ``NO_PROXY``; :mod:`gatewaykit.classroom.outbound_proxy` decides,
-once per pool, as httpx and urllib would) is used the way httpx uses one for
-https: each new connection is a ``CONNECT host:port`` tunnel through the proxy
-(with ``Proxy-Authorization`` when its URL has a user and password; inside TLS
-to an ``https://`` proxy; a ``socks5h://`` / ``socks5://`` proxy's SOCKS5
-CONNECT, with its user/password login), upgraded to TLS for the gateway's own
-name (TLS inside TLS, through an https proxy); the teacher's key only ever
-travels inside the tunnel. SOCKS5 is python-socks' (the library aiohttp-socks
-and httpx-socks are built on); CONNECT is ours, as python-socks reads a
-proxy's answer in one ``recv`` (a head split in two leaves bytes in the tunnel)
-and speaks no TLS to the proxy in the socket form used here. The connect
-time-out covers the whole CONNECT and TLS handshake, and a tunnel is kept
-alive and reused like any connection. A proxy that refuses
-(407, 502, ...) is a :class:`ConnectionFailed` naming the proxy's host, port and
-status, never its password.
-
-Failures before any answer arrived are :class:`ConnectionFailed` (``timed_out``
-says which; ``sent`` whether the request had been written to the gateway by then:
-it may have been carried out); a body cut off or too slow later is the same
-class, raised from ``aread`` / ``aiter_raw`` (always ``sent``). A connection is
-reused only when its last exchange ended cleanly, nothing was left on it after
-the answer (an answer sent twice, a ``Content-Length`` too short, bytes that
-came while it was idle: the next request would read them as its own answer,
-another student's) and it has been idle less than ``keepalive_seconds``. An
-answer head over 256 KiB is refused (``sent``); ``aread`` takes a
-:class:`~gatewaykit.classroom.buffered_bytes.BufferedBytes` that bounds what a
-buffered answer may hold.
+Forwarding is the classroom's per-request cost, so this pool is small (one origin, no redirects,
+cookies or decompression) and measured cheaper than httpx here. Tunnels go through the proxy the
+environment names. A connection is reused only when nothing is left on it after the answer, so no
+student can read another's. Details and figures: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,30 +1,9 @@
 """The outbound HTTP proxy the classroom must go through to reach the gateway, read from the environment.
 
-A school's server often reaches the internet only through a proxy named in
-``HTTPS_PROXY`` / ``HTTP_PROXY`` / ``ALL_PROXY`` (upper or lower case) with
-``NO_PROXY`` listing what stays direct. These are read the way urllib reads them
-(``urllib.request.getproxies`` and ``proxy_bypass``; httpx reads the same
-variables), once, when a pool is made. One difference: while ``NO_PROXY`` is
-not set at all, a loopback gateway (``localhost``, ``127.0.0.0/8``, ``::1``: an
-offline gateway on this machine) is reached directly, where httpx would ask the
-proxy for it (and the proxy would connect to its own machine, never ours). Once
-``NO_PROXY`` is set, its list alone decides, as in urllib and httpx.
-
-Two kinds of proxy are spoken to, each as a tunnel to the gateway (see
-:mod:`gatewaykit.classroom.keepalive`):
-
-- ``http://`` (or no scheme): ``CONNECT host:port``; its user and password
-  become a ``Proxy-Authorization`` header; ``https://``: the same inside TLS to
-  the proxy (its certificate checked for its name), so the login is never in
-  the clear on the school's network;
-- ``socks5h://`` and ``socks5://`` (RFC 1928): SOCKS5's CONNECT, with its
-  user/password login (RFC 1929) when the URL has them, spoken by python-socks.
-  ``socks5h`` sends the gateway's name for the proxy to resolve; ``socks5``
-  resolves it here and sends the address (curl's and httpx's reading of the two).
-
-The user and password appear nowhere else: not in ``repr``, not in ``shown``,
-not in any error. Anything else (SOCKS4, SOCKS5 over TLS) is refused when
-the pool is made, naming the variable to change.
+``HTTPS_PROXY`` / ``HTTP_PROXY`` / ``ALL_PROXY`` / ``NO_PROXY`` are read as urllib reads them (a
+loopback gateway stays direct while ``NO_PROXY`` is unset); ``http(s)://`` proxies are spoken to
+with CONNECT, ``socks5(h)://`` with python-socks. The proxy's login appears in no repr or error.
+Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,8 @@
 """Passing an upstream answer on to the student, and settling the hold it was sent under.
 
-A buffered answer (a chat, an image, an error) is read whole, its
-``usage.cost.total_cost`` settles the hold, and it is passed on. A stream
-(``text/event-stream``) is passed on chunk by chunk as it arrives; the cost is
-picked out of the bytes going by (the final chunk's usage) and the hold settles
-before the student's answer ends, so the request's row is final by then. An
-answer without a reported cost is charged at its hold (the worst case); a stream
-cut off before its cost is released, as the gateway bills only finished streams.
-
-A request that never left (the gateway unreachable) is released. Once it has
-left, an outcome the classroom cannot know (no answer in time, the connection
-closed before the answer, a body cut off) is charged at its hold, status
-``unknown: ...``: the gateway had the whole request and may have carried it out
-and billed the teacher, so releasing it would let the cap be passed for free.
-
-A buffered answer counts in ``upstream.buffers`` (with the students' bodies,
-:mod:`gatewaykit.classroom.request_bodies`) until it was passed on: past the
-total the student is told the classroom is busy (503), an answer over its
-limit is a 502; either is charged at the hold when the gateway had answered 200.
+A buffered answer settles at its reported cost; a stream is passed on as it arrives and settles
+before its end. A request that never left is released; once it left, an unknown outcome is charged
+at its hold, since the gateway may have billed it. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

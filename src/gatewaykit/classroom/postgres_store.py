@@ -1,29 +1,9 @@
 """``PostgresStore``: one class in PostgreSQL, shared by every classroom process given the same URL.
 
-The same :class:`~gatewaykit.classroom.store.Store` as SQLite, plus what several
-processes need to be one class (``shared = True``):
-
-- a hold is decided here, in one statement that checks and reserves together
-  (``UPDATE balances SET held = held + n WHERE ... AND cap - spent - held >= n``
-  and the request's row inserted from its result): the balance row's lock
-  serialises one student's holds whatever process takes them, and different
-  students never wait on each other;
-- a change of the roster, a cap, a key or the kill switch bumps a sequence and
-  sends ``NOTIFY gatewaykit_classroom``; each process listens (and polls the
-  sequence, in case a notification is lost) and reloads (:mod:`class_sync`);
-- every process beats a heart in ``instances``; the held rows of one that
-  stopped beating (killed mid-request) are charged at their hold by the others,
-  as is any row held longer than a bound past the upstream time-out;
-- each unfinished job is claimed for one check at a time
-  (``FOR UPDATE SKIP LOCKED``, then ``next_check_at`` moved on): one process
-  checks it, and another takes it when that one stops.
-
-The schema is created and migrated here, under an advisory lock (two processes
-starting at once: the second waits, then finds it done); ``schema_version``
-names the version. The password (in the URL, or ``PGPASSWORD``) is handed to
-libpq only: the URL this store shows (``url``, ``repr``, every message) has
-none. A database that cannot be reached raises :class:`DatabaseUnavailable`
-(the classroom answers 503 naming it); the next call connects again.
+Holds are decided in one statement that checks and reserves together (row lock per student);
+changes reach every process by ``NOTIFY`` with a poll as fallback; held rows of a process that
+stopped are charged by the others; each job is claimed with ``FOR UPDATE SKIP LOCKED``. The schema
+migrates under an advisory lock; the password is never shown. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations

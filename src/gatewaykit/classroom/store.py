@@ -1,31 +1,10 @@
 """Where a classroom keeps its students, requests, jobs and spend: the ``Store`` interface and
 ``SQLiteStore``, the embedded default.
 
-Keys are stored only as SHA-256 digests. Every forwarded request is a row
-(student, model, kind, status, hold, cost, upstream id) written when it is held
-and updated when it settles; ``totals`` keeps running sums per student, model
-and window, so a report reads a few rows whatever the number of requests;
-its ``refused`` counts the requests the classroom refused (a paused class or a
-revoked key before the body is read: under the model ``"-"``), and its
-``balance_refused`` those the gateway refused because the teacher's paid balance
-was used up (counted apart from ``requests``), its ``unknown`` and
-``unknown_nanos`` the requests charged at their hold because their outcome could
-not be known (a status starting ``unknown``); ``days`` keeps the sums per student
-and local date, with how often the cap refused a request. Revoked keys' digests
-are kept with their student's name. The database file and its ``-wal`` /
-``-shm`` are readable by their owner only (0600). One running classroom at a
-time has a database file (a lock on ``<file>.lock``, where the system has POSIX
-locks): a second one on it would keep its own holds, and the caps would stop
-being hard.
-The course policy has tables of its own: ``audit`` (every admin action, when
-and where from), ``schedules`` (AI-off windows), ``assignments`` (with
-``assignment_totals``, the spend per student on each; a request row names the
-assignment it counted against), ``cap_raises`` (raises that end, with the cap
-they end to) and ``prompts`` (only with ``log_prompts=True``: text under a
-pseudonym, never a name; purged after the retention). Times there are POSIX
-seconds. Money is in integer nano-dollars. The teacher's key is never passed to a store.
-Several classroom processes share one class in PostgreSQL behind the same interface:
-:mod:`gatewaykit.classroom.postgres_store` (``db_location.open_store`` picks by the ``db`` given).
+Keys are kept only as digests, money in integer nano-dollars; every forwarded request is a row
+from hold to settlement, with running totals per student, model, window and day, so reports read
+a few rows. Files are 0600 and one running classroom holds a file at a time. The tables:
+``docs/internals.md``; the PostgreSQL store: :mod:`gatewaykit.classroom.postgres_store`.
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
 """The gateway behind the classroom: keep-alive connections that send with the teacher's key.
 
-Requests are rebuilt for the upstream: of the student's headers only those a
-client of the API needs pass (``FORWARDED_HEADERS``, each value at most 512
-characters); the teacher's key is put in, and answers are asked for
-uncompressed so bodies can be read and passed on as they are. Anything else a
-student sends (hop-by-hop headers, ``Expect``, an offline gateway's
-``X-Emulator-Fault``, an ``Idempotency-Key`` or ``X-Request-Id`` that would
-share the teacher's account with other students, kilobytes of custom headers)
-never reaches the gateway with the teacher's key. Answers come back with hop-by-hop and length headers dropped. The
-teacher's key is scrubbed from anything the upstream sends back (it never
-should say it, but the key must not reach a student even if it did). The
-connections are :mod:`gatewaykit.classroom.keepalive`'s (httpx cost two thirds
-of the classroom's CPU per forwarded chat); like httpx's, they go through the
-outbound proxy the environment names (``trust_env=False``: never).
+Of the student's headers only an allow-list passes (``FORWARDED_HEADERS``), so nothing a student
+sends reaches the gateway beside the teacher's key; answers come back without hop-by-hop headers
+and with the key scrubbed. Details: ``docs/internals.md``.
 """
 
 from __future__ import annotations
