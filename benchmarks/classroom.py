@@ -25,7 +25,9 @@ Usage: python benchmarks/classroom.py [--seconds 5] [--latency-requests 400] [--
        [--policy-only]
 
 With ``--store sqlite|postgres|both`` it compares the stores instead
-(``classroom_stores.py``): ``--instances 3 --students 2000 --connections 48``.
+(``classroom_stores.py``): ``--instances 3 --students 2000 --connections 48``; with
+``--store postgres --mixed --seconds 300`` it checks the caps under 8 concurrent mixed
+chat/image/video requests per student spread over the instances instead.
 """
 
 from __future__ import annotations
@@ -305,13 +307,20 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=3, help="with --store postgres: classroom processes")
     parser.add_argument("--students", type=int, default=2000, help="with --store: students in the class")
     parser.add_argument("--connections", type=int, default=48, help="with --store: concurrent connections")
+    parser.add_argument("--mixed", action="store_true",
+                        help="with --store postgres: caps under 8 concurrent mixed chat/image/video requests per "
+                             "student over the instances (report vs gateway, pause on all); --seconds bounds it")
+    parser.add_argument("--students-at-once", type=int, default=32,
+                        help="with --mixed: students whose 8 requests are in flight at the same time")
     parser.add_argument("--policy-only", action="store_true", help="only the course policy's cost")
     args = parser.parse_args()
     if args.store is not None:
         import classroom_stores
 
+        if args.mixed and args.store != "postgres":
+            parser.error("--mixed needs --store postgres (one class served by several instances)")
         if args.smoke:
-            args.seconds, args.latency_requests, args.students = 1.0, 50, 50
+            args.seconds, args.latency_requests, args.students, args.mixed = 1.0, 50, 50, False
         classroom_stores.main(args)
         return
     if args.smoke:

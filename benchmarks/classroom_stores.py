@@ -14,6 +14,14 @@ HTTP/1.1 client of ``classroom.py``:
 - CPU per forwarded chat: the classroom processes' user+system time (and the
   PostgreSQL server's, every backend of the cluster) over the throughput run,
   divided by the chats forwarded.
+
+``--mixed`` (PostgreSQL only) checks the caps instead of timing chats (issue 47's
+proof): ``--instances`` classroom processes on one database, ``--students`` of them
+on a small cap, each student sending 8 requests at once (chats, images and videos,
+each video polled to completion through the classroom so that it settles), spread
+round-robin over the instances. Printed: the worst overshoot over any cap, each
+instance's report total against what the gateway charged, and the seconds a pause
+on one instance takes to be refused on every instance.
 """
 
 from __future__ import annotations
@@ -23,7 +31,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Optional
 
@@ -32,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "class
 
 from classroom import BODY, TEACHER, _cpu_seconds, _latencies, _pct, _request, _start  # noqa: E402
 
-__all__ = ["run"]
+__all__ = ["run", "run_mixed"]
 
 
 def _cluster_cpu(data: Path) -> float:
@@ -157,6 +167,156 @@ def run(store: str, instances: int, students: int, connections: int, seconds: fl
             cluster.stop()
 
 
+MIXED_CAP = 0.22  # one $0.20 video and a little more fit; a student's 8 requests never all do
+PER_STUDENT = 8
+VIDEO = {"model": "video-tiers", "prompt": "a kite over the sea", "resolution": "480p", "duration": 4}  # $0.20
+
+
+def _mixed_request(student: int, i: int) -> tuple[str, dict[str, Any]]:
+    """A student's request i of 8: three chats, three images, two videos (in an order that varies by student)."""
+    kind = (i + student) % PER_STUDENT
+    if kind < 3:
+        model = "chat-reasoner" if kind == 2 else "chat-mini"
+        return "/v1/chat/completions", {"model": model, "max_tokens": 400,
+                                        "messages": [{"role": "user", "content": f"Tell me about {student}-{i}"}]}
+    if kind < 6:
+        return "/v1/images/generations", {"model": "image-gpt", "prompt": f"a lighthouse {student}-{i}",
+                                          "quality": "low"}
+    return "/v1/videos", VIDEO
+
+
+async def _mixed_class(bases: list[str], keys: list[str], students_at_once: int, seconds: float) -> Counter:
+    """Every student's 8 requests in flight at once (``students_at_once`` students at a time), request n of the
+    run to instance n % len(bases); a video is polled to completion through the next instance. Counts outcomes."""
+    import httpx
+
+    outcomes: Counter = Counter()
+    waits: dict[str, list[float]] = {}
+    until = time.monotonic() + seconds
+    limits = httpx.Limits(max_connections=students_at_once * PER_STUDENT, max_keepalive_connections=students_at_once * PER_STUDENT)
+    turn = iter(range(10**12))
+    async with httpx.AsyncClient(limits=limits, timeout=120) as http:
+
+        async def one(student: int, i: int) -> None:
+            path, body = _mixed_request(student, i)
+            headers = {"Authorization": f"Bearer {keys[student]}"}
+            base = bases[next(turn) % len(bases)]
+            sent = time.monotonic()
+            answer = await http.post(base + path, json=body, headers=headers)
+            kind = path.split("/")[2]
+            outcomes[f"{kind} {answer.status_code}"] += 1
+            waits.setdefault(kind, []).append(time.monotonic() - sent)
+            if path != "/v1/videos" or answer.status_code != 200:
+                return
+            job = answer.json()["id"]
+            while time.monotonic() < until:
+                polled = await http.get(f"{bases[next(turn) % len(bases)]}/v1/videos/{job}", headers=headers)
+                status = polled.json().get("status") if polled.status_code == 200 else f"http {polled.status_code}"
+                if status not in ("queued", "in_progress"):
+                    outcomes[f"video ended {status}"] += 1
+                    waits.setdefault("video to completion", []).append(time.monotonic() - sent)
+                    return
+                await asyncio.sleep(0.5)
+            outcomes["video still running at the bound"] += 1
+
+        gate = asyncio.Semaphore(students_at_once)
+
+        async def student(n: int) -> None:
+            async with gate:
+                if time.monotonic() < until:
+                    await asyncio.gather(*(one(n, i) for i in range(PER_STUDENT)))
+                else:
+                    outcomes["student not sent (time bound)"] += 1
+
+        await asyncio.gather(*(student(n) for n in range(len(keys))))
+    for kind, values in sorted(waits.items()):
+        outcomes[f"{kind}: p50 {_pct(values, .5):.0f} ms, p99 {_pct(values, .99):.0f} ms, of"] = len(values)
+    return outcomes
+
+
+def _drained(process: subprocess.Popen) -> None:
+    """Reads a process's output in a thread so that a full pipe never blocks it."""
+    threading.Thread(target=process.stdout.read, daemon=True).start()  # type: ignore[union-attr]
+
+
+def run_mixed(instances: int, students: int, students_at_once: int, seconds: float, folder: Path,
+              gateway_url: str) -> None:
+    """Issue 47's proof: no student over the cap, every report equal to what the gateway charged, pause on all."""
+    import httpx
+
+    from postgres_cluster import Cluster, find_binaries
+
+    binaries = find_binaries()
+    if binaries is None:
+        raise SystemExit("PostgreSQL's binaries are not installed (apt-get install postgresql)")
+    cluster = Cluster(binaries)
+    env = {**os.environ, "SVC_API_KEY": TEACHER}
+    roster = folder / f"roster-mixed-{students}.csv"
+    roster.write_text("student\n" + "".join(f"student{i:04}\n" for i in range(students)))
+    keys_file = folder / "keys-mixed.csv"
+    admin = {"Authorization": "Bearer bench-admin"}
+    rooms: list[subprocess.Popen] = []
+    try:
+        db = cluster.url(cluster.new_database())
+        urls = []
+        for n in range(instances):
+            process, line = _start([sys.executable, "-m", "gatewaykit.classroom", "--upstream", gateway_url,
+                                    "--roster", str(roster), "--cap", str(MIXED_CAP), "--db", db, "--keys-out",
+                                    str(keys_file), "--port", "0", "--admin-token", "bench-admin"], env,
+                                   "classroom on")
+            rooms.append(process)
+            _drained(process)
+            host, port = line.split("classroom on ", 1)[1].split()[0].removeprefix("http://").rsplit(":", 1)
+            urls.append((host, int(port)))
+        bases = [f"http://{host}:{port}" for host, port in urls]
+        names_keys = [row.split(",")[:2] for row in keys_file.read_text().splitlines()[1:]]
+        names = [name for name, _ in names_keys]
+        keys = [key for _, key in names_keys]
+
+        def gateway_spent() -> float:
+            answer = httpx.get(f"{gateway_url}/_emulator/accounts", headers=admin)
+            answer.raise_for_status()
+            return sum(a["spent_usd"] for a in answer.json()["accounts"])
+
+        charged_before = gateway_spent()
+        began = time.monotonic()
+        outcomes = asyncio.run(_mixed_class(bases, keys, students_at_once, seconds))
+        elapsed = time.monotonic() - began
+        deadline = time.monotonic() + 60  # the holds of jobs still settling
+        while True:
+            reports = [httpx.get(f"{base}/_classroom/report", headers=admin, timeout=120).json()["rows"]
+                       for base in bases]
+            held = max(sum(r["held_usd"] for r in rows) for rows in reports)
+            if held == 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        charged = gateway_spent() - charged_before
+        ours = set(names)
+        overshoot = max(r["spent_usd"] - r["cap_usd"] for rows in reports for r in rows if r["student"] in ours)
+        totals = [sum(r["spent_usd"] for r in rows) for rows in reports]
+        probe = httpx.post(f"{bases[0]}/_classroom/students", headers=admin,
+                           json={"student": "pause-probe", "cap_usd": 1.0}).json()["key"]
+        pause_s = _pause_reaches_all(urls, probe)
+        sent = sum(v for k, v in outcomes.items() if k.split()[0] in ("chat", "images", "videos") and "ended" not in k)
+        print(f"mixed workload: {instances} instances on one PostgreSQL, {len(keys)} students x {PER_STUDENT} "
+              f"concurrent requests (3 chats, 3 images, 2 videos each), cap ${MIXED_CAP}; {sent} requests in "
+              f"{elapsed:.1f} s ({students_at_once} students at a time)")
+        for outcome, count in sorted(outcomes.items()):
+            print(f"  {outcome}: {count}")
+        print(f"worst overshoot over any cap: ${max(0.0, overshoot):.9f} (max spent - cap = {overshoot:+.9f}; "
+              f"target 0)")
+        print(f"held after the run: ${held:.9f}")
+        print(f"gateway charged ${charged:.9f}; reports: " + ", ".join(f"instance {n} ${t:.9f}"
+                                                                       for n, t in enumerate(totals)))
+        print(f"report - upstream: worst |difference| {max(abs(t - charged) for t in totals):.3e} (target <= 1e-6)")
+        print(f"pause on one instance refused on all {instances}: {pause_s:.3f} s (target <= 1 s)")
+    finally:
+        for process in rooms:
+            process.terminate()
+            process.wait(30)
+        cluster.stop()
+
+
 def print_table(rows: list[dict[str, Any]]) -> None:
     columns = ["store", "instances", "students", "chats/s", "added p50 ms", "added p99 ms", "classroom CPU ms/chat",
                "postgres CPU ms/chat", "pause on all s"]
@@ -182,6 +342,9 @@ def main(args: Any) -> None:
                             "--accounts", str(accounts), "--admin-token", "bench-admin"], env, "http://")
     gateway_url = "http://" + line.split("http://", 1)[1].split()[0]
     try:
+        if getattr(args, "mixed", False):
+            run_mixed(args.instances, args.students, args.students_at_once, args.seconds, folder, gateway_url)
+            return
         stores = ["sqlite", "postgres"] if args.store == "both" else [args.store]
         rows = [run(store, args.instances, args.students, args.connections, args.seconds, args.latency_requests,
                     folder, gateway_url) for store in stores]
