@@ -193,7 +193,8 @@ async def _mixed_class(bases: list[str], keys: list[str], students_at_once: int,
     outcomes: Counter = Counter()
     waits: dict[str, list[float]] = {}
     until = time.monotonic() + seconds
-    limits = httpx.Limits(max_connections=students_at_once * PER_STUDENT, max_keepalive_connections=students_at_once * PER_STUDENT)
+    connections = students_at_once * PER_STUDENT
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     turn = iter(range(10**12))
     async with httpx.AsyncClient(limits=limits, timeout=120) as http:
 
@@ -202,15 +203,23 @@ async def _mixed_class(bases: list[str], keys: list[str], students_at_once: int,
             headers = {"Authorization": f"Bearer {keys[student]}"}
             base = bases[next(turn) % len(bases)]
             sent = time.monotonic()
-            answer = await http.post(base + path, json=body, headers=headers)
             kind = path.split("/")[2]
+            try:
+                answer = await http.post(base + path, json=body, headers=headers)
+            except httpx.HTTPError as exc:  # counted, so that one lost connection does not end the run
+                outcomes[f"{kind} {type(exc).__name__}"] += 1
+                return
             outcomes[f"{kind} {answer.status_code}"] += 1
             waits.setdefault(kind, []).append(time.monotonic() - sent)
             if path != "/v1/videos" or answer.status_code != 200:
                 return
             job = answer.json()["id"]
             while time.monotonic() < until:
-                polled = await http.get(f"{bases[next(turn) % len(bases)]}/v1/videos/{job}", headers=headers)
+                try:
+                    polled = await http.get(f"{bases[next(turn) % len(bases)]}/v1/videos/{job}", headers=headers)
+                except httpx.HTTPError:
+                    await asyncio.sleep(0.5)
+                    continue
                 status = polled.json().get("status") if polled.status_code == 200 else f"http {polled.status_code}"
                 if status not in ("queued", "in_progress"):
                     outcomes[f"video ended {status}"] += 1
