@@ -192,7 +192,7 @@ def test_a_window_an_assignment_and_a_raise_made_on_one_instance_reach_another(p
     from classroom_fixtures import open_room
 
     first = open_room(upstream, roster=["ana"], cap=0.5, db=pg_url, announce=False)
-    second = open_room(upstream, db=pg_url, announce=False)
+    second = open_room(upstream, cap=0.5, db=pg_url, announce=False)
     try:
         key = first.keys.key[0]
 

@@ -69,36 +69,38 @@ def test_each_boundary_takes_effect_within_a_second_on_the_real_clock(rooms: Any
     start = dt.datetime.now().astimezone() + dt.timedelta(seconds=1)
     end = start + dt.timedelta(seconds=1.5)
     room.schedule_pause(start, end, reason="quiz")
-    answers: list[tuple[float, int]] = []  # (answered, status) in POSIX seconds
+    answers: list[tuple[float, float, int]] = []  # (sent, answered, status) in POSIX seconds
     stop = threading.Event()
 
     def student(key: str) -> None:
         with httpx.Client(base_url=room.base_url, headers=auth(key), timeout=60) as http:
             while not stop.is_set():
+                sent = time.time()
                 status = http.post("/v1/chat/completions", json=chat(max_tokens=5)).status_code
-                answers.append((time.time(), status))
+                answers.append((sent, time.time(), status))
 
     threads = [threading.Thread(target=student, args=(key,)) for key in room.keys.key]
     for thread in threads:
         thread.start()
     try:
         deadline = time.monotonic() + 60
-        while not any(at > end.timestamp() and s == 200 for at, s in answers):
+        while not any(sent > end.timestamp() + 1.0 and s == 200 for sent, _, s in answers):
             assert time.monotonic() < deadline, "no request went through after the window"
             time.sleep(0.02)
     finally:
         stop.set()
         for thread in threads:
             thread.join()
-    first_refused = min(at for at, s in answers if s == 503)
-    last_refused = max(at for at, s in answers if s == 503)
-    first_open = min(at for at, s in answers if s == 200 and at > last_refused)
-    print(f"\nscheduled pause: first 503 {first_refused - start.timestamp():+.3f} s after the start; last 503 "
-          f"{last_refused - end.timestamp():+.3f} s and first 200 {first_open - end.timestamp():+.3f} s after the end")
-    assert 0 <= first_refused - start.timestamp() < 1.0
-    assert last_refused - end.timestamp() < 1.0 and first_open - end.timestamp() < 1.0
-    assert all(s == 200 for at, s in answers if at < start.timestamp())
-    assert {s for at, s in answers if start.timestamp() + 0.2 < at < end.timestamp() - 0.2} == {503}
+    opens, closes = start.timestamp(), end.timestamp()
+    first_refused = min(at for _, at, s in answers if s == 503)
+    last_refused = max(at for _, at, s in answers if s == 503)
+    print(f"\nscheduled pause: first 503 {first_refused - opens:+.3f} s after the start; last 503 "
+          f"{last_refused - closes:+.3f} s after the end")
+    # judged by when each request was sent, so a slow answer on a loaded machine does not move a boundary
+    assert all(s == 200 for _, at, s in answers if at < opens), "refused before the window opened"
+    assert {s for sent, at, s in answers if opens + 1.0 <= sent and at < closes} <= {503}, "served in the window"
+    assert all(s == 200 for sent, _, s in answers if sent >= closes + 1.0), "refused over 1 s after the window"
+    assert first_refused >= opens
 
 
 def test_a_manual_resume_during_a_window_overrides_it_until_its_end_only(rooms: Any) -> None:
