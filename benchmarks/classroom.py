@@ -324,7 +324,7 @@ def main() -> None:
         classroom_stores.main(args)
         return
     if args.smoke:
-        args.seconds, args.latency_requests, args.rows = 1.0, 30, 20_000
+        args.seconds, args.latency_requests, args.rows = 0.3, 30, 20_000
     folder = Path(tempfile.mkdtemp(prefix="classroom-bench-"))
     accounts = folder / "accounts.json"
     accounts.write_text(json.dumps({"accounts": [{"id": "teacher", "balance_usd": 1_000_000,
@@ -368,7 +368,7 @@ def main() -> None:
         room_ttft = _first_tokens(room_url, keys[1], max(10, args.latency_requests // 4))
         print(f"first streamed token: gateway p50 {_pct(direct_ttft, .5):.1f} ms, through the classroom p50 "
               f"{_pct(room_ttft, .5):.1f} ms (p99 {_pct(direct_ttft, .99):.1f} / {_pct(room_ttft, .99):.1f} ms)")
-        asyncio.run(_throughput(r_host, int(r_port), keys, 8, 1.0))  # warm-up: 320 connections each way
+        asyncio.run(_throughput(r_host, int(r_port), keys, 8, min(1.0, args.seconds)))  # warm-up: 320 connections each way
         cpu = _cpu_seconds(room.pid)
         rate, done = asyncio.run(_throughput(r_host, int(r_port), keys, 8, args.seconds))
         cpu = _cpu_seconds(room.pid) - cpu
