@@ -15,7 +15,7 @@ or raises its exception, so the work's asserts fail the test as before. A work
 not started early (the test run on its own, say) runs in the test itself.
 Subprocesses started through :func:`run` are ended when the session ends.
 
-Under pytest-xdist (``.ci/run`` uses ``-n 2``) every worker collects every test
+Under pytest-xdist (``.ci/run`` uses ``-n 3``) every worker collects every test
 but the works must run once: only worker ``gw0`` starts them, and writes each
 outcome (value or exception, pickled) to a folder all workers of the run share;
 ``result`` in another worker waits for that file. ``gw0`` lets its works finish

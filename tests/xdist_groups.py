@@ -1,4 +1,4 @@
-"""How ``.ci/run``'s two pytest-xdist workers share the suite (``-n 2 --dist loadgroup``).
+"""How ``.ci/run``'s pytest-xdist workers share the suite (``-n 3 --dist loadgroup``).
 
 Each test file is one unit of work, so its module-scoped fixtures (a kernel, a
 server) start once and a notebook's cells run in order in one kernel; the files

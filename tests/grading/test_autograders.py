@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,24 @@ def run(command: list[str], cwd: Path, env: dict[str, str]) -> str:
     return done.stdout
 
 
+def graders_of(folder: Path, names: list[str]) -> list[Path]:
+    """``RUNS`` graders' folders, each with its own copy of ``names`` from ``folder``."""
+    graders = []
+    for number in range(RUNS):
+        grader = folder / f"grader-{number}"
+        grader.mkdir()
+        for name in names:
+            (shutil.copytree if (folder / name).is_dir() else shutil.copy)(folder / name, grader / name)
+        graders.append(grader)
+    return graders
+
+
+def on_every(graders: list[Path], grade: Any) -> None:
+    """``grade(grader)`` on every grader at once (each its own processes and files), as a course's graders do."""
+    with ThreadPoolExecutor(len(graders)) as pool:
+        list(pool.map(grade, graders))
+
+
 def fill_answers(notebook: Any, is_answer_cell: Any) -> Any:
     """The sample student's answers typed into the released notebook's answer cells, in order."""
     answers = iter(question[4] for question in QUESTIONS)
@@ -90,8 +109,8 @@ def test_the_build_script_wrote_the_assignment_notebooks() -> None:
 
 
 def test_otter_grades_the_same_every_time_and_sends_nothing(tmp_path: Path) -> None:
-    """docs/grading.md's otter recipes as written: otter assign, then the grading step five times: one score, one
-    results.json, zero requests counted."""
+    """docs/grading.md's otter recipes as written: otter assign, then the grading step on five graders at once: one
+    score, one results.json, zero requests counted."""
     shutil.copy(ASSIGNMENTS / "otter" / f"{NAME}.ipynb", tmp_path)
     with CountingServer() as server:
         env = grader_env(server, switches=False)
@@ -99,11 +118,9 @@ def test_otter_grades_the_same_every_time_and_sends_nothing(tmp_path: Path) -> N
         student = nbformat.read(tmp_path / "dist" / "student" / f"{NAME}.ipynb", as_version=4)
         fill_answers(student, lambda cell: "otter_answer_cell" in cell.metadata.get("tags", []))
         nbformat.write(student, tmp_path / "submission.ipynb")
-        results = []
-        for _ in range(RUNS):
-            shutil.rmtree(tmp_path / "results", ignore_errors=True)  # as on a fresh grader: no results/ yet
-            run_recipe("otter-grade", tmp_path, env)
-            results.append(json.loads((tmp_path / "results" / "results.json").read_text()))
+        graders = graders_of(tmp_path, ["dist", "submission.ipynb"])  # each a fresh grader: no results/ yet
+        on_every(graders, lambda grader: run_recipe("otter-grade", grader, env))
+        results = [json.loads((grader / "results" / "results.json").read_text()) for grader in graders]
         assert server.total == 0, server.requests
     scores = [[(test["name"], test.get("score"), test.get("max_score")) for test in result["tests"]] for result in results]
     print(f"otter scores, {RUNS} runs:", scores[0], f"counting server: {server.total} requests")
@@ -114,7 +131,8 @@ def test_otter_grades_the_same_every_time_and_sends_nothing(tmp_path: Path) -> N
 
 def test_nbgrader_autogrades_the_same_every_time_and_sends_nothing(tmp_path: Path) -> None:
     """docs/grading.md's nbgrader recipes as written (its config, its submitted/<student>/<assignment>/ layout):
-    generate_assignment, then the grading step five times: one grade table, identical outputs, zero requests."""
+    generate_assignment, then the grading step on five graders at once: one grade table, identical outputs, zero
+    requests."""
     course = tmp_path / "course"
     shutil.copytree(ASSIGNMENTS / "nbgrader" / "source", course / "source")
     (course / "nbgrader_config.py").write_text(recipe("nbgrader-config"))
@@ -127,12 +145,13 @@ def test_nbgrader_autogrades_the_same_every_time_and_sends_nothing(tmp_path: Pat
         submitted = course / "submitted" / "student1" / NAME
         submitted.mkdir(parents=True)
         nbformat.write(released, submitted / f"{NAME}.ipynb")
+        graders = graders_of(tmp_path, ["course"])
+        on_every(graders, lambda grader: run_recipe("nbgrader-grade", grader / "course", env))
         grades, outputs = [], []
-        for _ in range(RUNS):
-            run_recipe("nbgrader-grade", course, env)
-            with open(course / "grades.csv", newline="") as table:
+        for grader in graders:
+            with open(grader / "course" / "grades.csv", newline="") as table:
                 grades.append([{k: v for k, v in row.items() if k != "timestamp"} for row in csv.DictReader(table)])
-            graded = nbformat.read(course / "autograded" / "student1" / NAME / f"{NAME}.ipynb", as_version=4)
+            graded = nbformat.read(grader / "course" / "autograded" / "student1" / NAME / f"{NAME}.ipynb", as_version=4)
             outputs.append([cell.get("outputs") for cell in graded.cells if cell.cell_type == "code"])
         assert server.total == 0, server.requests
     print(f"nbgrader grades, {RUNS} runs:", grades[0], f"counting server: {server.total} requests")
