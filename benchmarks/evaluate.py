@@ -13,7 +13,9 @@ Measures
   painter thread repainting into a capturing sink, as in a kernel without the
   front end): the time spent building and sending paints over the wall time;
   target: under 10 %;
-- for reference, the grid at the default ``concurrency=4`` (three waves).
+- for reference, the grid at the default ``concurrency=4`` (three waves);
+- a long session: 100 cells at time scale 0 on a client whose ledger already holds ``--ledger-rows`` rows,
+  against the same on an empty ledger (each cell reads only its own rows, so the ratio stays near 1).
 
 ``--smoke`` runs each measurement once (CI); the default takes the median of ``--runs``.
 """
@@ -64,12 +66,34 @@ def words(output: str, case: Any) -> int:
     return len(output.split())
 
 
+def long_session(earlier: int, runs: int) -> None:
+    from gatewaykit.costs.records import CostRecord
+
+    cases = [f"case {i}" for i in range(50)]
+    with gk.emulator.start(time_scale=0, seed=0) as gateway:
+        figures = {}
+        for rows in (0, earlier):
+            ledger = gk.Ledger(path=None)
+            for i in range(rows):
+                ledger.record(CostRecord("chat", "chat-mini", "ok", id=f"earlier-{i}", time=1.7e9 + i,
+                                         usage={"total_tokens": 10, "cost": {"total_cost": 1e-5}}, latency=0.1))
+            with gk.Client(api_key=gateway.api_key, base_url=gateway.base_url, display=False, ledger=ledger) as client:
+                client.evaluate(cases[:2], models=["chat-mini"])  # warm up
+                figures[rows] = statistics.median(
+                    timed(lambda: client.evaluate(cases, models=["chat-mini", "chat-vision"], concurrency=4))
+                    for _ in range(runs))
+    print(f"100 cells, empty ledger:            {figures[0]:6.2f} s")
+    print(f"100 cells, {earlier:,} earlier rows:  {figures[earlier]:6.2f} s   ratio {figures[earlier] / figures[0]:4.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--smoke", action="store_true", help="one run of each measurement")
+    parser.add_argument("--ledger-rows", type=int, default=50_000, help="earlier rows in the long session's ledger")
     args = parser.parse_args()
     runs = 1 if args.smoke else max(1, args.runs)
+    long_session(1_000 if args.smoke else args.ledger_rows, runs)
 
     with gk.emulator.start(time_scale=1, seed=0) as gateway:
         quiet = gk.Client(api_key=gateway.api_key, base_url=gateway.base_url, display=False, ledger=gk.Ledger(path=None))

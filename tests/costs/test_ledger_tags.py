@@ -73,3 +73,19 @@ def test_empty_tag_is_refused():
     with pytest.raises(ValueError):
         with Ledger().tag(""):
             pass
+
+
+def test_rows_of_one_tag_are_the_tagged_rows_as_the_full_read_gives_them(records):
+    """``rows_as_recorded(tag)`` (how evaluate, compare and the playground settle a cell) is the full read
+    filtered by the tag: the same dicts, in order, nested tags included, nothing else."""
+    ledger = Ledger()
+    ledger.record(records.chat_ok())
+    with ledger.tag("grid"):
+        ledger.record(records.chat_ok())
+        with ledger.tag("grid-3"):
+            ledger.record(records.chat_ok())
+    ledger.record(records.chat_ok())
+    everything = ledger.rows_as_recorded()
+    for tag in ("grid", "grid-3", "other"):
+        assert ledger.rows_as_recorded(tag) == [row for row in everything if tag in row["tags"]]
+    assert len(ledger.rows_as_recorded("grid")) == 2 and len(ledger.rows_as_recorded("grid-3")) == 1

@@ -400,11 +400,16 @@ class Ledger:
         """Every shown row as a fresh dict (changing them does not change the ledger)."""
         return self._view().rows
 
-    def rows_as_recorded(self) -> list[dict[str, Any]]:
+    def rows_as_recorded(self, tag: Optional[str] = None) -> list[dict[str, Any]]:
         """:attr:`rows` without first asking the gateway about pending jobs: for the library's own reads
         (compare, evaluate, the playground settle their cells from rows they just wrote), which must not
-        add status requests to a run."""
-        return LedgerView(self._display_state).rows
+        add status requests to a run. With ``tag``: only the rows carrying it, found without copying the
+        others (a cell settled in a long session reads its own rows, not the whole ledger)."""
+        if tag is None:
+            return LedgerView(self._display_state).rows
+        with self._lock:
+            mine = [row for row in self._shown() if tag in row.tags]
+            return [{name: getattr(row, name) for name in COLUMNS} for row in mine]
 
     @property
     def total_cost(self) -> float:

@@ -134,7 +134,7 @@ def settle_batch(ledger: Any, tag: str, progress: Any) -> None:
     if settle is None or rows_of is None:
         return
     try:
-        costs = [row.get("total_cost") for row in rows_of() if tag in (row.get("tags") or ())]
+        costs = [row.get("total_cost") for row in rows_of(tag)]
         known = [cost for cost in costs if isinstance(cost, (int, float))]
         if known:
             settle(math.fsum(known))

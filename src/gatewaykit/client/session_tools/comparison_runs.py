@@ -53,7 +53,7 @@ def _columns(client: Any, prompt: Any, catalog: Any, models: Iterable[str], para
 
 def _finish(client: Any, entry: ComparisonEntry, timer: Timer, view: GuardedComparisonView) -> None:
     entry.latency_s = timer.stop()
-    settle(entry, client.ledger.rows_as_recorded())
+    settle(entry, client.ledger.rows_as_recorded(entry.tag))
     view.finished(entry)
 
 

@@ -106,7 +106,7 @@ def _pictures_asked(params: dict[str, Any]) -> int:
 
 def _finish_request(client: Any, cell: EvaluationCell, timer: Timer) -> None:
     cell.latency_s = timer.stop()
-    settle(cell, client.ledger.rows_as_recorded())  # type: ignore[arg-type]  # a cell has an entry's fields
+    settle(cell, client.ledger.rows_as_recorded(cell.tag))  # type: ignore[arg-type]  # a cell has an entry's fields
 
 
 def _score_sync(client: Any, plan: EvaluationPlan, cell: EvaluationCell, store: Optional[EvaluationStore]) -> None:
@@ -154,7 +154,7 @@ async def _score_async(client: Any, plan: EvaluationPlan, cell: EvaluationCell, 
 def _judging(client: Any, plan: EvaluationPlan) -> tuple[float, int]:
     """What the judges' requests cost (their ledger rows' total), and how many of them the cassette replayed."""
     judged = f"{plan.tag}-judge"
-    rows = [row for row in client.ledger.rows_as_recorded() if judged in (row.get("tags") or ())]
+    rows = client.ledger.rows_as_recorded(judged)
     return sum(row.get("total_cost") or 0.0 for row in rows), sum(1 for row in rows if row.get("cost_source") == "replayed")
 
 

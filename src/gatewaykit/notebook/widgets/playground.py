@@ -258,7 +258,7 @@ class Playground:
         self.run_button.disabled = False
 
     def _rows(self) -> list[dict[str, Any]]:
-        return [row for row in self.client.ledger.rows_as_recorded() if self.tag in row["tags"] and row["charged"]]
+        return [row for row in self.client.ledger.rows_as_recorded(self.tag) if row["charged"]]
 
     def total(self) -> tuple[float, int]:
         """(USD of this playground's charged rows with an amount, charged rows without one)."""
