@@ -170,3 +170,28 @@ def test_the_chat_box_widget_answers_in_the_notebook_app(browser: Any, site: Sta
     finally:
         notebook.close()
     assert notebook.outside == []
+
+
+
+def test_compare_map_and_evaluate_run_in_the_page_without_threads(repl: LiteRepl, gateway: Any) -> None:
+    """Pyodide cannot start a thread: gk.Client's compare, map and evaluate run their calls one by one in the cell
+    (their live views repaint as each ends), gk.AsyncClient's as tasks; every result and cost is there."""
+    repl.run(f'client = gk.AsyncClient(base_url="{gateway.base_url}", api_key="{gateway.api_key}")\n'
+             f'blocking = gk.Client(base_url="{gateway.base_url}", api_key="{gateway.api_key}")')
+    models = '["chat-mini", "chat-vision"]'
+    checks = {
+        "compare": f'c = blocking.compare("hi", models={models})\n'
+                   'print(json.dumps([[e.model, e.error is None, e.total_cost > 0] for e in c.entries]))',
+        "async compare": f'c = await client.compare("hi", models={models})\n'
+                         'print(json.dumps([[e.model, e.error is None, e.total_cost > 0] for e in c.entries]))',
+        "map": 'r = blocking.map(lambda x: blocking.chat.completions.create(model="chat-mini", messages=[{"role": '
+               '"user", "content": x}]), ["a", "b", "c"])\nprint(json.dumps([r.ok, len(r.values)]))',
+        "evaluate": f'e = blocking.evaluate(["a", "b"], models={models})\n'
+                    'print(json.dumps([[c.ok, c.total_cost > 0] for c in e.cells]))',
+    }
+    results = {name: _json(repl.run(code)) for name, code in checks.items()}
+    assert results["compare"] == results["async compare"] == [["chat-mini", True, True], ["chat-vision", True, True]]
+    assert results["map"] == [True, 3]
+    assert results["evaluate"] == [[True, True]] * 4
+    assert "can't start new thread" not in repl.page.content()
+    assert repl.outside == []

@@ -1,7 +1,8 @@
 """Many requests from one notebook cell, with bounded concurrency.
 
 The sync client uses a thread pool: plain blocking calls work inside a running
-Jupyter event loop (no ``asyncio.run``, no nest-asyncio). The async client uses
+Jupyter event loop (no ``asyncio.run``, no nest-asyncio); a browser page's Python
+(Pyodide), which cannot start a thread, runs them one after another. The async client uses
 a semaphore and ``asyncio.gather``. Results come back in input order; an item
 that failed holds its exception instead of a value, so one failure loses nothing.
 """
@@ -13,6 +14,7 @@ import contextvars
 import logging
 import math
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, ContextManager, Iterable, Optional
 
@@ -21,7 +23,7 @@ from gatewaykit.presentation import rich_bundle
 if TYPE_CHECKING:  # asyncio loads only when an async batch runs
     import asyncio
 
-__all__ = ["BatchResult", "batch_tag", "run_async_batch", "run_thread_batch", "settle_batch", "tagged"]
+__all__ = ["BatchResult", "batch_tag", "run_async_batch", "run_each", "run_thread_batch", "settle_batch", "tagged"]
 
 logger = logging.getLogger("gatewaykit")
 
@@ -79,11 +81,19 @@ def run_thread_batch(calls: Iterable[Callable[[], Any]], concurrency: int = 8, o
         raise ValueError("concurrency must be at least 1")
     if not calls:
         return BatchResult()
-    with ThreadPoolExecutor(max_workers=min(concurrency, len(calls)), thread_name_prefix="gatewaykit") as pool:
-        # Each call in a copy of the caller's context: ledger tags and the telemetry parent span reach the thread.
-        futures = [pool.submit(contextvars.copy_context().run, _capture, call, on_done) for call in calls]
+    return BatchResult(run_each([lambda call=call: _capture(call, on_done) for call in calls], concurrency))
+
+
+def run_each(calls: list[Callable[[], Any]], concurrency: int, name: str = "gatewaykit") -> list[Any]:
+    """Every call's value, in order, on up to ``concurrency`` threads (the first exception is raised, the calls
+    not started are cancelled); each call in a copy of the caller's context, so ledger tags and the telemetry
+    parent span reach it. Where no thread can start (Pyodide, ``sys.platform == "emscripten"``): one by one."""
+    if sys.platform == "emscripten":
+        return [contextvars.copy_context().run(call) for call in calls]
+    with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(calls))), thread_name_prefix=name) as pool:
+        futures = [pool.submit(contextvars.copy_context().run, call) for call in calls]
         try:
-            return BatchResult(future.result() for future in futures)
+            return [future.result() for future in futures]
         except BaseException:
             for future in futures:
                 future.cancel()

@@ -72,8 +72,7 @@ def run_comparison(
     client: Any, prompt: Any, models: Iterable[str], params: dict[str, Any], concurrency: int, confirm: bool = False
 ) -> Comparison:
     """``Client.compare``: every model in its own thread, each tagged in the ledger; one quote for them all."""
-    import contextvars
-    from concurrent.futures import ThreadPoolExecutor
+    from gatewaykit.client.session_tools.batch import run_each
 
     from gatewaykit.client.core.confirmation import confirmed_call, quote_batch
 
@@ -106,10 +105,7 @@ def run_comparison(
         _finish(client, entry, timer, view)
 
     try:
-        with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(entries)))) as pool:
-            futures = [pool.submit(contextvars.copy_context().run, one, entry) for entry in entries]
-            for future in futures:
-                future.result()
+        run_each([functools.partial(one, entry) for entry in entries], concurrency, "gatewaykit-compare")
     except BaseException:  # an interrupt: the view stops where the columns are
         view.close(Comparison(prompt=prompt, kind=kind, entries=entries))
         raise

@@ -189,8 +189,7 @@ def _close(client: Any, plan: EvaluationPlan, store: Optional[EvaluationStore], 
 def run_evaluation(client: Any, cases: Any, models: Any, scorers: Any, repeats: int, concurrency: int,
                    checkpoint: Any, dry_run: bool, confirm: bool, params: dict[str, Any]) -> Evaluation:  # fmt: skip
     """``Client.evaluate``: the cells on a thread pool (see the module docstring)."""
-    import contextvars
-    from concurrent.futures import ThreadPoolExecutor
+    from gatewaykit.client.session_tools.batch import run_each
 
     from gatewaykit.client.core.confirmation import collect_quote, confirm_quote, confirmed_call
 
@@ -246,10 +245,7 @@ def run_evaluation(client: Any, cases: Any, models: Any, scorers: Any, repeats: 
         jobs = [confirmed_call(job) for job in jobs]
     try:
         if jobs:
-            with ThreadPoolExecutor(max_workers=min(concurrency, len(jobs)), thread_name_prefix="gatewaykit-evaluate") as pool:
-                futures = [pool.submit(contextvars.copy_context().run, job) for job in jobs]
-                for future in futures:
-                    future.result()
+            run_each(jobs, concurrency, "gatewaykit-evaluate")
     finally:
         _close(client, plan, store, view)
     return evaluation

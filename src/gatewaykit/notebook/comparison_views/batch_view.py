@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional
 
 from gatewaykit.client.core.display import BatchTally
 from gatewaykit.notebook.html_views import style
-from gatewaykit.notebook.cell_output.kernel import start_thread
+from gatewaykit.notebook.cell_output.kernel import start_thread, threads_available
 from gatewaykit.notebook.cell_output.sinks import DisplaySink, default_sink
 
 __all__ = ["LiveBatchProgress", "MAX_UPDATES_PER_SECOND", "SHOW_AFTER", "batch_bundle"]
@@ -82,12 +82,17 @@ class LiveBatchProgress:
         self._closed = threading.Event()
         self.shown = False
         self.paints = 0
-        self._thread: Optional[threading.Thread] = start_thread(self._run, name="gatewaykit-batch-progress") if painter and total else None
+        self._thread: Optional[threading.Thread] = None
+        if painter and total and threads_available():
+            self._thread = start_thread(self._run, name="gatewaykit-batch-progress")
+        self._inline = bool(painter and total) and self._thread is None  # Pyodide (no thread): repaint as each ends
 
     def item_done(self, result: Any) -> None:
         with self._lock:
             self.tally.add(result)
         self._changed.set()
+        if self._inline:
+            self.paint()
 
     def settle(self, cost: float) -> None:
         with self._lock:

@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional
 
 from gatewaykit.notebook.html_views import style
 from gatewaykit.notebook.html_views.comparison_html import column_footer, column_shell, finished_body, grid_html
-from gatewaykit.notebook.cell_output.kernel import start_thread
+from gatewaykit.notebook.cell_output.kernel import start_thread, threads_available
 from gatewaykit.notebook.cell_output.sinks import DisplaySink, default_sink
 
 __all__ = ["LiveComparisonView", "UPDATES_PER_SECOND", "repaint_until_closed"]
@@ -110,7 +110,9 @@ class LiveComparisonView:
         self._columns = {id(entry): _Column(entry, self._changed.set) for entry in entries}
         self.paints = 0
         self.sink.show(self._bundle())  # the grid at once, every column waiting
-        self._thread = start_thread(self._run, name="gatewaykit-compare-view") if painter else None
+        threads = painter and threads_available()
+        self._thread = start_thread(self._run, name="gatewaykit-compare-view") if threads else None
+        self._inline = bool(painter) and self._thread is None  # Pyodide (no thread): repaint as each ends
 
     def _column(self, entry: Any) -> _Column:
         return self._columns[id(entry)]
@@ -142,6 +144,8 @@ class LiveComparisonView:
         with self._lock:
             column.state = "done"
         self._changed.set()
+        if self._inline:
+            self.paint()
 
     def _bundle(self) -> dict[str, Any]:
         now = self._clock()

@@ -12,7 +12,7 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-from gatewaykit.notebook.cell_output.kernel import start_thread
+from gatewaykit.notebook.cell_output.kernel import start_thread, threads_available
 from gatewaykit.notebook.cell_output.sinks import DisplaySink, default_sink
 from gatewaykit.notebook.comparison_views.comparison_live import repaint_until_closed
 from gatewaykit.notebook.html_views import style
@@ -86,7 +86,9 @@ class LiveEvaluationView:
         self.paints = 0
         self.paint_seconds = 0.0
         self._send("show")  # the grid at once, every cell waiting
-        self._thread = start_thread(self._run, name="gatewaykit-evaluate-view") if painter else None
+        threads = painter and threads_available()
+        self._thread = start_thread(self._run, name="gatewaykit-evaluate-view") if threads else None
+        self._inline = bool(painter) and self._thread is None  # Pyodide (no thread): repaint as each ends
 
     def started(self, cell: Any) -> None:
         live = self._cells[id(cell)]
@@ -108,6 +110,8 @@ class LiveEvaluationView:
         with self._lock:
             self._cells[id(cell)].state = "done"
         self._changed.set()
+        if self._inline:
+            self.paint()
 
     def _bundle(self) -> dict[str, Any]:
         now = self._clock()
