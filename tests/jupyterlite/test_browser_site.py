@@ -194,4 +194,6 @@ def test_compare_map_and_evaluate_run_in_the_page_without_threads(repl: LiteRepl
     assert results["map"] == [True, 3]
     assert results["evaluate"] == [[True, True]] * 4
     assert "can't start new thread" not in repl.page.content()
+    unavailable = repl.run("gk.playground(blocking)")
+    assert "JupyterLite" in unavailable and "client.chat.ask" in unavailable
     assert repl.outside == []

@@ -44,8 +44,13 @@ class PlaygroundUnavailable:
 
 
 def unavailable_reason() -> Optional[str]:
-    """Why the widgets cannot show here (no ipywidgets, no kernel), or None when they can."""
-    from gatewaykit.notebook.cell_output.kernel import in_kernel
+    """Why the widgets cannot show here (a page's Python, no ipywidgets, no kernel), or None when they can."""
+    from gatewaykit.notebook.cell_output.kernel import in_kernel, threads_available
+
+    if not threads_available():
+        return ("The playground sends each request from a thread, which a browser page's Python (JupyterLite) "
+                "cannot start: here, call the models from cells (client.chat.ask, client.images.generate), "
+                "or open the playground in JupyterLab.")
 
     try:
         import ipywidgets  # noqa: F401
