@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import logging
 import math
 import os
@@ -81,7 +82,7 @@ def run_thread_batch(calls: Iterable[Callable[[], Any]], concurrency: int = 8, o
         raise ValueError("concurrency must be at least 1")
     if not calls:
         return BatchResult()
-    return BatchResult(run_each([lambda call=call: _capture(call, on_done) for call in calls], concurrency))
+    return BatchResult(run_each([functools.partial(_capture, call, on_done) for call in calls], concurrency))
 
 
 def run_each(calls: list[Callable[[], Any]], concurrency: int, name: str = "gatewaykit") -> list[Any]:
